@@ -1,0 +1,527 @@
+"""The eleven nodes. Each is a plain function of (state, runtime) returning only the keys it
+changes; every dependency arrives through ``runtime.context``.
+
+mark_needs_review re-runs from its top when the graph resumes, so everything before its
+interrupt() is a pure function of the state: no I/O, no clock, no counters.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+from urllib.parse import quote
+
+from jsonschema import Draft202012Validator
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from graph.context import GraphContext
+from graph.output import build_final_output, clarification_question
+from graph.planner.arguments import extract_arguments
+from graph.planner.intent import classify
+from graph.planner.scoring import is_unbounded_listing, rank
+from graph.results_view import context_from, is_opaque, is_readable_mime
+from graph.state import GraphState, McpRequest, ReviewDecision
+from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
+from mcp_host.manifest import Capability, Manifest
+from mcp_host.results import McpResult
+from policies.decision import Flag
+
+_WHITESPACE = re.compile(r"\s+")
+_TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
+_CANDIDATES_KEPT = 5
+
+
+def _flag(code: str, severity: Any, message: str) -> dict[str, Any]:
+    return Flag(code=code, severity=severity, message=message).model_dump()
+
+
+def _errors(state: GraphState, *new: str) -> list[str]:
+    return [*state.get("errors", []), *new]
+
+
+def _selected(state: GraphState) -> Capability:
+    selected = state.get("selected_capability")
+    if not selected:
+        raise ValueError("no capability is selected: the graph reached a node that needs one")
+    return Capability.model_validate(selected)
+
+
+def _normalize(text: str) -> str:
+    """Drop control and invisible format characters, then collapse whitespace."""
+    kept = [
+        " " if ch in "\t\r\n" else ch
+        for ch in text
+        if unicodedata.category(ch) not in {"Cc", "Cf"} or ch in "\t\r\n"
+    ]
+    return _WHITESPACE.sub(" ", "".join(kept)).strip()
+
+
+# -- preprocess_request ---------------------------------------------------------------------
+
+
+def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    limit = runtime.context.limits.max_input_chars
+    text = _normalize(state.get("input") or "")
+    # A thread can carry several requests: every per-request field starts afresh here.
+    update: dict[str, Any] = {
+        "request_text": text,
+        "requester": state.get("requester") or "operator",
+        "server_preferences": list(state.get("server_preferences") or []),
+        "intent": None,
+        "operation_type": None,
+        "capability_manifest": {},
+        "candidate_capabilities": [],
+        "selected_capability": None,
+        "capability_validation": {},
+        "mcp_request": None,
+        "mcp_result": None,
+        "context_update": None,
+        "fallback_reason": None,
+        "needs_human_review": False,
+        "errors": [],
+        "final_output": None,
+        "clarifications": [],
+        "proposed_arguments": {},
+        "argument_sources": {},
+        "invalid_arguments": {},
+        "missing_arguments": [],
+        "review_stage": None,
+        "review": None,
+        "review_round": 0,
+        "approved_call": None,
+        "status": None,
+        "invoke_attempts": 0,
+        "transport_failures": 0,
+        "tried_capabilities": [],
+    }
+    if not text:
+        update |= {
+            "status": "error",
+            "fallback_reason": "blank request",
+            "errors": [
+                "The request is empty: say what you need, e.g. 'List the files in the project folder.'"
+            ],
+        }
+    elif len(text) > limit:
+        update |= {
+            "status": "error",
+            "fallback_reason": "request too long",
+            "errors": [
+                f"The request is {len(text)} characters long; the limit is {limit}. Shorten or split it."
+            ],
+        }
+    return update
+
+
+# -- classify_intent ------------------------------------------------------------------------
+
+
+def classify_intent(state: GraphState) -> dict[str, Any]:
+    decision = classify(state["request_text"])
+    update: dict[str, Any] = {"intent": decision.intent, "operation_type": decision.operation_type}
+    if decision.intent == "answer_without_mcp":
+        update["fallback_reason"] = decision.reason
+    return update
+
+
+# -- discover_capabilities ------------------------------------------------------------------
+
+
+def discover_capabilities(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    manifest = runtime.context.mcp.discover()
+    errors = _errors(state, *manifest.problems())
+    update: dict[str, Any] = {"capability_manifest": manifest.model_dump(mode="json"), "errors": errors}
+    known = manifest.server_names()
+    unknown = [name for name in state.get("server_preferences", []) if name not in known]
+    if unknown:
+        listed = ", ".join(known) or "none"
+        message = f"unknown preferred server {', '.join(map(repr, unknown))}; configured servers: {listed}"
+        update |= {"status": "error", "fallback_reason": message, "errors": [*errors, message]}
+    elif not known:
+        update["fallback_reason"] = "no MCP server is configured"
+    elif not manifest.capabilities():
+        update["fallback_reason"] = "no configured MCP server offers a usable capability"
+        if manifest.problems():
+            update["status"] = "error"
+    return update
+
+
+# -- select_capability ----------------------------------------------------------------------
+
+
+def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    limits = runtime.context.limits
+    manifest = Manifest.model_validate(state["capability_manifest"])
+    clarifications = state.get("clarifications", [])
+    earlier = " ".join([state["request_text"], *clarifications[:-1]])
+    latest = clarifications[-1] if clarifications else None
+    ranked = rank(
+        manifest.capabilities(),
+        f"{earlier} {latest or ''}".strip(),
+        state.get("operation_type") or "tool",
+        state.get("server_preferences", []),
+        exclude=set(state.get("tried_capabilities", [])),
+    )
+    candidates = [
+        {"key": s.capability.key, "score": s.score, "reasons": s.reasons} for s in ranked[:_CANDIDATES_KEPT]
+    ]
+    update: dict[str, Any] = {
+        "candidate_capabilities": candidates,
+        "review_stage": None,
+        "needs_human_review": False,
+        "mcp_request": None,
+    }
+    viable = [s for s in ranked if s.score >= limits.min_score]
+    if not viable:
+        closest = f" (best: {ranked[0].capability.key}, score {ranked[0].score:g})" if ranked else ""
+        return update | {
+            "selected_capability": None,
+            "fallback_reason": f"no capability matches the request well enough{closest}; "
+            f"the threshold is {limits.min_score:g}",
+        }
+    best = viable[0]
+    runner_up = viable[1] if len(viable) > 1 else None
+    ambiguous = runner_up is not None and best.score - runner_up.score < limits.ambiguity_margin
+    extraction = extract_arguments(
+        best.capability.input_schema, earlier, answer=latest, asked=state.get("missing_arguments") or None
+    )
+    selected = best.capability.model_dump(mode="json") | {
+        "score": best.score,
+        "reason": "; ".join(best.reasons),
+        "ambiguous_with": runner_up.capability.key if ambiguous and runner_up else None,
+    }
+    return update | {
+        "selected_capability": selected,
+        "proposed_arguments": extraction.arguments,
+        "argument_sources": extraction.sources,
+        "invalid_arguments": extraction.invalid,
+        "missing_arguments": extraction.missing,
+        "fallback_reason": None,
+    }
+
+
+# -- validate_capability --------------------------------------------------------------------
+
+
+def _schema_problems(capability: Capability, arguments: dict[str, Any]) -> list[str]:
+    validator = Draft202012Validator(capability.input_schema)
+    problems = []
+    for error in validator.iter_errors(arguments):
+        if error.validator == "required":
+            continue  # missing arguments are reported by name, separately
+        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+        problems.append(f"{where}: {error.message}")
+    return problems
+
+
+def _approved(state: GraphState, capability: Capability, arguments: dict[str, Any]) -> str | None:
+    approved = state.get("approved_call")
+    if approved and approved.get("key") == capability.key and approved.get("arguments") == arguments:
+        return str(approved.get("by"))
+    return None
+
+
+def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    capability = _selected(state)
+    arguments = state.get("proposed_arguments", {})
+    policy = runtime.context.policy.evaluate(capability, arguments)
+    flags = [flag.model_dump() for flag in policy.flags]
+    missing = state.get("missing_arguments", [])
+    invalid = dict(state.get("invalid_arguments", {}))
+    for problem in _schema_problems(capability, arguments):
+        invalid.setdefault(problem.split(":", 1)[0], problem)
+
+    output_expectation = "structured" if capability.output_schema else "text"
+    unusable_reason = None
+    if capability.type in {"resource", "resource_template"} and not is_readable_mime(capability.mime_type):
+        output_expectation = "opaque"
+        unusable_reason = (
+            f"{capability.key} returns {capability.mime_type}, which is opaque to the agent "
+            "and no text-extraction capability is available"
+        )
+        flags.append(_flag("opaque_output", "medium", unusable_reason))
+    elif is_unbounded_listing(capability):
+        unusable_reason = (
+            f"{capability.key} returns every record with no filters or paging; "
+            "ask with filters a bounded capability supports"
+        )
+        flags.append(_flag("unbounded_listing", "medium", unusable_reason))
+    flags += [
+        _flag("missing_argument", "medium", f"required argument '{name}' is not stated in the request")
+        for name in missing
+    ]
+    flags += [_flag("invalid_argument", "medium", f"argument {name}: {why}") for name, why in invalid.items()]
+    selected = state.get("selected_capability") or {}
+    if selected.get("ambiguous_with"):
+        flags.append(
+            _flag(
+                "ambiguous_selection",
+                "medium",
+                f"{capability.key} and {selected['ambiguous_with']} fit the request about equally well",
+            )
+        )
+
+    approved_by = _approved(state, capability, arguments)
+    if policy.action == "deny":
+        decision = "deny"
+    elif unusable_reason:
+        decision = "unusable"
+    elif missing or invalid or selected.get("ambiguous_with"):
+        decision = "clarify"
+    elif policy.action == "review" and approved_by is None:
+        decision = "review"
+    else:
+        decision = "allow"
+    if approved_by is not None and policy.action == "review" and decision == "allow":
+        flags.append(_flag("approved", "info", f"approved by {approved_by} for exactly these arguments"))
+
+    validation = {
+        "decision": decision,
+        "matched_rule": policy.rule,
+        "category": policy.category,
+        "explanation": policy.explanation,
+        "flags": flags,
+        "args_valid": not (missing or invalid),
+        "missing_arguments": list(missing),
+        "output_expectation": output_expectation,
+    }
+    update: dict[str, Any] = {
+        "capability_validation": validation,
+        "needs_human_review": decision in {"review", "clarify"},
+        "review_stage": {"review": "before_execution", "clarify": "clarification"}.get(decision),
+    }
+    if decision == "deny":
+        update |= {
+            "status": "error",
+            "fallback_reason": f"refused by policy: {policy.explanation}",
+            "errors": _errors(state, f"policy rule {policy.rule} refused {capability.key}"),
+        }
+    elif decision == "unusable":
+        update["fallback_reason"] = unusable_reason
+    elif decision == "review":
+        update["fallback_reason"] = policy.explanation
+    elif decision == "clarify":
+        update["fallback_reason"] = "the request does not state everything the capability needs"
+    return update
+
+
+# -- mark_needs_review ----------------------------------------------------------------------
+
+
+def review_id(state: GraphState) -> str:
+    return f"{state.get('thread_id', 'thread')}-r{state.get('review_round', 0) + 1}"
+
+
+def review_payload(state: GraphState) -> dict[str, Any]:
+    """Everything a person needs to decide, as JSON. Pure: it is rebuilt when the node re-runs."""
+    stage = state.get("review_stage") or "before_execution"
+    selected = state.get("selected_capability") or {}
+    validation = state.get("capability_validation") or {}
+    payload: dict[str, Any] = {
+        "review_id": review_id(state),
+        "stage": stage,
+        "thread_id": state.get("thread_id"),
+        "request": state.get("request_text"),
+        "requester": state.get("requester"),
+        "capability": {
+            field: selected.get(field)
+            for field in ("key", "server", "type", "name", "description", "input_schema", "annotations")
+        },
+        "arguments": state.get("proposed_arguments", {}),
+        "argument_sources": state.get("argument_sources", {}),
+        "missing_arguments": state.get("missing_arguments", []),
+        "flags": validation.get("flags", []),
+        "category": validation.get("category"),
+        "matched_rule": validation.get("matched_rule"),
+        "reason": state.get("fallback_reason"),
+    }
+    if stage == "clarification":
+        payload["question"] = clarification_question(state)
+    result = state.get("mcp_result")
+    if result:
+        payload["result"] = {k: v for k, v in result.items() if k != "content"}
+    return payload
+
+
+def mark_needs_review(state: GraphState) -> dict[str, Any]:
+    payload = review_payload(state)
+    stage = payload["stage"]
+    decision = ReviewDecision.model_validate(interrupt(payload))
+    record = {
+        "id": payload["review_id"],
+        "stage": stage,
+        "flags": payload["flags"],
+        "decision": decision.model_dump(mode="json"),
+    }
+    update: dict[str, Any] = {
+        "review": record,
+        "review_round": state.get("review_round", 0) + 1,
+        "needs_human_review": False,
+        "review_stage": None,
+    }
+    if decision.action == "reject":
+        return update | {
+            "status": "rejected",
+            "fallback_reason": f"rejected by {decision.by}: {decision.reason or 'no reason given'}",
+        }
+    if decision.action == "expire":
+        return update | {"status": "expired", "fallback_reason": "the review expired before anyone decided"}
+    if stage == "clarification":
+        if decision.action != "answer" or not (decision.text or "").strip():
+            raise ValueError("a clarification is resumed with an answer, a rejection or an expiry")
+        return update | {
+            "clarifications": [*state.get("clarifications", []), _normalize(decision.text or "")]
+        }
+    if decision.action != "approve":
+        raise ValueError(f"stage {stage} is resumed with approve, reject or expire, not {decision.action}")
+    if stage == "before_execution":
+        arguments = (
+            decision.arguments if decision.arguments is not None else state.get("proposed_arguments", {})
+        )
+        edited = decision.arguments is not None and decision.arguments != state.get("proposed_arguments", {})
+        update["approved_call"] = {
+            "key": (state.get("selected_capability") or {}).get("key"),
+            "arguments": arguments,
+            "by": decision.by,
+        }
+        if edited:
+            update |= {"proposed_arguments": arguments, "missing_arguments": [], "invalid_arguments": {}}
+        return update
+    if stage == "after_failure":
+        # One more try, approved by a person: the transport counter starts again.
+        return update | {"transport_failures": 0}
+    # untrusted_output: the reviewer releases the output, marked as untrusted.
+    result = McpResult.model_validate(state["mcp_result"])
+    context = context_from(result) | {"untrusted": True}
+    return update | {"context_update": context, "status": "ok"}
+
+
+# -- build_mcp_request / invoke_mcp_capability ----------------------------------------------
+
+
+def _expand(template: str, arguments: dict[str, Any]) -> str:
+    return _TEMPLATE_VARIABLE.sub(lambda m: quote(str(arguments.get(m.group(1), "")), safe=""), template)
+
+
+def build_mcp_request(state: GraphState) -> dict[str, Any]:
+    capability = _selected(state)
+    arguments = dict(state.get("proposed_arguments", {}))
+    method = {"tool": "tools/call", "prompt": "prompts/get"}.get(capability.type, "resources/read")
+    uri = capability.uri
+    if capability.type == "resource_template" and capability.uri_template:
+        uri = _expand(capability.uri_template, arguments)
+    if capability.type == "prompt":
+        arguments = {name: str(value) for name, value in arguments.items()}
+    request = McpRequest(
+        server=capability.server,
+        capability_key=capability.key,
+        capability_type=capability.type,
+        method=method,  # type: ignore[arg-type]
+        name=capability.name,
+        arguments=arguments if capability.type in {"tool", "prompt"} else {},
+        uri=uri,
+    )
+    return {"mcp_request": request.model_dump(mode="json")}
+
+
+def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    request = McpRequest.model_validate(state["mcp_request"])
+    mcp = runtime.context.mcp
+    try:
+        if request.method == "tools/call":
+            result = mcp.call_tool(request.server, request.name, request.arguments)
+        elif request.method == "prompts/get":
+            result = mcp.get_prompt(request.server, request.name, request.arguments)
+        else:
+            result = mcp.read_resource(request.server, request.uri or "")
+    except McpHostError as exc:
+        error = ErrorInfo(kind="unavailable", message=str(exc))
+        result = McpResult.failure(request.server, request.capability_type, request.name, error)
+    attempts = state.get("invoke_attempts", 0) + 1
+    failures = state.get("transport_failures", 0)
+    update: dict[str, Any] = {
+        "mcp_result": result.model_dump(mode="json"),
+        "invoke_attempts": attempts,
+        "tried_capabilities": [*state.get("tried_capabilities", []), request.capability_key],
+    }
+    if result.error is None:
+        return update
+    error = result.error
+    update["errors"] = _errors(state, f"{request.capability_key}: {error.kind}: {error.message}")
+    if error.kind in TRANSPORT_KINDS:
+        failures += 1
+        update["transport_failures"] = failures
+    limit = runtime.context.limits.max_transport_failures
+    flags = list((state.get("capability_validation") or {}).get("flags", []))
+    if error.kind == "auth":
+        reason = f"authentication failed at {request.server}; it is never retried automatically"
+        flags.append(_flag("auth_failure", "high", reason))
+    elif failures >= limit:
+        reason = f"{failures} transport failures in this request (limit {limit}); the last: {error.message}"
+        flags.append(_flag("repeated_transport_failure", "high", reason))
+    else:
+        return update
+    validation = dict(state.get("capability_validation") or {}) | {"flags": flags}
+    return update | {
+        "review_stage": "after_failure",
+        "needs_human_review": True,
+        "fallback_reason": reason,
+        "capability_validation": validation,
+    }
+
+
+# -- integrate_result -----------------------------------------------------------------------
+
+
+def integrate_result(state: GraphState) -> dict[str, Any]:
+    result = McpResult.model_validate(state["mcp_result"])
+    source = f"{result.server}/{result.name}"
+    if not result.success:
+        error = result.error or ErrorInfo(kind="tool_error", message="unknown failure")
+        return {
+            "status": "error",
+            "context_update": {"source": source, "error": error.model_dump()},
+            "fallback_reason": f"{source} failed ({error.kind}): {error.message}",
+        }
+    problem = None
+    if result.untrusted:
+        problem = _flag("untrusted_output", "high", f"{source} returned output that failed the host's checks")
+    elif is_opaque(result):
+        types = ", ".join(sorted({item.mime_type or item.type for item in result.content}))
+        problem = _flag(
+            "opaque_output", "medium", f"{source} returned only {types}, which the agent cannot read"
+        )
+    if problem is not None:
+        validation = dict(state.get("capability_validation") or {})
+        validation["flags"] = [*validation.get("flags", []), problem]
+        return {
+            "review_stage": "untrusted_output",
+            "needs_human_review": True,
+            "fallback_reason": problem["message"],
+            "capability_validation": validation,
+        }
+    return {"context_update": context_from(result), "status": "ok"}
+
+
+# -- answer_without_mcp / generate_final_response -------------------------------------------
+
+
+def answer_without_mcp(state: GraphState) -> dict[str, Any]:
+    reason = state.get("fallback_reason") or "no external capability is needed"
+    if state.get("intent") == "answer_without_mcp":
+        text = (
+            "This reads as a general question, so no MCP server is needed, and Gatehouse has no language "
+            "model of its own to answer it. Ask for something the configured servers can do, such as "
+            "reading, listing or searching their data."
+        )
+    else:
+        text = f"Answered without MCP: {reason}."
+    status = state.get("status") or "answered_without_mcp"
+    return {"context_update": {"source": "gatehouse", "text": text}, "status": status}
+
+
+def generate_final_response(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    output = build_final_output(state, limit=runtime.context.limits.response_chars)
+    return {"final_output": output.model_dump(mode="json")}

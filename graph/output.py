@@ -1,0 +1,129 @@
+"""final_output: one builder for finished runs and for runs paused for a person.
+
+A paused run has not reached generate_final_response, so the runner builds its output from
+the state and the pending interrupt with the same functions: the operator reads the same
+kind of sentence either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.results_view import describe, summarize
+from graph.state import CapabilityRef, FinalOutput, GraphState, ReviewSummary, Status
+from mcp_host.results import McpResult
+from policies.decision import Flag
+
+
+def _capability_ref(state: GraphState) -> CapabilityRef | None:
+    selected = state.get("selected_capability")
+    if not selected:
+        return None
+    return CapabilityRef(server=selected["server"], type=selected["type"], name=selected["name"])
+
+
+def _capability_label(state: GraphState) -> str:
+    ref = _capability_ref(state)
+    return f"{ref.server}/{ref.name}" if ref else "the selected capability"
+
+
+def _describe_argument(name: str, schema: dict[str, Any]) -> str:
+    options = [schema.get("enum")] + [o.get("enum") for o in schema.get("anyOf", []) if isinstance(o, dict)]
+    enum = next((e for e in options if isinstance(e, list)), None)
+    if enum:
+        return f"{name} (one of {', '.join(map(str, enum))})"
+    description = schema.get("description")
+    return f"{name} ({description})" if description else name
+
+
+def clarification_question(state: GraphState) -> str:
+    validation = state.get("capability_validation") or {}
+    selected = state.get("selected_capability") or {}
+    label = _capability_label(state)
+    ambiguous = selected.get("ambiguous_with")
+    if ambiguous:
+        return (
+            f"Two capabilities fit this request about equally well: {selected.get('key')} and {ambiguous}. "
+            "Which one do you mean? Reply on this thread with its name."
+        )
+    properties = (selected.get("input_schema") or {}).get("properties", {})
+    missing = state.get("missing_arguments") or []
+    invalid = [f for f in validation.get("flags", []) if f.get("code") == "invalid_argument"]
+    parts = []
+    if missing:
+        wanted = ", ".join(_describe_argument(n, properties.get(n, {})) for n in missing)
+        parts.append(f"To run {label} I need: {wanted}.")
+    parts.extend(f["message"] for f in invalid)
+    example = f"{missing[0]}=..." if missing else "name=value"
+    parts.append(
+        f"Reply on this thread with the value (for example `{example}`); nothing was run or invented."
+    )
+    return " ".join(parts)
+
+
+def _response(state: GraphState, status: Status, limit: int) -> str:
+    label = _capability_label(state)
+    reason = state.get("fallback_reason")
+    review = state.get("review") or {}
+    decision = review.get("decision") or {}
+    context = state.get("context_update") or {}
+    if status == "ok":
+        text = describe(context, limit) if context.get("source") else "Done."
+        if context.get("untrusted"):
+            text = f"[untrusted output, released by {decision.get('by')}] {text}"
+        return text
+    if status == "answered_without_mcp":
+        return str(context.get("text") or reason or "No external capability was needed.")
+    if status == "needs_clarification":
+        return clarification_question(state)
+    if status == "needs_review":
+        why = reason or "it needs approval"
+        return f"I found {label}, but {why}. It waits for a reviewer; nothing has run yet."
+    if status == "rejected":
+        why = decision.get("reason") or "no reason given"
+        return f"{decision.get('by', 'A reviewer')} rejected {label}: {why}. Nothing was run."
+    if status == "expired":
+        return f"The review of {label} expired before anyone decided. Nothing was run."
+    errors = state.get("errors") or []
+    return "; ".join(errors) if errors else (reason or "The request failed.")
+
+
+def build_final_output(
+    state: GraphState, *, limit: int, pending: dict[str, Any] | None = None
+) -> FinalOutput:
+    """The operator's view of a run: finished (``pending`` None) or paused at an interrupt."""
+    review: ReviewSummary | None = None
+    if pending is not None:
+        stage = pending["stage"]
+        status: Status = "needs_clarification" if stage == "clarification" else "needs_review"
+        review = ReviewSummary(
+            id=pending["review_id"],
+            stage=stage,
+            flags=[Flag.model_validate(f) for f in pending.get("flags", [])],
+            reason=pending.get("reason"),
+        )
+    else:
+        status = state.get("status") or "error"
+        recorded = state.get("review")
+        if recorded:
+            decision = recorded.get("decision") or {}
+            review = ReviewSummary(
+                id=recorded["id"],
+                stage=recorded["stage"],
+                flags=[Flag.model_validate(f) for f in recorded.get("flags", [])],
+                reason=decision.get("reason"),
+                decided_by=decision.get("by"),
+            )
+    result = state.get("mcp_result")
+    summary = summarize(McpResult.model_validate(result)) if result else None
+    return FinalOutput(
+        status=status,
+        response=_response(state, status, limit),
+        selected_capability=_capability_ref(state),
+        mcp_result_summary=summary,
+        fallback_reason=state.get("fallback_reason"),
+        review=review,
+        missing_arguments=list(state.get("missing_arguments") or []),
+        thread_id=state.get("thread_id", ""),
+        errors=list(state.get("errors") or []),
+    )

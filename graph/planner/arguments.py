@@ -1,0 +1,259 @@
+"""Schema-guided argument extraction. A value is taken only when the text states it.
+
+Every property of the capability's input schema is looked for in the request, in order of
+how explicit the text is: ``key=value`` first, then enum values, then values whose shape fits
+the property's role (an address for ``to``, a file name for ``path``, a number for ``id``).
+Defaults are never filled in (the server applies its own) and nothing is invented: a
+required property the text does not state is reported as missing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
+_QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])""")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+_URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w@])")
+_NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?![\w.])")
+_CONTENT_LEAD = re.compile(
+    r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading)"
+    r"\s+(.+)$",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(
+    r"\b(?:subject|titled|title)\s+(?:of\s+)?[\"“']?([^\"”']+?)[\"”']?(?=\s+(?:and|saying|with)\b|$)"
+)
+_PERSON = re.compile(r"\b(?i:greet|hello|hi|welcome|named|called|to)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+
+_EMAIL_NAMES = frozenset({"to", "recipient", "recipients", "email", "address", "email_address", "cc", "bcc"})
+_PATH_NAMES = frozenset(
+    {"path", "file", "filename", "file_name", "file_path", "filepath", "source", "target"}
+)
+_DIR_NAMES = frozenset({"dir", "directory", "folder"})
+_CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
+_SUBJECT_NAMES = frozenset({"subject", "title"})
+_PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
+_QUERY_NAMES = frozenset({"query", "q", "search", "term", "keyword", "keywords"})
+
+
+@dataclass
+class Extraction:
+    arguments: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    # Why each value was taken, shown to reviewers beside the value.
+    sources: dict[str, str] = field(default_factory=dict)
+    # Values the text stated that do not fit the schema: never passed on, always reported.
+    invalid: dict[str, str] = field(default_factory=dict)
+
+
+def _property_shape(schema: dict[str, Any]) -> dict[str, Any]:
+    """The non-null branch of ``anyOf: [X, null]``, which is how Optional fields are published."""
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(options, list):
+        for option in options:
+            if isinstance(option, dict) and option.get("type") != "null":
+                merged = {**schema, **option}
+                merged.pop("anyOf", None)
+                merged.pop("oneOf", None)
+                return merged
+    return schema
+
+
+def _types(shape: dict[str, Any]) -> set[str]:
+    declared = shape.get("type")
+    if isinstance(declared, list):
+        return {str(t) for t in declared}
+    return {str(declared)} if declared else set()
+
+
+class _Coercion(ValueError):
+    pass
+
+
+def coerce(value: Any, schema: dict[str, Any]) -> Any:
+    """Convert text from the request to the property's declared type, or raise _Coercion."""
+    shape = _property_shape(schema)
+    types = _types(shape)
+    enum = shape.get("enum")
+    if isinstance(value, str):
+        value = value.strip()
+    if isinstance(enum, list) and enum:
+        for option in enum:
+            if str(option).lower() == str(value).lower():
+                return option
+        raise _Coercion(f"{value!r} is not one of {', '.join(map(str, enum))}")
+    if "integer" in types:
+        try:
+            return int(str(value).lstrip("#"))
+        except ValueError as exc:
+            raise _Coercion(f"{value!r} is not a whole number") from exc
+    if "number" in types:
+        try:
+            return float(value)
+        except ValueError as exc:
+            raise _Coercion(f"{value!r} is not a number") from exc
+    if "boolean" in types:
+        lowered = str(value).lower()
+        if lowered in {"true", "yes", "on", "1"}:
+            return True
+        if lowered in {"false", "no", "off", "0"}:
+            return False
+        raise _Coercion(f"{value!r} is not true or false")
+    if "array" in types:
+        return value if isinstance(value, list) else [value]
+    return value
+
+
+def _name_variants(name: str) -> set[str]:
+    lowered = name.lower()
+    return {lowered, lowered.replace("_", "-"), lowered.replace("-", "_"), lowered.replace("_", " ")}
+
+
+def _key_values(text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for match in _KEY_VALUE.finditer(text):
+        key = match.group(1).lower().replace("-", "_")
+        value = match.group(3) if match.group(3) is not None else match.group(4)
+        found.setdefault(key, value if value is not None else match.group(2))
+    return found
+
+
+def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
+    """An enum value the text states, preferring one written next to the property's name."""
+    lowered = text.lower()
+    label = "|".join(re.escape(v) for v in _name_variants(name))
+    for option in options:
+        word = re.escape(str(option).lower())
+        if re.search(rf"\b{word}[\s-]+(?:{label})\b|\b(?:{label})\s*(?:is\s+|of\s+)?{word}\b", lowered):
+            return option
+    stated = [option for option in options if re.search(rf"\b{re.escape(str(option).lower())}\b", lowered)]
+    return stated[0] if len(stated) == 1 else None
+
+
+def _number_near(name: str, text: str) -> str | None:
+    label = "|".join(re.escape(v) for v in _name_variants(name))
+    match = re.search(rf"\b(?:{label})\s*(?:#|no\.?|number)?\s*(-?\d+(?:\.\d+)?)\b", text, re.IGNORECASE)
+    return match.group(1) if match else None
+
+
+def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
+    """A value whose shape fits what the property is for, with the reason it was chosen."""
+    key = name.lower()
+    types = _types(shape)
+    if key in _EMAIL_NAMES or shape.get("format") == "email":
+        if "array" in types and key in {"cc", "bcc"}:
+            return None  # copies are only taken when stated as key=value
+        for address in _EMAIL.findall(text):
+            if address not in used:
+                return address, "e-mail address in the request"
+    if key in _PATH_NAMES or key.endswith("_path") or key.endswith("_file"):
+        for path in _PATH.findall(_URI.sub(" ", _EMAIL.sub(" ", text))):
+            if path not in used:
+                return path, "file name in the request"
+    if key in _DIR_NAMES:
+        match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", text, re.IGNORECASE)
+        if match:
+            return match.group(1), "folder named in the request"
+    if key == "uri" or key.endswith("_uri") or key == "url":
+        for uri in _URI.findall(text):
+            if uri not in used:
+                return uri, "URI in the request"
+    if types & {"integer", "number"} or key == "id" or key.endswith("_id"):
+        near = _number_near(name, text) or _number_near(name.removesuffix("_id"), text)
+        if near is not None:
+            return near, f"number after '{name}'"
+        if key == "id" or key.endswith("_id"):
+            numbers = [n for n in _NUMBER.findall(text) if n not in used]
+            if len(numbers) == 1:
+                return numbers[0], "the only number in the request"
+        return None
+    if key in _CONTENT_NAMES:
+        match = _CONTENT_LEAD.search(text)
+        if match:
+            return match.group(1).strip().rstrip("."), "text after 'saying'"
+    if key in _SUBJECT_NAMES:
+        match = _SUBJECT.search(text)
+        if match:
+            return match.group(1).strip(), "text after 'subject'"
+    if key in _PERSON_NAMES:
+        match = _PERSON.search(text)
+        if match and match.group(1) not in used:
+            return match.group(1), "capitalised name in the request"
+    if key in _QUERY_NAMES:
+        match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
+        if match:
+            return match.group(1).strip(), "text after 'for'"
+    return None
+
+
+def extract_arguments(
+    input_schema: dict[str, Any], text: str, *, answer: str | None = None, asked: list[str] | None = None
+) -> Extraction:
+    """Arguments for a capability from the request text.
+
+    ``answer`` is an operator's reply to a clarification that asked for ``asked``: a bare
+    reply ("Alice") fills the one argument asked for; a reply naming its argument
+    ("priority high") is read like the request.
+    """
+    properties = input_schema.get("properties", {})
+    required = [str(name) for name in input_schema.get("required", [])]
+    full_text = f"{text}\n{answer}" if answer else text
+    pairs = _key_values(full_text)
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
+    result = Extraction()
+    used: set[str] = set()
+
+    def take(name: str, raw: Any, reason: str, schema: dict[str, Any]) -> None:
+        try:
+            result.arguments[name] = coerce(raw, schema)
+        except _Coercion as exc:
+            result.invalid[name] = str(exc)
+            return
+        result.sources[name] = reason
+        used.add(str(raw))
+
+    for name, schema in properties.items():
+        if not isinstance(schema, dict):
+            continue
+        shape = _property_shape(schema)
+        explicit = next((pairs[v] for v in _name_variants(name) if v in pairs), None)
+        if explicit is not None:
+            take(name, explicit, f"'{name}=' in the request", schema)
+            continue
+        enum = shape.get("enum")
+        if isinstance(enum, list) and enum:
+            option = _enum_value(name, enum, full_text)
+            if option is not None:
+                take(name, option, f"'{option}' stated in the request", schema)
+            continue
+        found = _role_value(name, shape, full_text, used)
+        if found is not None:
+            take(name, found[0], found[1], schema)
+
+    # A bare reply to a question about one argument is that argument's value.
+    if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):
+        name = asked[0]
+        schema = properties.get(name, {})
+        if isinstance(schema, dict):
+            take(name, answer.strip().rstrip("."), "the operator's answer", schema)
+
+    # One quoted string left and one required text property unfilled: the quote is its value.
+    open_required = [
+        n
+        for n in required
+        if n not in result.arguments
+        and n in properties
+        and "string" in _types(_property_shape(properties[n]))
+    ]
+    unused_quotes = [q for q in quoted if q not in used]
+    if len(open_required) == 1 and len(unused_quotes) == 1:
+        take(
+            open_required[0], unused_quotes[0], "the quoted text in the request", properties[open_required[0]]
+        )
+
+    result.missing = [name for name in required if name not in result.arguments]
+    return result

@@ -1,0 +1,72 @@
+"""Does a request need an MCP capability at all, and of which kind?
+
+Classification runs before discovery, so it cannot know every server's vocabulary. It only
+says "no" for requests that are plainly conversation (a general question or small talk with
+no operational cue); anything else goes on to discovery, where the scoring threshold decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from graph.planner.text import concepts, stem, words
+
+Intent = Literal["read_resource", "execute_tool", "use_prompt", "answer_without_mcp"]
+OperationType = Literal["resource", "tool", "prompt", "none"]
+
+_GENERAL_QUESTION = re.compile(
+    r"^\s*(what\s+(is|are|was|were|does|do)\b|who\s+(is|are|was|were)\b|why\b|explain\b|define\b|"
+    r"tell\s+me\s+about\b|how\s+(does|do|is|are|can|should)\b|when\s+(is|was|did)\b|describe\b)",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"^\s*(hi|hello|hey|thanks|thank\s+you|good\s+(morning|afternoon|evening)|ok(ay)?|bye)\b[\s!.?]*$",
+    re.IGNORECASE,
+)
+# Things that only make sense as arguments to an operation.
+_OPERATIONAL_VALUE = re.compile(
+    r"\S+@\S+\.\w+|\b\w+://\S+|\b[\w-]+\.[a-z0-9]{1,8}\b|#\d+|\b\w+\s*=\s*\S+|\"[^\"]+\"",
+    re.IGNORECASE,
+)
+_ACTION_CONCEPTS = frozenset(
+    {"list", "read", "search", "summarize", "send", "email", "write", "update", "delete", "greet", "prompt"}
+)
+# Nouns that name things operational systems hold. A question about one ("what are the open
+# tickets?") is a request for data, not for general knowledge.
+_RECORD_NOUNS = frozenset(
+    stem(noun)
+    for noun in (
+        "file folder directory ticket issue case email mail message inbox outbox record document report "
+        "order invoice payment customer user account task item entry row table database log calendar "
+        "event meeting repository repo branch commit resource prompt note status priority"
+    ).split()
+)
+_RESOURCE_CUES = frozenset({"resourc", "document"})
+_URI = re.compile(r"\b\w+://\S+")
+
+
+@dataclass(frozen=True)
+class IntentDecision:
+    intent: Intent
+    operation_type: OperationType
+    reason: str
+
+
+def classify(text: str) -> IntentDecision:
+    found = concepts(text)
+    has_value = bool(_OPERATIONAL_VALUE.search(text))
+    has_action = bool(found & _ACTION_CONCEPTS)
+    has_record = any(stem(word) in _RECORD_NOUNS for word in words(text))
+    if _SMALL_TALK.match(text):
+        return IntentDecision("answer_without_mcp", "none", "small talk needs no external capability")
+    if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record):
+        return IntentDecision(
+            "answer_without_mcp", "none", "a general question with no file, record, address or action named"
+        )
+    if "prompt" in found:
+        return IntentDecision("use_prompt", "prompt", "the request asks for a prompt or template")
+    if _URI.search(text) or found & _RESOURCE_CUES:
+        return IntentDecision("read_resource", "resource", "the request names a resource or document")
+    return IntentDecision("execute_tool", "tool", "the request asks for an operation")

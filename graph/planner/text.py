@@ -1,0 +1,125 @@
+"""Words, stems and concepts shared by intent classification and capability scoring."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+# Argument values are not vocabulary: an address or a path says nothing about the capability.
+_VALUE_TOKENS = re.compile(r"""\S+@\S+|\b\w+://\S+|"[^"]*"|“[^”]*”""")
+
+STOPWORDS = frozenset(
+    "a an the in on of to for from and or with by at as is are was were be been this that these those "
+    "it its me my i we our you your please can could would will should do does did all any some "
+    "there here what which who whom whose how when where why hi".split()
+)
+
+# Stems that mean the same thing to a person. A stem may stand for several concepts: asking to
+# "summarize" tickets needs a search first, so it matches search and list capabilities too.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "list": ("list",),
+    "show": ("list", "read"),
+    "ls": ("list",),
+    "enumerate": ("list",),
+    "browse": ("list",),
+    "display": ("list", "read"),
+    "file": ("file",),
+    "folder": ("file",),
+    "directory": ("file",),
+    "dir": ("file",),
+    "read": ("read",),
+    "view": ("read",),
+    "cat": ("read",),
+    "content": ("read",),
+    "get": ("read",),
+    "fetch": ("read",),
+    "search": ("search",),
+    "find": ("search",),
+    "query": ("search",),
+    "lookup": ("search",),
+    "look": ("search",),
+    "filter": ("search",),
+    "summarize": ("summarize", "search", "list"),
+    "summary": ("summarize", "search", "list"),
+    "send": ("send",),
+    "email": ("email", "send"),
+    "e": (),
+    "mail": ("email", "send"),
+    "notify": ("send",),
+    "message": ("email",),
+    "write": ("write",),
+    "save": ("write",),
+    "store": ("write",),
+    "update": ("update",),
+    "change": ("update",),
+    "modify": ("update",),
+    "edit": ("update", "write"),
+    "set": ("update",),
+    "delete": ("delete",),
+    "remove": ("delete",),
+    "erase": ("delete",),
+    "ticket": ("ticket",),
+    "issue": ("ticket",),
+    "case": ("ticket",),
+    "greet": ("greet",),
+    "hello": ("greet",),
+    "welcome": ("greet",),
+    "prompt": ("prompt",),
+    "template": ("prompt",),
+    "document": ("document",),
+    "doc": ("document",),
+    "report": ("document",),
+    "pdf": ("document",),
+    "handbook": ("document",),
+    "manual": ("document",),
+}
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer: applied to both sides, it only has to be consistent."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+# Keyed by stem so "files", "listed" and "summarized" find their entry.
+_CONCEPTS: dict[str, tuple[str, ...]] = {stem(word): labels for word, labels in _SYNONYMS.items()}
+
+
+def split_identifier(name: str) -> list[str]:
+    """``list_directory``, ``listDirectory`` and ``list-directory`` all give list, directory."""
+    return _WORD.findall(_CAMEL.sub(r"\1 \2", name).lower())
+
+
+def words(text: str, *, keep_values: bool = False) -> list[str]:
+    if not keep_values:
+        text = _VALUE_TOKENS.sub(" ", text)
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def concepts_of_words(tokens: list[str]) -> set[str]:
+    found: set[str] = set()
+    for token in tokens:
+        stemmed = stem(token)
+        found.update(_CONCEPTS.get(stemmed, (stemmed,)))
+    return found
+
+
+# A file name in a request ("what is in notes.md?") is about files even when no word says so.
+_FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])")
+
+
+def concepts(text: str) -> set[str]:
+    found = concepts_of_words(words(text))
+    if _FILE_NAME.search(_VALUE_TOKENS.sub(" ", text)):
+        found.add("file")
+    return found

@@ -1,0 +1,120 @@
+"""How an MCP result becomes agent-readable context, a summary and an operator's sentence."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp_host.results import McpResult
+
+# MIME types an agent can read as text. Anything else is opaque unless it also has text.
+_READABLE_PREFIXES = ("text/",)
+_READABLE_TYPES = frozenset(
+    {"application/json", "application/xml", "application/yaml", "application/x-yaml", "application/csv"}
+)
+_LABEL_FIELDS = ("title", "name", "subject", "uri", "path")
+_DETAIL_FIELDS = ("type", "priority", "status", "size")
+_TEXT_FIELDS = ("content", "text", "result", "message", "body")
+_MAX_LISTED = 20
+
+
+def is_readable_mime(mime_type: str | None) -> bool:
+    if mime_type is None:
+        return True
+    base = mime_type.split(";", 1)[0].strip().lower()
+    return base.startswith(_READABLE_PREFIXES) or base in _READABLE_TYPES or base.endswith("+json")
+
+
+def readable_text(result: McpResult) -> str:
+    parts = [item.text for item in result.content if item.text and item.type in {"text", "resource"}]
+    return "\n".join(parts)
+
+
+def is_opaque(result: McpResult) -> bool:
+    """Nothing an agent could read: only binary content, or text under a binary MIME type."""
+    if result.structured is not None:
+        return False
+    readable = [
+        item
+        for item in result.content
+        if item.type in {"text", "resource"} and item.text is not None and is_readable_mime(item.mime_type)
+    ]
+    return bool(result.content) and not readable
+
+
+def records(structured: dict[str, Any] | None) -> list[Any] | None:
+    """The list a structured result is about (entries, tickets, rows), if it has one."""
+    if not structured:
+        return None
+    for value in structured.values():
+        if isinstance(value, list):
+            return value
+    return None
+
+
+def summarize(result: McpResult) -> dict[str, Any]:
+    items = records(result.structured)
+    summary: dict[str, Any] = {
+        "success": result.success,
+        "item_count": len(items) if items is not None else len(result.content),
+        "content_types": sorted({item.type for item in result.content}),
+        "bytes": result.original_bytes,
+        "truncated": result.truncated,
+    }
+    if result.untrusted:
+        summary["untrusted"] = True
+    if result.error is not None:
+        summary["error_kind"] = result.error.kind
+    if result.structured and isinstance(result.structured.get("total"), int):
+        summary["total"] = result.structured["total"]
+    return summary
+
+
+def context_from(result: McpResult) -> dict[str, Any]:
+    """The agent-readable context integrate_result adds to the state."""
+    return {
+        "source": f"{result.server}/{result.name}",
+        "capability_type": result.capability_type,
+        "text": readable_text(result),
+        "records": records(result.structured),
+        "structured": result.structured,
+        "truncated": result.truncated,
+        "untrusted": result.untrusted,
+    }
+
+
+def _label(item: Any) -> str:
+    if not isinstance(item, dict):
+        return str(item)
+    label = next((str(item[f]) for f in _LABEL_FIELDS if item.get(f) not in (None, "")), "")
+    if "id" in item:
+        label = f"#{item['id']} {label}".strip()
+    details = [str(item[f]) for f in _DETAIL_FIELDS if f in item and f != "size" and item[f] is not None]
+    if not label:
+        label = json.dumps(item, ensure_ascii=False, default=str)[:120]
+    return f"{label} ({', '.join(details)})" if details else label
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def describe(context: dict[str, Any], limit: int) -> str:
+    """One readable answer from the context: the records listed, or the text quoted."""
+    source = context["source"]
+    items = context.get("records")
+    structured = context.get("structured") or {}
+    if items is not None:
+        if not items:
+            return f"{source} found nothing matching the request."
+        listed = "; ".join(_label(item) for item in items[:_MAX_LISTED])
+        more = f" (showing {_MAX_LISTED})" if len(items) > _MAX_LISTED else ""
+        total = structured.get("total")
+        of_total = f" of {total}" if isinstance(total, int) and total > len(items) else ""
+        noun = "item" if len(items) == 1 else "items"
+        return _clip(f"{source} returned {len(items)}{of_total} {noun}{more}: {listed}.", limit)
+    text = next((structured[f] for f in _TEXT_FIELDS if isinstance(structured.get(f), str)), None)
+    if text is None:
+        text = context.get("text") or json.dumps(structured, ensure_ascii=False, default=str)
+    note = " (output truncated at the size cap)" if context.get("truncated") else ""
+    return _clip(f"{source} returned{note}:\n{text}", limit)

@@ -1,0 +1,96 @@
+"""Run the compiled graph for one thread and report what happened.
+
+The runner starts requests and executes whatever input it is handed; it never builds a
+resume command itself (reviews/ owns that), so there is exactly one place that decides
+how a paused thread continues.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from langchain_core.runnables import RunnableConfig
+
+from graph.output import build_final_output
+from graph.state import FinalOutput, GraphInput, GraphState
+
+if TYPE_CHECKING:
+    from langgraph.types import Command
+
+    from graph.builder import CompiledGraph
+    from graph.context import GraphContext
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    final_output: FinalOutput
+    # Nodes that ran in this invocation, in order; a paused run ends with the node it paused in.
+    path: list[str]
+    # The interrupt payload when the thread waits for a person.
+    pending: dict[str, Any] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+def thread_config(thread_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": thread_id}}
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex
+
+
+def pending_interrupt(graph: CompiledGraph, thread_id: str) -> dict[str, Any] | None:
+    """The payload a paused thread is waiting on, or None."""
+    snapshot = graph.get_state(thread_config(thread_id))
+    for interrupt in snapshot.interrupts:
+        if isinstance(interrupt.value, dict):
+            return interrupt.value
+    return None
+
+
+def thread_exists(graph: CompiledGraph, thread_id: str) -> bool:
+    return graph.checkpointer is not None and graph.get_state(thread_config(thread_id)).created_at is not None
+
+
+def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: list[str]) -> RunOutcome:
+    snapshot = graph.get_state(thread_config(thread_id))
+    values = cast("GraphState", dict(snapshot.values))
+    pending = pending_interrupt(graph, thread_id)
+    if pending is not None:
+        final = build_final_output(values, limit=context.limits.response_chars, pending=pending)
+        path = [*path, *snapshot.next]
+    elif values.get("final_output"):
+        final = FinalOutput.model_validate(values["final_output"])
+    else:
+        final = build_final_output(values, limit=context.limits.response_chars)
+    return RunOutcome(final_output=final, path=path, pending=pending, state=dict(values))
+
+
+def execute(
+    graph: CompiledGraph, context: GraphContext, graph_input: GraphInput | Command[Any], thread_id: str
+) -> RunOutcome:
+    path: list[str] = []
+    for chunk in graph.stream(graph_input, thread_config(thread_id), context=context, stream_mode="updates"):
+        path.extend(name for name in chunk if not name.startswith("__"))
+    return outcome(graph, context, thread_id, path)
+
+
+def start_request(
+    graph: CompiledGraph,
+    context: GraphContext,
+    text: str,
+    *,
+    thread_id: str | None = None,
+    requester: str = "operator",
+    server_preferences: list[str] | None = None,
+) -> RunOutcome:
+    thread = thread_id or new_thread_id()
+    graph_input: GraphInput = {
+        "input": text,
+        "thread_id": thread,
+        "requester": requester,
+        "server_preferences": list(server_preferences or []),
+    }
+    return execute(graph, context, graph_input, thread)

@@ -1,0 +1,120 @@
+"""The graph's state and the pydantic models for the shapes it carries.
+
+State values are plain JSON (dicts, lists, strings) so every checkpoint serialises without
+custom types and a trace can be exported as it is; the models below validate those dicts at
+the points where they are made or read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+from policies.decision import Flag
+
+Status = Literal[
+    "ok", "answered_without_mcp", "needs_clarification", "needs_review", "rejected", "expired", "error"
+]
+ReviewStage = Literal["clarification", "before_execution", "after_failure", "untrusted_output"]
+ValidationDecision = Literal["allow", "review", "deny", "clarify", "unusable"]
+
+
+class GraphInput(TypedDict, total=False):
+    """What a caller supplies to start a request."""
+
+    input: str
+    thread_id: str
+    requester: str
+    server_preferences: list[str]
+
+
+class GraphState(TypedDict, total=False):
+    # The spec's state table.
+    input: str
+    intent: str | None
+    operation_type: str | None
+    server_preferences: list[str]
+    capability_manifest: dict[str, Any]
+    candidate_capabilities: list[dict[str, Any]]
+    selected_capability: dict[str, Any] | None
+    capability_validation: dict[str, Any]
+    mcp_request: dict[str, Any] | None
+    mcp_result: dict[str, Any] | None
+    context_update: dict[str, Any] | None
+    fallback_reason: str | None
+    needs_human_review: bool
+    errors: list[str]
+    final_output: dict[str, Any] | None
+    # Who asked, on which thread.
+    thread_id: str
+    requester: str
+    # The request after normalisation, and the operator's answers to clarifying questions.
+    request_text: str
+    clarifications: list[str]
+    proposed_arguments: dict[str, Any]
+    argument_sources: dict[str, str]
+    invalid_arguments: dict[str, str]
+    missing_arguments: list[str]
+    # Why the graph stopped for a person, and what they decided.
+    review_stage: ReviewStage | None
+    review: dict[str, Any] | None
+    review_round: int
+    approved_call: dict[str, Any] | None
+    status: Status | None
+    # Attempt counters: they bound every loop in the graph.
+    invoke_attempts: int
+    transport_failures: int
+    tried_capabilities: list[str]
+
+
+class CapabilityRef(BaseModel):
+    server: str
+    type: str
+    name: str
+
+
+class ReviewSummary(BaseModel):
+    id: str
+    stage: ReviewStage
+    flags: list[Flag] = Field(default_factory=list)
+    reason: str | None = None
+    decided_by: str | None = None
+
+
+class FinalOutput(BaseModel):
+    """The contract the UI, the CLI and the tests share (DESIGN.md)."""
+
+    status: Status
+    response: str
+    selected_capability: CapabilityRef | None = None
+    mcp_result_summary: dict[str, Any] | None = None
+    fallback_reason: str | None = None
+    review: ReviewSummary | None = None
+    missing_arguments: list[str] = Field(default_factory=list)
+    thread_id: str
+    errors: list[str] = Field(default_factory=list)
+
+
+class McpRequest(BaseModel):
+    """The standardised request build_mcp_request prepares for the selected server."""
+
+    server: str
+    capability_key: str
+    capability_type: str
+    method: Literal["tools/call", "resources/read", "prompts/get"]
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    uri: str | None = None
+
+
+class ReviewDecision(BaseModel):
+    """What a person answers when the graph is paused in mark_needs_review."""
+
+    action: Literal["approve", "reject", "expire", "answer"]
+    by: str
+    reason: str | None = None
+    # Edited arguments for an approval; the edit is re-validated before anything runs.
+    arguments: dict[str, Any] | None = None
+    # The operator's reply to a clarifying question.
+    text: str | None = None

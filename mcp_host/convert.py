@@ -1,0 +1,178 @@
+"""Turn SDK result objects into McpResult, capping what enters the graph's state."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    GetPromptResult,
+    ImageContent,
+    ReadResourceResult,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+from mcp_host.errors import ErrorInfo, ErrorKind
+from mcp_host.results import ContentItem, McpResult
+
+
+class _Budget:
+    """Bytes left under the output cap, shared by every content item of one result."""
+
+    def __init__(self, cap: int) -> None:
+        self.left = cap
+        self.truncated = False
+
+    def take_text(self, text: str) -> str:
+        encoded = text.encode("utf-8")
+        if len(encoded) <= self.left:
+            self.left -= len(encoded)
+            return text
+        self.truncated = True
+        kept = encoded[: max(self.left, 0)].decode("utf-8", errors="ignore")
+        self.left = 0
+        return kept
+
+
+def _decoded_size(data: str) -> int:
+    # base64 carries 3 bytes per 4 characters; exact enough for reporting without decoding.
+    return (len(data) * 3) // 4 - data.count("=")
+
+
+def _resource_item(resource: TextResourceContents | BlobResourceContents, budget: _Budget) -> ContentItem:
+    if isinstance(resource, TextResourceContents):
+        size = len(resource.text.encode("utf-8"))
+        return ContentItem(
+            type="resource",
+            text=budget.take_text(resource.text),
+            mime_type=resource.mime_type,
+            uri=str(resource.uri),
+            size=size,
+        )
+    return ContentItem(
+        type="blob", mime_type=resource.mime_type, uri=str(resource.uri), size=_decoded_size(resource.blob)
+    )
+
+
+def _content_item(block: Any, budget: _Budget) -> ContentItem:
+    if isinstance(block, TextContent):
+        return ContentItem(
+            type="text", text=budget.take_text(block.text), size=len(block.text.encode("utf-8"))
+        )
+    if isinstance(block, ImageContent):
+        return ContentItem(type="image", mime_type=block.mime_type, size=_decoded_size(block.data))
+    if isinstance(block, AudioContent):
+        return ContentItem(type="audio", mime_type=block.mime_type, size=_decoded_size(block.data))
+    if isinstance(block, EmbeddedResource):
+        return _resource_item(block.resource, budget)
+    if isinstance(block, ResourceLink):
+        return ContentItem(
+            type="resource_link", uri=str(block.uri), mime_type=block.mime_type, text=block.name
+        )
+    # A content type newer than this host: keep its existence visible, never its bytes.
+    return ContentItem(type="blob", mime_type=getattr(block, "type", None))
+
+
+def _structured(data: dict[str, Any] | None, budget: _Budget) -> tuple[dict[str, Any] | None, int]:
+    if data is None:
+        return None, 0
+    size = len(json.dumps(data, ensure_ascii=False, default=str).encode("utf-8"))
+    if size > budget.left:
+        budget.truncated = True
+        return None, size
+    budget.left -= size
+    return data, size
+
+
+def tool_result(server: str, name: str, result: CallToolResult, cap: int, duration_ms: float) -> McpResult:
+    budget = _Budget(cap)
+    structured, structured_size = _structured(result.structured_content, budget)
+    content = [_content_item(block, budget) for block in result.content]
+    error = None
+    if result.is_error:
+        message = " ".join(item.text or "" for item in content if item.type == "text").strip()
+        error = ErrorInfo(kind=classify_tool_error(message), message=message or "the tool reported an error")
+    return McpResult(
+        success=not result.is_error,
+        server=server,
+        capability_type="tool",
+        name=name,
+        content=content,
+        structured=structured,
+        error=error,
+        original_bytes=structured_size + sum(item.size for item in content),
+        truncated=budget.truncated,
+        duration_ms=duration_ms,
+    )
+
+
+def resource_result(
+    server: str, name: str, result: ReadResourceResult, cap: int, duration_ms: float, capability_type: str
+) -> McpResult:
+    budget = _Budget(cap)
+    content = [_resource_item(item, budget) for item in result.contents]
+    return McpResult(
+        success=True,
+        server=server,
+        capability_type=capability_type,
+        name=name,
+        content=content,
+        original_bytes=sum(item.size for item in content),
+        truncated=budget.truncated,
+        duration_ms=duration_ms,
+    )
+
+
+def prompt_result(server: str, name: str, result: GetPromptResult, cap: int, duration_ms: float) -> McpResult:
+    budget = _Budget(cap)
+    content: list[ContentItem] = []
+    for message in result.messages:
+        item = _content_item(message.content, budget)
+        if item.text is not None:
+            item = item.model_copy(update={"text": f"[{message.role}] {item.text}"})
+        content.append(item)
+    return McpResult(
+        success=True,
+        server=server,
+        capability_type="prompt",
+        name=name,
+        content=content,
+        structured={"description": result.description} if result.description else None,
+        original_bytes=sum(item.size for item in content),
+        truncated=budget.truncated,
+        duration_ms=duration_ms,
+    )
+
+
+_AUTH_WORDS = (
+    "unauthorized",
+    "unauthorised",
+    "forbidden",
+    "permission denied",
+    "access denied",
+    "401",
+    "403",
+)
+_PARAM_WORDS = (
+    "rejected arguments",
+    "validation error",
+    "invalid argument",
+    "missing required",
+    "unknown tool",
+)
+
+
+def classify_tool_error(message: str) -> ErrorKind:
+    """Map an ``is_error`` result's text onto the taxonomy; servers have no error codes there."""
+    lowered = message.lower()
+    if any(word in lowered for word in _AUTH_WORDS):
+        return "auth"
+    if any(word in lowered for word in _PARAM_WORDS):
+        return "invalid_params"
+    return "tool_error"

@@ -1,0 +1,87 @@
+"""One taxonomy for everything that can go wrong between the host and an MCP server.
+
+Both shapes of MCP failure (a JSON-RPC error and a tool result with ``is_error``) and the
+transport's own failures map onto the same small set of kinds, so the graph can route on
+the kind without knowing which server, transport or SDK path produced it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ErrorKind = Literal["unavailable", "timeout", "protocol", "invalid_params", "auth", "tool_error"]
+
+# Kinds worth another attempt on another capability. Auth failures are never retried: a
+# second try with the same credentials cannot succeed and may lock an account.
+RECOVERABLE_KINDS: frozenset[ErrorKind] = frozenset({"unavailable", "timeout", "tool_error"})
+TRANSPORT_KINDS: frozenset[ErrorKind] = frozenset({"unavailable", "timeout"})
+
+
+class ErrorInfo(BaseModel):
+    """A failure as the host reports it: the kind routes, the message explains."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ErrorKind
+    message: str
+
+    @property
+    def recoverable(self) -> bool:
+        return self.kind in RECOVERABLE_KINDS
+
+
+class McpHostError(Exception):
+    """Base of the errors this package raises for misuse (unknown server, closed client)."""
+
+
+class UnknownServerError(McpHostError):
+    """A call named a server that is not configured."""
+
+    def __init__(self, server: str, known: list[str]) -> None:
+        listed = ", ".join(sorted(known)) or "none"
+        super().__init__(f"unknown MCP server {server!r}; configured servers: {listed}")
+        self.server = server
+
+
+class ClientClosedError(McpHostError):
+    """The client was used after close()."""
+
+
+# JSON-RPC codes the SDK uses (mcp_types.jsonrpc); repeated here as plain ints so this module
+# stays importable without the SDK and the mapping reads as one table.
+_CONNECTION_CLOSED = -32000
+_REQUEST_TIMEOUT = -32001
+_INVALID_PARAMS = -32602
+_HTTP_AUTH_STATUSES = (401, 403)
+
+
+def error_from_exception(exc: BaseException) -> ErrorInfo:
+    """Map whatever an SDK call raised onto the taxonomy, keeping its message."""
+    from mcp import MCPError  # local: keeps the taxonomy itself free of the SDK
+    from pydantic import ValidationError
+
+    # Task groups inside the SDK wrap failures; the first leaf is the one that explains.
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, TimeoutError):
+        return ErrorInfo(kind="timeout", message=message if str(exc) else "the call timed out")
+    if isinstance(exc, MCPError):
+        if exc.code == _REQUEST_TIMEOUT:
+            return ErrorInfo(kind="timeout", message=message)
+        if exc.code == _CONNECTION_CLOSED:
+            return ErrorInfo(kind="unavailable", message=message)
+        if exc.code == _INVALID_PARAMS:
+            return ErrorInfo(kind="invalid_params", message=message)
+        return ErrorInfo(kind="protocol", message=f"{message} (JSON-RPC error {exc.code})")
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status in _HTTP_AUTH_STATUSES:
+        return ErrorInfo(kind="auth", message=f"the server refused the credentials (HTTP {status})")
+    if isinstance(exc, ValidationError):
+        return ErrorInfo(kind="protocol", message=f"malformed response: {message}")
+    if isinstance(exc, RuntimeError) and "structured content" in message:
+        # The SDK checks structured output against the tool's outputSchema and raises this.
+        return ErrorInfo(kind="protocol", message=message)
+    return ErrorInfo(kind="unavailable", message=f"{type(exc).__name__}: {message}")

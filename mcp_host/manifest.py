@@ -1,0 +1,89 @@
+"""What the configured MCP servers offer, in one JSON-serialisable shape.
+
+Capability keys are namespaced ``server__name`` so equal names on two servers never collide.
+Resource templates and prompts get an input schema too (from the URI variables and the
+prompt arguments), so the planner extracts arguments for every capability type the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_host.errors import ErrorInfo
+
+CapabilityType = Literal["tool", "resource", "resource_template", "prompt"]
+KEY_SEPARATOR = "__"
+
+
+def capability_key(server: str, name: str) -> str:
+    return f"{server}{KEY_SEPARATOR}{name}"
+
+
+class Capability(BaseModel):
+    """One tool, resource, resource template or prompt offered by one server."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    server: str
+    type: CapabilityType
+    name: str
+    title: str | None = None
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = Field(default_factory=dict)
+    mime_type: str | None = None
+    uri: str | None = None
+    uri_template: str | None = None
+
+    @property
+    def required_arguments(self) -> list[str]:
+        required = self.input_schema.get("required", [])
+        return [str(name) for name in required] if isinstance(required, list) else []
+
+    @property
+    def properties(self) -> dict[str, dict[str, Any]]:
+        props = self.input_schema.get("properties", {})
+        return props if isinstance(props, dict) else {}
+
+    def ref(self) -> dict[str, str]:
+        """The short reference used in final_output: server, type, name."""
+        return {"server": self.server, "type": self.type, "name": self.name}
+
+
+class ServerManifest(BaseModel):
+    """One server's offer, or the error that kept us from learning it."""
+
+    name: str
+    ok: bool
+    error: ErrorInfo | None = None
+    protocol_version: str | None = None
+    server_version: str | None = None
+    capabilities: list[Capability] = Field(default_factory=list)
+    # Entries the server offered that the host could not use (bad schema, duplicate name).
+    rejected: list[str] = Field(default_factory=list)
+
+
+class Manifest(BaseModel):
+    servers: list[ServerManifest] = Field(default_factory=list)
+
+    def capabilities(self) -> list[Capability]:
+        return [cap for server in self.servers if server.ok for cap in server.capabilities]
+
+    def server_names(self) -> list[str]:
+        return [server.name for server in self.servers]
+
+    def find(self, key: str) -> Capability | None:
+        return next((cap for cap in self.capabilities() if cap.key == key), None)
+
+    def problems(self) -> list[str]:
+        """Every server error and rejected entry, as lines for the operator."""
+        lines: list[str] = []
+        for server in self.servers:
+            if server.error is not None:
+                lines.append(f"server {server.name}: {server.error.kind}: {server.error.message}")
+            lines.extend(f"server {server.name}: {reason}" for reason in server.rejected)
+        return lines

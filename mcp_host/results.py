@@ -1,0 +1,49 @@
+"""The host's view of what a capability returned, whatever the capability type.
+
+Output is capped before it enters the graph's state (and so every checkpoint): a server that
+returns 50 MB must not make every later step copy 50 MB. The cap and the truncation are
+recorded so integrate_result can say what was dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from mcp_host.errors import ErrorInfo
+
+ContentType = Literal["text", "image", "audio", "blob", "resource", "resource_link"]
+
+DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024
+
+
+class ContentItem(BaseModel):
+    type: ContentType
+    text: str | None = None
+    mime_type: str | None = None
+    uri: str | None = None
+    # Size of the original payload in bytes (decoded for binary content).
+    size: int = 0
+
+
+class McpResult(BaseModel):
+    """A normalised result or failure of one MCP call."""
+
+    success: bool
+    server: str
+    capability_type: str
+    name: str
+    content: list[ContentItem] = Field(default_factory=list)
+    structured: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+    # True when the server's output failed the host's checks (for example its own output
+    # schema): such output may be shown, marked, but is never trusted context.
+    untrusted: bool = False
+    original_bytes: int = 0
+    truncated: bool = False
+    duration_ms: float = 0.0
+
+    @classmethod
+    def failure(cls, server: str, capability_type: str, name: str, error: ErrorInfo) -> McpResult:
+        return cls(success=False, server=server, capability_type=capability_type, name=name, error=error)

@@ -1,0 +1,1 @@
+"""The host's policy: what runs, what waits for a reviewer, what is refused."""

@@ -1,0 +1,1 @@
+"""Reviews: the one place that resumes a paused graph (the ledger and audit log join it later)."""

@@ -1,0 +1,46 @@
+"""Resume a paused thread with a person's decision. ``Command(resume=...)`` is built only here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langgraph.types import Command
+
+from graph.runner import RunOutcome, execute, pending_interrupt
+from reviews.errors import DecisionNotAllowedError, NothingToResumeError
+
+if TYPE_CHECKING:
+    from graph.builder import CompiledGraph
+    from graph.context import GraphContext
+    from graph.state import ReviewDecision
+
+_ALLOWED = {
+    "clarification": {"answer", "reject", "expire"},
+    "before_execution": {"approve", "reject", "expire"},
+    "after_failure": {"approve", "reject", "expire"},
+    "untrusted_output": {"approve", "reject", "expire"},
+}
+
+
+def check_decision(stage: str, decision: ReviewDecision) -> None:
+    allowed = _ALLOWED.get(stage, set())
+    if decision.action not in allowed:
+        raise DecisionNotAllowedError(
+            f"a thread paused for {stage} takes {', '.join(sorted(allowed))}, not {decision.action}"
+        )
+    if decision.action == "reject" and stage != "clarification" and not (decision.reason or "").strip():
+        raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
+    if decision.action == "answer" and not (decision.text or "").strip():
+        raise DecisionNotAllowedError("an answer to a clarifying question cannot be blank")
+    if decision.arguments is not None and stage != "before_execution":
+        raise DecisionNotAllowedError("edited arguments are only accepted before execution")
+
+
+def resume(
+    graph: CompiledGraph, context: GraphContext, thread_id: str, decision: ReviewDecision
+) -> RunOutcome:
+    pending = pending_interrupt(graph, thread_id)
+    if pending is None:
+        raise NothingToResumeError(thread_id)
+    check_decision(pending["stage"], decision)
+    return execute(graph, context, Command(resume=decision.model_dump(mode="json")), thread_id)

@@ -1,0 +1,192 @@
+"""Demo filesystem server: list, read and write text files inside one managed project folder.
+
+Every path is interpreted relative to `data_dir/project` and must stay inside it, also after
+following symlinks, so an agent can never reach the rest of the disk through this server.
+"""
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from servers._common import SERVER_VERSION, run_stdio, seed_text_file
+
+PROJECT_FOLDER = "project"
+MAX_READ_BYTES = 1024 * 1024
+
+SAMPLE_TXT = "This is a sample file in the managed project folder.\n"
+NOTES_MD = """\
+# Project notes
+
+- The managed project folder is the only place this server can read or write.
+- `sample.txt` is a plain text file you can read back.
+- Ask before overwriting files: `write_file` replaces the whole content.
+"""
+
+
+DirectoryPath = Annotated[
+    str, Field(description="Directory to list, relative to the project folder ('.' is the folder itself).")
+]
+FilePath = Annotated[str, Field(description="File path relative to the project folder, e.g. 'notes.md'.")]
+FileText = Annotated[str, Field(description="The complete new text of the file (UTF-8).")]
+
+
+class DirectoryEntry(BaseModel):
+    name: str = Field(description="File or folder name, without any parent path.")
+    type: Literal["file", "directory"] = Field(description="Whether the entry is a file or a directory.")
+    size: int | None = Field(description="Size in bytes for files; null for directories.")
+
+
+class DirectoryListing(BaseModel):
+    path: str = Field(description="The listed directory, relative to the project folder.")
+    entries: list[DirectoryEntry] = Field(description="The directory's entries, sorted by name.")
+
+
+class FileContent(BaseModel):
+    path: str = Field(description="The file that was read, relative to the project folder.")
+    content: str = Field(description="The file's full UTF-8 text.")
+    size: int = Field(description="The file's size in bytes.")
+
+
+class WriteResult(BaseModel):
+    path: str = Field(description="The file that was written, relative to the project folder.")
+    bytes_written: int = Field(description="Number of UTF-8 bytes written.")
+    created: bool = Field(description="True if the file did not exist before this call.")
+
+
+def seed_project(root: Path) -> None:
+    """Create the managed folder with its sample files, leaving any existing file untouched."""
+    root.mkdir(parents=True, exist_ok=True)
+    seed_text_file(root / "sample.txt", SAMPLE_TXT)
+    seed_text_file(root / "notes.md", NOTES_MD)
+
+
+def _display(root: Path, target: Path) -> str:
+    relative = target.relative_to(root).as_posix()
+    return relative or "."
+
+
+def resolve_inside(root: Path, path: str) -> Path:
+    """Map a user-supplied path to an absolute path inside `root`, or raise a ToolError naming it.
+
+    The lexical check catches `..` and absolute paths before touching the disk; the second
+    check, after `resolve()`, catches symlinks (anywhere along the path) that point outside.
+    """
+    if "\0" in path:
+        raise ToolError(f"invalid path (contains a NUL byte): {path!r}")
+    # normpath rather than resolve() so the lexical verdict does not depend on symlinks.
+    lexical = Path(os.path.normpath(root / path))
+    if not lexical.is_relative_to(root):
+        if Path(path).is_absolute():
+            raise ToolError(f"absolute path outside the project folder: {path}")
+        raise ToolError(f"path escapes the project folder: {path}")
+    resolved = lexical.resolve()
+    if not resolved.is_relative_to(root):
+        raise ToolError(f"path resolves through a symlink to outside the project folder: {path}")
+    return resolved
+
+
+def build_server(data_dir: Path) -> MCPServer:
+    root = (data_dir / PROJECT_FOLDER).resolve()
+    seed_project(root)
+
+    server = MCPServer(
+        name="filesystem",
+        version=SERVER_VERSION,
+        instructions=(
+            "Read and write text files in the managed project folder. "
+            "Paths are relative to that folder; nothing outside it is reachable."
+        ),
+    )
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            title="List directory",
+            read_only_hint=True,
+            idempotent_hint=True,
+            open_world_hint=False,
+        )
+    )
+    def list_directory(path: DirectoryPath = ".") -> DirectoryListing:
+        """List the files and folders in a directory of the managed project folder."""
+        target = resolve_inside(root, path)
+        if not target.exists():
+            raise ToolError(f"no such directory: {path}")
+        if not target.is_dir():
+            raise ToolError(f"not a directory: {path}")
+        entries: list[DirectoryEntry] = []
+        for child in target.iterdir():
+            real = child.resolve()
+            # Entries that lead outside (or nowhere) are unusable through this server, so hide them.
+            if not real.is_relative_to(root) or not real.exists():
+                continue
+            if real.is_dir():
+                entries.append(DirectoryEntry(name=child.name, type="directory", size=None))
+            else:
+                entries.append(DirectoryEntry(name=child.name, type="file", size=real.stat().st_size))
+        entries.sort(key=lambda entry: entry.name)
+        return DirectoryListing(path=_display(root, target), entries=entries)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            title="Read file",
+            read_only_hint=True,
+            idempotent_hint=True,
+            open_world_hint=False,
+        )
+    )
+    def read_file(path: FilePath) -> FileContent:
+        """Read the full text of a UTF-8 file in the managed project folder."""
+        target = resolve_inside(root, path)
+        if not target.exists():
+            raise ToolError(f"no such file: {path}")
+        if target.is_dir():
+            raise ToolError(f"is a directory, not a file: {path}")
+        size = target.stat().st_size
+        if size > MAX_READ_BYTES:
+            raise ToolError(f"file too large to read ({size} bytes, limit {MAX_READ_BYTES}): {path}")
+        data = target.read_bytes()
+        binary_error = ToolError(f"not a UTF-8 text file (binary content): {path}")
+        # NUL is valid UTF-8, but text files never contain it, so it is the cheap binary tell.
+        if b"\0" in data:
+            raise binary_error
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise binary_error from None
+        return FileContent(path=_display(root, target), content=content, size=len(data))
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            title="Write file",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=True,
+            open_world_hint=False,
+        )
+    )
+    def write_file(path: FilePath, content: FileText) -> WriteResult:
+        """Create or overwrite a UTF-8 text file in the managed project folder with the given content."""
+        target = resolve_inside(root, path)
+        if target == root or target.is_dir():
+            raise ToolError(f"is a directory, not a file: {path}")
+        created = not target.exists()
+        data = content.encode("utf-8")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return WriteResult(path=_display(root, target), bytes_written=len(data), created=created)
+
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    run_stdio(build_server, argv, description="Gatehouse demo filesystem MCP server (stdio).")
+
+
+if __name__ == "__main__":
+    main()
