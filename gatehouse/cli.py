@@ -1,0 +1,92 @@
+"""The `gatehouse` command line. Exit 0 when the command did its job (whatever the graph's
+status), 2 for bad usage or configuration, 3 when a review was already decided."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from gatehouse.errors import ConfigurationError, ThreadBusyError
+from gatehouse.operator_requests import ask
+from gatehouse.render import render_text
+from gatehouse.settings import Settings
+from gatehouse.wiring import open_services
+from reviews.errors import ReviewError
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_ALREADY_DECIDED = 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gatehouse", description="Human-in-the-loop review for MCP tool calls."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    ask_cmd = commands.add_parser("ask", help="send a request through the graph and print final_output")
+    ask_cmd.add_argument("text", metavar="TEXT", help="the request, in plain words")
+    ask_cmd.add_argument(
+        "--prefer", action="append", default=[], metavar="SERVER", help="prefer this server (repeatable)"
+    )
+    ask_cmd.add_argument(
+        "--thread", metavar="ID", help="continue this thread (answers a clarifying question)"
+    )
+    ask_cmd.add_argument(
+        "--user", default="operator", metavar="NAME", help="who is asking (default: operator)"
+    )
+    ask_cmd.add_argument(
+        "--db", metavar="PATH", help="database file (default: $GATEHOUSE_DB or data/gatehouse.db)"
+    )
+    ask_cmd.add_argument("--json", action="store_true", help="print final_output as JSON")
+    return parser
+
+
+def _usage_error(message: str) -> int:
+    print(f"gatehouse: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _run_ask(args: argparse.Namespace) -> int:
+    settings = Settings.resolve(db=args.db)
+    with open_services(settings) as services:
+        known = services.mcp.server_names()
+        unknown = [name for name in args.prefer if name not in known]
+        if unknown:
+            listed = ", ".join(known) or "none"
+            return _usage_error(
+                f"--prefer: unknown server {', '.join(unknown)}; configured servers: {listed}"
+            )
+        try:
+            outcome = ask(
+                services,
+                args.text,
+                thread_id=args.thread,
+                requester=args.user,
+                server_preferences=args.prefer,
+            )
+        except ThreadBusyError as exc:
+            return _usage_error(f"--thread: {exc}")
+    output = outcome.final_output.model_dump(mode="json")
+    print(json.dumps(output, indent=2, ensure_ascii=False) if args.json else render_text(output))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # In-process demo servers log through the root logger; keep their chatter off the terminal.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "ask":
+            return _run_ask(args)
+    except ConfigurationError as exc:
+        return _usage_error(str(exc))
+    except ReviewError as exc:
+        return _usage_error(str(exc))
+    return _usage_error(f"unknown command {args.command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

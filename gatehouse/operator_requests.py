@@ -1,0 +1,42 @@
+"""What an operator's message does: start a request, or answer the question a thread asked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gatehouse.errors import ThreadBusyError
+from graph.runner import RunOutcome, pending_interrupt, start_request
+from graph.state import ReviewDecision
+from reviews.resume import resume
+
+if TYPE_CHECKING:
+    from gatehouse.wiring import Services
+
+
+def ask(
+    services: Services,
+    text: str,
+    *,
+    thread_id: str | None = None,
+    requester: str = "operator",
+    server_preferences: list[str] | None = None,
+) -> RunOutcome:
+    """Send an operator's message. On a thread waiting for clarification it is the answer."""
+    if thread_id is not None:
+        pending = pending_interrupt(services.graph, thread_id)
+        if pending is not None and pending["stage"] == "clarification":
+            decision = ReviewDecision(action="answer", by=requester, text=text)
+            return resume(services.graph, services.context, thread_id, decision)
+        if pending is not None:
+            raise ThreadBusyError(
+                f"thread {thread_id} waits for a reviewer (review {pending['review_id']}); "
+                "your message was not applied"
+            )
+    return start_request(
+        services.graph,
+        services.context,
+        text,
+        thread_id=thread_id,
+        requester=requester,
+        server_preferences=server_preferences,
+    )

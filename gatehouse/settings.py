@@ -1,0 +1,31 @@
+"""Where Gatehouse keeps its data, from flags, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_ENV = "GATEHOUSE_DATA"
+DB_ENV = "GATEHOUSE_DB"
+DEFAULT_DATA_DIR = Path("data")
+DB_FILE_NAME = "gatehouse.db"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    db_path: Path
+
+    @property
+    def demo_data_dir(self) -> Path:
+        """Where the bundled demo servers keep their files (the managed folder, tickets, outbox)."""
+        return self.data_dir / "demo"
+
+    @classmethod
+    def resolve(cls, *, db: str | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        data_dir = Path(env.get(DATA_ENV) or DEFAULT_DATA_DIR)
+        db_path = Path(db or env.get(DB_ENV) or data_dir / DB_FILE_NAME)
+        return cls(data_dir=data_dir, db_path=db_path)

@@ -1,0 +1,56 @@
+"""Build the process-wide services once: MCP sessions, the checkpointer and the compiled graph."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gatehouse.errors import ConfigurationError
+from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.context import GraphContext, Limits
+from mcp_host.sdk_client import SdkMcpClient
+from policies.high_impact_rule import HighImpactRule
+from servers.catalog import build_all
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from gatehouse.settings import Settings
+    from mcp_host.client import McpClient
+
+
+@dataclass
+class Services:
+    graph: CompiledGraph
+    context: GraphContext
+    checkpointer: SqliteSaver
+
+    @property
+    def mcp(self) -> McpClient:
+        return self.context.mcp
+
+
+def bundled_client(settings: Settings) -> SdkMcpClient:
+    """The bundled demo servers, reached in-process through the official SDK client."""
+    return SdkMcpClient(build_all(settings.demo_data_dir))
+
+
+@contextmanager
+def open_services(
+    settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
+) -> Iterator[Services]:
+    try:
+        checkpointer = open_sqlite_checkpointer(settings.db_path)
+    except (sqlite3.Error, OSError) as exc:
+        raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
+    client = mcp if mcp is not None else bundled_client(settings)
+    try:
+        context = GraphContext(mcp=client, policy=HighImpactRule(), limits=limits or Limits())
+        yield Services(graph=compile_graph(checkpointer), context=context, checkpointer=checkpointer)
+    finally:
+        if mcp is None:
+            client.close()
+        checkpointer.conn.close()
