@@ -18,7 +18,7 @@ class Limits:
     # Transport failures (unavailable, timeout) before a person has to look.
     max_transport_failures: int = 2
     # Below this score the best candidate is too weak to use.
-    min_score: float = 5.0
+    min_score: float = 4.0
     # Two candidates closer than this are ambiguous: ask instead of guessing.
     ambiguity_margin: float = 1.0
     # Characters of tool output quoted in a response.

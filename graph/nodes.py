@@ -174,6 +174,10 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         "mcp_request": None,
     }
     viable = [s for s in ranked if s.score >= limits.min_score]
+    bounded = [s for s in viable if not is_unbounded_listing(s.capability)]
+    if bounded:
+        # A broad legacy listing is only considered when nothing bounded fits.
+        viable = bounded
     if not viable:
         closest = f" (best: {ranked[0].capability.key}, score {ranked[0].score:g})" if ranked else ""
         return update | {

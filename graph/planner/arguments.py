@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph.planner.text import STOPWORDS
+
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])""")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
@@ -187,6 +189,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
         if match:
             return match.group(1).strip(), "text after 'for'"
+    if "string" in types or not types:
+        # Last resort, and only when the text puts the value right after the name: "priority urgent".
+        label = "|".join(re.escape(v) for v in _name_variants(name))
+        match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", text, re.IGNORECASE)
+        if match and match.group(1).lower() not in STOPWORDS:
+            return match.group(1).rstrip(".,;:!?"), f"word after '{name}'"
     return None
 
 

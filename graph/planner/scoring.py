@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graph.planner.arguments import extract_arguments
-from graph.planner.text import concepts, concepts_of_words, split_identifier, words
+from graph.planner.text import ACTION_CONCEPTS, concepts, concepts_of_words, split_identifier, words
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -33,6 +33,7 @@ UNBOUNDED_LISTING = -2.0
 STATED_ARGUMENT = 1.5
 MISSING_ARGUMENT = -1.0
 URI_MATCH = 5.0
+ACTION_MISMATCH = -4.0
 
 _KIND_OF_TYPE = {"tool": "tool", "resource": "resource", "resource_template": "resource", "prompt": "prompt"}
 _UNBOUNDED_WORDS = re.compile(
@@ -76,7 +77,8 @@ def score_capability(
         scored.score += points
         scored.reasons.append(f"{points:+g} {reason}")
 
-    name_hits = sorted(concepts_of_words(split_identifier(capability.name)) & wanted)
+    name_concepts = concepts_of_words(split_identifier(capability.name))
+    name_hits = sorted(name_concepts & wanted)
     if name_hits:
         add(NAME_WEIGHT * len(name_hits), f"name matches {', '.join(name_hits)}")
     if concepts_of_words(split_identifier(capability.server)) & wanted:
@@ -100,6 +102,12 @@ def score_capability(
         add(UNREQUESTED_PROMPT, "a prompt, but none was asked for")
     elif operation_type in {"tool", "resource"}:
         add(KIND_MISMATCH, f"a {kind}, but a {operation_type} was asked for")
+    acts = name_concepts & ACTION_CONCEPTS
+    asked = wanted & ACTION_CONCEPTS
+    if acts and not acts & asked:
+        add(ACTION_MISMATCH, f"it would {', '.join(sorted(acts))}, which the request does not ask for")
+    elif asked and not acts & asked:
+        add(ACTION_MISMATCH, f"the request asks to {', '.join(sorted(asked))}, which it does not do")
     if capability.server in preferences:
         add(PREFERRED_SERVER, f"server {capability.server} preferred")
     if is_unbounded_listing(capability):

@@ -30,7 +30,6 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "dir": ("file",),
     "read": ("read",),
     "view": ("read",),
-    "cat": ("read",),
     "content": ("read",),
     "get": ("read",),
     "fetch": ("read",),
@@ -43,9 +42,9 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "summarize": ("summarize", "search", "list"),
     "summary": ("summarize", "search", "list"),
     "send": ("send",),
-    "email": ("email", "send"),
+    "email": ("email",),
     "e": (),
-    "mail": ("email", "send"),
+    "mail": ("email",),
     "notify": ("send",),
     "message": ("email",),
     "write": ("write",),
@@ -63,6 +62,8 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "issue": ("ticket",),
     "case": ("ticket",),
     "greet": ("greet",),
+    "greeter": ("greet",),
+    "greeting": ("greet",),
     "hello": ("greet",),
     "welcome": ("greet",),
     "prompt": ("prompt",),
@@ -74,6 +75,11 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "handbook": ("document",),
     "manual": ("document",),
 }
+
+
+# Concepts that change something. A capability that acts must be asked for that action, and a
+# request for an action is not served by a capability that only reads.
+ACTION_CONCEPTS = frozenset({"write", "update", "delete", "send"})
 
 
 def stem(word: str) -> str:
