@@ -27,10 +27,16 @@ class Services:
     graph: CompiledGraph
     context: GraphContext
     checkpointer: SqliteSaver
+    owns_mcp: bool = True
 
     @property
     def mcp(self) -> McpClient:
         return self.context.mcp
+
+    def close(self) -> None:
+        if self.owns_mcp:
+            self.mcp.close()
+        self.checkpointer.conn.close()
 
 
 def bundled_client(settings: Settings) -> SdkMcpClient:
@@ -38,19 +44,31 @@ def bundled_client(settings: Settings) -> SdkMcpClient:
     return SdkMcpClient(build_all(settings.demo_data_dir))
 
 
-@contextmanager
-def open_services(
+def build_services(
     settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
-) -> Iterator[Services]:
+) -> Services:
+    """Open the database and the MCP sessions. The caller closes them (Services.close)."""
     try:
         checkpointer = open_sqlite_checkpointer(settings.db_path)
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
-    client = mcp if mcp is not None else bundled_client(settings)
     try:
-        context = GraphContext(mcp=client, policy=HighImpactRule(), limits=limits or Limits())
-        yield Services(graph=compile_graph(checkpointer), context=context, checkpointer=checkpointer)
-    finally:
-        if mcp is None:
-            client.close()
+        client = mcp if mcp is not None else bundled_client(settings)
+    except BaseException:
         checkpointer.conn.close()
+        raise
+    context = GraphContext(mcp=client, policy=HighImpactRule(), limits=limits or Limits())
+    return Services(
+        graph=compile_graph(checkpointer), context=context, checkpointer=checkpointer, owns_mcp=mcp is None
+    )
+
+
+@contextmanager
+def open_services(
+    settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
+) -> Iterator[Services]:
+    services = build_services(settings, mcp=mcp, limits=limits)
+    try:
+        yield services
+    finally:
+        services.close()

@@ -15,7 +15,7 @@ from mcp_host.manifest import Capability, CapabilityType, capability_key
 if TYPE_CHECKING:
     from mcp.types import Prompt, Resource, ResourceTemplate, Tool
 
-_TEMPLATE_VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_,*]+)\}")
+_TEMPLATE_VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_,*:]+)\}")
 
 
 def _annotations(raw: Any) -> dict[str, Any]:
@@ -30,7 +30,8 @@ def template_schema(uri_template: str) -> dict[str, Any]:
     names: list[str] = []
     for match in _TEMPLATE_VARIABLE.finditer(uri_template):
         for name in match.group(1).split(","):
-            clean = name.rstrip("*")
+            # Drop RFC 6570 modifiers: explode ("*") and prefix (":3").
+            clean = name.split(":", 1)[0].rstrip("*")
             if clean and clean not in names:
                 names.append(clean)
     return {
@@ -47,24 +48,27 @@ class CapabilityCollector:
         self.server = server
         self.capabilities: list[Capability] = []
         self.rejected: list[str] = []
-        self._keys: set[str] = set()
+        self._kinds: dict[str, CapabilityType] = {}
 
     def _add(self, kind: CapabilityType, name: str, **fields: Any) -> None:
         if not name or not name.strip():
             self.rejected.append(f"{kind} with an empty name ignored")
             return
         key = capability_key(self.server, name)
-        if key in self._keys:
-            # Two kinds may share a name (a tool and a prompt); the second gets its kind added.
+        if self._kinds.get(key) == kind:
+            self.rejected.append(f"duplicate {kind} {name!r} ignored")
+            return
+        if key in self._kinds:
+            # A tool and a prompt may share a name; the second gets its kind added to its key.
             key = f"{key}__{kind}"
-        if key in self._keys:
+        if key in self._kinds:
             self.rejected.append(f"duplicate {kind} {name!r} ignored")
             return
         schema = fields.get("input_schema", {})
         if schema.get("type", "object") != "object" or not isinstance(schema.get("properties", {}), dict):
             self.rejected.append(f"{kind} {name!r} ignored: its input schema is not an object schema")
             return
-        self._keys.add(key)
+        self._kinds[key] = kind
         self.capabilities.append(Capability(key=key, server=self.server, type=kind, name=name, **fields))
 
     def add_tool(self, tool: Tool) -> None:

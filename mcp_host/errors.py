@@ -49,6 +49,10 @@ class ClientClosedError(McpHostError):
     """The client was used after close()."""
 
 
+class PaginationError(McpHostError):
+    """A server's listing never ends (a repeated cursor, or more pages than any real server has)."""
+
+
 # JSON-RPC codes the SDK uses (mcp_types.jsonrpc); repeated here as plain ints so this module
 # stays importable without the SDK and the mapping reads as one table.
 _CONNECTION_CLOSED = -32000
@@ -79,7 +83,7 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status in _HTTP_AUTH_STATUSES:
         return ErrorInfo(kind="auth", message=f"the server refused the credentials (HTTP {status})")
-    if isinstance(exc, ValidationError):
+    if isinstance(exc, (ValidationError, PaginationError)):
         return ErrorInfo(kind="protocol", message=f"malformed response: {message}")
     if isinstance(exc, RuntimeError) and "structured content" in message:
         # The SDK checks structured output against the tool's outputSchema and raises this.

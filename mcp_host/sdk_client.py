@@ -22,16 +22,23 @@ from typing import Any, TypeVar
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
+from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.types import Implementation
 
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
-from mcp_host.errors import ClientClosedError, ErrorInfo, UnknownServerError, error_from_exception
+from mcp_host.errors import (
+    ClientClosedError,
+    ErrorInfo,
+    PaginationError,
+    UnknownServerError,
+    error_from_exception,
+)
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
 
-ServerTarget = MCPServer | StdioServerParameters | str
+ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str
 """An in-process server instance, a stdio command, or a Streamable HTTP URL."""
 
 _T = TypeVar("_T")
@@ -246,6 +253,6 @@ async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> l
         if cursor is None:
             return items
         if cursor in seen:
-            raise RuntimeError(f"{field_name} listing repeated cursor {cursor!r}")
+            raise PaginationError(f"{field_name} listing repeated cursor {cursor!r}")
         seen.add(cursor)
-    raise RuntimeError(f"{field_name} listing exceeded {MAX_LIST_PAGES} pages")
+    raise PaginationError(f"{field_name} listing exceeded {MAX_LIST_PAGES} pages")

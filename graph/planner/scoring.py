@@ -95,6 +95,9 @@ def score_capability(
     if _uri_matches(capability, text):
         add(URI_MATCH, "URI named in the request")
 
+    # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
+    # is about; without a word pointing at this one they must not lift it over the threshold.
+    topical = bool(scored.reasons)
     kind = _KIND_OF_TYPE[capability.type]
     if operation_type == kind:
         add(KIND_MATCH, f"a {kind} was asked for")
@@ -119,6 +122,9 @@ def score_capability(
         add(STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}")
     if extraction.missing:
         add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
+    if not topical and scored.score > 0:
+        scored.reasons.append(f"capped at 0: nothing in the request refers to {capability.key}")
+        scored.score = 0.0
     scored.score = round(scored.score, 2)
     return scored
 

@@ -10,8 +10,8 @@ import pytest
 from graph.builder import CompiledGraph
 from graph.trace import route_from_checkpoints
 from tests.fakes import FaultInjectingClient
-from tests.graph.conftest import ask
 from tests.graph.routes import DIRECT_ANSWER, DISCOVER_SELECT_VALIDATE, EXECUTE, HAPPY, START, TO_REVIEW
+from tests.support import ask
 
 CORE_FIELDS = ("intent", "capability_manifest", "selected_capability", "capability_validation", "errors")
 

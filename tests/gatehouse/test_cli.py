@@ -1,0 +1,137 @@
+"""`gatehouse ask` as a user runs it: a real process, a real SQLite file, the bundled servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def gatehouse(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GATEHOUSE_DATA": str(data)}
+    env.pop("GATEHOUSE_DB", None)
+    return subprocess.run(
+        [sys.executable, "-m", "gatehouse.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+
+
+def ask_json(data: Path, *args: str) -> dict[str, Any]:
+    done = gatehouse(data, "ask", "--json", *args)
+    assert done.returncode == 0, done.stderr
+    output: dict[str, Any] = json.loads(done.stdout)
+    return output
+
+
+def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -> None:
+    output = ask_json(tmp_path, "List the files in the managed project folder.")
+
+    assert output["status"] == "ok"
+    assert output["selected_capability"] == {"server": "filesystem", "type": "tool", "name": "list_directory"}
+    assert "sample.txt" in output["response"] and "notes.md" in output["response"]
+    assert set(output) == {
+        "status",
+        "response",
+        "selected_capability",
+        "mcp_result_summary",
+        "fallback_reason",
+        "review",
+        "missing_arguments",
+        "thread_id",
+        "errors",
+    }
+    assert (tmp_path / "gatehouse.db").exists()
+
+
+def test_sending_an_email_waits_for_review_with_flags_and_the_outbox_stays_empty(tmp_path: Path) -> None:
+    output = ask_json(tmp_path, "Send an email to bob@example.com saying hi")
+
+    assert output["status"] == "needs_review"
+    assert output["selected_capability"]["name"] == "send_email"
+    assert output["review"]["flags"][0]["code"] == "high_impact_action"
+    assert output["review"]["flags"][0]["severity"] == "high"
+    outbox = tmp_path / "demo" / "outbox.jsonl"
+    assert not outbox.exists() or outbox.read_text(encoding="utf-8") == ""
+
+
+def test_ticket_summary_searches_open_high_priority_tickets(tmp_path: Path) -> None:
+    output = ask_json(tmp_path, "Summarize the open high-priority support tickets.")
+
+    assert output["status"] == "ok"
+    assert output["selected_capability"]["name"] == "search_tickets"
+    assert output["mcp_result_summary"]["item_count"] == 5
+    assert output["response"].count("(high, open)") == 5
+
+
+def test_a_general_question_is_answered_without_mcp(tmp_path: Path) -> None:
+    output = ask_json(tmp_path, "What is the Model Context Protocol?")
+
+    assert output["status"] == "answered_without_mcp"
+    assert output["selected_capability"] is None
+
+
+def test_a_clarification_is_answered_on_the_same_thread(tmp_path: Path) -> None:
+    first = ask_json(tmp_path, "Please greet someone for me.")
+    assert first["status"] == "needs_clarification"
+    assert first["missing_arguments"] == ["name"]
+
+    second = ask_json(tmp_path, "--thread", first["thread_id"], "name=Grace")
+
+    assert second["status"] == "ok"
+    assert second["thread_id"] == first["thread_id"]
+    assert "Hello, Grace!" in second["response"]
+
+
+def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "ask", "Send an email to bob@example.com saying hi")
+
+    assert done.returncode == 0
+    assert "status:     needs_review" in done.stdout
+    assert "capability: email / tool / send_email" in done.stdout
+    assert "[high] high_impact_action" in done.stdout
+
+
+def test_an_unknown_preferred_server_is_a_usage_error_naming_the_servers(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "ask", "--prefer", "nosuch", "List the files")
+
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "--prefer: unknown server nosuch" in done.stderr
+    assert "filesystem" in done.stderr
+
+
+def test_a_database_that_cannot_be_opened_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+
+    done = gatehouse(tmp_path, "ask", "--db", str(blocker / "gatehouse.db"), "List the files")
+
+    assert done.returncode == 2
+    assert str(blocker / "gatehouse.db") in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_thread_waiting_for_a_reviewer_does_not_take_operator_messages(tmp_path: Path) -> None:
+    paused = ask_json(tmp_path, "Send an email to bob@example.com saying hi")
+
+    done = gatehouse(tmp_path, "ask", "--thread", paused["thread_id"], "also cc carol")
+
+    assert done.returncode == 2
+    assert "waits for a reviewer" in done.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["ask"], ["frobnicate"]])
+def test_bad_usage_exits_2(tmp_path: Path, args: list[str]) -> None:
+    assert gatehouse(tmp_path, *args).returncode == 2

@@ -1,0 +1,62 @@
+"""Bad input at the front door: clear errors, nothing discovered, nothing lost."""
+
+from __future__ import annotations
+
+from graph.builder import CompiledGraph
+from tests.fakes import FaultInjectingClient
+from tests.support import ask, context_for
+
+
+def test_input_over_the_limit_gets_a_clear_error_and_no_discovery(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    outcome = ask(graph, client, "list " * 1000)
+
+    assert outcome.path == ["preprocess_request", "generate_final_response"]
+    assert outcome.final_output.status == "error"
+    assert "4999 characters" in outcome.final_output.errors[0]
+    assert "limit is 4000" in outcome.final_output.errors[0]
+    assert client.discover_calls == 0
+
+
+def test_input_limit_is_configurable(graph: CompiledGraph, client: FaultInjectingClient) -> None:
+    from graph.runner import start_request
+
+    outcome = start_request(graph, context_for(client, max_input_chars=10), "List the files please")
+
+    assert outcome.final_output.status == "error"
+    assert "limit is 10" in outcome.final_output.errors[0]
+
+
+def test_control_and_invisible_characters_are_stripped(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    outcome = ask(graph, client, "List\x00 the\u200b files\x1b in the\tmanaged project folder.\x07")
+
+    assert outcome.state["request_text"] == "List the files in the managed project folder."
+    assert outcome.final_output.status == "ok"
+
+
+def test_a_new_request_on_a_finished_thread_starts_from_a_clean_state(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    ask(graph, client, "Please greet Ada", thread_id="t-reuse")
+    second = ask(graph, client, "What is the Model Context Protocol?", thread_id="t-reuse")
+
+    assert second.final_output.status == "answered_without_mcp"
+    assert second.state["selected_capability"] is None
+    assert second.state["mcp_result"] is None
+    assert second.final_output.errors == []
+
+
+def test_unknown_preferred_server_is_reported_not_ignored(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    outcome = ask(
+        graph, client, "List the files in the managed project folder.", server_preferences=["nosuch"]
+    )
+
+    assert outcome.final_output.status == "error"
+    assert any("unknown preferred server 'nosuch'" in error for error in outcome.final_output.errors)
+    assert "filesystem" in outcome.final_output.errors[-1]
+    assert client.calls == []
