@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
+import mcp.types as types
 from mcp import StdioServerParameters
+from mcp.server import Server
 
 from graph.builder import CompiledGraph
 from mcp_host.manifest import Manifest
@@ -48,27 +51,25 @@ def test_unavailable_server_is_recorded_while_the_others_still_serve(
     assert broken_entry["ok"] is False
 
 
-def test_malformed_manifest_records_the_error_and_invokes_nothing(
-    graph: CompiledGraph, client: FaultInjectingClient
-) -> None:
-    def only_malformed(manifest: Manifest) -> Manifest:
-        # What discovery reports for a server whose listing it had to reject entirely.
-        bad = manifest.servers[0].model_copy(
-            update={
-                "capabilities": [],
-                "rejected": ["tool 'list_directory' ignored: its input schema is not an object"],
-            }
-        )
-        return Manifest(servers=[bad])
+def test_malformed_manifest_records_the_error_and_invokes_nothing(graph: CompiledGraph) -> None:
+    calls: list[str] = []
 
-    client.manifest_filter = only_malformed
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        # A listing the protocol forbids: an input schema that is not an object schema.
+        return types.ListToolsResult(tools=[types.Tool(name="list_files", input_schema={"type": "string"})])
 
-    outcome = ask(graph, client, "List the files in the managed project folder.")
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        calls.append(params.name)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="ran")])
+
+    broken = Server("files", on_list_tools=list_tools, on_call_tool=call_tool)
+    with SdkMcpClient({"files": broken}) as only_broken:
+        outcome = ask(graph, only_broken, "List the files in the managed project folder.")
 
     assert outcome.path == [*START, "discover_capabilities", "answer_without_mcp", "generate_final_response"]
     assert outcome.final_output.status == "error"
-    assert any("not an object" in error for error in outcome.final_output.errors)
-    assert client.calls == []
+    assert any(error.startswith("server files: protocol") for error in outcome.final_output.errors)
+    assert calls == []
 
 
 def test_ambiguous_candidates_ask_which_one_instead_of_guessing(
