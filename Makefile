@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
 
-.PHONY: run test lint typecheck pytest lock bench clean
+.PHONY: run test lint typecheck pytest peers lock bench clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Gatehouse needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -27,8 +27,33 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) peers
 	$(BIN)/pytest
+
+# Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
+# other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without
+# npm the npm peers are skipped with a notice (their tests skip), unless GATEHOUSE_REQUIRE_PEERS=1.
+PEERS := .peers
+PEER_VENVS := time git
+
+peers: $(PEERS)/npm/.installed $(foreach p,$(PEER_VENVS),$(PEERS)/venv-$(p)/.installed)
+
+$(PEERS)/npm/.installed: peers/package.json peers/package-lock.json peers/.npmrc
+	@if ! command -v npm >/dev/null 2>&1; then \
+		if [ "$(GATEHOUSE_REQUIRE_PEERS)" = 1 ]; then echo "make peers: npm not found and GATEHOUSE_REQUIRE_PEERS=1" >&2; exit 1; fi; \
+		echo "make peers: npm not found; skipping the npm MCP servers (their interop tests will skip)"; \
+	else \
+		rm -rf $(PEERS)/npm && mkdir -p $(PEERS)/npm && \
+		cp peers/package.json peers/package-lock.json peers/.npmrc $(PEERS)/npm/ && \
+		npm ci --prefix $(PEERS)/npm --ignore-scripts --no-audit --no-fund --loglevel=error && \
+		touch $@; \
+	fi
+
+$(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
+	rm -rf $(PEERS)/venv-$*
+	$(PYTHON) -m venv $(PEERS)/venv-$*
+	$(PEERS)/venv-$*/bin/python -m pip install --quiet --require-hashes --no-deps -r $<
+	@touch $@
 
 # Regenerate requirements.lock after changing dependencies in pyproject.toml.
 lock:

@@ -90,7 +90,14 @@ def _structured(data: dict[str, Any] | None, budget: _Budget) -> tuple[dict[str,
     return data, size
 
 
-def tool_result(server: str, name: str, result: CallToolResult, cap: int, duration_ms: float) -> McpResult:
+def tool_result(
+    server: str,
+    name: str,
+    result: CallToolResult,
+    cap: int,
+    duration_ms: float,
+    untrusted_reason: str | None = None,
+) -> McpResult:
     budget = _Budget(cap)
     structured, structured_size = _structured(result.structured_content, budget)
     content = [_content_item(block, budget) for block in result.content]
@@ -109,6 +116,8 @@ def tool_result(server: str, name: str, result: CallToolResult, cap: int, durati
         original_bytes=structured_size + sum(item.size for item in content),
         truncated=budget.truncated,
         duration_ms=duration_ms,
+        untrusted=untrusted_reason is not None,
+        untrusted_reason=untrusted_reason,
     )
 
 

@@ -7,9 +7,11 @@ prompt arguments), so the planner extracts arguments for every capability type t
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from mcp_host.errors import ErrorInfo
 
@@ -38,6 +40,27 @@ class Capability(BaseModel):
     mime_type: str | None = None
     uri: str | None = None
     uri_template: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def fingerprint(self) -> str:
+        """A hash of what a reviewer approves: the definition, not the server's name for it.
+
+        A server that changes a tool's description or schema after a review (a "rug pull")
+        changes this value, so an approval given for the old definition no longer matches.
+        """
+        definition = {
+            "type": self.type,
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+            "output_schema": self.output_schema,
+            "annotations": self.annotations,
+            "uri": self.uri,
+            "uri_template": self.uri_template,
+        }
+        canonical = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     @property
     def required_arguments(self) -> list[str]:

@@ -40,6 +40,7 @@ class McpResult(BaseModel):
     # True when the server's output failed the host's checks (for example its own output
     # schema): such output may be shown, marked, but is never trusted context.
     untrusted: bool = False
+    untrusted_reason: str | None = None
     original_bytes: int = 0
     truncated: bool = False
     duration_ms: float = 0.0

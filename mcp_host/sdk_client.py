@@ -1,13 +1,18 @@
-"""McpClient on the official SDK: one long-lived session per server on one background loop.
+"""McpClient on the official SDK: a pool of long-lived sessions on one background loop.
 
 Opening a session costs a process start for stdio servers (hundreds of milliseconds) against
 about a millisecond per call on an open one, so sessions are opened once, in parallel, and
-shared by every request and thread. They live on a single event loop owned by an anyio
-blocking portal: the graph, the CLI and Streamlit are synchronous and call in through it,
-never with ``asyncio.run`` per call.
+shared by every request, thread and Streamlit rerun. They live on a single event loop owned
+by an anyio blocking portal: the graph, the CLI and Streamlit are synchronous and call in
+through it, never with ``asyncio.run`` per call.
 
-Each session is held open by a keeper task, because an SDK client must be entered and left
-in the same task; callers from other tasks only borrow it.
+Each session is held by a keeper task, because an SDK client must be entered and left in the
+same task; callers from other tasks only borrow it. When a session dies (a stdio server
+exits, a remote server drops the connection) the keeper opens it again, a bounded number of
+times with growing pauses, and the failure stays visible in ``health()`` and the manifest.
+
+Manifests are cached per server and dropped when the server says its lists changed or its
+session is re-opened; ``discover(fresh=True)`` always asks again, for review decisions.
 """
 
 from __future__ import annotations
@@ -16,19 +21,22 @@ import concurrent.futures
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
-from mcp.server import Server
-from mcp.server.mcpserver import MCPServer
-from mcp.types import Implementation
+from mcp import Client
+from mcp.client.session import IncomingMessage, MessageHandlerFnT
+from mcp.types import CallToolResult, Implementation
+from pydantic import BaseModel
 
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
 from mcp_host.errors import (
+    TRANSPORT_KINDS,
     ClientClosedError,
     ErrorInfo,
     PaginationError,
@@ -37,15 +45,33 @@ from mcp_host.errors import (
 )
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
-
-ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str
-"""An in-process server instance, a stdio command, or a Streamable HTTP URL."""
+from mcp_host.transports import ServerTarget, client_target, is_restartable
 
 _T = TypeVar("_T")
 
 # A server that keeps handing out cursors must not hang discovery.
 MAX_LIST_PAGES = 1000
 CLIENT_INFO = Implementation(name="gatehouse", version="0.1.0")
+_LIST_CHANGED = frozenset(
+    {
+        "notifications/tools/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/prompts/list_changed",
+    }
+)
+# Set by the output-schema check inside one call's task; read by that same task.
+_output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
+
+
+class ServerHealth(BaseModel):
+    """What the pool knows about one server's session, for `servers check` and the UI."""
+
+    name: str
+    connected: bool
+    protocol_version: str | None = None
+    connect_ms: float | None = None
+    restarts: int = 0
+    error: ErrorInfo | None = None
 
 
 @dataclass
@@ -54,7 +80,15 @@ class _Session:
     target: ServerTarget
     client: Client | None = None
     error: ErrorInfo | None = None
-    stop: anyio.Event | None = None
+    protocol_version: str | None = None
+    connect_ms: float | None = None
+    restarts: int = 0
+    stopping: bool = False
+    manifest: ServerManifest | None = None
+    # Set when the keeper should wake: to stop, or to re-open a dead session.
+    wake: anyio.Event | None = None
+    # Set while a usable session is open or the keeper has given up; cleared while re-opening.
+    settled: anyio.Event | None = None
     keeper: concurrent.futures.Future[None] | None = field(default=None, repr=False)
 
 
@@ -68,58 +102,132 @@ class SdkMcpClient:
         call_timeout: float = 30.0,
         connect_timeout: float = 30.0,
         output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
+        max_restarts: int = 3,
+        restart_backoff: float = 0.25,
+        log_dir: Path | None = None,
     ) -> None:
         self._call_timeout = call_timeout
+        self._connect_timeout = connect_timeout
         self._output_cap = output_cap_bytes
+        self._max_restarts = max_restarts
+        self._restart_backoff = restart_backoff
+        self._log_dir = log_dir
         self._closed = False
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
         self._sessions = {name: _Session(name=name, target=target) for name, target in targets.items()}
-        self._connect_all(connect_timeout)
+        self._connect_all()
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def _connect_all(self, timeout: float) -> None:
-        ready: list[concurrent.futures.Future[None]] = []
+    def _connect_all(self) -> None:
+        opened: list[concurrent.futures.Future[None]] = []
         for session in self._sessions.values():
-            opened: concurrent.futures.Future[None] = concurrent.futures.Future()
-            session.keeper = self._portal.start_task_soon(self._keep_open, session, opened)
-            ready.append(opened)
-        concurrent.futures.wait(ready, timeout=timeout)
-        for session, opened in zip(self._sessions.values(), ready, strict=True):
-            if not opened.done():
-                session.error = ErrorInfo(kind="timeout", message=f"no session within {timeout:g} s")
+            ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+            session.keeper = self._portal.start_task_soon(self._keep_open, session, ready)
+            opened.append(ready)
+        concurrent.futures.wait(opened, timeout=self._connect_timeout)
+        for session, ready in zip(self._sessions.values(), opened, strict=True):
+            if not ready.done():
+                session.error = ErrorInfo(
+                    kind="timeout", message=f"no session within {self._connect_timeout:g} s"
+                )
                 if session.keeper is not None:
                     session.keeper.cancel()
 
-    async def _keep_open(self, session: _Session, opened: concurrent.futures.Future[None]) -> None:
-        session.stop = anyio.Event()
+    async def _keep_open(self, session: _Session, ready: concurrent.futures.Future[None]) -> None:
+        session.settled = anyio.Event()
         try:
-            # The SDK's response cache is off: the host decides when a manifest is fresh.
-            async with Client(session.target, cache=None, client_info=CLIENT_INFO) as client:
+            while not session.stopping:
+                connected = await self._hold_session(session, ready)
+                if session.stopping or not connected or not is_restartable(session.target):
+                    break
+                if session.restarts >= self._max_restarts:
+                    last = session.error.message if session.error else "the session closed"
+                    session.error = ErrorInfo(
+                        kind="unavailable",
+                        message=f"gave up after {session.restarts} restarts; last error: {last}",
+                    )
+                    break
+                session.restarts += 1
+                await anyio.sleep(self._restart_backoff * 2 ** (session.restarts - 1))
+        finally:
+            session.client = None
+            session.settled.set()
+            if not ready.done():
+                ready.set_result(None)
+
+    async def _hold_session(self, session: _Session, ready: concurrent.futures.Future[None]) -> bool:
+        """Open the session and keep it until woken. True when it was open at some point."""
+        session.wake = anyio.Event()
+        started = time.perf_counter()
+        connected = False
+        try:
+            async with Client(
+                client_target(session.name, session.target, self._log_dir),
+                cache=None,  # the host decides when a manifest is fresh
+                client_info=CLIENT_INFO,
+                message_handler=self._notification_handler(session),
+            ) as client:
+                _record_invalid_output(client)
+                connected = True
                 session.client = client
                 session.error = None
-                opened.set_result(None)
-                await session.stop.wait()
+                session.manifest = None
+                session.protocol_version = client.protocol_version
+                session.connect_ms = (time.perf_counter() - started) * 1000
+                assert session.settled is not None
+                session.settled.set()
+                if not ready.done():
+                    ready.set_result(None)
+                await session.wake.wait()
         except anyio.get_cancelled_exc_class():
             raise
-        except BaseException as exc:  # noqa: BLE001 - any failure of one server is that server's error
+        except Exception as exc:  # noqa: BLE001 - any failure of one server is that server's error
             session.error = error_from_exception(exc)
         finally:
             session.client = None
-            if not opened.done():
-                opened.set_result(None)
+            session.manifest = None
+        if not ready.done():
+            ready.set_result(None)
+        return connected
+
+    def _notification_handler(self, session: _Session) -> MessageHandlerFnT:
+        async def handle(message: IncomingMessage) -> None:
+            if getattr(message, "method", None) in _LIST_CHANGED:
+                session.manifest = None
+
+        return handle
+
+    async def _reopen(self, session: _Session) -> None:
+        """Ask the keeper to re-open a dead session (once, however many callers noticed)."""
+        if session.settled is not None and session.settled.is_set() and session.client is not None:
+            session.settled = anyio.Event()
+            session.client = None
+            if session.wake is not None:
+                session.wake.set()
+
+    async def _usable_client(self, session: _Session) -> Client | None:
+        """The open client, waiting (bounded) for a re-open in progress."""
+        if session.client is None and session.settled is not None and not session.settled.is_set():
+            with anyio.move_on_after(self._connect_timeout):
+                await session.settled.wait()
+        return session.client
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         for session in self._sessions.values():
-            if session.stop is not None:
-                self._portal.call(session.stop.set)
+            self._portal.call(self._stop, session)
         keepers = [s.keeper for s in self._sessions.values() if s.keeper is not None]
         concurrent.futures.wait(keepers, timeout=10)
         self._portal_cm.__exit__(None, None, None)
+
+    async def _stop(self, session: _Session) -> None:
+        session.stopping = True
+        if session.wake is not None:
+            session.wake.set()
 
     def __enter__(self) -> SdkMcpClient:
         return self
@@ -127,19 +235,39 @@ class SdkMcpClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # -- discovery -------------------------------------------------------------------------
+    # -- state -----------------------------------------------------------------------------
 
     def server_names(self) -> list[str]:
         return list(self._sessions)
 
-    def discover(self) -> Manifest:
-        self._check_open()
-        return self._portal.call(self._discover_all)
+    def health(self) -> list[ServerHealth]:
+        return [
+            ServerHealth(
+                name=s.name,
+                connected=s.client is not None,
+                protocol_version=s.protocol_version,
+                connect_ms=s.connect_ms,
+                restarts=s.restarts,
+                error=s.error,
+            )
+            for s in self._sessions.values()
+        ]
 
-    async def _discover_all(self) -> Manifest:
+    # -- discovery -------------------------------------------------------------------------
+
+    def discover(self, *, fresh: bool = False) -> Manifest:
+        """Every server's offer. Cached per server unless ``fresh``; a list_changed
+        notification or a re-opened session drops a server's cached part."""
+        self._check_open()
+        return self._portal.call(self._discover_all, fresh)
+
+    async def _discover_all(self, fresh: bool) -> Manifest:
         results: dict[str, ServerManifest] = {}
 
         async def one(session: _Session) -> None:
+            if not fresh and session.manifest is not None and session.client is not None:
+                results[session.name] = session.manifest
+                return
             results[session.name] = await self._discover_one(session)
 
         async with anyio.create_task_group() as group:
@@ -148,7 +276,7 @@ class SdkMcpClient:
         return Manifest(servers=[results[name] for name in self._sessions])
 
     async def _discover_one(self, session: _Session) -> ServerManifest:
-        client = session.client
+        client = await self._usable_client(session)
         if client is None:
             error = session.error or ErrorInfo(kind="unavailable", message="no open session")
             return ServerManifest(name=session.name, ok=False, error=error)
@@ -169,9 +297,12 @@ class SdkMcpClient:
                     for prompt in await _all_pages(client.list_prompts, "prompts"):
                         collector.add_prompt(prompt)
         except Exception as exc:  # noqa: BLE001 - recorded on the manifest; other servers go on
-            return ServerManifest(name=session.name, ok=False, error=error_from_exception(exc))
+            error = error_from_exception(exc)
+            if error.kind in TRANSPORT_KINDS and error.kind != "timeout":
+                await self._reopen(session)
+            return ServerManifest(name=session.name, ok=False, error=error)
         server_info = client.server_info
-        return ServerManifest(
+        manifest = ServerManifest(
             name=session.name,
             ok=True,
             protocol_version=client.protocol_version,
@@ -179,16 +310,18 @@ class SdkMcpClient:
             capabilities=collector.capabilities,
             rejected=collector.rejected,
         )
+        if session.client is client:
+            session.manifest = manifest
+        return manifest
 
     # -- calls -----------------------------------------------------------------------------
 
     def call_tool(self, server: str, name: str, arguments: dict[str, Any]) -> McpResult:
+        def convert(raw: tuple[CallToolResult, str | None], ms: float) -> McpResult:
+            return tool_result(server, name, raw[0], self._output_cap, ms, untrusted_reason=raw[1])
+
         return self._call(
-            server,
-            "tool",
-            name,
-            lambda client: client.call_tool(name, arguments),
-            lambda raw, ms: tool_result(server, name, raw, self._output_cap, ms),
+            server, "tool", name, lambda client: _checked_call(client, name, arguments), convert
         )
 
     def read_resource(self, server: str, uri: str) -> McpResult:
@@ -221,24 +354,60 @@ class SdkMcpClient:
         session = self._sessions.get(server)
         if session is None:
             raise UnknownServerError(server, list(self._sessions))
-        client = session.client
-        if client is None:
-            error = session.error or ErrorInfo(kind="unavailable", message="no open session")
-            return McpResult.failure(server, capability_type, name, error)
         started = time.perf_counter()
         try:
-            raw = self._portal.call(self._bounded, send, client)
+            raw = self._portal.call(self._bounded, session, send)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
             return McpResult.failure(server, capability_type, name, error_from_exception(exc))
+        if raw is None:
+            error = session.error or ErrorInfo(kind="unavailable", message="no open session")
+            return McpResult.failure(server, capability_type, name, error)
         return convert(raw, (time.perf_counter() - started) * 1000)
 
-    async def _bounded(self, send: Callable[[Client], Awaitable[_T]], client: Client) -> _T:
-        with anyio.fail_after(self._call_timeout):
-            return await send(client)
+    async def _bounded(self, session: _Session, send: Callable[[Client], Awaitable[_T]]) -> _T | None:
+        client = await self._usable_client(session)
+        if client is None:
+            return None
+        try:
+            with anyio.fail_after(self._call_timeout):
+                return await send(client)
+        except Exception as exc:
+            # A dead transport: have the keeper re-open it for the next call. This call is
+            # not repeated here: it may have reached the server before the connection broke.
+            if error_from_exception(exc).kind == "unavailable":
+                await self._reopen(session)
+            raise
 
     def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError("the MCP client is closed")
+
+
+def _record_invalid_output(client: Client) -> None:
+    """Keep results whose structured content fails the tool's output schema, marked.
+
+    The SDK checks structured content against the tool's outputSchema and raises, dropping
+    the result. The host wants the opposite: keep it, never as trusted context, and let a
+    reviewer see it. So the check is wrapped to record the problem for the calling task.
+    """
+    session = client.session
+    check = session.validate_tool_result
+
+    async def record(name: str, result: CallToolResult) -> None:
+        try:
+            await check(name, result)
+        except RuntimeError as exc:
+            _output_problem.set(str(exc))
+
+    session.validate_tool_result = record  # type: ignore[method-assign]
+
+
+async def _checked_call(
+    client: Client, name: str, arguments: dict[str, Any]
+) -> tuple[CallToolResult, str | None]:
+    _output_problem.set(None)
+    result = await client.call_tool(name, arguments)
+    return result, _output_problem.get()
 
 
 async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> list[Any]:

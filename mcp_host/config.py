@@ -1,0 +1,205 @@
+"""Server configuration in the formats users already have.
+
+Reads Claude Desktop's and ``.mcp.json``'s ``mcpServers`` and VS Code's ``servers``: stdio
+entries (command, args, env, cwd) and remote entries (type "http", url, headers). ``${VAR}``
+(and VS Code's ``${env:VAR}``) in any string is taken from the environment, so secrets stay
+out of the file. Every problem is reported as one line naming the file, the entry and the
+reason; nothing is half-loaded.
+
+Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
+every description this module produces show them redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from mcp_host.errors import McpHostError
+from mcp_host.manifest import KEY_SEPARATOR
+
+_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+REDACTED = "***"
+_HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
+_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled"}
+_HTTP_KEYS = {"type", "url", "headers", "disabled"}
+
+
+class ConfigError(McpHostError):
+    """An invalid configuration: ``where`` names the file and entry, ``reason`` says why."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+class StdioServer(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    transport: Literal["stdio"] = "stdio"
+    name: str
+    command: str
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, SecretStr] = Field(default_factory=dict)
+    cwd: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "transport": "stdio",
+            "command": self.command,
+            "args": self.args,
+            "env": dict.fromkeys(self.env, REDACTED),
+            "cwd": self.cwd,
+        }
+
+
+class HttpServer(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    transport: Literal["http"] = "http"
+    name: str
+    url: str
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "transport": "http",
+            "url": redact_url(self.url),
+            "headers": dict.fromkeys(self.headers, REDACTED),
+        }
+
+
+ServerEntry = StdioServer | HttpServer
+
+
+class ServersConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    servers: list[ServerEntry] = Field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return [server.name for server in self.servers]
+
+    def describe(self) -> dict[str, Any]:
+        return {"source": self.source, "servers": {s.name: s.describe() for s in self.servers}}
+
+
+def redact_url(url: str) -> str:
+    """Drop user:password from a URL, keeping the rest readable."""
+    return re.sub(r"(://)[^/@]*@", r"\1" + REDACTED + "@", url)
+
+
+def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise ConfigError(where, f"environment variable {name} is not set")
+        return environ[name]
+
+    return _VARIABLE.sub(replace, value)
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(where, "must be a list of strings")
+    return value
+
+
+def _string_map(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(where, "must be an object of string values")
+    return value
+
+
+def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
+    if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
+        raise ConfigError(
+            where, "a server name uses letters, digits, '.', '-' and single '_' (no '__': it separates keys)"
+        )
+    if not isinstance(raw, dict):
+        raise ConfigError(where, "must be an object")
+    if raw.get("disabled") is True:
+        return None
+    kind = str(raw.get("type", "stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
+    if kind == "stdio":
+        unknown = sorted(set(raw) - _STDIO_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a stdio server")
+        if "envFile" in raw:
+            raise ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env")
+        command = raw.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigError(f"{where}.command", "a stdio server needs a command")
+        args = [_expand(a, environ, f"{where}.args") for a in _strings(raw.get("args", []), f"{where}.args")]
+        env = {
+            key: SecretStr(_expand(value, environ, f"{where}.env.{key}"))
+            for key, value in _string_map(raw.get("env", {}), f"{where}.env").items()
+        }
+        cwd = raw.get("cwd")
+        if cwd is not None:
+            if not isinstance(cwd, str):
+                raise ConfigError(f"{where}.cwd", "must be a string")
+            cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
+        return StdioServer(
+            name=name, command=_expand(command, environ, f"{where}.command"), args=args, env=env, cwd=cwd
+        )
+    if kind in _HTTP_TYPES:
+        unknown = sorted(set(raw) - _HTTP_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for an http server")
+        url = raw.get("url")
+        if not isinstance(url, str) or not re.match(r"^https?://", url):
+            raise ConfigError(f"{where}.url", "an http server needs an http:// or https:// url")
+        headers = {
+            key: SecretStr(_expand(value, environ, f"{where}.headers.{key}"))
+            for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
+        }
+        return HttpServer(name=name, url=_expand(url, environ, f"{where}.url"), headers=headers)
+    if kind == "sse":
+        raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
+    raise ConfigError(
+        f"{where}.type", f"unknown server type {kind!r}: use stdio (with command) or http (with url)"
+    )
+
+
+def parse_servers_config(
+    data: Any, *, source: str, environ: Mapping[str, str] | None = None, base_dir: Path | None = None
+) -> ServersConfig:
+    env = os.environ if environ is None else environ
+    if not isinstance(data, dict):
+        raise ConfigError(source, "the top level must be a JSON object")
+    key = "mcpServers" if "mcpServers" in data else "servers" if "servers" in data else None
+    if key is None:
+        raise ConfigError(source, "no 'mcpServers' (Claude Desktop, .mcp.json) or 'servers' (VS Code) object")
+    entries = data[key]
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{source}: {key}", "must be an object of named servers")
+    servers = []
+    for name, raw in entries.items():
+        entry = _entry(name, raw, f"{source}: {key}.{name}", env, base_dir or Path.cwd())
+        if entry is not None:
+            servers.append(entry)
+    return ServersConfig(source=source, servers=servers)
+
+
+def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            str(path), f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    return parse_servers_config(data, source=str(path), environ=environ, base_dir=path.parent)

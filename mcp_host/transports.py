@@ -1,0 +1,95 @@
+"""Turn a configured server into something the SDK's Client connects to.
+
+Every transport goes through the official SDK: stdio_client for local processes,
+streamable_http_client for remote servers, and an MCPServer instance for in-process tests.
+A stdio server's environment is built here and nowhere else: the SDK's short list of safe
+variables (PATH, HOME, ...) plus LANG, plus exactly what the entry names; never the host's
+whole environment, where the host's own secrets live.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx2
+from mcp import StdioServerParameters
+from mcp.client._transport import TransportStreams
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
+
+from mcp_host.config import HttpServer, ServerEntry, StdioServer
+
+ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
+"""What a pool can connect to: a configured entry, SDK stdio parameters, a Streamable HTTP
+URL, or an in-process server instance (tests and embedding)."""
+
+# Beyond the SDK's inherited list: a locale, so servers decode file names and text the same
+# way the operator's shell does.
+_EXTRA_BASE_VARIABLES = ("LANG",)
+_HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+
+
+def server_environment(entry_env: dict[str, str]) -> dict[str, str]:
+    base = {name: os.environ[name] for name in _EXTRA_BASE_VARIABLES if name in os.environ}
+    return base | entry_env
+
+
+def stdio_parameters(entry: StdioServer) -> StdioServerParameters:
+    env = server_environment({key: value.get_secret_value() for key, value in entry.env.items()})
+    return StdioServerParameters(command=entry.command, args=entry.args, env=env, cwd=entry.cwd)
+
+
+@asynccontextmanager
+async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+@asynccontextmanager
+async def _stdio_transport(
+    parameters: StdioServerParameters, log_path: Path | None
+) -> AsyncIterator[TransportStreams]:
+    # A server's stderr is its log: kept in a file per server, not mixed into the host's output.
+    log: TextIO | None = None
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = log_path.open("a", encoding="utf-8")
+    try:
+        if log is None:
+            async with stdio_client(parameters) as streams:
+                yield streams
+        else:
+            async with stdio_client(parameters, errlog=log) as streams:
+                yield streams
+    finally:
+        if log is not None:
+            log.close()
+
+
+def client_target(name: str, target: ServerTarget, log_dir: Path | None) -> Any:
+    """The value to hand to ``mcp.Client`` for one server."""
+    log_path = log_dir / f"{name}.log" if log_dir is not None else None
+    if isinstance(target, StdioServer):
+        return _stdio_transport(stdio_parameters(target), log_path)
+    if isinstance(target, StdioServerParameters):
+        return _stdio_transport(target, log_path)
+    if isinstance(target, HttpServer):
+        headers = {key: value.get_secret_value() for key, value in target.headers.items()}
+        return _http_transport(target.url, headers)
+    if isinstance(target, str):
+        return _http_transport(target, {})
+    return target
+
+
+def is_restartable(target: ServerTarget) -> bool:
+    """Sessions the pool re-opens when they die: processes and remote connections."""
+    return isinstance(target, StdioServer | StdioServerParameters | HttpServer | str)
