@@ -7,13 +7,17 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gatehouse.errors import ConfigurationError, ThreadBusyError
 from gatehouse.operator_requests import ask
 from gatehouse.render import render_text
+from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.wiring import open_services
+from gatehouse.wiring import open_services, servers_config
+from mcp_host.config import ConfigError
+from mcp_host.sdk_client import SdkMcpClient
 from reviews.errors import ReviewError
 
 EXIT_OK = 0
@@ -21,12 +25,28 @@ EXIT_USAGE = 2
 EXIT_ALREADY_DECIDED = 3
 
 
+def _common_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db", metavar="PATH", help="database file (default: $GATEHOUSE_DB or data/gatehouse.db)"
+    )
+    common.add_argument(
+        "--servers",
+        metavar="PATH",
+        help="servers file, mcpServers or VS Code format (default: $GATEHOUSE_SERVERS, else bundled servers)",
+    )
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return common
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gatehouse", description="Human-in-the-loop review for MCP tool calls."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    ask_cmd = commands.add_parser("ask", help="send a request through the graph and print final_output")
+    common = _common_options()
+
+    ask_cmd = commands.add_parser("ask", parents=[common], help="send a request and print final_output")
     ask_cmd.add_argument("text", metavar="TEXT", help="the request, in plain words")
     ask_cmd.add_argument(
         "--prefer", action="append", default=[], metavar="SERVER", help="prefer this server (repeatable)"
@@ -37,10 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument(
         "--user", default="operator", metavar="NAME", help="who is asking (default: operator)"
     )
-    ask_cmd.add_argument(
-        "--db", metavar="PATH", help="database file (default: $GATEHOUSE_DB or data/gatehouse.db)"
+
+    servers_cmd = commands.add_parser("servers", help="inspect the configured MCP servers")
+    servers_actions = servers_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    servers_actions.add_parser(
+        "check", parents=[common], help="connect to every server; report protocol, counts and connect time"
     )
-    ask_cmd.add_argument("--json", action="store_true", help="print final_output as JSON")
     return parser
 
 
@@ -49,8 +71,26 @@ def _usage_error(message: str) -> int:
     return EXIT_USAGE
 
 
+def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
+
+
+def _run_servers_check(args: argparse.Namespace) -> int:
+    settings = Settings.resolve(db=args.db, servers=args.servers)
+    try:
+        config = servers_config(settings)
+    except ConfigError as exc:
+        return _usage_error(str(exc))
+    with SdkMcpClient(
+        {entry.name: entry for entry in config.servers}, log_dir=settings.server_log_dir
+    ) as pool:
+        report = check_servers(config, pool)
+    _print(report, args.json, render_check)
+    return EXIT_OK
+
+
 def _run_ask(args: argparse.Namespace) -> int:
-    settings = Settings.resolve(db=args.db)
+    settings = Settings.resolve(db=args.db, servers=args.servers)
     with open_services(settings) as services:
         known = services.mcp.server_names()
         unknown = [name for name in args.prefer if name not in known]
@@ -69,8 +109,7 @@ def _run_ask(args: argparse.Namespace) -> int:
             )
         except ThreadBusyError as exc:
             return _usage_error(f"--thread: {exc}")
-    output = outcome.final_output.model_dump(mode="json")
-    print(json.dumps(output, indent=2, ensure_ascii=False) if args.json else render_text(output))
+    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text)
     return EXIT_OK
 
 
@@ -81,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "ask":
             return _run_ask(args)
+        if args.command == "servers":
+            return _run_servers_check(args)
     except ConfigurationError as exc:
         return _usage_error(str(exc))
     except ReviewError as exc:

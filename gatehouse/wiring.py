@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -11,9 +13,10 @@ from typing import TYPE_CHECKING
 from gatehouse.errors import ConfigurationError
 from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
+from mcp_host.config import ConfigError, ServersConfig, load_servers_config
 from mcp_host.sdk_client import SdkMcpClient
 from policies.high_impact_rule import HighImpactRule
-from servers.catalog import build_all
+from servers.catalog import BUNDLED_CONFIG
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.sqlite import SqliteSaver
@@ -39,9 +42,25 @@ class Services:
         self.checkpointer.conn.close()
 
 
-def bundled_client(settings: Settings) -> SdkMcpClient:
-    """The bundled demo servers, reached in-process through the official SDK client."""
-    return SdkMcpClient(build_all(settings.demo_data_dir))
+def servers_config(settings: Settings) -> ServersConfig:
+    """The configured servers file, or the shipped one that runs the bundled demo servers."""
+    if settings.servers_path is not None:
+        return load_servers_config(settings.servers_path)
+    variables = {
+        "GATEHOUSE_PYTHON": sys.executable,
+        "GATEHOUSE_DEMO_DATA": str(settings.demo_data_dir.resolve()),
+    }
+    return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
+
+
+def server_pool(settings: Settings) -> SdkMcpClient:
+    """One long-lived session per configured server."""
+    try:
+        config = servers_config(settings)
+    except ConfigError as exc:
+        raise ConfigurationError(str(exc)) from exc
+    targets = {entry.name: entry for entry in config.servers}
+    return SdkMcpClient(targets, log_dir=settings.server_log_dir)
 
 
 def build_services(
@@ -53,7 +72,7 @@ def build_services(
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
     try:
-        client = mcp if mcp is not None else bundled_client(settings)
+        client = mcp if mcp is not None else server_pool(settings)
     except BaseException:
         checkpointer.conn.close()
         raise

@@ -23,6 +23,7 @@ from graph.planner.intent import classify
 from graph.planner.scoring import is_unbounded_listing, rank
 from graph.results_view import context_from, is_opaque, is_readable_mime
 from graph.state import GraphState, McpRequest, ReviewDecision
+from mcp_host.client import McpClient
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
@@ -31,6 +32,8 @@ from policies.decision import Flag
 _WHITESPACE = re.compile(r"\s+")
 _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
 _CANDIDATES_KEPT = 5
+# What a reviewer approves besides the name: a change to any of these voids an approval.
+_DEFINITION_FIELDS = ("description", "input_schema", "output_schema", "annotations")
 
 
 def _flag(code: str, severity: Any, message: str) -> dict[str, Any]:
@@ -91,6 +94,7 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
         "review": None,
         "review_round": 0,
         "approved_call": None,
+        "previous_definition": None,
         "status": None,
         "invoke_attempts": 0,
         "transport_failures": 0,
@@ -343,6 +347,12 @@ def review_payload(state: GraphState) -> dict[str, Any]:
     }
     if stage == "clarification":
         payload["question"] = clarification_question(state)
+    previous = state.get("previous_definition")
+    if previous:
+        payload["previous_capability"] = {
+            field: previous.get(field)
+            for field in ("description", "input_schema", "output_schema", "annotations")
+        }
     result = state.get("mcp_result")
     if result:
         payload["result"] = {k: v for k, v in result.items() if k != "content"}
@@ -385,8 +395,10 @@ def mark_needs_review(state: GraphState) -> dict[str, Any]:
             decision.arguments if decision.arguments is not None else state.get("proposed_arguments", {})
         )
         edited = decision.arguments is not None and decision.arguments != state.get("proposed_arguments", {})
+        selected = state.get("selected_capability") or {}
         update["approved_call"] = {
-            "key": (state.get("selected_capability") or {}).get("key"),
+            "key": selected.get("key"),
+            "fingerprint": selected.get("fingerprint"),
             "arguments": arguments,
             "by": decision.by,
         }
@@ -430,9 +442,50 @@ def build_mcp_request(state: GraphState) -> dict[str, Any]:
     return {"mcp_request": request.model_dump(mode="json")}
 
 
+def _changed_definition(state: GraphState, mcp: McpClient, key: str) -> dict[str, Any] | None:
+    """For a reviewed call: the update that sends it back to review if its definition changed.
+
+    The approval covers the definition the reviewer saw. The manifest is fetched fresh (never
+    from cache) right before the call, so a server that swaps a tool's description or schema
+    after approval (a "rug pull") gets a new review, not an execution.
+    """
+    approved = state.get("approved_call")
+    if not approved or approved.get("key") != key:
+        return None
+    current = mcp.discover(fresh=True).find(key)
+    if current is not None and current.fingerprint == approved.get("fingerprint"):
+        return None
+    old = _selected(state)
+    if current is None:
+        message = f"{key} is no longer offered by its server; the approval no longer applies"
+    else:
+        fields = [f for f in _DEFINITION_FIELDS if getattr(old, f) != getattr(current, f)]
+        changed = ", ".join(fields) or "definition"
+        message = f"{key} changed since it was approved ({changed}); it needs a new review"
+    validation = dict(state.get("capability_validation") or {})
+    validation["flags"] = [*validation.get("flags", []), _flag("definition_changed", "critical", message)]
+    update: dict[str, Any] = {
+        "approved_call": None,
+        "review_stage": "before_execution",
+        "needs_human_review": True,
+        "fallback_reason": message,
+        "capability_validation": validation,
+        "errors": _errors(state, message),
+    }
+    if current is not None:
+        update["previous_definition"] = old.model_dump(mode="json")
+        update["selected_capability"] = (state.get("selected_capability") or {}) | current.model_dump(
+            mode="json"
+        )
+    return update
+
+
 def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     request = McpRequest.model_validate(state["mcp_request"])
     mcp = runtime.context.mcp
+    changed = _changed_definition(state, mcp, request.capability_key)
+    if changed is not None:
+        return changed
     try:
         if request.method == "tools/call":
             result = mcp.call_tool(request.server, request.name, request.arguments)

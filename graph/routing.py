@@ -56,11 +56,12 @@ def _has_alternative(state: GraphState, min_score: float) -> bool:
 def after_invoke(
     state: GraphState, runtime: Runtime[GraphContext]
 ) -> Literal["integrate_result", "select_capability", "mark_needs_review"]:
+    # A failure a person must see, or a reviewed definition that changed before the call.
+    if state.get("review_stage") in {"after_failure", "before_execution"}:
+        return "mark_needs_review"
     result = state.get("mcp_result")
     if result is None:
         raise ImpossibleStateError("invoke_mcp_capability ran without recording a result")
-    if state.get("review_stage") == "after_failure":
-        return "mark_needs_review"
     error = result.get("error")
     limits = runtime.context.limits
     if (

@@ -61,6 +61,8 @@ class GraphState(TypedDict, total=False):
     review: dict[str, Any] | None
     review_round: int
     approved_call: dict[str, Any] | None
+    # The definition a reviewer approved, kept when the server changed it afterwards.
+    previous_definition: dict[str, Any] | None
     status: Status | None
     # Attempt counters: they bound every loop in the graph.
     invoke_attempts: int

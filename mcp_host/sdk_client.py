@@ -83,6 +83,8 @@ class _Session:
     protocol_version: str | None = None
     connect_ms: float | None = None
     restarts: int = 0
+    # The last HTTP status that refused this session's credentials (remote servers only).
+    refused_status: int | None = None
     stopping: bool = False
     manifest: ServerManifest | None = None
     # Set when the keeper should wake: to stop, or to re-open a dead session.
@@ -164,7 +166,7 @@ class SdkMcpClient:
         connected = False
         try:
             async with Client(
-                client_target(session.name, session.target, self._log_dir),
+                client_target(session.name, session.target, self._log_dir, _status_recorder(session)),
                 cache=None,  # the host decides when a manifest is fresh
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
@@ -184,7 +186,7 @@ class SdkMcpClient:
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of one server is that server's error
-            session.error = error_from_exception(exc)
+            session.error = _classify(session, exc)
         finally:
             session.client = None
             session.manifest = None
@@ -282,6 +284,7 @@ class SdkMcpClient:
             return ServerManifest(name=session.name, ok=False, error=error)
         collector = CapabilityCollector(session.name)
         declared = client.server_capabilities
+        session.refused_status = None
         try:
             with anyio.fail_after(self._call_timeout):
                 # Ask only for what the server declares: others answer "Method not found".
@@ -297,7 +300,7 @@ class SdkMcpClient:
                     for prompt in await _all_pages(client.list_prompts, "prompts"):
                         collector.add_prompt(prompt)
         except Exception as exc:  # noqa: BLE001 - recorded on the manifest; other servers go on
-            error = error_from_exception(exc)
+            error = _classify(session, exc)
             if error.kind in TRANSPORT_KINDS and error.kind != "timeout":
                 await self._reopen(session)
             return ServerManifest(name=session.name, ok=False, error=error)
@@ -355,10 +358,11 @@ class SdkMcpClient:
         if session is None:
             raise UnknownServerError(server, list(self._sessions))
         started = time.perf_counter()
+        session.refused_status = None
         try:
             raw = self._portal.call(self._bounded, session, send)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
-            return McpResult.failure(server, capability_type, name, error_from_exception(exc))
+            return McpResult.failure(server, capability_type, name, _classify(session, exc))
         if raw is None:
             error = session.error or ErrorInfo(kind="unavailable", message="no open session")
             return McpResult.failure(server, capability_type, name, error)
@@ -381,6 +385,21 @@ class SdkMcpClient:
     def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError("the MCP client is closed")
+
+
+def _status_recorder(session: _Session) -> Callable[[int], None]:
+    def record(status: int) -> None:
+        session.refused_status = status
+
+    return record
+
+
+def _classify(session: _Session, exc: BaseException) -> ErrorInfo:
+    if session.refused_status is not None:
+        return ErrorInfo(
+            kind="auth", message=f"the server refused the credentials (HTTP {session.refused_status})"
+        )
+    return error_from_exception(exc)
 
 
 def _record_invalid_output(client: Client) -> None:

@@ -10,7 +10,7 @@ whole environment, where the host's own secrets live.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -45,10 +45,22 @@ def stdio_parameters(entry: StdioServer) -> StdioServerParameters:
     return StdioServerParameters(command=entry.command, args=entry.args, env=env, cwd=entry.cwd)
 
 
+StatusListener = Callable[[int], None]
+_AUTH_STATUSES = frozenset({401, 403})
+
+
 @asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+async def _http_transport(
+    url: str, headers: dict[str, str], on_auth_failure: StatusListener | None
+) -> AsyncIterator[TransportStreams]:
+    async def watch(response: httpx2.Response) -> None:
+        # The SDK turns an HTTP 401/403 into a generic JSON-RPC error; the status is the only
+        # sign that the credentials were refused, so it is passed on before it is lost.
+        if on_auth_failure is not None and response.status_code in _AUTH_STATUSES:
+            on_auth_failure(response.status_code)
+
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT, event_hooks={"response": [watch]}) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -75,7 +87,9 @@ async def _stdio_transport(
             log.close()
 
 
-def client_target(name: str, target: ServerTarget, log_dir: Path | None) -> Any:
+def client_target(
+    name: str, target: ServerTarget, log_dir: Path | None, on_auth_failure: StatusListener | None = None
+) -> Any:
     """The value to hand to ``mcp.Client`` for one server."""
     log_path = log_dir / f"{name}.log" if log_dir is not None else None
     if isinstance(target, StdioServer):
@@ -84,9 +98,9 @@ def client_target(name: str, target: ServerTarget, log_dir: Path | None) -> Any:
         return _stdio_transport(target, log_path)
     if isinstance(target, HttpServer):
         headers = {key: value.get_secret_value() for key, value in target.headers.items()}
-        return _http_transport(target.url, headers)
+        return _http_transport(target.url, headers, on_auth_failure)
     if isinstance(target, str):
-        return _http_transport(target, {})
+        return _http_transport(target, {}, on_auth_failure)
     return target
 
 

@@ -17,6 +17,11 @@ BUNDLED_SERVERS: dict[str, Callable[[Path], MCPServer]] = {
 }
 
 
+BUNDLED_CONFIG = Path(__file__).with_name("bundled.mcp.json")
+"""The shipped servers file: every bundled server over stdio. It names two variables the host
+fills in: GATEHOUSE_PYTHON (the interpreter of Gatehouse's own venv) and GATEHOUSE_DEMO_DATA."""
+
+
 def build_all(data_dir: Path) -> dict[str, MCPServer]:
     """Build every bundled server against one shared data folder (their files do not overlap)."""
     return {name: build(data_dir) for name, build in BUNDLED_SERVERS.items()}

@@ -57,9 +57,9 @@ class FaultInjectingClient:
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
     discover_calls: int = 0
 
-    def discover(self) -> Manifest:
+    def discover(self, *, fresh: bool = False) -> Manifest:
         self.discover_calls += 1
-        manifest = self.inner.discover()
+        manifest = self.inner.discover(fresh=fresh)
         return self.manifest_filter(manifest) if self.manifest_filter else manifest
 
     def _scripted(self, key: str, server: str, capability_type: str, name: str) -> McpResult | None:

@@ -12,7 +12,8 @@ from mcp.server import Server
 
 from graph.builder import CompiledGraph
 from mcp_host.manifest import Manifest
-from mcp_host.sdk_client import SdkMcpClient, ServerTarget
+from mcp_host.sdk_client import SdkMcpClient
+from mcp_host.transports import ServerTarget
 from servers.catalog import build_all
 from tests.fakes import FaultInjectingClient, failure, untrusted
 from tests.graph.routes import DISCOVER_SELECT_VALIDATE, HAPPY, START, TO_REVIEW

@@ -12,7 +12,7 @@ from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
-from mcp_host.sdk_client import ServerTarget
+from mcp_host.transports import ServerTarget
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from mcp_host.results import McpResult
-from mcp_host.sdk_client import SdkMcpClient, ServerTarget
+from mcp_host.sdk_client import SdkMcpClient
+from mcp_host.transports import ServerTarget
 from servers.catalog import build_all
 from servers.documents import SUPPORT_HANDBOOK
 from tests.mcp_host.helpers import stdio_greeter
