@@ -130,6 +130,8 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
     if raw.get("disabled") is True:
         return None
     kind = str(raw.get("type", "stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
+    if not kind:
+        raise ConfigError(where, "a server needs a command (stdio) or a url (http)")
     if kind == "stdio":
         unknown = sorted(set(raw) - _STDIO_KEYS)
         if unknown:

@@ -142,6 +142,13 @@ def _number_near(name: str, text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def _unquote(value: str) -> str:
+    for opening, closing in (('"', '"'), ("'", "'"), ("“", "”")):
+        if len(value) >= 2 and value.startswith(opening) and value.endswith(closing):
+            return value[1:-1]
+    return value
+
+
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
@@ -176,7 +183,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if key in _CONTENT_NAMES:
         match = _CONTENT_LEAD.search(text)
         if match:
-            return match.group(1).strip().rstrip("."), "text after 'saying'"
+            return _unquote(match.group(1).strip().rstrip(".")), "text after 'saying'"
     if key in _SUBJECT_NAMES:
         match = _SUBJECT.search(text)
         if match:

@@ -28,6 +28,18 @@ def gatehouse(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def only_servers(data: Path, *names: str) -> str:
+    """A servers file, in Claude Desktop's format, with just the bundled servers a test needs
+    (each stdio server is a Python process start; the default runs all six)."""
+    entries = {
+        name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
+        for name in names
+    }
+    path = data / "servers.json"
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    return str(path)
+
+
 def ask_json(data: Path, *args: str) -> dict[str, Any]:
     done = gatehouse(data, "ask", "--json", *args)
     assert done.returncode == 0, done.stderr
@@ -83,11 +95,12 @@ def test_a_general_question_is_answered_without_mcp(tmp_path: Path) -> None:
 
 
 def test_a_clarification_is_answered_on_the_same_thread(tmp_path: Path) -> None:
-    first = ask_json(tmp_path, "Please greet someone for me.")
+    servers = only_servers(tmp_path, "greeter")
+    first = ask_json(tmp_path, "--servers", servers, "Please greet someone for me.")
     assert first["status"] == "needs_clarification"
     assert first["missing_arguments"] == ["name"]
 
-    second = ask_json(tmp_path, "--thread", first["thread_id"], "name=Grace")
+    second = ask_json(tmp_path, "--servers", servers, "--thread", first["thread_id"], "name=Grace")
 
     assert second["status"] == "ok"
     assert second["thread_id"] == first["thread_id"]
@@ -95,7 +108,8 @@ def test_a_clarification_is_answered_on_the_same_thread(tmp_path: Path) -> None:
 
 
 def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
-    done = gatehouse(tmp_path, "ask", "Send an email to bob@example.com saying hi")
+    servers = only_servers(tmp_path, "email")
+    done = gatehouse(tmp_path, "ask", "--servers", servers, "Send an email to bob@example.com saying hi")
 
     assert done.returncode == 0
     assert "status:     needs_review" in done.stdout
@@ -104,12 +118,12 @@ def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
 
 
 def test_an_unknown_preferred_server_is_a_usage_error_naming_the_servers(tmp_path: Path) -> None:
-    done = gatehouse(tmp_path, "ask", "--prefer", "nosuch", "List the files")
+    servers = only_servers(tmp_path, "filesystem", "greeter")
+    done = gatehouse(tmp_path, "ask", "--servers", servers, "--prefer", "nosuch", "List the files")
 
     assert done.returncode == 2
     assert done.stdout == ""
-    assert "--prefer: unknown server nosuch" in done.stderr
-    assert "filesystem" in done.stderr
+    assert "--prefer: unknown server nosuch; configured servers: filesystem, greeter" in done.stderr
 
 
 def test_a_database_that_cannot_be_opened_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
@@ -124,9 +138,10 @@ def test_a_database_that_cannot_be_opened_is_a_usage_error_naming_the_file(tmp_p
 
 
 def test_a_thread_waiting_for_a_reviewer_does_not_take_operator_messages(tmp_path: Path) -> None:
-    paused = ask_json(tmp_path, "Send an email to bob@example.com saying hi")
+    servers = only_servers(tmp_path, "email")
+    paused = ask_json(tmp_path, "--servers", servers, "Send an email to bob@example.com saying hi")
 
-    done = gatehouse(tmp_path, "ask", "--thread", paused["thread_id"], "also cc carol")
+    done = gatehouse(tmp_path, "ask", "--servers", servers, "--thread", paused["thread_id"], "also cc carol")
 
     assert done.returncode == 2
     assert "waits for a reviewer" in done.stderr
@@ -135,3 +150,70 @@ def test_a_thread_waiting_for_a_reviewer_does_not_take_operator_messages(tmp_pat
 @pytest.mark.parametrize("args", [[], ["ask"], ["frobnicate"]])
 def test_bad_usage_exits_2(tmp_path: Path, args: list[str]) -> None:
     assert gatehouse(tmp_path, *args).returncode == 2
+
+
+def test_servers_check_lists_every_bundled_server_with_its_counts(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "servers", "check", "--json")
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    servers = {server["name"]: server for server in report["servers"]}
+    assert set(servers) == {"filesystem", "tickets", "email", "greeter", "prompts", "documents"}
+    assert all(server["ok"] and server["protocol_version"] for server in servers.values())
+    assert (servers["filesystem"]["tools"], servers["tickets"]["resource_templates"]) == (3, 1)
+    assert (servers["prompts"]["prompts"], servers["documents"]["resources"]) == (1, 2)
+    assert all(server["connect_ms"] > 0 for server in servers.values())
+    assert servers["greeter"]["transport"]["transport"] == "stdio"
+
+
+def test_servers_check_reports_a_broken_server_beside_the_working_ones(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    entries = {
+        "greeter": {
+            "command": sys.executable,
+            "args": ["-m", "servers.greeter", "--data-dir", str(tmp_path)],
+        },
+        "ghost": {"command": str(tmp_path / "no-such-server")},
+    }
+    config.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+
+    done = gatehouse(tmp_path, "servers", "check", "--servers", str(config))
+
+    assert done.returncode == 0, done.stderr
+    assert "ok    greeter" in done.stdout
+    assert "FAIL  ghost" in done.stdout
+
+
+def test_secrets_in_a_servers_file_never_reach_the_output(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "servers.greeter", "--data-dir", str(tmp_path)],
+        "env": {"GREETER_TOKEN": "${TOKEN_FOR_TEST}"},
+    }
+    config.write_text(json.dumps({"mcpServers": {"greeter": entry}}), encoding="utf-8")
+    env = {**os.environ, "GATEHOUSE_DATA": str(tmp_path), "TOKEN_FOR_TEST": "tok-9f8e7d"}
+
+    done = subprocess.run(
+        [sys.executable, "-m", "gatehouse.cli", "servers", "check", "--json", "--servers", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "tok-9f8e7d" not in done.stdout + done.stderr
+    assert json.loads(done.stdout)["servers"][0]["transport"]["env"] == {"GREETER_TOKEN": "***"}
+
+
+def test_an_invalid_servers_file_exits_2_naming_file_entry_and_reason(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"files": {"args": ["x"]}}}), encoding="utf-8")
+
+    done = gatehouse(tmp_path, "ask", "--servers", str(config), "List the files")
+
+    assert done.returncode == 2
+    assert f"{config}: mcpServers.files: a server needs a command (stdio) or a url (http)" in done.stderr

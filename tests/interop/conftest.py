@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.interop.peers import everything_over_http
+from tests.interop.peers import everything_over_http, missing_peer
 
 
 @pytest.fixture
@@ -24,6 +25,8 @@ def project_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def git_repository(tmp_path: Path) -> Path:
     """A git repository with one commit and one untracked file."""
+    if shutil.which("git") is None:
+        missing_peer("git not found: the git peer's repository needs it on PATH")
     repo = tmp_path / "repo"
     repo.mkdir()
 

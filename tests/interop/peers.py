@@ -41,6 +41,8 @@ MEMORY_JS = NODE_MODULES / "@modelcontextprotocol" / "server-memory" / "dist" / 
 TIME_BIN = PEERS / "venv-time" / "bin" / "mcp-server-time"
 GIT_BIN = PEERS / "venv-git" / "bin" / "mcp-server-git"
 
+# Written by the Makefile's peers target when an environment is complete.
+STAMP = ".installed"
 REQUIRE_PEERS_VARIABLE = "GATEHOUSE_REQUIRE_PEERS"
 HTTP_START_SECONDS = 15.0
 HTTP_STOP_SECONDS = 5.0
@@ -66,15 +68,16 @@ def _node() -> str:
 
 def _npm_entry(script: Path) -> tuple[str, Path]:
     node = _node()
-    if not script.is_file():
+    # The stamp is written only after `npm ci` succeeded: a half-done install counts as missing.
+    if not (NPM_PREFIX / STAMP).is_file() or not script.is_file():
         missing_peer("npm peers not built: run `make peers` (needs npm)")
     return node, script
 
 
 def _python_entry(executable: Path) -> Path:
-    if not executable.is_file():
-        venv = executable.parent.parent.name
-        missing_peer(f"{venv} not built: run `make peers`")
+    venv = executable.parent.parent
+    if not (venv / STAMP).is_file() or not executable.is_file():
+        missing_peer(f"{venv.name} not built: run `make peers`")
     return executable
 
 

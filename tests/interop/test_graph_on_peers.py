@@ -16,6 +16,7 @@ from tests.support import ask, context_for
 
 @pytest.mark.xfail(
     strict=False,
+    raises=AssertionError,  # a missing peer (skip, or fail under GATEHOUSE_REQUIRE_PEERS) is not this
     reason="planner: list_allowed_directories (no required argument, 10.5) outranks "
     "list_directory (9.5, -1 for the missing path), so the graph answers ok with the allowed "
     "directories instead of the files, and never asks for the path",
@@ -62,6 +63,7 @@ def test_the_graph_asks_which_of_two_listing_tools_and_runs_the_one_named_in_the
 
 @pytest.mark.xfail(
     strict=False,
+    raises=AssertionError,  # a missing peer (skip, or fail under GATEHOUSE_REQUIRE_PEERS) is not this
     reason="planner: the reply 'list_directory' scores list_directory_with_sizes just as high "
     "(same name words), so the same question is asked again",
 )
