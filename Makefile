@@ -63,4 +63,4 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(PEERS) build *.egg-info

@@ -20,7 +20,7 @@ from graph.context import GraphContext
 from graph.output import build_final_output, clarification_question
 from graph.planner.arguments import extract_arguments
 from graph.planner.intent import classify
-from graph.planner.scoring import is_unbounded_listing, rank
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
 from graph.results_view import context_from, is_opaque, is_readable_mime
 from graph.state import GraphState, McpRequest, ReviewDecision
 from mcp_host.client import McpClient
@@ -153,6 +153,23 @@ def discover_capabilities(state: GraphState, runtime: Runtime[GraphContext]) -> 
 
 
 # -- select_capability ----------------------------------------------------------------------
+
+
+def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> ScoredCapability | None:
+    """The candidate an operator's reply names exactly (by name or key), if any.
+
+    Answering "which one?" with a tool's name settles it, even when that name is a prefix of
+    the other candidate's ("list_directory" vs "list_directory_with_sizes").
+    """
+    if not reply:
+        return None
+    tokens = {token.lower() for token in re.findall(r"[\w.-]+", reply)}
+    by_key = [s for s in candidates if s.capability.key.lower() in tokens]
+    if len(by_key) == 1:
+        return by_key[0]
+    # A bare name settles it only when one candidate has it (two servers may share a name).
+    by_name = [s for s in candidates if s.capability.name.lower() in tokens]
+    return by_name[0] if len(by_name) == 1 else None
 
 
 def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:

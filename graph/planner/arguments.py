@@ -20,6 +20,8 @@ _QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])"""
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w@])")
+# A path with a slash: /srv/share, ./docs, ~/notes, docs/2024 (file names are _PATH's).
+_SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?![\w.])")
 _CONTENT_LEAD = re.compile(
     r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading)"
@@ -160,9 +162,14 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
             if address not in used:
                 return address, "e-mail address in the request"
     if key in _PATH_NAMES or key.endswith("_path") or key.endswith("_file"):
-        for path in _PATH.findall(_URI.sub(" ", _EMAIL.sub(" ", text))):
+        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
+        for path in _PATH.findall(plain):
             if path not in used:
                 return path, "file name in the request"
+        for path in _SLASH_PATH.findall(plain):
+            cleaned = path.rstrip(".,;:!?")
+            if cleaned and cleaned not in used:
+                return cleaned, "path in the request"
     if key in _DIR_NAMES:
         match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", text, re.IGNORECASE)
         if match:

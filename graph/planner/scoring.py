@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graph.planner.arguments import extract_arguments
-from graph.planner.text import ACTION_CONCEPTS, concepts, concepts_of_words, split_identifier, words
+from graph.planner.text import (
+    ACTION_CONCEPTS,
+    STOPWORDS,
+    concepts,
+    concepts_of_words,
+    split_identifier,
+    words,
+)
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -31,9 +38,10 @@ UNREQUESTED_PROMPT = -4.0
 PREFERRED_SERVER = 2.5
 UNBOUNDED_LISTING = -2.0
 STATED_ARGUMENT = 1.5
-MISSING_ARGUMENT = -1.0
 URI_MATCH = 5.0
 ACTION_MISMATCH = -4.0
+UNMATCHED_NAME_WORD = -1.5
+MISSING_ARGUMENT = -0.5
 
 _KIND_OF_TYPE = {"tool": "tool", "resource": "resource", "resource_template": "resource", "prompt": "prompt"}
 _UNBOUNDED_WORDS = re.compile(
@@ -77,10 +85,16 @@ def score_capability(
         scored.score += points
         scored.reasons.append(f"{points:+g} {reason}")
 
-    name_concepts = concepts_of_words(split_identifier(capability.name))
+    name_words = [w for w in split_identifier(capability.name) if w not in STOPWORDS]
+    name_concepts = concepts_of_words(name_words)
     name_hits = sorted(name_concepts & wanted)
     if name_hits:
         add(NAME_WEIGHT * len(name_hits), f"name matches {', '.join(name_hits)}")
+        # A name that says more than the request asked for is a narrower fit:
+        # "list files" is list_directory, not list_allowed_directories.
+        unmatched = [w for w in name_words if not concepts_of_words([w]) & wanted]
+        if unmatched:
+            add(UNMATCHED_NAME_WORD * len(unmatched), f"name also says {', '.join(unmatched)}")
     if concepts_of_words(split_identifier(capability.server)) & wanted:
         add(SERVER_WEIGHT, f"server {capability.server} named")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)

@@ -86,6 +86,39 @@ def test_ambiguous_candidates_ask_which_one_instead_of_guessing(
     assert mirrored_client.calls == []
 
 
+def test_replying_with_a_capability_key_settles_an_ambiguous_choice(
+    graph: CompiledGraph, mirrored_client: FaultInjectingClient
+) -> None:
+    from graph.state import ReviewDecision
+    from reviews.resume import resume
+    from tests.support import context_for
+
+    asked = ask(graph, mirrored_client, "List the files in the project folder.", thread_id="t-pick")
+    reply = ReviewDecision(action="answer", by="operator", text="mirror__list_directory")
+
+    done = resume(graph, context_for(mirrored_client), "t-pick", reply)
+
+    assert asked.final_output.status == "needs_clarification"
+    assert done.final_output.status == "ok"
+    assert mirrored_client.calls == [("mirror", "list_directory", {})]
+
+
+def test_a_name_both_candidates_share_does_not_settle_the_choice(
+    graph: CompiledGraph, mirrored_client: FaultInjectingClient
+) -> None:
+    from graph.state import ReviewDecision
+    from reviews.resume import resume
+    from tests.support import context_for
+
+    ask(graph, mirrored_client, "List the files in the project folder.", thread_id="t-same-name")
+    reply = ReviewDecision(action="answer", by="operator", text="list_directory")
+
+    done = resume(graph, context_for(mirrored_client), "t-same-name", reply)
+
+    assert done.final_output.status == "needs_clarification"
+    assert mirrored_client.calls == []
+
+
 def test_weak_candidates_answer_without_mcp(graph: CompiledGraph, client: FaultInjectingClient) -> None:
     outcome = ask(graph, client, "Book me a flight to Lisbon next week.")
 
