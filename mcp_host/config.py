@@ -28,8 +28,9 @@ _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 REDACTED = "***"
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
-_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled"}
-_HTTP_KEYS = {"type", "url", "headers", "disabled"}
+# "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
+_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout"}
+_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout"}
 
 
 class ConfigError(McpHostError):
@@ -50,6 +51,7 @@ class StdioServer(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
+    timeout: float | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -68,6 +70,7 @@ class HttpServer(BaseModel):
     name: str
     url: str
     headers: dict[str, SecretStr] = Field(default_factory=dict)
+    timeout: float | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -120,6 +123,15 @@ def _string_map(value: Any, where: str) -> dict[str, str]:
     return value
 
 
+def _timeout(raw: dict[str, Any], where: str) -> float | None:
+    value = raw.get("timeout")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{where}.timeout", "must be a positive number of seconds")
+    return float(value)
+
+
 def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
     if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
         raise ConfigError(
@@ -151,8 +163,9 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             if not isinstance(cwd, str):
                 raise ConfigError(f"{where}.cwd", "must be a string")
             cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
+        command = _expand(command, environ, f"{where}.command")
         return StdioServer(
-            name=name, command=_expand(command, environ, f"{where}.command"), args=args, env=env, cwd=cwd
+            name=name, command=command, args=args, env=env, cwd=cwd, timeout=_timeout(raw, where)
         )
     if kind in _HTTP_TYPES:
         unknown = sorted(set(raw) - _HTTP_KEYS)
@@ -165,7 +178,8 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             key: SecretStr(_expand(value, environ, f"{where}.headers.{key}"))
             for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
         }
-        return HttpServer(name=name, url=_expand(url, environ, f"{where}.url"), headers=headers)
+        url = _expand(url, environ, f"{where}.url")
+        return HttpServer(name=name, url=url, headers=headers, timeout=_timeout(raw, where))
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
     raise ConfigError(

@@ -286,7 +286,7 @@ class SdkMcpClient:
         declared = client.server_capabilities
         session.refused_status = None
         try:
-            with anyio.fail_after(self._call_timeout):
+            with anyio.fail_after(self._timeout_for(session)):
                 # Ask only for what the server declares: others answer "Method not found".
                 if declared.tools is not None:
                     for tool in await _all_pages(client.list_tools, "tools"):
@@ -368,12 +368,16 @@ class SdkMcpClient:
             return McpResult.failure(server, capability_type, name, error)
         return convert(raw, (time.perf_counter() - started) * 1000)
 
+    def _timeout_for(self, session: _Session) -> float:
+        configured = getattr(session.target, "timeout", None)
+        return float(configured) if isinstance(configured, int | float) else self._call_timeout
+
     async def _bounded(self, session: _Session, send: Callable[[Client], Awaitable[_T]]) -> _T | None:
         client = await self._usable_client(session)
         if client is None:
             return None
         try:
-            with anyio.fail_after(self._call_timeout):
+            with anyio.fail_after(self._timeout_for(session)):
                 return await send(client)
         except Exception as exc:
             # A dead transport: have the keeper re-open it for the next call. This call is

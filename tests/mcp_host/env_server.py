@@ -1,9 +1,10 @@
-"""A stdio MCP server that reports the environment it was started with (for isolation tests)."""
+"""A stdio MCP server for pool tests: reports its environment, or takes its time answering."""
 
 from __future__ import annotations
 
 import os
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("env-reporter")
@@ -13,6 +14,13 @@ server = MCPServer("env-reporter")
 def environment() -> dict[str, str]:
     """Return this process's environment variables."""
     return dict(os.environ)
+
+
+@server.tool()
+async def nap(seconds: float) -> str:
+    """Answer after the given number of seconds."""
+    await anyio.sleep(seconds)
+    return "rested"
 
 
 if __name__ == "__main__":

@@ -166,3 +166,15 @@ def test_a_file_that_is_not_json_is_reported_with_line_and_column(tmp_path: Path
 def test_a_missing_file_is_reported_by_path(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"nowhere\.json: cannot read the file"):
         load_servers_config(tmp_path / "nowhere.json")
+
+
+def test_a_per_server_timeout_is_read_and_checked() -> None:
+    config = parse_servers_config(
+        {"mcpServers": {"slow": {"command": "x", "timeout": 90}}}, source="s.json", environ={}
+    )
+
+    assert config.servers[0].timeout == 90.0
+    with pytest.raises(ConfigError, match=r"mcpServers\.slow\.timeout: must be a positive number"):
+        parse_servers_config(
+            {"mcpServers": {"slow": {"command": "x", "timeout": "1m"}}}, source="s.json", environ={}
+        )

@@ -194,3 +194,17 @@ def _wait_gone(pid: int) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"process {pid} did not exit")
         time.sleep(0.02)
+
+
+def test_a_per_server_timeout_overrides_the_pool_default() -> None:
+    quick = _python_server("quick", "tests.mcp_host.env_server").model_copy(update={"timeout": 0.3})
+    patient = _python_server("patient", "tests.mcp_host.env_server")
+    with SdkMcpClient({"quick": quick, "patient": patient}, call_timeout=30, connect_timeout=20) as pool:
+        started = time.monotonic()
+        cut_short = pool.call_tool("quick", "nap", {"seconds": 5})
+        waited = time.monotonic() - started
+        waited_for = pool.call_tool("patient", "nap", {"seconds": 0.5})
+
+    assert cut_short.error is not None and cut_short.error.kind == "timeout"
+    assert waited < 3
+    assert waited_for.success
