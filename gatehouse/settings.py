@@ -10,6 +10,7 @@ from pathlib import Path
 DATA_ENV = "GATEHOUSE_DATA"
 DB_ENV = "GATEHOUSE_DB"
 SERVERS_ENV = "GATEHOUSE_SERVERS"
+POLICY_ENV = "GATEHOUSE_POLICY"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
@@ -20,6 +21,8 @@ class Settings:
     db_path: Path
     # A servers file (mcpServers / servers JSON); None means the bundled demo servers.
     servers_path: Path | None = None
+    # A policy file; None means the shipped policies/default.toml.
+    policy_path: Path | None = None
 
     @property
     def demo_data_dir(self) -> Path:
@@ -33,7 +36,12 @@ class Settings:
 
     @classmethod
     def resolve(
-        cls, *, db: str | None = None, servers: str | None = None, environ: Mapping[str, str] | None = None
+        cls,
+        *,
+        db: str | None = None,
+        servers: str | None = None,
+        policy: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if environ is None else environ
         data_dir = Path(env.get(DATA_ENV) or DEFAULT_DATA_DIR)

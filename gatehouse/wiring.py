@@ -15,7 +15,10 @@ from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
 from mcp_host.sdk_client import SdkMcpClient
-from policies.high_impact_rule import HighImpactRule
+from policies.engine import PolicyEngine
+from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
+from policies.model import PolicyFile
+from policies.pins import SqlitePinStore
 from servers.catalog import BUNDLED_CONFIG
 
 if TYPE_CHECKING:
@@ -30,6 +33,8 @@ class Services:
     graph: CompiledGraph
     context: GraphContext
     checkpointer: SqliteSaver
+    policy: PolicyEngine
+    pins: SqlitePinStore
     owns_mcp: bool = True
 
     @property
@@ -40,6 +45,7 @@ class Services:
         if self.owns_mcp:
             self.mcp.close()
         self.checkpointer.conn.close()
+        self.pins.close()
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -53,32 +59,50 @@ def servers_config(settings: Settings) -> ServersConfig:
     return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
 
 
-def server_pool(settings: Settings) -> SdkMcpClient:
+def policy_file(settings: Settings) -> PolicyFile:
+    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder."""
+    variables = {**os.environ, "GATEHOUSE_DATA": str(settings.data_dir.resolve())}
+    try:
+        return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
+    except PolicyError as exc:
+        raise ConfigurationError(str(exc)) from exc
+
+
+def server_pool(settings: Settings, *, output_cap_bytes: int) -> SdkMcpClient:
     """One long-lived session per configured server."""
     try:
         config = servers_config(settings)
     except ConfigError as exc:
         raise ConfigurationError(str(exc)) from exc
     targets = {entry.name: entry for entry in config.servers}
-    return SdkMcpClient(targets, log_dir=settings.server_log_dir)
+    return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
 
 
 def build_services(
     settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close)."""
+    policy = policy_file(settings)
     try:
         checkpointer = open_sqlite_checkpointer(settings.db_path)
+        pins = SqlitePinStore(settings.db_path)
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
     try:
-        client = mcp if mcp is not None else server_pool(settings)
+        client = mcp if mcp is not None else server_pool(settings, output_cap_bytes=policy.output.max_bytes)
     except BaseException:
         checkpointer.conn.close()
+        pins.close()
         raise
-    context = GraphContext(mcp=client, policy=HighImpactRule(), limits=limits or Limits())
+    engine = PolicyEngine(policy, pins=pins)
+    context = GraphContext(mcp=client, policy=engine, limits=limits or Limits())
     return Services(
-        graph=compile_graph(checkpointer), context=context, checkpointer=checkpointer, owns_mcp=mcp is None
+        graph=compile_graph(checkpointer),
+        context=context,
+        checkpointer=checkpointer,
+        policy=engine,
+        pins=pins,
+        owns_mcp=mcp is None,
     )
 
 

@@ -12,7 +12,6 @@ import unicodedata
 from typing import Any
 from urllib.parse import quote
 
-from jsonschema import Draft202012Validator
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -21,7 +20,7 @@ from graph.output import build_final_output, clarification_question
 from graph.planner.arguments import extract_arguments
 from graph.planner.intent import classify
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
-from graph.results_view import context_from, is_opaque, is_readable_mime
+from graph.results_view import context_from, readable_text
 from graph.state import GraphState, McpRequest, ReviewDecision
 from mcp_host.client import McpClient
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
@@ -230,20 +229,15 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict
 # -- validate_capability --------------------------------------------------------------------
 
 
-def _schema_problems(capability: Capability, arguments: dict[str, Any]) -> list[str]:
-    validator = Draft202012Validator(capability.input_schema)
-    problems = []
-    for error in validator.iter_errors(arguments):
-        if error.validator == "required":
-            continue  # missing arguments are reported by name, separately
-        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
-        problems.append(f"{where}: {error.message}")
-    return problems
-
-
 def _approved(state: GraphState, capability: Capability, arguments: dict[str, Any]) -> str | None:
+    """Who approved exactly this call (capability, definition and arguments), if anyone did."""
     approved = state.get("approved_call")
-    if approved and approved.get("key") == capability.key and approved.get("arguments") == arguments:
+    if (
+        approved
+        and approved.get("key") == capability.key
+        and approved.get("fingerprint") == capability.fingerprint
+        and approved.get("arguments") == arguments
+    ):
         return str(approved.get("by"))
     return None
 
@@ -255,13 +249,9 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
     flags = [flag.model_dump() for flag in policy.flags]
     missing = state.get("missing_arguments", [])
     invalid = dict(state.get("invalid_arguments", {}))
-    for problem in _schema_problems(capability, arguments):
-        invalid.setdefault(problem.split(":", 1)[0], problem)
 
-    output_expectation = "structured" if capability.output_schema else "text"
     unusable_reason = None
-    if capability.type in {"resource", "resource_template"} and not is_readable_mime(capability.mime_type):
-        output_expectation = "opaque"
+    if policy.output_expectation == "opaque":
         unusable_reason = (
             f"{capability.key} returns {capability.mime_type}, which is opaque to the agent "
             "and no text-extraction capability is available"
@@ -289,11 +279,12 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
         )
 
     approved_by = _approved(state, capability, arguments)
+    args_valid = policy.args_valid and not (missing or invalid)
     if policy.action == "deny":
         decision = "deny"
     elif unusable_reason:
         decision = "unusable"
-    elif missing or invalid or selected.get("ambiguous_with"):
+    elif not args_valid or selected.get("ambiguous_with"):
         decision = "clarify"
     elif policy.action == "review" and approved_by is None:
         decision = "review"
@@ -306,22 +297,30 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
         "decision": decision,
         "matched_rule": policy.rule,
         "category": policy.category,
+        "categories": policy.categories,
+        "risk": policy.risk,
+        "risk_reasons": policy.reasons,
         "explanation": policy.explanation,
         "flags": flags,
-        "args_valid": not (missing or invalid),
+        "args_valid": args_valid,
         "missing_arguments": list(missing),
-        "output_expectation": output_expectation,
+        "output_expectation": policy.output_expectation,
+        "review_terms": policy.review.model_dump(),
     }
     update: dict[str, Any] = {
         "capability_validation": validation,
         "needs_human_review": decision in {"review", "clarify"},
         "review_stage": {"review": "before_execution", "clarify": "clarification"}.get(decision),
     }
+    if policy.previous_definition is not None:
+        update["previous_definition"] = policy.previous_definition
     if decision == "deny":
         update |= {
             "status": "error",
             "fallback_reason": f"refused by policy: {policy.explanation}",
-            "errors": _errors(state, f"policy rule {policy.rule} refused {capability.key}"),
+            "errors": _errors(
+                state, f"policy rule {policy.rule} refused {capability.key}: {policy.explanation}"
+            ),
         }
     elif decision == "unusable":
         update["fallback_reason"] = unusable_reason
@@ -360,6 +359,9 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         "flags": validation.get("flags", []),
         "category": validation.get("category"),
         "matched_rule": validation.get("matched_rule"),
+        "explanation": validation.get("explanation"),
+        "risk_reasons": validation.get("risk_reasons", []),
+        "review_terms": validation.get("review_terms"),
         "reason": state.get("fallback_reason"),
     }
     if stage == "clarification":
@@ -376,7 +378,7 @@ def review_payload(state: GraphState) -> dict[str, Any]:
     return payload
 
 
-def mark_needs_review(state: GraphState) -> dict[str, Any]:
+def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     payload = review_payload(state)
     stage = payload["stage"]
     decision = ReviewDecision.model_validate(interrupt(payload))
@@ -549,7 +551,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
 # -- integrate_result -----------------------------------------------------------------------
 
 
-def integrate_result(state: GraphState) -> dict[str, Any]:
+def integrate_result(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     result = McpResult.model_validate(state["mcp_result"])
     source = f"{result.server}/{result.name}"
     if not result.success:
@@ -560,9 +562,14 @@ def integrate_result(state: GraphState) -> dict[str, Any]:
             "fallback_reason": f"{source} failed ({error.kind}): {error.message}",
         }
     problem = None
+    suspicious = runtime.context.policy.scan_output(readable_text(result))
     if result.untrusted:
-        problem = _flag("untrusted_output", "high", f"{source} returned output that failed the host's checks")
-    elif is_opaque(result):
+        why = result.untrusted_reason or "it failed the host's checks"
+        problem = _flag("untrusted_output", "high", f"{source} returned output that cannot be trusted: {why}")
+    elif suspicious:
+        # Output is data: instructions inside it are shown to a person, never followed.
+        problem = _flag("suspicious_text", "high", f"{source} output: {'; '.join(suspicious)}")
+    elif runtime.context.policy.output.opaque(result):
         types = ", ".join(sorted({item.mime_type or item.type for item in result.content}))
         problem = _flag(
             "opaque_output", "medium", f"{source} returned only {types}, which the agent cannot read"

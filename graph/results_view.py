@@ -7,39 +7,15 @@ from typing import Any
 
 from mcp_host.results import McpResult
 
-# MIME types an agent can read as text. Anything else is opaque unless it also has text.
-_READABLE_PREFIXES = ("text/",)
-_READABLE_TYPES = frozenset(
-    {"application/json", "application/xml", "application/yaml", "application/x-yaml", "application/csv"}
-)
 _LABEL_FIELDS = ("title", "name", "subject", "uri", "path")
 _DETAIL_FIELDS = ("type", "priority", "status", "size")
 _TEXT_FIELDS = ("content", "text", "result", "message", "body")
 _MAX_LISTED = 20
 
 
-def is_readable_mime(mime_type: str | None) -> bool:
-    if mime_type is None:
-        return True
-    base = mime_type.split(";", 1)[0].strip().lower()
-    return base.startswith(_READABLE_PREFIXES) or base in _READABLE_TYPES or base.endswith("+json")
-
-
 def readable_text(result: McpResult) -> str:
     parts = [item.text for item in result.content if item.text and item.type in {"text", "resource"}]
     return "\n".join(parts)
-
-
-def is_opaque(result: McpResult) -> bool:
-    """Nothing an agent could read: only binary content, or text under a binary MIME type."""
-    if result.structured is not None:
-        return False
-    readable = [
-        item
-        for item in result.content
-        if item.type in {"text", "resource"} and item.text is not None and is_readable_mime(item.mime_type)
-    ]
-    return bool(result.content) and not readable
 
 
 def records(structured: dict[str, Any] | None) -> list[Any] | None:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
+    from mcp_host.results import McpResult
 
 Action = Literal["allow", "review", "deny"]
 Severity = Literal["info", "low", "medium", "high", "critical"]
@@ -23,15 +24,52 @@ class Flag(BaseModel):
     message: str
 
 
+class ReviewTerms(BaseModel):
+    """How a review of this call is run: who may decide, how many, for how long."""
+
+    expiry_minutes: int = 30
+    required_approvals: int = 1
+    four_eyes: bool = True
+    reviewer_roles: list[str] = Field(default_factory=list)
+
+
 class PolicyDecision(BaseModel):
     action: Action
     rule: str
     category: str | None = None
+    categories: list[str] = Field(default_factory=list)
     explanation: str
     flags: list[Flag] = Field(default_factory=list)
+    args_valid: bool = True
+    # "structured", "text", "readable" (a resource whose type the agent reads) or "opaque".
+    output_expectation: str = "text"
+    risk: Literal["low", "elevated"] = "low"
+    reasons: list[str] = Field(default_factory=list)
+    review: ReviewTerms = Field(default_factory=ReviewTerms)
+    # The definition pinned earlier, when it differs from the one offered now.
+    previous_definition: dict[str, Any] | None = None
+
+
+class OutputPolicy(Protocol):
+    max_bytes: int
+
+    def readable(self, mime_type: str | None) -> bool: ...
+
+    def opaque(self, result: McpResult) -> bool: ...
 
 
 class Policy(Protocol):
-    """The hook validate_capability calls. The policy issue's engine implements it too."""
+    """What validate_capability and integrate_result ask. Server words never decide."""
+
+    @property
+    def output(self) -> OutputPolicy: ...
 
     def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision: ...
+
+    def scan_output(self, text: str) -> list[str]:
+        """Why output text looks like an attempt to steer the agent (empty when it does not)."""
+        ...
+
+    def accept(self, capability: Capability) -> None:
+        """A reviewer approved a call to this definition: pin it."""
+        ...

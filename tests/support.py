@@ -6,11 +6,19 @@ from graph.builder import CompiledGraph
 from graph.context import GraphContext, Limits
 from graph.runner import RunOutcome, start_request
 from mcp_host.client import McpClient
-from policies.high_impact_rule import HighImpactRule
+from policies.engine import PolicyEngine
+from policies.loader import DEFAULT_POLICY, load_policy
+
+# The shipped policy, its roots under a data folder no test writes to: relative paths resolve there.
+DEFAULT_TEST_POLICY = load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": "/nonexistent/gatehouse-data"})
+
+# One engine per MCP client, so pins (first-seen definitions) last as long as the servers do.
+_ENGINES: dict[int, PolicyEngine] = {}
 
 
 def context_for(mcp: McpClient, **limits: float) -> GraphContext:
-    return GraphContext(mcp=mcp, policy=HighImpactRule(), limits=Limits(**limits))  # type: ignore[arg-type]
+    engine = _ENGINES.setdefault(id(mcp), PolicyEngine(DEFAULT_TEST_POLICY))
+    return GraphContext(mcp=mcp, policy=engine, limits=Limits(**limits))  # type: ignore[arg-type]
 
 
 def ask(graph: CompiledGraph, mcp: McpClient, text: str, **options: object) -> RunOutcome:

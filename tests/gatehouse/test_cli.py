@@ -72,7 +72,7 @@ def test_sending_an_email_waits_for_review_with_flags_and_the_outbox_stays_empty
 
     assert output["status"] == "needs_review"
     assert output["selected_capability"]["name"] == "send_email"
-    assert output["review"]["flags"][0]["code"] == "high_impact_action"
+    assert output["review"]["flags"][0]["code"] == "sends_messages"
     assert output["review"]["flags"][0]["severity"] == "high"
     outbox = tmp_path / "demo" / "outbox.jsonl"
     assert not outbox.exists() or outbox.read_text(encoding="utf-8") == ""
@@ -114,7 +114,7 @@ def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert "status:     needs_review" in done.stdout
     assert "capability: email / tool / send_email" in done.stdout
-    assert "[high] high_impact_action" in done.stdout
+    assert "[high] sends_messages" in done.stdout
 
 
 def test_an_unknown_preferred_server_is_a_usage_error_naming_the_servers(tmp_path: Path) -> None:

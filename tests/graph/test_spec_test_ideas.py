@@ -46,7 +46,7 @@ def test_text_resource_is_discovered_validated_and_integrated(
     assert outcome.final_output.status == "ok"
     assert outcome.state["selected_capability"]["type"] == "resource"
     assert outcome.state["selected_capability"]["uri"] == "docs://support-handbook"
-    assert outcome.state["capability_validation"]["output_expectation"] == "text"
+    assert outcome.state["capability_validation"]["output_expectation"] == "readable"
     assert outcome.state["mcp_request"]["method"] == "resources/read"
     assert "handbook" in outcome.state["context_update"]["text"].lower()
     assert outcome.final_output.response.startswith("documents/docs://support-handbook returned")
@@ -105,15 +105,15 @@ def test_missing_required_argument_asks_for_it_instead_of_inventing_one(
 
 
 @pytest.mark.parametrize(
-    ("request_text", "capability"),
+    ("request_text", "capability", "flag"),
     [
-        ("Send an email to bob@example.com saying hi", "email__send_email"),
-        ('Write "remember the milk" to todo.txt', "filesystem__write_file"),
-        ("Update ticket 7 status closed", "tickets__update_ticket"),
+        ("Send an email to bob@example.com saying hi", "email__send_email", "sends_messages"),
+        ('Write "remember the milk" to todo.txt', "filesystem__write_file", "writes_files"),
+        ("Update ticket 7 status closed", "tickets__update_ticket", "updates_records"),
     ],
 )
 def test_high_impact_tools_route_to_mark_needs_review_and_run_nothing(
-    graph: CompiledGraph, client: FaultInjectingClient, request_text: str, capability: str
+    graph: CompiledGraph, client: FaultInjectingClient, request_text: str, capability: str, flag: str
 ) -> None:
     outcome = ask(graph, client, request_text)
 
@@ -121,7 +121,7 @@ def test_high_impact_tools_route_to_mark_needs_review_and_run_nothing(
     assert outcome.final_output.status == "needs_review"
     assert outcome.state["selected_capability"]["key"] == capability
     assert outcome.final_output.review is not None
-    assert [flag.code for flag in outcome.final_output.review.flags] == ["high_impact_action"]
+    assert flag in [f.code for f in outcome.final_output.review.flags]
     assert outcome.pending is not None and outcome.pending["stage"] == "before_execution"
     assert client.calls == []
 

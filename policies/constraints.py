@@ -1,0 +1,138 @@
+"""Argument checks: the input schema, then the matched rules' constraints.
+
+A failed check is a flag naming the argument. Values are never rewritten: a path outside the
+roots is refused or reviewed as it was given, not "fixed" to something the operator never asked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from policies.decision import Flag
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Capability
+    from policies.model import Constraints
+
+_PATH_NAMES = frozenset(
+    {"path", "paths", "file", "files", "filename", "file_path", "filepath", "source", "destination", "target",
+     "dir", "directory", "folder", "root", "cwd", "repo_path", "repository"}
+)  # fmt: skip
+_RECIPIENT_NAMES = frozenset({"to", "cc", "bcc", "recipient", "recipients", "email", "emails", "address"})
+
+
+def schema_flags(capability: Capability, arguments: dict[str, Any]) -> list[Flag]:
+    try:
+        validator = Draft202012Validator(capability.input_schema)
+        errors = list(validator.iter_errors(arguments))
+    except SchemaError as exc:
+        return [Flag(code="invalid_schema", severity="high", message=f"{capability.key}: {exc.message}")]
+    flags = []
+    for error in errors:
+        if error.validator == "required":
+            continue  # a missing argument is the operator's to supply, reported by name elsewhere
+        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+        flags.append(
+            Flag(code="invalid_argument", severity="medium", message=f"argument {where}: {error.message}")
+        )
+    return flags
+
+
+def _is_path_argument(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in _PATH_NAMES or lowered.endswith(("_path", "_file", "_dir", "_paths", "_files"))
+
+
+def _values(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def _inside(candidate: str, roots: list[str]) -> bool:
+    real_roots = [os.path.realpath(root) for root in roots]
+    path = Path(candidate).expanduser()
+    base = path if path.is_absolute() else Path(real_roots[0]) / path
+    # realpath follows every symlink that exists, so a link pointing out is caught too.
+    resolved = os.path.realpath(base)
+    return any(resolved == root or resolved.startswith(root + os.sep) for root in real_roots)
+
+
+def path_flags(arguments: dict[str, Any], roots: list[str]) -> list[Flag]:
+    flags = []
+    for name, value in arguments.items():
+        if not _is_path_argument(name):
+            continue
+        for path in _values(value):
+            if ".." in PurePath(path).parts:
+                flags.append(
+                    Flag(
+                        code="path_traversal",
+                        severity="high",
+                        message=f"argument {name}: '{path}' climbs out with '..'",
+                    )
+                )
+            if not _inside(path, roots):
+                flags.append(
+                    Flag(
+                        code="path_outside_roots",
+                        severity="high",
+                        message=f"argument {name}: '{path}' resolves outside the allowed roots ({', '.join(roots)})",
+                    )
+                )
+    return flags
+
+
+def recipient_flags(arguments: dict[str, Any], domains: list[str]) -> list[Flag]:
+    allowed = {domain.lower() for domain in domains}
+    flags = []
+    for name, value in arguments.items():
+        if name.lower() not in _RECIPIENT_NAMES:
+            continue
+        for item in _values(value):
+            for address in (part.strip() for part in item.split(",") if part.strip()):
+                domain = address.rsplit("@", 1)[-1].lower() if "@" in address else ""
+                if domain not in allowed:
+                    flags.append(
+                        Flag(
+                            code="recipient_domain",
+                            severity="high",
+                            message=f"argument {name}: '{address}' is not at an allowed domain ({', '.join(domains)})",
+                        )
+                    )
+    return flags
+
+
+def numeric_flags(arguments: dict[str, Any], constraints: Constraints) -> list[Flag]:
+    flags = []
+    for name, bound in constraints.numeric.items():
+        value = arguments.get(name)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        if (bound.min is not None and value < bound.min) or (bound.max is not None and value > bound.max):
+            limits = f"{bound.min if bound.min is not None else '-inf'}..{bound.max if bound.max is not None else 'inf'}"
+            flags.append(
+                Flag(
+                    code="out_of_bounds",
+                    severity="high",
+                    message=f"argument {name}: {value} is outside {limits}",
+                )
+            )
+    return flags
+
+
+def constraint_flags(arguments: dict[str, Any], constraints: Constraints, roots: list[str]) -> list[Flag]:
+    flags = []
+    if constraints.paths_within_roots:
+        flags += path_flags(arguments, roots)
+    if constraints.recipient_domains is not None:
+        flags += recipient_flags(arguments, constraints.recipient_domains)
+    flags += numeric_flags(arguments, constraints)
+    return flags

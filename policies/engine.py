@@ -1,0 +1,193 @@
+"""The policy engine: rules from the policy file, the engine's own risk rating, argument
+constraints, injection hygiene and pinned definitions, combined into one decision.
+
+Order of precedence: deny > review > allow among the rules that match; anything no rule
+covers gets the policy's default. An allow never survives a risk the rule did not knowingly
+accept, a suspicious description, or a definition that changed since it was pinned: those
+go to a reviewer. Nothing a server says can turn a review into an allow.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING, Any
+
+from policies.constraints import constraint_flags, schema_flags
+from policies.decision import Action, Flag, PolicyDecision, ReviewTerms
+from policies.injection import suspicious_reasons
+from policies.output import OutputRules
+from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
+from policies.risk import rate
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Capability
+    from policies.model import PolicyFile, Rule
+
+_RANK: dict[Action, int] = {"allow": 0, "review": 1, "deny": 2}
+_SUSPICIOUS = "suspicious_text"
+
+
+def _texts(capability: Capability) -> list[tuple[str, str]]:
+    """Every piece of text the server wrote about a capability, with where it came from."""
+    texts = [("description", capability.description), ("title", capability.title or "")]
+    for name, schema in capability.properties.items():
+        if isinstance(schema, dict):
+            texts.append(
+                (f"parameter {name}", str(schema.get("description", "")) + " " + str(schema.get("title", "")))
+            )
+    for name, value in capability.annotations.items():
+        if isinstance(value, str):
+            texts.append((f"annotation {name}", value))
+    return [(where, text) for where, text in texts if text.strip()]
+
+
+class PolicyEngine:
+    def __init__(self, policy: PolicyFile, *, pins: PinStore | None = None) -> None:
+        self.policy = policy
+        self.pins: PinStore = pins if pins is not None else MemoryPinStore()
+        self._output = OutputRules(policy.output)
+
+    @property
+    def output(self) -> OutputRules:
+        return self._output
+
+    # -- the parts ---------------------------------------------------------------------------
+
+    def matching_rules(self, key: str) -> list[Rule]:
+        return [rule for rule in self.policy.rules if any(fnmatch.fnmatchcase(key, g) for g in rule.match)]
+
+    def _injection_flags(self, capability: Capability) -> list[Flag]:
+        flags = []
+        for where, text in _texts(capability):
+            for reason in suspicious_reasons(text):
+                flags.append(
+                    Flag(code=_SUSPICIOUS, severity="high", message=f"{capability.key} {where}: {reason}")
+                )
+        return flags
+
+    def _pin_check(self, capability: Capability) -> tuple[list[Flag], dict[str, Any] | None]:
+        pinned = self.pins.get(capability.key)
+        current = definition_of(capability)
+        if pinned is None:
+            self.pins.put(capability.key, Pin(fingerprint=capability.fingerprint, definition=current))
+            return [], None
+        if pinned.fingerprint == capability.fingerprint:
+            return [], None
+        fields = changed_fields(pinned.definition, current) or ["definition"]
+        message = (
+            f"{capability.key} changed since it was first seen ({', '.join(fields)}); old and new are shown"
+        )
+        return [Flag(code="definition_changed", severity="critical", message=message)], pinned.definition
+
+    def _review_terms(self, rule: Rule | None, category: str | None) -> ReviewTerms:
+        defaults = self.policy.defaults
+        overrides = rule.review if rule is not None else None
+        roles = (
+            overrides.reviewer_roles if overrides and overrides.reviewer_roles is not None else None
+        ) or list(defaults.reviewer_roles)
+        if self.policy.roles:
+            # A role reviews a category only if the roster says so ("*" for every category).
+            wanted = category or "uncategorised"
+            roles = [
+                r
+                for r in roles
+                if r in self.policy.roles and {"*", wanted} & set(self.policy.roles[r].review)
+            ]
+        return ReviewTerms(
+            expiry_minutes=(overrides.expiry_minutes if overrides else None) or defaults.expiry_minutes,
+            required_approvals=(overrides.required_approvals if overrides else None)
+            or defaults.required_approvals,
+            four_eyes=defaults.four_eyes
+            if overrides is None or overrides.four_eyes is None
+            else overrides.four_eyes,
+            reviewer_roles=roles,
+        )
+
+    def _output_expectation(self, capability: Capability) -> str:
+        if capability.type in {"resource", "resource_template"}:
+            return "readable" if self._output.readable(capability.mime_type) else "opaque"
+        return "structured" if capability.output_schema else "text"
+
+    # -- the decision ------------------------------------------------------------------------
+
+    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision:
+        trusted = capability.server in self.policy.servers.trusted
+        risk = rate(capability, trusted=trusted)
+        flags: list[Flag] = [*risk.flags, *self._injection_flags(capability)]
+        pin_flags, previous = self._pin_check(capability)
+        flags += pin_flags
+        argument_flags = schema_flags(capability, arguments)
+        flags += argument_flags
+        low = risk.low and not flags
+
+        matched = [
+            r for r in self.matching_rules(capability.key) if r.risk is None or (r.risk == "low" and low)
+        ]
+        action: Action = self.policy.defaults.action
+        deciding: Rule | None = None
+        if matched:
+            deciding = max(matched, key=lambda r: _RANK[r.action])
+            action = deciding.action
+        explanation = (
+            deciding.explanation if deciding else f"no rule covers {capability.key}: the default applies"
+        )
+
+        for rule in matched:
+            violations = constraint_flags(arguments, rule.constraints, self.policy.paths.roots)
+            flags += violations
+            if violations:
+                escalated = rule.constraints.on_violation
+                if _RANK[escalated] > _RANK[action]:
+                    action, deciding = escalated, rule
+                    explanation = f"rule {rule.name}: {violations[0].message}"
+
+        category = (deciding.category if deciding else None) or (
+            risk.ordered()[0] if risk.categories else None
+        )
+        # The engine's own rating, shown to reviewers as flags of their own (not "blocking":
+        # an allow rule may knowingly accept a category).
+        risk_flags = [
+            Flag(code=c.replace(" ", "_"), severity="high", message=f"{capability.key}: {c} ({reason})")
+            for c, reason in risk.explained()
+        ]
+        if action == "allow" and deciding is not None:
+            unaccepted = [c for c in risk.categories if c not in deciding.accepts]
+            blocking = [f for f in flags if f.severity in {"high", "critical"}]
+            if unaccepted or blocking:
+                action = "review"
+                why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
+                explanation = f"rule {deciding.name} allows it, but {why}"
+        if pin_flags and action == "allow":
+            action, explanation = "review", pin_flags[0].message
+
+        return PolicyDecision(
+            action=action,
+            rule=deciding.name if deciding else "default",
+            category=category,
+            categories=list(risk.categories),
+            explanation=explanation,
+            flags=[*risk_flags, *flags],
+            args_valid=not argument_flags,
+            output_expectation=self._output_expectation(capability),
+            risk="low" if low else "elevated",
+            reasons=risk.reasons,
+            review=self._review_terms(deciding, category),
+            previous_definition=previous,
+        )
+
+    def scan_output(self, text: str) -> list[str]:
+        return suspicious_reasons(text)
+
+    def accept(self, capability: Capability) -> None:
+        self.pins.put(
+            capability.key, Pin(fingerprint=capability.fingerprint, definition=definition_of(capability))
+        )
+
+    # -- the roster --------------------------------------------------------------------------
+
+    def role_of(self, user: str) -> str | None:
+        return self.policy.users.get(user)
+
+    def may_request(self, user: str) -> bool:
+        role = self.role_of(user)
+        return role is not None and self.policy.roles[role].request

@@ -1,0 +1,108 @@
+"""Read a policy file: TOML, validated whole, every problem named by file, key and reason."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from policies.model import PolicyFile
+
+DEFAULT_POLICY = Path(__file__).with_name("default.toml")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class PolicyError(Exception):
+    """An invalid policy: ``where`` is file and key, ``reason`` says what is wrong."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+def _expand(value: Any, variables: Mapping[str, str], where: str) -> Any:
+    if isinstance(value, str):
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in variables:
+                raise PolicyError(where, f"variable {name} is not set")
+            return variables[name]
+
+        return _VARIABLE.sub(replace, value)
+    if isinstance(value, list):
+        return [_expand(item, variables, where) for item in value]
+    if isinstance(value, dict):
+        return {key: _expand(item, variables, f"{where}.{key}") for key, item in value.items()}
+    return value
+
+
+def _key_path(location: tuple[int | str, ...], data: Any) -> str:
+    """pydantic's error location as the TOML key a person would look for (rules[2].match)."""
+    parts: list[str] = []
+    for part in location:
+        if isinstance(part, int):
+            rule_name = ""
+            if parts == ["rules"] and isinstance(data.get("rules"), list) and part < len(data["rules"]):
+                name = data["rules"][part].get("name") if isinstance(data["rules"][part], dict) else None
+                rule_name = f" ({name})" if name else ""
+            parts[-1] = f"{parts[-1]}[{part}]{rule_name}"
+        else:
+            parts.append(str(part))
+    return ".".join(parts)
+
+
+def parse_policy(data: Any, *, source: str, variables: Mapping[str, str] | None = None) -> PolicyFile:
+    env = os.environ if variables is None else variables
+    if not isinstance(data, dict):
+        raise PolicyError(source, "the policy must be a TOML table")
+    expanded = _expand(data, env, source)
+    try:
+        policy = PolicyFile.model_validate(expanded)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = _key_path(tuple(first["loc"]), expanded)
+        raise PolicyError(f"{source}: {key}", first["msg"].lower()) from exc
+    _check_references(policy, source)
+    return policy
+
+
+def _check_references(policy: PolicyFile, source: str) -> None:
+    roles = set(policy.roles)
+    for user, role in policy.users.items():
+        if role not in roles:
+            raise PolicyError(
+                f"{source}: users.{user}", f"unknown role {role!r}; roles: {', '.join(sorted(roles))}"
+            )
+    names: set[str] = set()
+    for index, rule in enumerate(policy.rules):
+        where = f"{source}: rules[{index}] ({rule.name})"
+        if rule.name in names:
+            raise PolicyError(where, f"a second rule named {rule.name!r}")
+        names.add(rule.name)
+        for role in rule.review.reviewer_roles or []:
+            if role not in roles:
+                raise PolicyError(f"{where}.review.reviewer_roles", f"unknown role {role!r}")
+        if rule.constraints.paths_within_roots and not policy.paths.roots:
+            raise PolicyError(f"{where}.constraints.paths_within_roots", "needs [paths] roots")
+    for role in policy.defaults.reviewer_roles:
+        if roles and role not in roles:
+            raise PolicyError(f"{source}: defaults.reviewer_roles", f"unknown role {role!r}")
+
+
+def load_policy(path: Path, *, variables: Mapping[str, str] | None = None) -> PolicyFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(str(path), f"not valid TOML: {exc}") from exc
+    return parse_policy(data, source=str(path), variables=variables)

@@ -1,0 +1,124 @@
+"""The policy file's shape. Every field is documented in default.toml, line by line."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from policies.decision import Action
+
+CATEGORIES = (
+    "writes files",
+    "sends messages",
+    "updates records",
+    "controls devices",
+    "financial action",
+    "sensitive data",
+    "destructive",
+    "open world",
+)
+Category = Literal[
+    "writes files",
+    "sends messages",
+    "updates records",
+    "controls devices",
+    "financial action",
+    "sensitive data",
+    "destructive",
+    "open world",
+]
+RiskLevel = Literal["low", "elevated"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReviewSettings(_Strict):
+    expiry_minutes: int = Field(default=30, gt=0)
+    required_approvals: int = Field(default=1, ge=1, le=5)
+    four_eyes: bool = True
+    reviewer_roles: list[str] = Field(default_factory=lambda: ["reviewer", "admin"])
+
+
+class PartialReviewSettings(_Strict):
+    """A rule's overrides; anything left out comes from [defaults]."""
+
+    expiry_minutes: int | None = Field(default=None, gt=0)
+    required_approvals: int | None = Field(default=None, ge=1, le=5)
+    four_eyes: bool | None = None
+    reviewer_roles: list[str] | None = None
+
+
+class Defaults(ReviewSettings):
+    action: Action = "review"
+
+
+class NumericBound(_Strict):
+    min: float | None = None
+    max: float | None = None
+
+
+class Constraints(_Strict):
+    # Path-like arguments must resolve inside [paths] roots: no "..", no symlink escape.
+    paths_within_roots: bool = False
+    # Recipient-like arguments must be addresses at one of these domains.
+    recipient_domains: list[str] | None = None
+    # Numeric arguments by name, with inclusive bounds.
+    numeric: dict[str, NumericBound] = Field(default_factory=dict)
+    # What a failed constraint does: refuse (deny) or ask a reviewer.
+    on_violation: Literal["deny", "review"] = "deny"
+
+
+class Rule(_Strict):
+    name: str = Field(min_length=1)
+    match: list[str] = Field(min_length=1)
+    action: Action
+    explanation: str = Field(min_length=1)
+    category: Category | None = None
+    # "low": the rule covers only capabilities the engine rates low-risk itself.
+    risk: RiskLevel | None = None
+    # Categories an allow rule knowingly accepts; others still go to review.
+    accepts: list[Category] = Field(default_factory=list)
+    constraints: Constraints = Field(default_factory=Constraints)
+    review: PartialReviewSettings = Field(default_factory=PartialReviewSettings)
+
+
+class Role(_Strict):
+    request: bool = True
+    # Categories this role may review; "*" for all, "uncategorised" for the rest.
+    review: list[str] = Field(default_factory=list)
+
+
+class Paths(_Strict):
+    roots: list[str] = Field(default_factory=list)
+
+
+class Output(_Strict):
+    readable_mime_types: list[str] = Field(
+        default_factory=lambda: [
+            "text/*",
+            "application/json",
+            "application/xml",
+            "application/yaml",
+            "*+json",
+        ]
+    )
+    max_bytes: int = Field(default=64 * 1024, gt=0)
+
+
+class Servers(_Strict):
+    # Servers whose annotations may lower risk (e.g. readOnlyHint). Others can only raise it.
+    trusted: list[str] = Field(default_factory=list)
+
+
+class PolicyFile(_Strict):
+    version: Literal[1] = 1
+    defaults: Defaults = Field(default_factory=Defaults)
+    servers: Servers = Field(default_factory=Servers)
+    paths: Paths = Field(default_factory=Paths)
+    output: Output = Field(default_factory=Output)
+    roles: dict[str, Role] = Field(default_factory=dict)
+    users: dict[str, str] = Field(default_factory=dict)
+    rules: list[Rule] = Field(default_factory=list)
