@@ -8,16 +8,28 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from gatehouse.errors import ConfigurationError, ThreadBusyError
+from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
+from gatehouse.policy_report import (
+    ReadOnlyPins,
+    UnknownCapabilityError,
+    explain,
+    policy_summary,
+    render_explanation,
+    render_summary,
+)
 from gatehouse.render import render_text
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.wiring import open_services, servers_config
-from mcp_host.config import ConfigError
+from gatehouse.wiring import open_services, policy_file, servers_config
 from mcp_host.sdk_client import SdkMcpClient
+from policies.engine import PolicyEngine
+from policies.loader import DEFAULT_POLICY
+from policies.pins import SqlitePinStore
 from reviews.errors import ReviewError
 
 EXIT_OK = 0
@@ -34,6 +46,11 @@ def _common_options() -> argparse.ArgumentParser:
         "--servers",
         metavar="PATH",
         help="servers file, mcpServers or VS Code format (default: $GATEHOUSE_SERVERS, else bundled servers)",
+    )
+    common.add_argument(
+        "--policy",
+        metavar="PATH",
+        help="policy file (default: $GATEHOUSE_POLICY, else policies/default.toml)",
     )
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     return common
@@ -63,6 +80,20 @@ def _parser() -> argparse.ArgumentParser:
     servers_actions.add_parser(
         "check", parents=[common], help="connect to every server; report protocol, counts and connect time"
     )
+
+    policy_cmd = commands.add_parser("policy", help="check a policy file or explain a decision")
+    policy_actions = policy_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check_cmd = policy_actions.add_parser("check", parents=[common], help="validate a policy file")
+    check_cmd.add_argument(
+        "path", nargs="?", metavar="PATH", help="the policy file (default: the configured one)"
+    )
+    explain_cmd = policy_actions.add_parser(
+        "explain", parents=[common], help="the decision for one capability and every reason"
+    )
+    explain_cmd.add_argument("key", metavar="SERVER__CAPABILITY")
+    explain_cmd.add_argument(
+        "--args", default="{}", metavar="JSON", help="the arguments to judge (a JSON object)"
+    )
     return parser
 
 
@@ -76,11 +107,8 @@ def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
-    settings = Settings.resolve(db=args.db, servers=args.servers)
-    try:
-        config = servers_config(settings)
-    except ConfigError as exc:
-        return _usage_error(str(exc))
+    settings = _settings(args)
+    config = servers_config(settings)
     with SdkMcpClient(
         {entry.name: entry for entry in config.servers}, log_dir=settings.server_log_dir
     ) as pool:
@@ -89,8 +117,47 @@ def _run_servers_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.resolve(db=args.db, servers=args.servers, policy=args.policy)
+
+
+def _run_policy_check(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.path:
+        settings = replace(settings, policy_path=Path(args.path))
+    policy = policy_file(settings)
+    source = str(settings.policy_path or DEFAULT_POLICY)
+    _print(policy_summary(policy, source), args.json, render_summary)
+    return EXIT_OK
+
+
+def _run_policy_explain(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        return _usage_error(f"--args: not valid JSON: {exc.msg} at column {exc.colno}")
+    if not isinstance(arguments, dict):
+        return _usage_error("--args: must be a JSON object of argument names and values")
+    settings = _settings(args)
+    policy = policy_file(settings)
+    config = servers_config(settings)
+    targets = {entry.name: entry for entry in config.servers}
+    pins = SqlitePinStore(settings.db_path)
+    try:
+        with SdkMcpClient(targets, log_dir=settings.server_log_dir) as pool:
+            manifest = pool.discover()
+        engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
+        report = explain(engine, manifest, args.key, arguments)
+    except UnknownCapabilityError as exc:
+        return _usage_error(f"{args.key}: {exc}")
+    finally:
+        pins.close()
+    _print(report, args.json, render_explanation)
+    return EXIT_OK
+
+
 def _run_ask(args: argparse.Namespace) -> int:
-    settings = Settings.resolve(db=args.db, servers=args.servers)
+    settings = _settings(args)
     with open_services(settings) as services:
         known = services.mcp.server_names()
         unknown = [name for name in args.prefer if name not in known]
@@ -109,6 +176,8 @@ def _run_ask(args: argparse.Namespace) -> int:
             )
         except ThreadBusyError as exc:
             return _usage_error(f"--thread: {exc}")
+        except NotAllowedError as exc:
+            return _usage_error(f"--user: {exc}")
     _print(outcome.final_output.model_dump(mode="json"), args.json, render_text)
     return EXIT_OK
 
@@ -122,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_ask(args)
         if args.command == "servers":
             return _run_servers_check(args)
+        if args.command == "policy":
+            return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
     except ConfigurationError as exc:
         return _usage_error(str(exc))
     except ReviewError as exc:

@@ -9,3 +9,7 @@ class ConfigurationError(Exception):
 
 class ThreadBusyError(Exception):
     """The thread waits for a reviewer, so an operator's new message cannot be applied."""
+
+
+class NotAllowedError(Exception):
+    """The policy's roster does not let this user do this."""

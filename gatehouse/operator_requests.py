@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gatehouse.errors import ThreadBusyError
+from gatehouse.errors import NotAllowedError, ThreadBusyError
 from graph.runner import RunOutcome, pending_interrupt, start_request
 from graph.state import ReviewDecision
 from reviews.resume import resume
@@ -22,6 +22,9 @@ def ask(
     server_preferences: list[str] | None = None,
 ) -> RunOutcome:
     """Send an operator's message. On a thread waiting for clarification it is the answer."""
+    if not services.policy.may_request(requester):
+        roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
+        raise NotAllowedError(f"{requester!r} may not make requests under this policy; its roster: {roster}")
     if thread_id is not None:
         pending = pending_interrupt(services.graph, thread_id)
         if pending is not None and pending["stage"] == "clarification":

@@ -50,13 +50,16 @@ class Services:
 
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers."""
-    if settings.servers_path is not None:
-        return load_servers_config(settings.servers_path)
     variables = {
         "GATEHOUSE_PYTHON": sys.executable,
         "GATEHOUSE_DEMO_DATA": str(settings.demo_data_dir.resolve()),
     }
-    return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
+    try:
+        if settings.servers_path is not None:
+            return load_servers_config(settings.servers_path)
+        return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
+    except ConfigError as exc:
+        raise ConfigurationError(str(exc)) from exc
 
 
 def policy_file(settings: Settings) -> PolicyFile:
@@ -70,10 +73,7 @@ def policy_file(settings: Settings) -> PolicyFile:
 
 def server_pool(settings: Settings, *, output_cap_bytes: int) -> SdkMcpClient:
     """One long-lived session per configured server."""
-    try:
-        config = servers_config(settings)
-    except ConfigError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    config = servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
     return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
 

@@ -217,3 +217,88 @@ def test_an_invalid_servers_file_exits_2_naming_file_entry_and_reason(tmp_path: 
 
     assert done.returncode == 2
     assert f"{config}: mcpServers.files: a server needs a command (stdio) or a url (http)" in done.stderr
+
+
+def test_policy_explain_refuses_a_path_that_climbs_out_of_the_root(tmp_path: Path) -> None:
+    servers = only_servers(tmp_path, "filesystem")
+    args = '{"path": "../../etc/passwd", "content": "x"}'
+
+    done = gatehouse(
+        tmp_path,
+        "policy",
+        "explain",
+        "--servers",
+        servers,
+        "--json",
+        "filesystem__write_file",
+        "--args",
+        args,
+    )
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["action"] == "deny"
+    flags = {flag["code"]: flag["message"] for flag in report["flags"]}
+    assert "argument path" in flags["path_outside_roots"]
+    assert "argument path" in flags["path_traversal"]
+
+
+def test_policy_explain_allows_a_read_and_says_why(tmp_path: Path) -> None:
+    servers = only_servers(tmp_path, "filesystem")
+
+    done = gatehouse(tmp_path, "policy", "explain", "--servers", servers, "filesystem__list_directory")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ALLOW  filesystem__list_directory  (rule: low-risk reads")
+
+
+def test_policy_explain_of_an_unknown_capability_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:
+    servers = only_servers(tmp_path, "filesystem")
+
+    done = gatehouse(tmp_path, "policy", "explain", "--servers", servers, "filesystem__write_files")
+
+    assert done.returncode == 2
+    assert "did you mean filesystem__write_file" in done.stderr
+
+
+def test_policy_explain_rejects_arguments_that_are_not_a_json_object(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "policy", "explain", "filesystem__write_file", "--args", "[1, 2")
+
+    assert done.returncode == 2
+    assert "--args: not valid JSON" in done.stderr
+
+
+def test_policy_check_accepts_the_shipped_policy(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "policy", "check", "--json")
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["valid"] is True
+    assert report["users"] == {
+        "operator": "operator",
+        "reviewer": "reviewer",
+        "reviewer2": "reviewer",
+        "admin": "admin",
+    }
+
+
+def test_policy_check_names_file_key_and_reason_of_an_invalid_policy(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        '[[rules]]\nname = "x"\nmatch = ["*"]\naction = "maybe"\nexplanation = "?"\n', encoding="utf-8"
+    )
+
+    done = gatehouse(tmp_path, "policy", "check", str(policy))
+
+    assert done.returncode == 2
+    assert f"{policy}: rules[0] (x).action:" in done.stderr
+    assert "'allow', 'review' or 'deny'" in done.stderr
+
+
+def test_a_user_outside_the_roster_may_not_ask(tmp_path: Path) -> None:
+    servers = only_servers(tmp_path, "greeter")
+
+    done = gatehouse(tmp_path, "ask", "--servers", servers, "--user", "mallory", "Greet Ada")
+
+    assert done.returncode == 2
+    assert "--user: 'mallory' may not make requests" in done.stderr

@@ -1,0 +1,85 @@
+"""`gatehouse policy check` and `policy explain`: a policy file summarised, one decision explained."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any
+
+from policies.engine import PolicyEngine
+from policies.pins import Pin, PinStore
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Manifest
+    from policies.model import PolicyFile
+
+
+class ReadOnlyPins:
+    """Explaining a decision must not pin anything: first sight is recorded by real calls."""
+
+    def __init__(self, inner: PinStore) -> None:
+        self._inner = inner
+
+    def get(self, key: str) -> Pin | None:
+        return self._inner.get(key)
+
+    def put(self, key: str, pin: Pin) -> None:
+        return None
+
+
+def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
+    return {
+        "source": source,
+        "valid": True,
+        "default_action": policy.defaults.action,
+        "rules": [
+            {"name": rule.name, "match": rule.match, "action": rule.action, "category": rule.category}
+            for rule in policy.rules
+        ],
+        "trusted_servers": policy.servers.trusted,
+        "roots": policy.paths.roots,
+        "roles": sorted(policy.roles),
+        "users": policy.users,
+    }
+
+
+def render_summary(report: dict[str, Any]) -> str:
+    lines = [f"{report['source']}: valid; default action {report['default_action']}"]
+    lines.extend(
+        f"  {rule['action']:<6} {rule['name']}: {', '.join(rule['match'])}" for rule in report["rules"]
+    )
+    lines.append(f"  users: {', '.join(f'{u} ({r})' for u, r in report['users'].items()) or 'none'}")
+    return "\n".join(lines)
+
+
+class UnknownCapabilityError(LookupError):
+    pass
+
+
+def explain(engine: PolicyEngine, manifest: Manifest, key: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    capability = manifest.find(key)
+    if capability is None:
+        known = [c.key for c in manifest.capabilities()]
+        close = difflib.get_close_matches(key, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(known)} capabilities are offered"
+        raise UnknownCapabilityError(f"no configured server offers {key}{hint}")
+    decision = engine.evaluate(capability, arguments)
+    return {"capability": capability.ref() | {"key": key}, "arguments": arguments} | decision.model_dump(
+        mode="json"
+    )
+
+
+def render_explanation(report: dict[str, Any]) -> str:
+    verdict = {"allow": "ALLOW", "review": "REVIEW", "deny": "REFUSE"}[report["action"]]
+    lines = [
+        f"{verdict}  {report['capability']['key']}  (rule: {report['rule']}, category: {report['category'] or 'none'})",
+        f"  why:   {report['explanation']}",
+        f"  risk:  {report['risk']}" + (f" ({'; '.join(report['reasons'])})" if report["reasons"] else ""),
+    ]
+    lines.extend(f"  [{f['severity']}] {f['code']}: {f['message']}" for f in report["flags"])
+    if report["action"] == "review":
+        terms = report["review"]
+        lines.append(
+            f"  review: {terms['required_approvals']} approval(s) by {', '.join(terms['reviewer_roles']) or 'nobody'}"
+            f" within {terms['expiry_minutes']} min; four-eyes {'on' if terms['four_eyes'] else 'off'}"
+        )
+    return "\n".join(lines)
