@@ -77,8 +77,8 @@ def _response(state: GraphState, status: Status, limit: int) -> str:
     if status == "needs_clarification":
         return clarification_question(state)
     if status == "needs_review":
-        why = reason or "it needs approval"
-        return f"I found {label}, but {why}. It waits for a reviewer; nothing has run yet."
+        why = (reason or "the policy asks for a reviewer").rstrip(".")
+        return f"{label} waits for a reviewer before it runs: {why}. Nothing has run yet."
     if status == "rejected":
         why = decision.get("reason") or "no reason given"
         return f"{decision.get('by', 'A reviewer')} rejected {label}: {why}. Nothing was run."
