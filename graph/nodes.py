@@ -7,6 +7,7 @@ interrupt() is a pure function of the state: no I/O, no clock, no counters.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from typing import Any
@@ -242,8 +243,33 @@ def _approved(state: GraphState, capability: Capability, arguments: dict[str, An
     return None
 
 
+def _live_definition(state: GraphState, mcp: McpClient) -> tuple[Capability | None, dict[str, Any]]:
+    """The selected capability as its server offers it now, fetched fresh (not from cache).
+
+    Discovery may serve a cached manifest; the definition a decision is made on must be the
+    one that will run, so a server that quietly swapped a tool's description or schema
+    (a "rug pull" without a list_changed notification) is judged on the new one.
+    """
+    selected = state.get("selected_capability") or {}
+    live = mcp.discover(fresh=True, only=[selected.get("server", "")]).find(selected.get("key", ""))
+    if live is None:
+        return None, {}
+    return live, selected | live.model_dump(mode="json")
+
+
 def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
-    capability = _selected(state)
+    capability, refreshed = _live_definition(state, runtime.context.mcp)
+    if capability is None:
+        message = f"{_selected(state).key} is no longer offered by its server"
+        return {
+            "capability_validation": {
+                "decision": "unusable",
+                "flags": [_flag("capability_gone", "medium", message)],
+            },
+            "fallback_reason": message,
+            "errors": _errors(state, message),
+            "status": "error",
+        }
     arguments = state.get("proposed_arguments", {})
     policy = runtime.context.policy.evaluate(capability, arguments)
     flags = [flag.model_dump() for flag in policy.flags]
@@ -308,6 +334,7 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
         "review_terms": policy.review.model_dump(),
     }
     update: dict[str, Any] = {
+        "selected_capability": refreshed,
         "capability_validation": validation,
         "needs_human_review": decision in {"review", "clarify"},
         "review_stage": {"review": "before_execution", "clarify": "clarification"}.get(decision),
@@ -410,6 +437,9 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
     if decision.action != "approve":
         raise ValueError(f"stage {stage} is resumed with approve, reject or expire, not {decision.action}")
     if stage == "before_execution":
+        # Runs once per decision (after interrupt() returned): the reviewer has now seen this
+        # definition, so it becomes the pinned one.
+        runtime.context.policy.accept(_selected(state))
         arguments = (
             decision.arguments if decision.arguments is not None else state.get("proposed_arguments", {})
         )
@@ -562,7 +592,8 @@ def integrate_result(state: GraphState, runtime: Runtime[GraphContext]) -> dict[
             "fallback_reason": f"{source} failed ({error.kind}): {error.message}",
         }
     problem = None
-    suspicious = runtime.context.policy.scan_output(readable_text(result))
+    structured_text = json.dumps(result.structured, ensure_ascii=False) if result.structured else ""
+    suspicious = runtime.context.policy.scan_output(f"{readable_text(result)}\n{structured_text}")
     if result.untrusted:
         why = result.untrusted_reason or "it failed the host's checks"
         problem = _flag("untrusted_output", "high", f"{source} returned output that cannot be trusted: {why}")

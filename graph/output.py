@@ -61,7 +61,7 @@ def clarification_question(state: GraphState) -> str:
     return " ".join(parts)
 
 
-def _response(state: GraphState, status: Status, limit: int) -> str:
+def _response(state: GraphState, status: Status, limit: int, stage: str | None = None) -> str:
     label = _capability_label(state)
     reason = state.get("fallback_reason")
     review = state.get("review") or {}
@@ -78,6 +78,10 @@ def _response(state: GraphState, status: Status, limit: int) -> str:
         return clarification_question(state)
     if status == "needs_review":
         why = (reason or "the policy asks for a reviewer").rstrip(".")
+        if stage == "untrusted_output":
+            return f"{label} ran, but its output is held for a reviewer: {why}. Nothing of it is used yet."
+        if stage == "after_failure":
+            return f"{label} failed and waits for a reviewer before any retry: {why}."
         return f"{label} waits for a reviewer before it runs: {why}. Nothing has run yet."
     if status == "rejected":
         why = decision.get("reason") or "no reason given"
@@ -118,7 +122,7 @@ def build_final_output(
     summary = summarize(McpResult.model_validate(result)) if result else None
     return FinalOutput(
         status=status,
-        response=_response(state, status, limit),
+        response=_response(state, status, limit, pending["stage"] if pending else None),
         selected_capability=_capability_ref(state),
         mcp_result_summary=summary,
         fallback_reason=state.get("fallback_reason"),

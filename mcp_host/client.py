@@ -15,8 +15,9 @@ class McpClient(Protocol):
     a request that could be served by another. An unknown server name raises
     UnknownServerError, because that is the caller's mistake, not the server's."""
 
-    def discover(self, *, fresh: bool = False) -> Manifest:
-        """What every server offers; ``fresh`` bypasses any cache (for reviewed calls)."""
+    def discover(self, *, fresh: bool = False, only: list[str] | None = None) -> Manifest:
+        """What every server offers. ``fresh`` bypasses the cache, for every server or only
+        for the ones named in ``only`` (the others may still come from the cache)."""
         ...
 
     def call_tool(self, server: str, name: str, arguments: dict[str, Any]) -> McpResult: ...

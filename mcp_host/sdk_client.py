@@ -257,17 +257,18 @@ class SdkMcpClient:
 
     # -- discovery -------------------------------------------------------------------------
 
-    def discover(self, *, fresh: bool = False) -> Manifest:
+    def discover(self, *, fresh: bool = False, only: list[str] | None = None) -> Manifest:
         """Every server's offer. Cached per server unless ``fresh``; a list_changed
         notification or a re-opened session drops a server's cached part."""
         self._check_open()
-        return self._portal.call(self._discover_all, fresh)
+        refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
+        return self._portal.call(self._discover_all, refresh)
 
-    async def _discover_all(self, fresh: bool) -> Manifest:
+    async def _discover_all(self, refresh: set[str]) -> Manifest:
         results: dict[str, ServerManifest] = {}
 
         async def one(session: _Session) -> None:
-            if not fresh and session.manifest is not None and session.client is not None:
+            if session.name not in refresh and session.manifest is not None and session.client is not None:
                 results[session.name] = session.manifest
                 return
             results[session.name] = await self._discover_one(session)

@@ -6,7 +6,9 @@ roots is refused or reviewed as it was given, not "fixed" to something the opera
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +26,17 @@ _PATH_NAMES = frozenset(
      "dir", "directory", "folder", "root", "cwd", "repo_path", "repository"}
 )  # fmt: skip
 _RECIPIENT_NAMES = frozenset({"to", "cc", "bcc", "recipient", "recipients", "email", "emails", "address"})
+_ADDRESS = re.compile(r"[^\s<>,;\"']+@[^\s<>,;\"']+")
 
 
 def schema_flags(capability: Capability, arguments: dict[str, Any]) -> list[Flag]:
     try:
-        validator = Draft202012Validator(capability.input_schema)
-        errors = list(validator.iter_errors(arguments))
+        Draft202012Validator.check_schema(capability.input_schema)
+        errors = list(Draft202012Validator(capability.input_schema).iter_errors(arguments))
     except SchemaError as exc:
         return [Flag(code="invalid_schema", severity="high", message=f"{capability.key}: {exc.message}")]
+    except Exception as exc:  # noqa: BLE001 - a broken schema (unknown type, bad $ref) is the server's fault
+        return [Flag(code="invalid_schema", severity="high", message=f"{capability.key}: {exc}")]
     flags = []
     for error in errors:
         if error.validator == "required":
@@ -43,8 +48,12 @@ def schema_flags(capability: Capability, arguments: dict[str, Any]) -> list[Flag
     return flags
 
 
+def _snake(name: str) -> str:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).replace("-", "_").lower()
+
+
 def _is_path_argument(name: str) -> bool:
-    lowered = name.lower()
+    lowered = _snake(name)
     return lowered in _PATH_NAMES or lowered.endswith(("_path", "_file", "_dir", "_paths", "_files"))
 
 
@@ -94,10 +103,12 @@ def recipient_flags(arguments: dict[str, Any], domains: list[str]) -> list[Flag]
     allowed = {domain.lower() for domain in domains}
     flags = []
     for name, value in arguments.items():
-        if name.lower() not in _RECIPIENT_NAMES:
+        if _snake(name) not in _RECIPIENT_NAMES:
             continue
         for item in _values(value):
-            for address in (part.strip() for part in item.split(",") if part.strip()):
+            # Every address in the value, however it is separated (",", ";", spaces, "Name <a@b>").
+            addresses = _ADDRESS.findall(item) or [item.strip()]
+            for address in addresses:
                 domain = address.rsplit("@", 1)[-1].lower() if "@" in address else ""
                 if domain not in allowed:
                     flags.append(
@@ -116,7 +127,10 @@ def numeric_flags(arguments: dict[str, Any], constraints: Constraints) -> list[F
         value = arguments.get(name)
         if not isinstance(value, int | float) or isinstance(value, bool):
             continue
-        if (bound.min is not None and value < bound.min) or (bound.max is not None and value > bound.max):
+        outside = (bound.min is not None and value < bound.min) or (
+            bound.max is not None and value > bound.max
+        )
+        if math.isnan(value) or math.isinf(value) or outside:
             limits = f"{bound.min if bound.min is not None else '-inf'}..{bound.max if bound.max is not None else 'inf'}"
             flags.append(
                 Flag(

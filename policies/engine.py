@@ -27,17 +27,25 @@ _RANK: dict[Action, int] = {"allow": 0, "review": 1, "deny": 2}
 _SUSPICIOUS = "suspicious_text"
 
 
+def _schema_texts(schema: Any, where: str) -> list[tuple[str, str]]:
+    """Every string inside a JSON schema (descriptions, titles, enums, $defs, nested parts)."""
+    if isinstance(schema, str):
+        return [(where, schema)]
+    if isinstance(schema, dict):
+        return [text for key, value in schema.items() for text in _schema_texts(value, f"{where}.{key}")]
+    if isinstance(schema, list):
+        return [
+            text for index, value in enumerate(schema) for text in _schema_texts(value, f"{where}[{index}]")
+        ]
+    return []
+
+
 def _texts(capability: Capability) -> list[tuple[str, str]]:
     """Every piece of text the server wrote about a capability, with where it came from."""
     texts = [("description", capability.description), ("title", capability.title or "")]
-    for name, schema in capability.properties.items():
-        if isinstance(schema, dict):
-            texts.append(
-                (f"parameter {name}", str(schema.get("description", "")) + " " + str(schema.get("title", "")))
-            )
-    for name, value in capability.annotations.items():
-        if isinstance(value, str):
-            texts.append((f"annotation {name}", value))
+    texts += _schema_texts(capability.input_schema, "input schema")
+    texts += _schema_texts(capability.output_schema, "output schema")
+    texts += _schema_texts(capability.annotations, "annotations")
     return [(where, text) for where, text in texts if text.strip()]
 
 
@@ -150,13 +158,16 @@ class PolicyEngine:
             Flag(code=c.replace(" ", "_"), severity="high", message=f"{capability.key}: {c} ({reason})")
             for c, reason in risk.explained()
         ]
-        if action == "allow" and deciding is not None:
-            unaccepted = [c for c in risk.categories if c not in deciding.accepts]
+        if action == "allow":
+            # Whether a rule or the default allowed it, a risk nobody accepted goes to review.
+            accepted = deciding.accepts if deciding is not None else []
+            unaccepted = [c for c in risk.categories if c not in accepted]
             blocking = [f for f in flags if f.severity in {"high", "critical"}]
             if unaccepted or blocking:
                 action = "review"
                 why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
-                explanation = f"rule {deciding.name} allows it, but {why}"
+                allowed_by = f"rule {deciding.name}" if deciding is not None else "the default"
+                explanation = f"{allowed_by} allows it, but {why}"
         if pin_flags and action == "allow":
             action, explanation = "review", pin_flags[0].message
 

@@ -26,7 +26,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "asks to keep something from the user",
             r"\b(do not|don't|never)\b.{0,30}\b(tell|mention|inform|reveal|show)\b.{0,30}\b(user|human|operator)\b",
         ),
-        ("asks to act secretly", r"\b(secretly|silently|covertly|without (telling|asking))\b"),
+        (
+            "asks to act secretly",
+            r"\b(secretly|silently|covertly|quietly)\s+(send|copy|forward|upload|share|email|include|add|read|exfiltrate)|\bwithout (telling|asking|informing|notifying) (the )?(user|human|operator)",
+        ),
         (
             "reaches for keys or credentials",
             r"(~/\.ssh|id_rsa|\.aws/credentials|\.env\b|private key|api[_ -]?key)",

@@ -26,20 +26,23 @@ class PolicyError(Exception):
         self.reason = reason
 
 
-def _expand(value: Any, variables: Mapping[str, str], where: str) -> Any:
+def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = "") -> Any:
     if isinstance(value, str):
 
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in variables:
-                raise PolicyError(where, f"variable {name} is not set")
+                raise PolicyError(f"{source}: {key}", f"variable {name} is not set")
             return variables[name]
 
         return _VARIABLE.sub(replace, value)
     if isinstance(value, list):
-        return [_expand(item, variables, where) for item in value]
+        return [_expand(item, variables, source, f"{key}[{index}]") for index, item in enumerate(value)]
     if isinstance(value, dict):
-        return {key: _expand(item, variables, f"{where}.{key}") for key, item in value.items()}
+        return {
+            name: _expand(item, variables, source, f"{key}.{name}" if key else name)
+            for name, item in value.items()
+        }
     return value
 
 

@@ -57,9 +57,9 @@ class FaultInjectingClient:
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
     discover_calls: int = 0
 
-    def discover(self, *, fresh: bool = False) -> Manifest:
+    def discover(self, *, fresh: bool = False, only: list[str] | None = None) -> Manifest:
         self.discover_calls += 1
-        manifest = self.inner.discover(fresh=fresh)
+        manifest = self.inner.discover(fresh=fresh, only=only)
         return self.manifest_filter(manifest) if self.manifest_filter else manifest
 
     def _scripted(self, key: str, server: str, capability_type: str, name: str) -> McpResult | None:
