@@ -15,3 +15,24 @@ class NothingToResumeError(ReviewError):
 
 class DecisionNotAllowedError(ReviewError):
     """The decision does not fit the stage the thread is paused at."""
+
+
+class ReviewNotFoundError(ReviewError):
+    """No review has that id."""
+
+
+class AlreadyDecidedError(ReviewError):
+    """Someone else decided first (exit 3)."""
+
+    def __init__(self, review_id: str, status: str, by: str | None, at: str | None) -> None:
+        who = by or "someone"
+        when = f" at {at}" if at else ""
+        super().__init__(f"review {review_id} was already decided by {who}{when} ({status})")
+        self.review_id = review_id
+        self.status = status
+        self.by = by
+        self.at = at
+
+
+class NotPermittedError(ReviewError):
+    """The policy does not let this person make this decision."""

@@ -1,0 +1,213 @@
+"""The audit log: append-only, hash-chained, in the Gatehouse database.
+
+Each event's hash covers its own content and the previous event's hash, so editing a row
+breaks its hash, inserting or deleting one breaks the chain, and deleting the newest rows is
+caught by the head record kept beside the table. Arguments whose names the policy marks
+secret are redacted before they are written: the log itself must be safe to export.
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import hashlib
+import io
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from reviews.clock import Clock, iso, utc_now
+from reviews.sqlite_db import SqliteDatabase
+
+GENESIS = "0" * 64
+REDACTED = "***"
+DEFAULT_SECRET_ARGUMENTS = (
+    "*password*",
+    "*passwd*",
+    "*secret*",
+    "*token*",
+    "*api_key*",
+    "*apikey*",
+    "*credential*",
+)
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS audit_log (
+        seq INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        thread_id TEXT,
+        review_id TEXT,
+        actor TEXT,
+        data TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL)""",
+    "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER, hash TEXT)",
+)
+
+
+class AuditEvent(BaseModel):
+    seq: int
+    at: str
+    kind: str
+    thread_id: str | None = None
+    review_id: str | None = None
+    actor: str | None = None
+    data: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+class VerifyReport(BaseModel):
+    ok: bool
+    events: int
+    problems: list[str]
+
+
+def event_hash(prev_hash: str, seq: int, at: str, kind: str, thread_id: str | None, review_id: str | None,
+               actor: str | None, data: str) -> str:  # fmt: skip
+    material = json.dumps(
+        [prev_hash, seq, at, kind, thread_id, review_id, actor, data], separators=(",", ":")
+    )
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def redact(value: Any, patterns: Iterable[str]) -> Any:
+    """A copy with every dict key matching a secret pattern replaced by ***, at any depth."""
+    globs = [p.lower() for p in patterns]
+    if isinstance(value, dict):
+        return {
+            key: REDACTED
+            if any(fnmatch.fnmatchcase(str(key).lower(), g) for g in globs)
+            else redact(item, globs)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(item, globs) for item in value]
+    return value
+
+
+class SqliteAudit:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Clock = utc_now,
+        secret_arguments: Iterable[str] = DEFAULT_SECRET_ARGUMENTS,
+    ) -> None:
+        self._db = SqliteDatabase(path)
+        self._clock = clock
+        self._secrets = tuple(secret_arguments)
+        with self._db.write() as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def append(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        thread_id: str | None = None,
+        review_id: str | None = None,
+        actor: str | None = None,
+    ) -> AuditEvent:
+        body = json.dumps(redact(data, self._secrets), sort_keys=True, ensure_ascii=False, default=str)
+        at = iso(self._clock())
+        with self._db.write() as conn:
+            head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+            seq, prev = (head["seq"] + 1, head["hash"]) if head else (1, GENESIS)
+            digest = event_hash(prev, seq, at, kind, thread_id, review_id, actor, body)
+            conn.execute(
+                "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, at, kind, thread_id, review_id, actor, body, prev, digest),
+            )
+            conn.execute(
+                "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                (seq, digest),
+            )
+        return AuditEvent(
+            seq=seq, at=at, kind=kind, thread_id=thread_id, review_id=review_id, actor=actor,
+            data=json.loads(body), prev_hash=prev, hash=digest,
+        )  # fmt: skip
+
+    def events(self, *, thread_id: str | None = None) -> list[AuditEvent]:
+        with self._db.read() as conn:
+            if thread_id is None:
+                rows = conn.execute("SELECT * FROM audit_log ORDER BY seq").fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT * FROM audit_log WHERE thread_id = ? ORDER BY seq", (thread_id,)
+                ).fetchall()
+        return [AuditEvent.model_validate(dict(row) | {"data": json.loads(row["data"])}) for row in rows]
+
+    def verify(self) -> VerifyReport:
+        problems: list[str] = []
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT * FROM audit_log ORDER BY seq").fetchall()
+            head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+        expected_seq, prev = 1, GENESIS
+        for row in rows:
+            seq = row["seq"]
+            if seq != expected_seq:
+                problems.append(
+                    f"row {expected_seq}" + (f"..{seq - 1}" if seq - 1 > expected_seq else "") + " deleted"
+                    if seq > expected_seq
+                    else f"row {seq} is out of order"
+                )
+            if row["prev_hash"] != prev:
+                problems.append(
+                    f"row {seq} does not follow row {seq - 1} (inserted, or the row before it changed)"
+                )
+            recomputed = event_hash(
+                row["prev_hash"],
+                seq,
+                row["at"],
+                row["kind"],
+                row["thread_id"],
+                row["review_id"],
+                row["actor"],
+                row["data"],
+            )
+            if recomputed != row["hash"]:
+                problems.append(f"row {seq} was edited (its content no longer matches its hash)")
+            expected_seq, prev = seq + 1, row["hash"]
+        last = expected_seq - 1
+        if head is not None and head["seq"] > last:
+            problems.append(
+                f"rows {last + 1}..{head['seq']} were deleted (the log's head ends at {head['seq']})"
+            )
+        elif head is not None and head["seq"] < last:
+            problems.append(
+                f"row {head['seq'] + 1} was inserted outside the log (its head ends at {head['seq']})"
+            )
+        elif head is not None and head["hash"] != prev:
+            problems.append(f"row {last} does not match the log's head (edited or replaced)")
+        if head is None and rows:
+            problems.append("the log's head record is missing")
+        return VerifyReport(ok=not problems, events=len(rows), problems=problems)
+
+    def export(self, fmt: str) -> str:
+        events = self.events()
+        if fmt == "jsonl":
+            return "".join(json.dumps(e.model_dump(), ensure_ascii=False) + "\n" for e in events)
+        if fmt == "csv":
+            out = io.StringIO()
+            writer = csv.writer(out)
+            writer.writerow(
+                ["seq", "at", "kind", "thread_id", "review_id", "actor", "data", "prev_hash", "hash"]
+            )
+            for e in events:
+                writer.writerow(
+                    [e.seq, e.at, e.kind, e.thread_id or "", e.review_id or "", e.actor or "",
+                     json.dumps(e.data, ensure_ascii=False, sort_keys=True), e.prev_hash, e.hash]
+                )  # fmt: skip
+            return out.getvalue()
+        raise ValueError(f"unknown export format {fmt!r}: use jsonl or csv")

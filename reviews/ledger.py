@@ -1,0 +1,365 @@
+"""The review ledger: one row per review, decisions that count once, calls that run once.
+
+Rows live in the same database as the checkpoints. The queue is read from indexed rows,
+never by scanning checkpoints. Every state change is a compare-and-set inside a write
+transaction: of any number of concurrent deciders exactly one moves a review out of
+``pending``, and a call's start is recorded once, before the call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from reviews.clock import Clock, iso, utc_now
+from reviews.errors import AlreadyDecidedError, ReviewNotFoundError
+from reviews.sqlite_db import SqliteDatabase
+
+ReviewStatus = Literal["pending", "approved", "rejected", "expired", "executed", "failed", "outcome_unknown"]
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS reviews (
+        id TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL,
+        checkpoint_id TEXT,
+        interrupt_id TEXT,
+        stage TEXT NOT NULL,
+        capability_key TEXT,
+        capability TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        call_hash TEXT NOT NULL,
+        flags TEXT NOT NULL,
+        category TEXT,
+        requester TEXT NOT NULL,
+        required_approvals INTEGER NOT NULL,
+        four_eyes INTEGER NOT NULL,
+        reviewer_roles TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        decided_by TEXT,
+        decided_at TEXT,
+        reason TEXT,
+        payload TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (status, created_at)",
+    "CREATE INDEX IF NOT EXISTS reviews_by_thread ON reviews (thread_id, created_at)",
+    """CREATE TABLE IF NOT EXISTS review_decisions (
+        review_id TEXT NOT NULL REFERENCES reviews (id),
+        reviewer TEXT NOT NULL,
+        action TEXT NOT NULL,
+        reason TEXT,
+        arguments TEXT,
+        decided_at TEXT NOT NULL,
+        PRIMARY KEY (review_id, reviewer))""",
+    """CREATE TABLE IF NOT EXISTS review_executions (
+        review_id TEXT PRIMARY KEY REFERENCES reviews (id),
+        call_hash TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        outcome TEXT)""",
+)
+
+
+def call_hash(server: str, fingerprint: str, arguments: dict[str, Any]) -> str:
+    """Binds an approval to one exact call: which server, which definition, which arguments."""
+    canonical = json.dumps(
+        {"server": server, "definition": fingerprint, "arguments": arguments},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class Decision(BaseModel):
+    reviewer: str
+    action: Literal["approve", "reject"]
+    reason: str | None = None
+    arguments: dict[str, Any] | None = None
+    decided_at: str
+
+
+class Review(BaseModel):
+    id: str
+    thread_id: str
+    checkpoint_id: str | None = None
+    interrupt_id: str | None = None
+    stage: str
+    capability_key: str | None = None
+    capability: dict[str, Any]
+    arguments: dict[str, Any]
+    call_hash: str
+    flags: list[dict[str, Any]]
+    category: str | None = None
+    requester: str
+    required_approvals: int
+    four_eyes: bool
+    reviewer_roles: list[str]
+    created_at: str
+    expires_at: str
+    status: ReviewStatus
+    decided_by: str | None = None
+    decided_at: str | None = None
+    reason: str | None = None
+    payload: dict[str, Any]
+    decisions: list[Decision] = []
+
+    def approvals(self) -> list[Decision]:
+        return [d for d in self.decisions if d.action == "approve"]
+
+
+class DecisionRecorded(BaseModel):
+    """What one decide() did: final (the review left pending) or one approval of several."""
+
+    review: Review
+    final: bool
+    approvals: int
+    required: int
+
+
+def _row_to_review(row: sqlite3.Row, decisions: list[Decision]) -> Review:
+    data = dict(row)
+    for field in ("capability", "arguments", "flags", "reviewer_roles", "payload"):
+        data[field] = json.loads(data[field])
+    data["four_eyes"] = bool(data["four_eyes"])
+    return Review.model_validate(data | {"decisions": decisions})
+
+
+class SqliteLedger:
+    def __init__(self, path: Path, *, clock: Clock = utc_now) -> None:
+        self._db = SqliteDatabase(path)
+        self._clock = clock
+        with self._db.write() as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    # -- rows --------------------------------------------------------------------------------
+
+    def open_review(self, payload: dict[str, Any]) -> Review:
+        """The review for this interrupt payload, created on first sight (idempotent by id)."""
+        terms = payload.get("review_terms") or {}
+        capability = payload.get("capability") or {}
+        arguments = payload.get("arguments") or {}
+        created = self._clock()
+        expires = created + timedelta(minutes=int(terms.get("expiry_minutes", 30)))
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
+                " call_hash, flags, category, requester, required_approvals, four_eyes, reviewer_roles,"
+                " created_at, expires_at, status, payload)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                (
+                    payload["review_id"],
+                    payload["thread_id"],
+                    payload["stage"],
+                    capability.get("key"),
+                    json.dumps(capability),
+                    json.dumps(arguments),
+                    call_hash(capability.get("server", ""), capability.get("fingerprint", ""), arguments),
+                    json.dumps(payload.get("flags", [])),
+                    payload.get("category"),
+                    payload.get("requester") or "operator",
+                    int(terms.get("required_approvals", 1)),
+                    int(bool(terms.get("four_eyes", True))),
+                    json.dumps(terms.get("reviewer_roles", [])),
+                    iso(created),
+                    iso(expires),
+                    json.dumps(payload, default=str),
+                ),
+            )
+        review = self.get(payload["review_id"])
+        assert review is not None
+        return review
+
+    def attach_ids(self, review_id: str, *, checkpoint_id: str | None, interrupt_id: str | None) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE reviews SET checkpoint_id = COALESCE(checkpoint_id, ?),"
+                " interrupt_id = COALESCE(interrupt_id, ?) WHERE id = ?",
+                (checkpoint_id, interrupt_id, review_id),
+            )
+
+    def get(self, review_id: str) -> Review | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
+            if row is None:
+                return None
+            decisions = [
+                Decision(
+                    reviewer=d["reviewer"],
+                    action=d["action"],
+                    reason=d["reason"],
+                    arguments=json.loads(d["arguments"]) if d["arguments"] else None,
+                    decided_at=d["decided_at"],
+                )
+                for d in conn.execute(
+                    "SELECT * FROM review_decisions WHERE review_id = ? ORDER BY decided_at", (review_id,)
+                )
+            ]
+        return _row_to_review(row, decisions)
+
+    def require(self, review_id: str) -> Review:
+        review = self.get(review_id)
+        if review is None:
+            raise ReviewNotFoundError(f"no review {review_id}")
+        return review
+
+    def queue(self, status: str | None = None) -> list[Review]:
+        """Oldest first, from the (status, created_at) index."""
+        with self._db.read() as conn:
+            if status is None:
+                ids = [r["id"] for r in conn.execute("SELECT id FROM reviews ORDER BY created_at, id")]
+            else:
+                ids = [
+                    r["id"]
+                    for r in conn.execute(
+                        "SELECT id FROM reviews WHERE status = ? ORDER BY created_at, id", (status,)
+                    )
+                ]
+        return [self.require(review_id) for review_id in ids]
+
+    def latest_for_thread(self, thread_id: str) -> Review | None:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT id FROM reviews WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+                (thread_id,),
+            ).fetchone()
+        return self.get(row["id"]) if row else None
+
+    # -- transitions -------------------------------------------------------------------------
+
+    def expire_due(self) -> list[Review]:
+        """Pending reviews past their deadline become expired; the ones moved are returned."""
+        now = iso(self._clock())
+        with self._db.write() as conn:
+            due = [
+                r["id"]
+                for r in conn.execute(
+                    "SELECT id FROM reviews WHERE status = 'pending' AND expires_at <= ?", (now,)
+                )
+            ]
+            for review_id in due:
+                conn.execute(
+                    "UPDATE reviews SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
+                    (now, review_id),
+                )
+        return [self.require(review_id) for review_id in due]
+
+    def record_decision(
+        self,
+        review_id: str,
+        *,
+        reviewer: str,
+        action: Literal["approve", "reject"],
+        reason: str | None,
+        arguments: dict[str, Any] | None,
+    ) -> DecisionRecorded:
+        """Add one reviewer's decision; the one that settles the review moves it, once."""
+        now = iso(self._clock())
+        with self._db.write() as conn:
+            row = conn.execute(
+                "SELECT status, decided_by, decided_at, required_approvals FROM reviews WHERE id = ?",
+                (review_id,),
+            ).fetchone()
+            if row is None:
+                raise ReviewNotFoundError(f"no review {review_id}")
+            if row["status"] != "pending":
+                raise AlreadyDecidedError(review_id, row["status"], row["decided_by"], row["decided_at"])
+            previous = conn.execute(
+                "SELECT action, decided_at FROM review_decisions WHERE review_id = ? AND reviewer = ?",
+                (review_id, reviewer),
+            ).fetchone()
+            if previous is not None:
+                raise AlreadyDecidedError(review_id, "pending", reviewer, previous["decided_at"])
+            conn.execute(
+                "INSERT INTO review_decisions (review_id, reviewer, action, reason, arguments, decided_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    review_id,
+                    reviewer,
+                    action,
+                    reason,
+                    json.dumps(arguments) if arguments is not None else None,
+                    now,
+                ),
+            )
+            approvals = conn.execute(
+                "SELECT COUNT(*) FROM review_decisions WHERE review_id = ? AND action = 'approve'",
+                (review_id,),
+            ).fetchone()[0]
+            required = int(row["required_approvals"])
+            final = action == "reject" or approvals >= required
+            if final:
+                status = "rejected" if action == "reject" else "approved"
+                moved = conn.execute(
+                    "UPDATE reviews SET status = ?, decided_by = ?, decided_at = ?, reason = ?"
+                    " WHERE id = ? AND status = 'pending'",
+                    (status, reviewer, now, reason, review_id),
+                ).rowcount
+                if moved != 1:  # unreachable under the write lock; kept as the compare-and-set's guard
+                    raise AlreadyDecidedError(review_id, "decided", None, None)
+        return DecisionRecorded(
+            review=self.require(review_id), final=final, approvals=approvals, required=required
+        )
+
+    def set_status(
+        self, review_id: str, status: ReviewStatus, *, expected: ReviewStatus | None = None
+    ) -> bool:
+        with self._db.write() as conn:
+            if expected is None:
+                moved = conn.execute(
+                    "UPDATE reviews SET status = ? WHERE id = ?", (status, review_id)
+                ).rowcount
+            else:
+                moved = conn.execute(
+                    "UPDATE reviews SET status = ? WHERE id = ? AND status = ?", (status, review_id, expected)
+                ).rowcount
+        return bool(moved)
+
+    # -- run once ----------------------------------------------------------------------------
+
+    def begin_execution(self, review_id: str, call: str, thread_id: str) -> bool:
+        """Record that the approved call starts. False if it was started before: never again."""
+        try:
+            with self._db.write() as conn:
+                conn.execute(
+                    "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at) VALUES (?, ?, ?, ?)",
+                    (review_id, call, thread_id, iso(self._clock())),
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def finish_execution(self, review_id: str, outcome: Literal["executed", "failed"]) -> None:
+        now = iso(self._clock())
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE review_executions SET finished_at = ?, outcome = ? WHERE review_id = ? AND finished_at IS NULL",
+                (now, outcome, review_id),
+            )
+            conn.execute("UPDATE reviews SET status = ? WHERE id = ?", (outcome, review_id))
+
+    def unfinished_executions(self) -> list[Review]:
+        """Calls whose start was recorded and whose result never was (the process died)."""
+        with self._db.read() as conn:
+            ids = [
+                r["review_id"]
+                for r in conn.execute(
+                    "SELECT e.review_id FROM review_executions e JOIN reviews r ON r.id = e.review_id"
+                    " WHERE e.finished_at IS NULL AND r.status != 'outcome_unknown'"
+                )
+            ]
+        return [self.require(review_id) for review_id in ids]
