@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
-from graph.runner import RunOutcome, pending_interrupt, start_request
+from graph.runner import RunOutcome, new_thread_id, pending_interrupt, start_request
 from graph.state import ReviewDecision
 from reviews.resume import resume
 
@@ -29,17 +29,24 @@ def ask(
         pending = pending_interrupt(services.graph, thread_id)
         if pending is not None and pending["stage"] == "clarification":
             decision = ReviewDecision(action="answer", by=requester, text=text)
-            return resume(services.graph, services.context, thread_id, decision)
+            services.reviews.record_request(text, thread_id=thread_id, requester=requester)
+            answered = resume(services.graph, services.context, thread_id, decision)
+            services.reviews.record_run(answered, actor=requester)
+            return answered
         if pending is not None:
             raise ThreadBusyError(
                 f"thread {thread_id} waits for a reviewer (review {pending['review_id']}); "
                 "your message was not applied"
             )
-    return start_request(
+    thread = thread_id or new_thread_id()
+    services.reviews.record_request(text, thread_id=thread, requester=requester)
+    run = start_request(
         services.graph,
         services.context,
         text,
-        thread_id=thread_id,
+        thread_id=thread,
         requester=requester,
         server_preferences=server_preferences,
     )
+    services.reviews.record_run(run, actor=requester)
+    return run

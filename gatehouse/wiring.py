@@ -19,6 +19,10 @@ from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
 from policies.pins import SqlitePinStore
+from reviews.audit import SqliteAudit
+from reviews.hooks import LedgerHooks
+from reviews.ledger import SqliteLedger
+from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 
 if TYPE_CHECKING:
@@ -35,6 +39,9 @@ class Services:
     checkpointer: SqliteSaver
     policy: PolicyEngine
     pins: SqlitePinStore
+    ledger: SqliteLedger
+    audit: SqliteAudit
+    reviews: ReviewService
     owns_mcp: bool = True
 
     @property
@@ -46,6 +53,8 @@ class Services:
             self.mcp.close()
         self.checkpointer.conn.close()
         self.pins.close()
+        self.ledger.close()
+        self.audit.close()
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -86,22 +95,31 @@ def build_services(
     try:
         checkpointer = open_sqlite_checkpointer(settings.db_path)
         pins = SqlitePinStore(settings.db_path)
+        ledger = SqliteLedger(settings.db_path)
+        audit = SqliteAudit(settings.db_path, secret_arguments=policy.audit.redact_arguments)
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
     try:
         client = mcp if mcp is not None else server_pool(settings, output_cap_bytes=policy.output.max_bytes)
     except BaseException:
+        for store in (pins, ledger, audit):
+            store.close()
         checkpointer.conn.close()
-        pins.close()
         raise
     engine = PolicyEngine(policy, pins=pins)
-    context = GraphContext(mcp=client, policy=engine, limits=limits or Limits())
+    context = GraphContext(
+        mcp=client, policy=engine, limits=limits or Limits(), reviews=LedgerHooks(ledger, audit)
+    )
+    graph = compile_graph(checkpointer)
     return Services(
-        graph=compile_graph(checkpointer),
+        graph=graph,
         context=context,
         checkpointer=checkpointer,
         policy=engine,
         pins=pins,
+        ledger=ledger,
+        audit=audit,
+        reviews=ReviewService(graph, context, ledger, audit, engine),
         owns_mcp=mcp is None,
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mcp_host.client import McpClient
@@ -25,8 +25,40 @@ class Limits:
     response_chars: int = 1500
 
 
+class ReviewHooks(Protocol):
+    """Where the graph tells the review ledger what happens (reviews/ implements it).
+
+    The graph knows nothing of the ledger; it only reports a review it is about to wait for
+    and the start and end of every reviewed call, so the call can be made to run once.
+    """
+
+    def review_opened(self, payload: dict[str, Any]) -> None:
+        """Called right before interrupt(); may be called again when the node re-runs."""
+        ...
+
+    def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
+        """Record the start of a reviewed call. False: it started before, do not call again."""
+        ...
+
+    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None: ...
+
+
+class NoReviewHooks:
+    """For graphs run without a ledger (unit tests): every reviewed call may start."""
+
+    def review_opened(self, payload: dict[str, Any]) -> None:
+        return None
+
+    def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
+        return True
+
+    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None:
+        return None
+
+
 @dataclass(frozen=True)
 class GraphContext:
     mcp: McpClient
     policy: Policy
     limits: Limits = field(default_factory=Limits)
+    reviews: ReviewHooks = field(default_factory=NoReviewHooks)

@@ -16,12 +16,13 @@ from urllib.parse import quote
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from graph.calls import call_hash
 from graph.context import GraphContext
 from graph.output import build_final_output, clarification_question
 from graph.planner.arguments import extract_arguments
 from graph.planner.intent import classify
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
-from graph.results_view import context_from, readable_text
+from graph.results_view import context_from, readable_text, summarize
 from graph.state import GraphState, McpRequest, ReviewDecision
 from mcp_host.client import McpClient
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
@@ -378,7 +379,16 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         "requester": state.get("requester"),
         "capability": {
             field: selected.get(field)
-            for field in ("key", "server", "type", "name", "description", "input_schema", "annotations")
+            for field in (
+                "key",
+                "server",
+                "type",
+                "name",
+                "description",
+                "input_schema",
+                "annotations",
+                "fingerprint",
+            )
         },
         "arguments": state.get("proposed_arguments", {}),
         "argument_sources": state.get("argument_sources", {}),
@@ -408,6 +418,9 @@ def review_payload(state: GraphState) -> dict[str, Any]:
 def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     payload = review_payload(state)
     stage = payload["stage"]
+    if stage != "clarification":
+        # Idempotent by review id: this line runs again when the node re-runs on resume.
+        runtime.context.reviews.review_opened(payload)
     decision = ReviewDecision.model_validate(interrupt(payload))
     record = {
         "id": payload["review_id"],
@@ -450,13 +463,26 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
             "fingerprint": selected.get("fingerprint"),
             "arguments": arguments,
             "by": decision.by,
+            "review_id": payload["review_id"],
+            "call_hash": call_hash(selected.get("server", ""), selected.get("fingerprint", ""), arguments),
         }
         if edited:
             update |= {"proposed_arguments": arguments, "missing_arguments": [], "invalid_arguments": {}}
         return update
     if stage == "after_failure":
-        # One more try, approved by a person: the transport counter starts again.
-        return update | {"transport_failures": 0}
+        # One more try, approved by a person: the transport counter starts again, and the
+        # retry is a reviewed call of its own (it runs once, under this review's id).
+        selected = state.get("selected_capability") or {}
+        arguments = state.get("proposed_arguments", {})
+        retry = {
+            "key": selected.get("key"),
+            "fingerprint": selected.get("fingerprint"),
+            "arguments": arguments,
+            "by": decision.by,
+            "review_id": payload["review_id"],
+            "call_hash": call_hash(selected.get("server", ""), selected.get("fingerprint", ""), arguments),
+        }
+        return update | {"transport_failures": 0, "approved_call": retry}
     # untrusted_output: the reviewer releases the output, marked as untrusted.
     result = McpResult.model_validate(state["mcp_result"])
     context = context_from(result) | {"untrusted": True}
@@ -529,12 +555,39 @@ def _changed_definition(state: GraphState, mcp: McpClient, key: str) -> dict[str
     return update
 
 
+def _outcome_unknown(state: GraphState, review_id: str) -> dict[str, Any]:
+    """The approved call was started before and its result never recorded (the process died).
+    It is not run again by itself: a person decides, knowing it may have run."""
+    message = (
+        f"the call approved in review {review_id} was started before and its result was never recorded; "
+        "it may have run, so it is not run again without a new decision"
+    )
+    validation = dict(state.get("capability_validation") or {})
+    validation["flags"] = [*validation.get("flags", []), _flag("outcome_unknown", "critical", message)]
+    return {
+        "approved_call": None,
+        "review_stage": "after_failure",
+        "needs_human_review": True,
+        "fallback_reason": message,
+        "capability_validation": validation,
+        "errors": _errors(state, message),
+    }
+
+
 def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     request = McpRequest.model_validate(state["mcp_request"])
     mcp = runtime.context.mcp
     changed = _changed_definition(state, mcp, request.capability_key)
     if changed is not None:
         return changed
+    approved = state.get("approved_call") or {}
+    reviewed = approved.get("key") == request.capability_key and approved.get("review_id")
+    if reviewed:
+        review_id = str(approved["review_id"])
+        if not runtime.context.reviews.call_starting(
+            review_id, str(approved.get("call_hash")), state["thread_id"]
+        ):
+            return _outcome_unknown(state, review_id)
     try:
         if request.method == "tools/call":
             result = mcp.call_tool(request.server, request.name, request.arguments)
@@ -545,6 +598,8 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
     except McpHostError as exc:
         error = ErrorInfo(kind="unavailable", message=str(exc))
         result = McpResult.failure(request.server, request.capability_type, request.name, error)
+    if reviewed:
+        runtime.context.reviews.call_finished(str(approved["review_id"]), result.success, summarize(result))
     attempts = state.get("invoke_attempts", 0) + 1
     failures = state.get("transport_failures", 0)
     update: dict[str, Any] = {

@@ -69,8 +69,10 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
 
 
 def execute(
-    graph: CompiledGraph, context: GraphContext, graph_input: GraphInput | Command[Any], thread_id: str
+    graph: CompiledGraph, context: GraphContext, graph_input: GraphInput | Command[Any] | None, thread_id: str
 ) -> RunOutcome:
+    """Run the graph on a thread: a new request, a resume command, or None to continue a
+    thread from its last checkpoint (after a crash)."""
     path: list[str] = []
     for chunk in graph.stream(graph_input, thread_config(thread_id), context=context, stream_mode="updates"):
         path.extend(name for name in chunk if not name.startswith("__"))

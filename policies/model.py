@@ -108,6 +108,21 @@ class Output(_Strict):
     max_bytes: int = Field(default=64 * 1024, gt=0)
 
 
+class Audit(_Strict):
+    # Argument names (globs) whose values the audit log never stores.
+    redact_arguments: list[str] = Field(
+        default_factory=lambda: [
+            "*password*",
+            "*passwd*",
+            "*secret*",
+            "*token*",
+            "*api_key*",
+            "*apikey*",
+            "*credential*",
+        ]
+    )
+
+
 class Servers(_Strict):
     # Servers whose annotations may lower risk (e.g. readOnlyHint). Others can only raise it.
     trusted: list[str] = Field(default_factory=list)
@@ -119,6 +134,7 @@ class PolicyFile(_Strict):
     servers: Servers = Field(default_factory=Servers)
     paths: Paths = Field(default_factory=Paths)
     output: Output = Field(default_factory=Output)
+    audit: Audit = Field(default_factory=Audit)
     roles: dict[str, Role] = Field(default_factory=dict)
     users: dict[str, str] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)

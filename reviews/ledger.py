@@ -8,7 +8,6 @@ transaction: of any number of concurrent deciders exactly one moves a review out
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from datetime import datetime, timedelta
@@ -17,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from graph.calls import call_hash
 from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, ReviewNotFoundError
 from reviews.sqlite_db import SqliteDatabase
@@ -65,17 +65,6 @@ _SCHEMA = (
         finished_at TEXT,
         outcome TEXT)""",
 )
-
-
-def call_hash(server: str, fingerprint: str, arguments: dict[str, Any]) -> str:
-    """Binds an approval to one exact call: which server, which definition, which arguments."""
-    canonical = json.dumps(
-        {"server": server, "definition": fingerprint, "arguments": arguments},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class Decision(BaseModel):
@@ -148,15 +137,16 @@ class SqliteLedger:
 
     # -- rows --------------------------------------------------------------------------------
 
-    def open_review(self, payload: dict[str, Any]) -> Review:
-        """The review for this interrupt payload, created on first sight (idempotent by id)."""
+    def open_review(self, payload: dict[str, Any]) -> tuple[Review, bool]:
+        """The review for this interrupt payload, created on first sight (idempotent by id).
+        Also says whether this call created it."""
         terms = payload.get("review_terms") or {}
         capability = payload.get("capability") or {}
         arguments = payload.get("arguments") or {}
         created = self._clock()
         expires = created + timedelta(minutes=int(terms.get("expiry_minutes", 30)))
         with self._db.write() as conn:
-            conn.execute(
+            created_now = conn.execute(
                 "INSERT OR IGNORE INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
                 " call_hash, flags, category, requester, required_approvals, four_eyes, reviewer_roles,"
                 " created_at, expires_at, status, payload)"
@@ -179,10 +169,8 @@ class SqliteLedger:
                     iso(expires),
                     json.dumps(payload, default=str),
                 ),
-            )
-        review = self.get(payload["review_id"])
-        assert review is not None
-        return review
+            ).rowcount
+        return self.require(payload["review_id"]), bool(created_now)
 
     def attach_ids(self, review_id: str, *, checkpoint_id: str | None, interrupt_id: str | None) -> None:
         with self._db.write() as conn:

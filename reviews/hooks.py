@@ -1,0 +1,54 @@
+"""The graph's review hooks, on the ledger and the audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviews.audit import SqliteAudit
+from reviews.ledger import SqliteLedger
+
+
+class LedgerHooks:
+    def __init__(self, ledger: SqliteLedger, audit: SqliteAudit) -> None:
+        self._ledger = ledger
+        self._audit = audit
+
+    def review_opened(self, payload: dict[str, Any]) -> None:
+        review, created = self._ledger.open_review(payload)
+        if created:
+            self._audit.append(
+                "review_requested",
+                {
+                    "stage": review.stage,
+                    "capability": review.capability_key,
+                    "arguments": review.arguments,
+                    "call_hash": review.call_hash,
+                    "flags": [f.get("code") for f in review.flags],
+                    "expires_at": review.expires_at,
+                    "required_approvals": review.required_approvals,
+                },
+                thread_id=review.thread_id,
+                review_id=review.id,
+                actor=review.requester,
+            )
+
+    def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
+        started = self._ledger.begin_execution(review_id, call_hash, thread_id)
+        self._audit.append(
+            "execution_started" if started else "execution_refused",
+            {"call_hash": call_hash}
+            | ({} if started else {"why": "its start was recorded before; it is never run twice by itself"}),
+            thread_id=thread_id,
+            review_id=review_id,
+        )
+        return started
+
+    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None:
+        self._ledger.finish_execution(review_id, "executed" if succeeded else "failed")
+        review = self._ledger.get(review_id)
+        self._audit.append(
+            "execution_result",
+            {"succeeded": succeeded, "summary": summary},
+            thread_id=review.thread_id if review else None,
+            review_id=review_id,
+        )

@@ -1,0 +1,229 @@
+"""The review service: the queue, decisions that count once, expiry, and recovery.
+
+It is the one place that continues a paused thread (with reviews/resume.py) and the one
+place that enforces who may decide: the CLI and the web app only call it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
+from graph.state import ReviewDecision
+from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
+from reviews.resume import resume
+
+if TYPE_CHECKING:
+    from graph.builder import CompiledGraph
+    from graph.context import GraphContext
+    from policies.engine import PolicyEngine
+    from reviews.audit import SqliteAudit
+    from reviews.ledger import Review, SqliteLedger
+
+
+class ReviewExpiredError(ReviewError):
+    """The review's deadline passed; it can no longer be approved."""
+
+
+@dataclass(frozen=True)
+class DecideResult:
+    review: Review
+    # The thread's run after the decision settled the review; None while more approvals are due.
+    run: RunOutcome | None
+    approvals: int
+    required: int
+
+
+def _argument_diff(before: dict[str, Any], after: dict[str, Any] | None) -> dict[str, Any]:
+    if after is None:
+        return {}
+    keys = sorted(set(before) | set(after))
+    return {k: {"from": before.get(k), "to": after.get(k)} for k in keys if before.get(k) != after.get(k)}
+
+
+class ReviewService:
+    def __init__(
+        self,
+        graph: CompiledGraph,
+        context: GraphContext,
+        ledger: SqliteLedger,
+        audit: SqliteAudit,
+        policy: PolicyEngine,
+    ) -> None:
+        self.graph = graph
+        self.context = context
+        self.ledger = ledger
+        self.audit = audit
+        self.policy = policy
+
+    # -- runs --------------------------------------------------------------------------------
+
+    def record_run(self, run: RunOutcome, *, actor: str | None = None) -> None:
+        """Audit what a run decided (selection, validation, errors) and tie its review, if it
+        paused for one, to the checkpoint and interrupt it waits in."""
+        state = run.state
+        thread = run.final_output.thread_id
+        selected = state.get("selected_capability")
+        if selected:
+            self.audit.append(
+                "selection",
+                {
+                    "capability": selected.get("key"),
+                    "score": selected.get("score"),
+                    "arguments": state.get("proposed_arguments", {}),
+                },
+                thread_id=thread,
+                actor=actor,
+            )
+        validation = state.get("capability_validation") or {}
+        if validation:
+            self.audit.append(
+                "validation",
+                {k: validation.get(k) for k in ("decision", "matched_rule", "category", "args_valid")}
+                | {"flags": [f.get("code") for f in validation.get("flags", [])]},
+                thread_id=thread,
+            )
+        if run.final_output.errors:
+            self.audit.append("errors", {"errors": run.final_output.errors}, thread_id=thread)
+        self.audit.append(
+            "outcome",
+            {"status": run.final_output.status, "fallback_reason": run.final_output.fallback_reason},
+            thread_id=thread,
+        )
+        if run.pending is not None and run.pending["stage"] != "clarification":
+            snapshot = self.graph.get_state(thread_config(thread))
+            interrupt_id = snapshot.interrupts[0].id if snapshot.interrupts else None
+            checkpoint_id = snapshot.config.get("configurable", {}).get("checkpoint_id")
+            self.ledger.attach_ids(
+                run.pending["review_id"], checkpoint_id=checkpoint_id, interrupt_id=interrupt_id
+            )
+
+    def record_request(self, text: str, *, thread_id: str, requester: str) -> None:
+        self.audit.append("request", {"text": text}, thread_id=thread_id, actor=requester)
+
+    # -- the queue ---------------------------------------------------------------------------
+
+    def queue(self, status: str | None = None) -> list[Review]:
+        self.sweep()
+        return self.ledger.queue(status)
+
+    def sweep(self) -> dict[str, list[str]]:
+        """Expire what is past its deadline and escalate calls whose outcome is unknown."""
+        expired = []
+        for review in self.ledger.expire_due():
+            expired.append(review.id)
+            self.audit.append(
+                "review_expired",
+                {"expires_at": review.expires_at},
+                thread_id=review.thread_id,
+                review_id=review.id,
+            )
+            pending = pending_interrupt(self.graph, review.thread_id)
+            if pending is not None and pending.get("review_id") == review.id:
+                run = resume(
+                    self.graph,
+                    self.context,
+                    review.thread_id,
+                    ReviewDecision(action="expire", by="gatehouse"),
+                )
+                self.record_run(run)
+        unknown = []
+        for review in self.ledger.unfinished_executions():
+            unknown.append(review.id)
+            self.ledger.set_status(review.id, "outcome_unknown")
+            self.audit.append(
+                "outcome_unknown",
+                {"why": "the call's start was recorded and its result never was; it is not run again"},
+                thread_id=review.thread_id,
+                review_id=review.id,
+            )
+            self._continue_interrupted(review.thread_id)
+        return {"expired": expired, "outcome_unknown": unknown}
+
+    def _continue_interrupted(self, thread_id: str) -> None:
+        """A thread whose process died inside a reviewed call: continue it from its checkpoint.
+        The invoke step finds the call's start recorded, does not call, and asks a reviewer."""
+        snapshot = self.graph.get_state(thread_config(thread_id))
+        if "invoke_mcp_capability" in snapshot.next and not snapshot.interrupts:
+            self.record_run(execute(self.graph, self.context, None, thread_id))
+
+    # -- decisions ---------------------------------------------------------------------------
+
+    def check_permission(self, review: Review, reviewer: str) -> None:
+        role = self.policy.role_of(reviewer)
+        if role is None:
+            raise NotPermittedError(f"{reviewer!r} is not in the policy's roster")
+        if role not in review.reviewer_roles:
+            allowed = ", ".join(review.reviewer_roles) or "no role"
+            raise NotPermittedError(
+                f"{reviewer} has role {role}; reviews of {review.category or 'this kind'} need {allowed}"
+            )
+        if review.four_eyes and reviewer == review.requester:
+            raise NotPermittedError(
+                f"four-eyes: {reviewer} asked for this call and may not approve or reject it"
+            )
+
+    def decide(
+        self,
+        review_id: str,
+        *,
+        reviewer: str,
+        approve: bool,
+        reason: str | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> DecideResult:
+        self.sweep()
+        review = self.ledger.require(review_id)
+        if review.status == "expired":
+            raise ReviewExpiredError(
+                f"review {review_id} expired at {review.expires_at}; it can no longer be approved"
+            )
+        if review.status != "pending":
+            raise AlreadyDecidedError(review_id, review.status, review.decided_by, review.decided_at)
+        self.check_permission(review, reviewer)
+        if not approve and not (reason or "").strip():
+            raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
+        if arguments is not None and (not approve or review.stage != "before_execution"):
+            raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
+        pending = pending_interrupt(self.graph, review.thread_id)
+        if pending is None or pending.get("review_id") != review_id:
+            raise DecisionNotAllowedError(
+                f"thread {review.thread_id} no longer waits for review {review_id} (it was resumed already)"
+            )
+
+        recorded = self.ledger.record_decision(
+            review_id,
+            reviewer=reviewer,
+            action="approve" if approve else "reject",
+            reason=reason,
+            arguments=arguments,
+        )
+        self.audit.append(
+            "decision",
+            {
+                "action": "approve" if approve else "reject",
+                "reason": reason,
+                "edited_arguments": _argument_diff(review.arguments, arguments),
+                "approvals": recorded.approvals,
+                "required": recorded.required,
+            },
+            thread_id=review.thread_id,
+            review_id=review_id,
+            actor=reviewer,
+        )
+        if not recorded.final:
+            return DecideResult(
+                review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
+            )
+        decision = ReviewDecision(
+            action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=arguments
+        )
+        run = resume(self.graph, self.context, review.thread_id, decision)
+        self.record_run(run, actor=reviewer)
+        return DecideResult(
+            review=self.ledger.require(review_id),
+            run=run,
+            approvals=recorded.approvals,
+            required=recorded.required,
+        )
