@@ -23,18 +23,24 @@ from gatehouse.policy_report import (
     render_summary,
 )
 from gatehouse.render import render_text
+from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_services, policy_file, servers_config
+from graph.runner import thread_exists
+from graph.trace import trace_steps
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
 from policies.pins import SqlitePinStore
-from reviews.errors import ReviewError
+from reviews.audit import SqliteAudit
+from reviews.errors import AlreadyDecidedError, ReviewError
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_ALREADY_DECIDED = 3
+# `audit verify` found a tampered row: the command ran, the log failed it.
+EXIT_VERIFY_FAILED = 1
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -94,6 +100,37 @@ def _parser() -> argparse.ArgumentParser:
     explain_cmd.add_argument(
         "--args", default="{}", metavar="JSON", help="the arguments to judge (a JSON object)"
     )
+
+    reviews_cmd = commands.add_parser("reviews", help="the review queue")
+    reviews_actions = reviews_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    list_cmd = reviews_actions.add_parser("list", parents=[common], help="reviews, oldest first, with expiry")
+    list_cmd.add_argument(
+        "--status", help="only this status (pending, approved, rejected, expired, executed, ...)"
+    )
+    decide_cmd = reviews_actions.add_parser("decide", parents=[common], help="approve or reject one review")
+    decide_cmd.add_argument("review_id", metavar="ID")
+    verdict = decide_cmd.add_mutually_exclusive_group(required=True)
+    verdict.add_argument("--approve", action="store_true")
+    verdict.add_argument("--reject", action="store_true")
+    decide_cmd.add_argument("--reviewer", required=True, metavar="NAME")
+    decide_cmd.add_argument("--reason", metavar="TEXT", help="why (required to reject)")
+    decide_cmd.add_argument(
+        "--args", metavar="JSON", help="edited arguments to approve instead (re-validated)"
+    )
+    reviews_actions.add_parser(
+        "sweep", parents=[common], help="expire overdue reviews; escalate unknown outcomes"
+    )
+
+    audit_cmd = commands.add_parser("audit", help="the hash-chained audit log")
+    audit_actions = audit_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    audit_actions.add_parser(
+        "verify", parents=[common], help="check the chain; exit 1 naming any tampered row"
+    )
+    export_cmd = audit_actions.add_parser("export", parents=[common], help="print every event")
+    export_cmd.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+
+    trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
+    trace_cmd.add_argument("thread_id", metavar="THREAD")
     return parser
 
 
@@ -156,6 +193,73 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_reviews(args: argparse.Namespace) -> int:
+    with open_services(_settings(args), connect_servers=args.action != "list") as services:
+        if args.action == "list":
+            rows = [review_row(r) for r in services.reviews.queue(args.status)]
+            _print({"status": args.status, "reviews": rows}, args.json, render_queue)
+            return EXIT_OK
+        if args.action == "sweep":
+            swept = services.reviews.sweep()
+            _print(
+                swept,
+                args.json,
+                lambda r: f"expired: {len(r['expired'])}; outcome unknown: {len(r['outcome_unknown'])}",
+            )
+            return EXIT_OK
+        edited = None
+        if args.args is not None:
+            try:
+                edited = json.loads(args.args)
+            except json.JSONDecodeError as exc:
+                return _usage_error(f"--args: not valid JSON: {exc.msg} at column {exc.colno}")
+            if not isinstance(edited, dict):
+                return _usage_error("--args: must be a JSON object of argument names and values")
+        result = services.reviews.decide(
+            args.review_id, reviewer=args.reviewer, approve=args.approve, reason=args.reason, arguments=edited
+        )
+        report = {
+            "review": review_row(result.review),
+            "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
+        }
+        _print(report, args.json, render_decision)
+        return EXIT_OK
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    audit = SqliteAudit(settings.db_path)
+    try:
+        if args.action == "export":
+            sys.stdout.write(audit.export(args.format))
+            return EXIT_OK
+        report = audit.verify()
+    finally:
+        audit.close()
+    _print(
+        report.model_dump(),
+        args.json,
+        lambda r: (
+            f"audit log ok: {r['events']} events, chain intact"
+            if r["ok"]
+            else "audit log TAMPERED:\n" + "\n".join(f"  {p}" for p in r["problems"])
+        ),
+    )
+    return EXIT_OK if report.ok else EXIT_VERIFY_FAILED
+
+
+def _run_trace(args: argparse.Namespace) -> int:
+    with open_services(_settings(args), connect_servers=False) as services:
+        if not thread_exists(services.graph, args.thread_id):
+            return _usage_error(f"no thread {args.thread_id} in {services.settings.db_path}")
+        report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
+    if args.json:
+        print(dumps(report))
+    else:
+        print(render_trace(report))
+    return EXIT_OK
+
+
 def _run_ask(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with open_services(settings) as services:
@@ -193,8 +297,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_servers_check(args)
         if args.command == "policy":
             return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
+        if args.command == "reviews":
+            return _run_reviews(args)
+        if args.command == "audit":
+            return _run_audit(args)
+        if args.command == "trace":
+            return _run_trace(args)
     except ConfigurationError as exc:
         return _usage_error(str(exc))
+    except AlreadyDecidedError as exc:
+        print(f"gatehouse: {exc}", file=sys.stderr)
+        return EXIT_ALREADY_DECIDED
     except ReviewError as exc:
         return _usage_error(str(exc))
     return _usage_error(f"unknown command {args.command}")

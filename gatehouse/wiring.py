@@ -42,6 +42,7 @@ class Services:
     ledger: SqliteLedger
     audit: SqliteAudit
     reviews: ReviewService
+    settings: Settings
     owns_mcp: bool = True
 
     @property
@@ -88,9 +89,18 @@ def server_pool(settings: Settings, *, output_cap_bytes: int) -> SdkMcpClient:
 
 
 def build_services(
-    settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
+    settings: Settings,
+    *,
+    mcp: McpClient | None = None,
+    limits: Limits | None = None,
+    connect_servers: bool = True,
 ) -> Services:
-    """Open the database and the MCP sessions. The caller closes them (Services.close)."""
+    """Open the database and the MCP sessions. The caller closes them (Services.close).
+
+    ``connect_servers=False`` is for commands that only read the database (the queue, a
+    trace): no server process is started for them."""
+    if mcp is None and not connect_servers:
+        mcp = SdkMcpClient({})
     policy = policy_file(settings)
     try:
         checkpointer = open_sqlite_checkpointer(settings.db_path)
@@ -120,15 +130,20 @@ def build_services(
         ledger=ledger,
         audit=audit,
         reviews=ReviewService(graph, context, ledger, audit, engine),
+        settings=settings,
         owns_mcp=mcp is None,
     )
 
 
 @contextmanager
 def open_services(
-    settings: Settings, *, mcp: McpClient | None = None, limits: Limits | None = None
+    settings: Settings,
+    *,
+    mcp: McpClient | None = None,
+    limits: Limits | None = None,
+    connect_servers: bool = True,
 ) -> Iterator[Services]:
-    services = build_services(settings, mcp=mcp, limits=limits)
+    services = build_services(settings, mcp=mcp, limits=limits, connect_servers=connect_servers)
     try:
         yield services
     finally:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from graph.runner import thread_config
 
@@ -36,3 +37,42 @@ def _collapse_resumes(route: list[str]) -> list[str]:
             continue
         collapsed.append(name)
     return collapsed
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    return {key: after[key] for key in after if key not in before or before[key] != after[key]}
+
+
+def trace_steps(graph: CompiledGraph, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's steps from its checkpoints, oldest first: which node ran, when, the state
+    keys it changed (with their new values), and any interrupt it raised or decision it got."""
+    history = list(reversed(list(graph.get_state_history(thread_config(thread_id)))))
+    steps: list[dict[str, Any]] = []
+    for earlier, later in itertools.pairwise(history):
+        nodes = [name for name in earlier.next if not name.startswith("__")]
+        if not nodes:
+            continue
+        changes = _changed(dict(earlier.values), dict(later.values))
+        step: dict[str, Any] = {
+            "step": (later.metadata or {}).get("step"),
+            "node": nodes[0],
+            "at": later.created_at,
+            "changed": sorted(changes),
+            "values": changes,
+        }
+        if changes.get("review"):
+            step["decision"] = changes["review"].get("decision")
+        steps.append(step)
+    current = history[-1] if history else None
+    if current is not None and current.interrupts:
+        steps.append(
+            {
+                "step": (current.metadata or {}).get("step"),
+                "node": current.next[0] if current.next else None,
+                "at": current.created_at,
+                "changed": [],
+                "values": {},
+                "interrupt": current.interrupts[0].value,
+            }
+        )
+    return steps

@@ -105,11 +105,12 @@ class ReviewService:
     # -- the queue ---------------------------------------------------------------------------
 
     def queue(self, status: str | None = None) -> list[Review]:
-        self.sweep()
+        self.sweep(recover=False)
         return self.ledger.queue(status)
 
-    def sweep(self) -> dict[str, list[str]]:
-        """Expire what is past its deadline and escalate calls whose outcome is unknown."""
+    def sweep(self, *, recover: bool = True) -> dict[str, list[str]]:
+        """Expire what is past its deadline and (with ``recover``) escalate calls whose
+        outcome is unknown, which needs the servers: the thread continues from its checkpoint."""
         expired = []
         for review in self.ledger.expire_due():
             expired.append(review.id)
@@ -128,8 +129,8 @@ class ReviewService:
                     ReviewDecision(action="expire", by="gatehouse"),
                 )
                 self.record_run(run)
-        unknown = []
-        for review in self.ledger.unfinished_executions():
+        unknown: list[str] = []
+        for review in self.ledger.unfinished_executions() if recover else []:
             unknown.append(review.id)
             self.ledger.set_status(review.id, "outcome_unknown")
             self.audit.append(

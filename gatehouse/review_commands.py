@@ -1,0 +1,76 @@
+"""Text for `gatehouse reviews ...`, `audit ...` and `trace ...`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reviews.ledger import Review
+
+
+def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
+    moment = now or datetime.now(UTC)
+    left = (datetime.fromisoformat(review.expires_at) - moment).total_seconds()
+    return {
+        "id": review.id,
+        "status": review.status,
+        "stage": review.stage,
+        "created_at": review.created_at,
+        "expires_at": review.expires_at,
+        "seconds_left": max(int(left), 0) if review.status == "pending" else None,
+        "category": review.category,
+        "requester": review.requester,
+        "server": review.capability.get("server"),
+        "capability": review.capability.get("name"),
+        "arguments": review.arguments,
+        "flags": [flag.get("code") for flag in review.flags],
+        "approvals": [d.reviewer for d in review.approvals()],
+        "required_approvals": review.required_approvals,
+        "decided_by": review.decided_by,
+        "decided_at": review.decided_at,
+        "thread_id": review.thread_id,
+    }
+
+
+def render_queue(report: dict[str, Any]) -> str:
+    rows = report["reviews"]
+    if not rows:
+        return "no reviews" + (f" with status {report['status']}" if report.get("status") else "")
+    lines = []
+    for row in rows:
+        left = f"{row['seconds_left'] // 60} min left" if row["seconds_left"] is not None else row["status"]
+        lines.append(
+            f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
+            f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
+        )
+    return "\n".join(lines)
+
+
+def render_decision(report: dict[str, Any]) -> str:
+    review = report["review"]
+    if report.get("final_output") is None:
+        return (
+            f"review {review['id']}: approval recorded ({len(review['approvals'])} of "
+            f"{review['required_approvals']}); it runs after the remaining approvals"
+        )
+    output = report["final_output"]
+    return f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\nresponse: {output['response']}"
+
+
+def render_trace(report: dict[str, Any]) -> str:
+    lines = [f"thread {report['thread_id']}"]
+    for step in report["steps"]:
+        extra = ""
+        if step.get("interrupt"):
+            extra = f"  (waiting: {step['interrupt'].get('stage')})"
+        if step.get("decision"):
+            decision = step["decision"]
+            extra = f"  ({decision.get('action')} by {decision.get('by')})"
+        lines.append(f"  {step['step']!s:>3} {step['node']:<24} {', '.join(step['changed'])}{extra}")
+    return "\n".join(lines)
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
