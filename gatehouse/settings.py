@@ -47,6 +47,10 @@ class Settings:
         data_dir = Path(env.get(DATA_ENV) or DEFAULT_DATA_DIR)
         db_path = Path(db or env.get(DB_ENV) or data_dir / DB_FILE_NAME)
         servers_file = servers or env.get(SERVERS_ENV)
+        policy_file = policy or env.get(POLICY_ENV)
         return cls(
-            data_dir=data_dir, db_path=db_path, servers_path=Path(servers_file) if servers_file else None
+            data_dir=data_dir,
+            db_path=db_path,
+            servers_path=Path(servers_file) if servers_file else None,
+            policy_path=Path(policy_file) if policy_file else None,
         )

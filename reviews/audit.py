@@ -13,6 +13,7 @@ import fnmatch
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -75,9 +76,25 @@ def event_hash(prev_hash: str, seq: int, at: str, kind: str, thread_id: str | No
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
+_KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""")
+
+
+def redact_text(text: str, globs: list[str]) -> str:
+    """``api_token=abc`` inside free text (an operator's request) becomes ``api_token=***``."""
+
+    def hide(match: re.Match[str]) -> str:
+        secret = any(fnmatch.fnmatchcase(match.group(1).lower(), g) for g in globs)
+        return f"{match.group(1)}{match.group(2)}{REDACTED}" if secret else match.group(0)
+
+    return _KEY_VALUE.sub(hide, text)
+
+
 def redact(value: Any, patterns: Iterable[str]) -> Any:
-    """A copy with every dict key matching a secret pattern replaced by ***, at any depth."""
+    """A copy with every dict key matching a secret pattern replaced by ***, at any depth, and
+    ``secret=value`` pairs inside strings hidden too."""
     globs = [p.lower() for p in patterns]
+    if isinstance(value, str):
+        return redact_text(value, globs)
     if isinstance(value, dict):
         return {
             key: REDACTED

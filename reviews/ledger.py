@@ -9,6 +9,8 @@ transaction: of any number of concurrent deciders exactly one moves a review out
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -62,6 +64,8 @@ _SCHEMA = (
         call_hash TEXT NOT NULL,
         thread_id TEXT NOT NULL,
         started_at TEXT NOT NULL,
+        owner_host TEXT NOT NULL,
+        owner_pid INTEGER NOT NULL,
         finished_at TEXT,
         outcome TEXT)""",
 )
@@ -111,6 +115,26 @@ class DecisionRecorded(BaseModel):
     final: bool
     approvals: int
     required: int
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether the process that started a call still runs. Only this host's processes can be
+    checked; another host's are taken as alive (a replica decides about its own calls)."""
+    if host != socket.gethostname():
+        return True
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _row_to_review(row: sqlite3.Row, decisions: list[Decision]) -> Review:
@@ -280,14 +304,20 @@ class SqliteLedger:
                     reviewer,
                     action,
                     reason,
-                    json.dumps(arguments) if arguments is not None else None,
+                    _canonical(arguments),
                     now,
                 ),
             )
-            approvals = conn.execute(
-                "SELECT COUNT(*) FROM review_decisions WHERE review_id = ? AND action = 'approve'",
-                (review_id,),
-            ).fetchone()[0]
+            # Approvals count per exact arguments (canonical JSON): an edit starts its own count.
+            approvals = (
+                conn.execute(
+                    "SELECT COUNT(*) FROM review_decisions WHERE review_id = ? AND action = 'approve'"
+                    " AND arguments = ?",
+                    (review_id, _canonical(arguments)),
+                ).fetchone()[0]
+                if action == "approve"
+                else 0
+            )
             required = int(row["required_approvals"])
             final = action == "reject" or approvals >= required
             if final:
@@ -324,8 +354,9 @@ class SqliteLedger:
         try:
             with self._db.write() as conn:
                 conn.execute(
-                    "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at) VALUES (?, ?, ?, ?)",
-                    (review_id, call, thread_id, iso(self._clock())),
+                    "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at, owner_host, owner_pid)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
                 )
         except sqlite3.IntegrityError:
             return False
@@ -338,16 +369,20 @@ class SqliteLedger:
                 "UPDATE review_executions SET finished_at = ?, outcome = ? WHERE review_id = ? AND finished_at IS NULL",
                 (now, outcome, review_id),
             )
-            conn.execute("UPDATE reviews SET status = ? WHERE id = ?", (outcome, review_id))
+            # A result arriving after the call was declared lost does not rewrite that verdict.
+            conn.execute(
+                "UPDATE reviews SET status = ? WHERE id = ? AND status != 'outcome_unknown'",
+                (outcome, review_id),
+            )
 
-    def unfinished_executions(self) -> list[Review]:
-        """Calls whose start was recorded and whose result never was (the process died)."""
+    def unfinished_executions(self, *, only_lost: bool = True) -> list[Review]:
+        """Calls whose start was recorded and whose result never was. With ``only_lost``, only
+        those whose process is gone: a call still running in a live process is not lost."""
         with self._db.read() as conn:
-            ids = [
-                r["review_id"]
-                for r in conn.execute(
-                    "SELECT e.review_id FROM review_executions e JOIN reviews r ON r.id = e.review_id"
-                    " WHERE e.finished_at IS NULL AND r.status != 'outcome_unknown'"
-                )
-            ]
-        return [self.require(review_id) for review_id in ids]
+            rows = conn.execute(
+                "SELECT e.review_id, e.owner_host, e.owner_pid FROM review_executions e"
+                " JOIN reviews r ON r.id = e.review_id"
+                " WHERE e.finished_at IS NULL AND r.status != 'outcome_unknown'"
+            ).fetchall()
+        lost = [r["review_id"] for r in rows if not (only_lost and _alive(r["owner_host"], r["owner_pid"]))]
+        return [self.require(review_id) for review_id in lost]

@@ -174,7 +174,7 @@ class ReviewService:
         reason: str | None = None,
         arguments: dict[str, Any] | None = None,
     ) -> DecideResult:
-        self.sweep()
+        self.sweep(recover=False)
         review = self.ledger.require(review_id)
         if review.status == "expired":
             raise ReviewExpiredError(
@@ -189,16 +189,23 @@ class ReviewService:
             raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
         pending = pending_interrupt(self.graph, review.thread_id)
         if pending is None or pending.get("review_id") != review_id:
+            # Someone may have won the race between our first read and now: say who.
+            current = self.ledger.require(review_id)
+            if current.status != "pending":
+                raise AlreadyDecidedError(review_id, current.status, current.decided_by, current.decided_at)
             raise DecisionNotAllowedError(
                 f"thread {review.thread_id} no longer waits for review {review_id} (it was resumed already)"
             )
 
+        # An approval counts for the exact arguments it saw: edited arguments need their own
+        # full set of approvals, so nobody's approval carries a call they never saw.
+        effective = arguments if arguments is not None else review.arguments
         recorded = self.ledger.record_decision(
             review_id,
             reviewer=reviewer,
             action="approve" if approve else "reject",
             reason=reason,
-            arguments=arguments,
+            arguments=effective if approve else None,
         )
         self.audit.append(
             "decision",
@@ -217,8 +224,9 @@ class ReviewService:
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
             )
+        edited = effective if approve and effective != review.arguments else None
         decision = ReviewDecision(
-            action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=arguments
+            action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=edited
         )
         run = resume(self.graph, self.context, review.thread_id, decision)
         self.record_run(run, actor=reviewer)

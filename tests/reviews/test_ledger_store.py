@@ -103,9 +103,11 @@ def test_a_call_can_be_started_once_per_review(tmp_path: Path) -> None:
 
     assert ledger.begin_execution("t1-r1", "hash", "t1") is True
     assert ledger.begin_execution("t1-r1", "hash", "t1") is False
-    assert [r.id for r in ledger.unfinished_executions()] == ["t1-r1"]
-    ledger.finish_execution("t1-r1", "executed")
+    # Started by this (living) process: in progress, not lost.
+    assert [r.id for r in ledger.unfinished_executions(only_lost=False)] == ["t1-r1"]
     assert ledger.unfinished_executions() == []
+    ledger.finish_execution("t1-r1", "executed")
+    assert ledger.unfinished_executions(only_lost=False) == []
     assert ledger.require("t1-r1").status == "executed"
 
 
@@ -154,3 +156,19 @@ def test_every_event_is_exported(tmp_path: Path, fmt: str) -> None:
 
     assert "request" in exported and "decision" in exported
     assert len(exported.strip().splitlines()) == (2 if fmt == "jsonl" else 3)
+
+
+def test_a_call_whose_process_is_gone_is_reported_lost(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    ledger = SqliteLedger(tmp_path / "g.db")
+    ledger.open_review(payload())
+    ledger.begin_execution("t1-r1", "hash", "t1")
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    with sqlite3.connect(tmp_path / "g.db") as conn:
+        conn.execute("UPDATE review_executions SET owner_pid = ?", (int(gone.stdout),))
+
+    assert [r.id for r in ledger.unfinished_executions()] == ["t1-r1"]

@@ -1,0 +1,135 @@
+"""Helpers for the review-ledger tests that run the whole app: real SQLite files, real server
+processes, the real `gatehouse` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gatehouse.settings import Settings
+from gatehouse.wiring import Services, open_services
+from mcp_host.client import McpClient
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_POLICY_TEXT = (REPO / "policies" / "default.toml").read_text(encoding="utf-8")
+EMAIL_REQUEST = "Send an email to bob@example.com saying hi"
+# The CLI's own configuration variables: a test names everything it uses explicitly.
+_CONFIG_VARIABLES = ("GATEHOUSE_DB", "GATEHOUSE_SERVERS", "GATEHOUSE_POLICY")
+
+
+def email_servers(data: Path) -> Path:
+    """A servers file with only the bundled e-mail server (one process start instead of six)."""
+    entry = {"command": sys.executable, "args": ["-m", "servers.email", "--data-dir", str(data / "demo")]}
+    path = data / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"email": entry}}), encoding="utf-8")
+    return path
+
+
+def slow_servers(data: Path, effects: Path, *, delay: float) -> Path:
+    """A servers file with only tests/reviews/slow_mail_server.py, run from the repository root."""
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "tests.reviews.slow_mail_server", "--effects", str(effects), "--delay", str(delay)],
+        "cwd": str(REPO),
+    }
+    path = data / "slow-servers.json"
+    path.write_text(json.dumps({"mcpServers": {"slow": entry}}), encoding="utf-8")
+    return path
+
+
+def policy_file(data: Path, name: str, *edits: tuple[str, str], users: dict[str, str] | None = None) -> Path:
+    """The shipped policy with exact text edits (each must match once) and extra users."""
+    text = DEFAULT_POLICY_TEXT
+    for old, new in edits:
+        assert text.count(old) == 1, f"the shipped policy no longer has exactly one {old!r}"
+        text = text.replace(old, new)
+    if users:
+        assert text.count("\n[users]\n") == 1
+        extra = "".join(f'{user} = "{role}"\n' for user, role in users.items())
+        text = text.replace("\n[users]\n", "\n[users]\n" + extra)
+    path = data / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def settings_for(data: Path, *, servers: Path | None = None, policy: Path | None = None) -> Settings:
+    return Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=servers, policy_path=policy)
+
+
+@contextmanager
+def services_for(
+    data: Path, *, servers: Path | None = None, policy: Path | None = None, mcp: McpClient | None = None
+) -> Iterator[Services]:
+    with open_services(settings_for(data, servers=servers, policy=policy), mcp=mcp) as services:
+        yield services
+
+
+def outbox(data: Path) -> list[dict[str, Any]]:
+    path = data / "demo" / "outbox.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def json_lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _env(data: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in _CONFIG_VARIABLES}
+    return env | {"GATEHOUSE_DATA": str(data)}
+
+
+def gatehouse(data: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`gatehouse ARGS` as a user runs it, on the data folder ``data``."""
+    return subprocess.run(
+        [sys.executable, "-m", "gatehouse.cli", *args],
+        capture_output=True,
+        text=True,
+        env=_env(data),
+        cwd=REPO,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def start_gatehouse(data: Path, *args: str, new_session: bool = False) -> subprocess.Popen[str]:
+    """`gatehouse ARGS` started and left running; the caller waits (with a timeout) or kills it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "gatehouse.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(data),
+        cwd=REPO,
+        start_new_session=new_session,
+    )
+
+
+def finish(process: subprocess.Popen[str], *, timeout: float = 60) -> tuple[int, str, str]:
+    """Wait for a started command; kill it if it overstays. Returns (exit code, stdout, stderr)."""
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
+    return process.returncode, out, err
+
+
+def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` once ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)

@@ -1,0 +1,90 @@
+"""`gatehouse reviews list` and `gatehouse trace` read what the ledger and the checkpoints hold."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from gatehouse.operator_requests import ask
+from tests.graph.routes import TO_REVIEW
+from tests.reviews.review_support import (
+    EMAIL_REQUEST,
+    email_servers,
+    finish,
+    services_for,
+    start_gatehouse,
+)
+
+
+def test_reviews_list_shows_ledger_rows_oldest_first_with_their_expiry(data_dir: Path) -> None:
+    # Thread ids that sort the other way round from the order the reviews were opened in.
+    threads = ["t-zulu", "t-mike", "t-alpha"]
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        for thread in threads:
+            ask(services, EMAIL_REQUEST, thread_id=thread)
+        services.reviews.decide("t-mike-r1", reviewer="reviewer", approve=False, reason="not now")
+        rows = {r.id: r for r in services.ledger.queue()}
+    # The queue is the ledger's rows, not a scan of the checkpoints: without any checkpoint left
+    # it is the same.
+    with sqlite3.connect(data_dir / "gatehouse.db") as conn:
+        conn.execute("DELETE FROM checkpoints")
+        conn.execute("DELETE FROM writes")
+
+    everything = start_gatehouse(data_dir, "reviews", "list", "--json")
+    pending = start_gatehouse(data_dir, "reviews", "list", "--status", "pending", "--json")
+    listed = {name: finish(process) for name, process in (("all", everything), ("pending", pending))}
+    for name, (code, _, err) in listed.items():
+        assert code == 0, (name, err)
+
+    reviews = json.loads(listed["all"][1])["reviews"]
+    assert [r["id"] for r in reviews] == ["t-zulu-r1", "t-mike-r1", "t-alpha-r1"]
+    assert [r["status"] for r in reviews] == ["pending", "rejected", "pending"]
+    for row in reviews:
+        stored = rows[row["id"]]
+        assert (row["created_at"], row["expires_at"]) == (stored.created_at, stored.expires_at)
+        lasts = datetime.fromisoformat(row["expires_at"]) - datetime.fromisoformat(row["created_at"])
+        assert lasts == timedelta(minutes=30)
+        assert (row["server"], row["capability"], row["category"]) == (
+            "email",
+            "send_email",
+            "sends messages",
+        )
+    assert [r["seconds_left"] is not None and 0 < r["seconds_left"] <= 1800 for r in reviews] == [
+        True,
+        False,
+        True,
+    ]
+    assert reviews[1]["decided_by"] == "reviewer"
+    assert [r["id"] for r in json.loads(listed["pending"][1])["reviews"]] == ["t-zulu-r1", "t-alpha-r1"]
+
+
+def test_trace_lists_the_threads_steps_in_order_with_the_reviewers_decision(data_dir: Path) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        paused = ask(services, EMAIL_REQUEST)
+        assert paused.final_output.review is not None
+        thread_id = paused.final_output.thread_id
+        services.reviews.decide(paused.final_output.review.id, reviewer="reviewer", approve=True)
+
+    code, out, err = finish(start_gatehouse(data_dir, "trace", thread_id, "--json"))
+
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["thread_id"] == thread_id
+    steps = report["steps"]
+    after_approval = [
+        "build_mcp_request",
+        "invoke_mcp_capability",
+        "integrate_result",
+        "generate_final_response",
+    ]
+    assert [s["node"] for s in steps] == [*TO_REVIEW, *after_approval]
+    decided = [s for s in steps if s.get("decision")]
+    assert [s["node"] for s in decided] == ["mark_needs_review"]
+    assert decided[0]["decision"]["action"] == "approve"
+    assert decided[0]["decision"]["by"] == "reviewer"
+    assert "final_output" in steps[-1]["changed"]
+    assert steps[-1]["values"]["final_output"]["status"] == "ok"
+    numbers = [s["step"] for s in steps]
+    assert numbers == sorted(numbers)

@@ -1,0 +1,146 @@
+"""A review outlives the process that opened it, and a call whose process died is never run
+again by itself. Real processes, killed for real."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+from pathlib import Path
+
+from gatehouse.operator_requests import ask
+from graph.runner import pending_interrupt, thread_config
+from reviews.ledger import SqliteLedger
+from tests.reviews.review_support import (
+    EMAIL_REQUEST,
+    email_servers,
+    finish,
+    gatehouse,
+    json_lines,
+    outbox,
+    services_for,
+    settings_for,
+    slow_servers,
+    start_gatehouse,
+    wait_until,
+)
+
+
+def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs_once(
+    data_dir: Path,
+) -> None:
+    servers = email_servers(data_dir)
+
+    asked = gatehouse(data_dir, "ask", "--json", "--servers", str(servers), EMAIL_REQUEST)
+    assert asked.returncode == 0, asked.stderr
+    paused = json.loads(asked.stdout)
+    assert paused["status"] == "needs_review"
+    review_id, thread_id = paused["review"]["id"], paused["thread_id"]
+    assert outbox(data_dir) == []
+
+    decided = gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer",
+        "--servers", str(servers), "--json",
+    )  # fmt: skip
+    assert decided.returncode == 0, decided.stderr
+    report = json.loads(decided.stdout)
+    assert report["review"]["status"] == "executed"
+    assert report["review"]["decided_by"] == "reviewer"
+    assert report["final_output"]["status"] == "ok"
+
+    assert [(m["to"], m["body"]) for m in outbox(data_dir)] == [("bob@example.com", "hi")]
+    with services_for(data_dir, servers=servers) as services:
+        final = services.graph.get_state(thread_config(thread_id)).values["final_output"]
+        assert final["status"] == "ok"
+        assert final["review"]["decided_by"] == "reviewer"
+        assert pending_interrupt(services.graph, thread_id) is None
+        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
+        assert kinds.count("execution_started") == 1
+        assert kinds.count("execution_result") == 1
+        assert services.audit.verify().ok
+
+
+def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is_not_run_again(
+    data_dir: Path,
+) -> None:
+    effects = data_dir / "effects.jsonl"
+    servers = slow_servers(data_dir, effects, delay=60)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, "Send a message to bob@example.com saying hi", requester="operator")
+    assert paused.final_output.status == "needs_review"
+    assert paused.final_output.selected_capability is not None
+    assert paused.final_output.selected_capability.name == "send_message"
+    assert paused.final_output.review is not None
+    review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
+
+    # The approving process starts the call and hangs in it (the server answers after 60 s).
+    decider = start_gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer",
+        "--servers", str(servers),
+        new_session=True,
+    )  # fmt: skip
+    ledger = SqliteLedger(settings_for(data_dir).db_path)
+
+    def started_and_hanging() -> bool:
+        assert decider.poll() is None, f"the deciding process ended early: {decider.communicate()}"
+        return len(json_lines(effects)) == 1 and [
+            r.id for r in ledger.unfinished_executions(only_lost=False)
+        ] == [review_id]
+
+    try:
+        wait_until(
+            started_and_hanging,
+            timeout=60,
+            what="the approved call to take effect with its start recorded",
+        )
+    finally:
+        ledger.close()
+        # The host dies mid-call: its whole process group, then the server it started (the
+        # SDK starts stdio servers in a session of their own, so the group does not reach it).
+        os.killpg(decider.pid, signal.SIGKILL)
+        finish(decider, timeout=30)
+    server_pid = int(json_lines(effects)[0]["pid"])
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(server_pid, signal.SIGKILL)
+    wait_until(lambda: not _alive(server_pid), timeout=30, what="the killed server to be gone")
+
+    with services_for(data_dir, servers=servers) as services:
+        swept = services.reviews.sweep()
+
+        assert swept == {"expired": [], "outcome_unknown": [review_id]}
+        assert services.ledger.require(review_id).status == "outcome_unknown"
+        waiting = pending_interrupt(services.graph, thread_id)
+        assert waiting is not None
+        assert waiting["stage"] == "after_failure"
+        assert waiting["review_id"] == f"{thread_id}-r2"
+        assert "outcome_unknown" in [flag["code"] for flag in waiting["flags"]]
+        follow_up = services.ledger.latest_for_thread(thread_id)
+        assert follow_up is not None
+        assert (follow_up.id, follow_up.status, follow_up.stage) == (
+            f"{thread_id}-r2",
+            "pending",
+            "after_failure",
+        )
+        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
+        assert kinds.count("execution_started") == 1
+        assert "execution_refused" in kinds
+        assert "outcome_unknown" in kinds
+        assert "execution_result" not in kinds
+        assert services.audit.verify().ok
+
+        rows = [r.model_dump() for r in services.ledger.queue()]
+        events = len(services.audit.events())
+        assert services.reviews.sweep() == {"expired": [], "outcome_unknown": []}
+        assert [r.model_dump() for r in services.ledger.queue()] == rows
+        assert len(services.audit.events()) == events
+    assert len(json_lines(effects)) == 1
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for a parent that does not reap counts as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status

@@ -1,0 +1,282 @@
+"""Who may decide, when, how many must agree, and what an approval covers: the review service
+on a real database with the real e-mail server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from gatehouse.operator_requests import ask
+from gatehouse.wiring import Services
+from graph.runner import pending_interrupt, thread_config
+from graph.state import ReviewDecision
+from reviews.errors import (
+    AlreadyDecidedError,
+    DecisionNotAllowedError,
+    NothingToResumeError,
+    NotPermittedError,
+    ReviewError,
+    ReviewNotFoundError,
+)
+from reviews.ledger import SqliteLedger
+from reviews.resume import resume
+from reviews.service import ReviewExpiredError, ReviewService
+from tests.reviews.review_support import (
+    DEFAULT_POLICY_TEXT,
+    EMAIL_REQUEST,
+    email_servers,
+    gatehouse,
+    outbox,
+    policy_file,
+    services_for,
+)
+
+# The outgoing-messages rule's constraint line in the shipped policy, edited by some tests.
+VIOLATION_LINE = next(
+    line for line in DEFAULT_POLICY_TEXT.splitlines() if line.startswith('on_violation = "review"')
+)
+
+
+@dataclass
+class Shared:
+    services: Services
+    data: Path
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    """One database and one e-mail server for the tests that each work on threads of their own."""
+    data = tmp_path_factory.mktemp("terms") / "data"
+    data.mkdir()
+    with services_for(data, servers=email_servers(data)) as services:
+        yield Shared(services, data)
+
+
+def _pause(services: Services, text: str = EMAIL_REQUEST, requester: str = "operator") -> tuple[str, str]:
+    paused = ask(services, text, requester=requester)
+    assert paused.final_output.status == "needs_review"
+    assert paused.final_output.review is not None
+    return paused.final_output.review.id, paused.final_output.thread_id
+
+
+def _sent(data: Path, body: str) -> list[str]:
+    return [message["to"] for message in outbox(data) if message["body"] == body]
+
+
+@pytest.mark.parametrize(
+    ("requester", "reviewer", "approve", "reason", "refusal", "why"),
+    [
+        pytest.param("reviewer2", "reviewer2", True, None, NotPermittedError, "four-eyes", id="own-approval"),
+        pytest.param(
+            "reviewer2", "reviewer2", False, "no", NotPermittedError, "four-eyes", id="own-rejection"
+        ),
+        pytest.param("operator", "operator", True, None, NotPermittedError, "role operator", id="operator"),
+        pytest.param("operator", "mallory", True, None, NotPermittedError, "not in the policy", id="unknown"),
+        pytest.param("operator", "reviewer", False, None, DecisionNotAllowedError, "reason", id="no-reason"),
+        pytest.param(
+            "operator", "reviewer", False, "  ", DecisionNotAllowedError, "reason", id="blank-reason"
+        ),
+    ],
+)
+def test_a_refused_decision_records_nothing_and_the_review_stays_open_for_someone_allowed(
+    shared: Shared,
+    requester: str,
+    reviewer: str,
+    approve: bool,
+    reason: str | None,
+    refusal: type[ReviewError],
+    why: str,
+) -> None:
+    services = shared.services
+    review_id, thread_id = _pause(services, "Send an email to bob@example.com saying refused", requester)
+
+    with pytest.raises(refusal, match=why):
+        services.reviews.decide(review_id, reviewer=reviewer, approve=approve, reason=reason)
+
+    review = services.ledger.require(review_id)
+    assert (review.status, review.decisions, review.decided_by) == ("pending", [], None)
+    assert "decision" not in [e.kind for e in services.audit.events(thread_id=thread_id)]
+    waiting = pending_interrupt(services.graph, thread_id)
+    assert waiting is not None and waiting["review_id"] == review_id
+    # Someone allowed can still decide it: the refusal used nothing up.
+    done = services.reviews.decide(review_id, reviewer="admin", approve=False, reason="not today")
+    assert done.run is not None and done.run.final_output.status == "rejected"
+    assert services.ledger.require(review_id).status == "rejected"
+    assert _sent(shared.data, "refused") == []
+
+
+def test_deciding_a_review_that_does_not_exist_is_refused(shared: Shared) -> None:
+    with pytest.raises(ReviewNotFoundError):
+        shared.services.reviews.decide("no-such-thread-r1", reviewer="reviewer", approve=True)
+
+
+def test_a_decided_review_cannot_be_decided_again_and_its_finished_thread_cannot_be_resumed(
+    shared: Shared,
+) -> None:
+    services = shared.services
+    review_id, thread_id = _pause(services, "Send an email to bob@example.com saying once")
+    done = services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+    assert done.run is not None and done.run.final_output.status == "ok"
+
+    with pytest.raises(AlreadyDecidedError) as again:
+        services.reviews.decide(review_id, reviewer="reviewer2", approve=True)
+    assert (again.value.by, again.value.status) == ("reviewer", "executed")
+    with pytest.raises(AlreadyDecidedError):
+        services.reviews.decide(review_id, reviewer="admin", approve=False, reason="too late")
+    with pytest.raises(NothingToResumeError):
+        resume(services.graph, services.context, thread_id, ReviewDecision(action="approve", by="reviewer2"))
+
+    assert services.ledger.require(review_id).status == "executed"
+    assert _sent(shared.data, "once") == ["bob@example.com"]
+
+
+class _Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expired(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        review_id, thread_id = _pause(services)
+        review = services.ledger.require(review_id)
+        deadline = datetime.fromisoformat(review.expires_at)
+        assert deadline - datetime.fromisoformat(review.created_at) == timedelta(minutes=30)
+        # open_services has no clock to inject; a ledger on the same file with its own clock
+        # and a ReviewService over it stand in for "the same app, later".
+        clock = _Clock(deadline - timedelta(seconds=1))
+        later_ledger = SqliteLedger(services.settings.db_path, clock=clock)
+        try:
+            later = ReviewService(
+                services.graph, services.context, later_ledger, services.audit, services.policy
+            )
+            assert later.sweep() == {"expired": [], "outcome_unknown": []}
+            clock.now = deadline
+            with pytest.raises(ReviewExpiredError, match="can no longer be approved"):
+                later.decide(review_id, reviewer="reviewer", approve=True)
+        finally:
+            later_ledger.close()
+        # In real time again: still expired, still not approvable.
+        with pytest.raises(ReviewExpiredError):
+            services.reviews.decide(review_id, reviewer="reviewer2", approve=True)
+
+        final = services.graph.get_state(thread_config(thread_id)).values["final_output"]
+        assert final["status"] == "expired"
+        assert pending_interrupt(services.graph, thread_id) is None
+        assert services.ledger.require(review_id).status == "expired"
+        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
+        assert "review_expired" in kinds
+        assert "decision" not in kinds
+        assert services.audit.verify().ok
+    assert outbox(data_dir) == []
+
+    listed = gatehouse(data_dir, "reviews", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [row] = json.loads(listed.stdout)["reviews"]
+    assert (row["id"], row["status"], row["seconds_left"]) == (review_id, "expired", None)
+    assert row["expires_at"] == review.expires_at
+
+
+def _two_approvals(data: Path) -> Path:
+    return policy_file(
+        data,
+        "two-approvals.toml",
+        (VIOLATION_LINE, f"{VIOLATION_LINE}\n[rules.review]\nrequired_approvals = 2"),
+    )
+
+
+def test_two_required_approvals_send_nothing_until_a_second_different_reviewer_approves(
+    data_dir: Path,
+) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers, policy=_two_approvals(data_dir)) as services:
+        review_id, thread_id = _pause(services)
+        assert services.ledger.require(review_id).required_approvals == 2
+
+        first = services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+        assert (first.run, first.approvals, first.required) == (None, 1, 2)
+        assert first.review.status == "pending"
+        waiting = pending_interrupt(services.graph, thread_id)
+        assert waiting is not None and waiting["review_id"] == review_id
+        assert outbox(data_dir) == []
+
+        with pytest.raises(AlreadyDecidedError) as twice:
+            services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+        assert twice.value.by == "reviewer"
+        assert services.ledger.require(review_id).status == "pending"
+        assert outbox(data_dir) == []
+
+        second = services.reviews.decide(review_id, reviewer="reviewer2", approve=True)
+        assert (second.approvals, second.required) == (2, 2)
+        assert second.run is not None and second.run.final_output.status == "ok"
+        review = services.ledger.require(review_id)
+        assert (review.status, review.decided_by) == ("executed", "reviewer2")
+        assert [d.reviewer for d in review.approvals()] == ["reviewer", "reviewer2"]
+        assert [e.kind for e in services.audit.events()].count("execution_started") == 1
+        assert services.audit.verify().ok
+    assert [(m["to"], m["body"]) for m in outbox(data_dir)] == [("bob@example.com", "hi")]
+
+
+def test_with_two_required_approvals_arguments_edited_by_the_second_approver_do_not_run_on_one_approval(
+    data_dir: Path,
+) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers, policy=_two_approvals(data_dir)) as services:
+        review_id, _ = _pause(services)
+        services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+
+        services.reviews.decide(
+            review_id,
+            reviewer="reviewer2",
+            approve=True,
+            arguments={"to": "carol@example.com", "body": "the payroll file"},
+        )
+
+    assert outbox(data_dir) == []
+
+
+def test_an_edited_approval_the_policy_denies_runs_nothing_and_the_thread_says_why(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    deny = policy_file(data_dir, "deny.toml", (VIOLATION_LINE, 'on_violation = "deny"'))
+    with services_for(data_dir, servers=servers, policy=deny) as services:
+        review_id, thread_id = _pause(services)
+
+        done = services.reviews.decide(
+            review_id, reviewer="reviewer", approve=True, arguments={"to": "eve@evil.test", "body": "hi"}
+        )
+
+        assert done.run is not None
+        final = done.run.final_output
+        assert final.status == "error"
+        assert "'eve@evil.test' is not at an allowed domain" in (final.fallback_reason or "")
+        assert "eve@evil.test" in final.response
+        assert pending_interrupt(services.graph, thread_id) is None
+        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
+        assert "execution_started" not in kinds
+        decision = next(e for e in services.audit.events(thread_id=thread_id) if e.kind == "decision")
+        assert decision.data["edited_arguments"] == {"to": {"from": "bob@example.com", "to": "eve@evil.test"}}
+    assert outbox(data_dir) == []
+
+
+def test_an_edited_approval_that_breaks_the_schema_runs_nothing_and_asks_again(shared: Shared) -> None:
+    services = shared.services
+    review_id, thread_id = _pause(services, "Send an email to bob@example.com saying schema")
+
+    done = services.reviews.decide(
+        review_id, reviewer="reviewer", approve=True, arguments={"to": 42, "body": "schema"}
+    )
+
+    assert done.run is not None
+    assert done.run.final_output.status == "needs_clarification"
+    assert done.run.final_output.review is not None
+    assert "invalid_argument" in [flag.code for flag in done.run.final_output.review.flags]
+    assert "execution_started" not in [e.kind for e in services.audit.events(thread_id=thread_id)]
+    assert _sent(shared.data, "schema") == []
