@@ -13,7 +13,10 @@ from gatehouse.wiring import Services, build_services
 def services() -> Services:
     """Process-wide: one MCP session pool, one checkpointer, one compiled graph."""
     # Held open for the life of the server process: sessions are reused by every rerun and user.
-    return build_services(Settings.resolve())
+    services = build_services(Settings.resolve())
+    # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
+    services.reviews.sweep()
+    return services
 
 
 def main() -> None:
