@@ -1,41 +1,54 @@
-"""Gatehouse in the browser. Until the UI issue lands this is one page: ask, see final_output."""
+"""Gatehouse in the browser: chat for operators, a queue for reviewers, traces for demos.
+
+Pages stay thin: every decision is made by the services (gatehouse/, reviews/), which also
+enforce every permission; the UI only hides what the person may not do.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from gatehouse.operator_requests import ask
-from gatehouse.settings import Settings
-from gatehouse.wiring import Services, build_services
+from gatehouse.web import current_user, oidc_configured, role_of, services
 
 
-@st.cache_resource
-def services() -> Services:
-    """Process-wide: one MCP session pool, one checkpointer, one compiled graph."""
-    # Held open for the life of the server process: sessions are reused by every rerun and user.
-    services = build_services(Settings.resolve())
-    # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
-    services.reviews.sweep()
-    return services
+def identity() -> None:
+    app = services()
+    with st.sidebar:
+        if oidc_configured():
+            if not getattr(st.user, "is_logged_in", False):
+                st.button("Sign in", on_click=st.login)
+            else:
+                st.write(f"Signed in as **{current_user()}**")
+                st.button("Sign out", on_click=st.logout)
+        else:
+            roster = sorted(app.policy.policy.users)
+            st.caption("Local mode: no sign-in is configured. Pick who you are from the policy's roster.")
+            st.selectbox(
+                "You are", roster, key="user", index=roster.index("operator") if "operator" in roster else 0
+            )
+        user = current_user()
+        if user:
+            st.caption(f"Role: {role_of(user) or 'not in the roster'}")
+
+
+@st.fragment(run_every=5)
+def pending_count() -> None:
+    pending = len(services().ledger.queue("pending"))
+    st.sidebar.metric("Pending reviews", pending)
 
 
 def main() -> None:
-    st.set_page_config(page_title="Gatehouse", page_icon="🛡️")
-    st.title("Gatehouse")
-    st.caption(
-        "Human-in-the-loop review for MCP tool calls. The full chat, review queue and traces are coming."
+    st.set_page_config(page_title="Gatehouse", page_icon="🛡️", layout="wide")
+    identity()
+    pending_count()
+    page = st.navigation(
+        [
+            st.Page("pages/chat.py", title="Chat", icon="💬", default=True),
+            st.Page("pages/review_queue.py", title="Reviews", icon="✅"),
+            st.Page("pages/traces.py", title="Traces", icon="🧭"),
+        ]
     )
-    app = services()
-    st.write("Connected MCP servers: " + ", ".join(app.mcp.server_names()))
-    with st.form("ask"):
-        text = st.text_input("Request", placeholder="List the files in the managed project folder.")
-        submitted = st.form_submit_button("Ask")
-    if submitted:
-        outcome = ask(app, text)
-        output = outcome.final_output
-        st.subheader(output.status)
-        st.write(output.response)
-        st.json(output.model_dump(mode="json"))
+    page.run()
 
 
 main()
