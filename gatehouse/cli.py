@@ -26,10 +26,9 @@ from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.wiring import open_services, policy_file, servers_config
+from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
 from graph.runner import thread_exists
 from graph.trace import trace_steps
-from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
 from policies.pins import SqlitePinStore
@@ -146,9 +145,7 @@ def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]
 def _run_servers_check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     config = servers_config(settings)
-    with SdkMcpClient(
-        {entry.name: entry for entry in config.servers}, log_dir=settings.server_log_dir
-    ) as pool:
+    with server_pool(settings, config=config) as pool:
         report = check_servers(config, pool)
     _print(report, args.json, render_check)
     return EXIT_OK
@@ -177,11 +174,9 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
         return _usage_error("--args: must be a JSON object of argument names and values")
     settings = _settings(args)
     policy = policy_file(settings)
-    config = servers_config(settings)
-    targets = {entry.name: entry for entry in config.servers}
     pins = SqlitePinStore(settings.db_path)
     try:
-        with SdkMcpClient(targets, log_dir=settings.server_log_dir) as pool:
+        with server_pool(settings) as pool:
             manifest = pool.discover()
         engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
         report = explain(engine, manifest, args.key, arguments)

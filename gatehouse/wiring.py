@@ -14,6 +14,7 @@ from gatehouse.errors import ConfigurationError
 from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
+from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
@@ -81,9 +82,14 @@ def policy_file(settings: Settings) -> PolicyFile:
         raise ConfigurationError(str(exc)) from exc
 
 
-def server_pool(settings: Settings, *, output_cap_bytes: int) -> SdkMcpClient:
+def server_pool(
+    settings: Settings,
+    *,
+    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
+    config: ServersConfig | None = None,
+) -> SdkMcpClient:
     """One long-lived session per configured server."""
-    config = servers_config(settings)
+    config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
     return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
 

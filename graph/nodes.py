@@ -415,6 +415,19 @@ def review_payload(state: GraphState) -> dict[str, Any]:
     return payload
 
 
+def _approved_call(state: GraphState, arguments: dict[str, Any], by: str, review_id: str) -> dict[str, Any]:
+    """What an approval covers: this capability, this definition, these arguments, once."""
+    selected = state.get("selected_capability") or {}
+    return {
+        "key": selected.get("key"),
+        "fingerprint": selected.get("fingerprint"),
+        "arguments": arguments,
+        "by": by,
+        "review_id": review_id,
+        "call_hash": call_hash(selected.get("server", ""), selected.get("fingerprint", ""), arguments),
+    }
+
+
 def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     payload = review_payload(state)
     stage = payload["stage"]
@@ -457,31 +470,14 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
             decision.arguments if decision.arguments is not None else state.get("proposed_arguments", {})
         )
         edited = decision.arguments is not None and decision.arguments != state.get("proposed_arguments", {})
-        selected = state.get("selected_capability") or {}
-        update["approved_call"] = {
-            "key": selected.get("key"),
-            "fingerprint": selected.get("fingerprint"),
-            "arguments": arguments,
-            "by": decision.by,
-            "review_id": payload["review_id"],
-            "call_hash": call_hash(selected.get("server", ""), selected.get("fingerprint", ""), arguments),
-        }
+        update["approved_call"] = _approved_call(state, arguments, decision.by, payload["review_id"])
         if edited:
             update |= {"proposed_arguments": arguments, "missing_arguments": [], "invalid_arguments": {}}
         return update
     if stage == "after_failure":
         # One more try, approved by a person: the transport counter starts again, and the
         # retry is a reviewed call of its own (it runs once, under this review's id).
-        selected = state.get("selected_capability") or {}
-        arguments = state.get("proposed_arguments", {})
-        retry = {
-            "key": selected.get("key"),
-            "fingerprint": selected.get("fingerprint"),
-            "arguments": arguments,
-            "by": decision.by,
-            "review_id": payload["review_id"],
-            "call_hash": call_hash(selected.get("server", ""), selected.get("fingerprint", ""), arguments),
-        }
+        retry = _approved_call(state, state.get("proposed_arguments", {}), decision.by, payload["review_id"])
         return update | {"transport_failures": 0, "approved_call": retry}
     # untrusted_output: the reviewer releases the output, marked as untrusted.
     result = McpResult.model_validate(state["mcp_result"])

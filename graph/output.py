@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.planner.arguments import property_shape
 from graph.results_view import describe, summarize
 from graph.state import CapabilityRef, FinalOutput, GraphState, ReviewSummary, Status
 from mcp_host.results import McpResult
@@ -28,9 +29,8 @@ def _capability_label(state: GraphState) -> str:
 
 
 def _describe_argument(name: str, schema: dict[str, Any]) -> str:
-    options = [schema.get("enum")] + [o.get("enum") for o in schema.get("anyOf", []) if isinstance(o, dict)]
-    enum = next((e for e in options if isinstance(e, list)), None)
-    if enum:
+    enum = property_shape(schema).get("enum")
+    if isinstance(enum, list) and enum:
         return f"{name} (one of {', '.join(map(str, enum))})"
     description = schema.get("description")
     return f"{name} ({description})" if description else name

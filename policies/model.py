@@ -8,16 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from policies.decision import Action
 
-CATEGORIES = (
-    "writes files",
-    "sends messages",
-    "updates records",
-    "controls devices",
-    "financial action",
-    "sensitive data",
-    "destructive",
-    "open world",
-)
 Category = Literal[
     "writes files",
     "sends messages",

@@ -333,19 +333,9 @@ class SqliteLedger:
             review=self.require(review_id), final=final, approvals=approvals, required=required
         )
 
-    def set_status(
-        self, review_id: str, status: ReviewStatus, *, expected: ReviewStatus | None = None
-    ) -> bool:
+    def set_status(self, review_id: str, status: ReviewStatus) -> None:
         with self._db.write() as conn:
-            if expected is None:
-                moved = conn.execute(
-                    "UPDATE reviews SET status = ? WHERE id = ?", (status, review_id)
-                ).rowcount
-            else:
-                moved = conn.execute(
-                    "UPDATE reviews SET status = ? WHERE id = ? AND status = ?", (status, review_id, expected)
-                ).rowcount
-        return bool(moved)
+            conn.execute("UPDATE reviews SET status = ? WHERE id = ?", (status, review_id))
 
     # -- run once ----------------------------------------------------------------------------
 

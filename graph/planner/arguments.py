@@ -54,7 +54,7 @@ class Extraction:
     invalid: dict[str, str] = field(default_factory=dict)
 
 
-def _property_shape(schema: dict[str, Any]) -> dict[str, Any]:
+def property_shape(schema: dict[str, Any]) -> dict[str, Any]:
     """The non-null branch of ``anyOf: [X, null]``, which is how Optional fields are published."""
     options = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(options, list):
@@ -80,7 +80,7 @@ class _Coercion(ValueError):
 
 def coerce(value: Any, schema: dict[str, Any]) -> Any:
     """Convert text from the request to the property's declared type, or raise _Coercion."""
-    shape = _property_shape(schema)
+    shape = property_shape(schema)
     types = _types(shape)
     enum = shape.get("enum")
     if isinstance(value, str):
@@ -241,7 +241,7 @@ def extract_arguments(
     for name, schema in properties.items():
         if not isinstance(schema, dict):
             continue
-        shape = _property_shape(schema)
+        shape = property_shape(schema)
         explicit = next((pairs[v] for v in _name_variants(name) if v in pairs), None)
         if explicit is not None:
             take(name, explicit, f"'{name}=' in the request", schema)
@@ -267,9 +267,7 @@ def extract_arguments(
     open_required = [
         n
         for n in required
-        if n not in result.arguments
-        and n in properties
-        and "string" in _types(_property_shape(properties[n]))
+        if n not in result.arguments and n in properties and "string" in _types(property_shape(properties[n]))
     ]
     unused_quotes = [q for q in quoted if q not in used]
     if len(open_required) == 1 and len(unused_quotes) == 1:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graph.planner.arguments import extract_arguments
+from graph.planner.arguments import extract_arguments, property_shape
 from graph.planner.text import (
     ACTION_CONCEPTS,
     STOPWORDS,
@@ -146,12 +146,9 @@ def score_capability(
 def _stated_enum_values(capability: Capability, wanted: set[str]) -> list[str]:
     hits: list[str] = []
     for schema in capability.properties.values():
-        options = [schema.get("enum")] + [
-            o.get("enum") for o in schema.get("anyOf", []) if isinstance(o, dict)
-        ]
-        for enum in options:
-            if isinstance(enum, list):
-                hits.extend(str(v) for v in enum if concepts_of_words([str(v).lower()]) & wanted)
+        enum = property_shape(schema).get("enum")
+        if isinstance(enum, list):
+            hits.extend(str(v) for v in enum if concepts_of_words([str(v).lower()]) & wanted)
     return hits
 
 
