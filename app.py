@@ -33,7 +33,7 @@ def identity() -> None:
 
 @st.fragment(run_every=5)
 def pending_count() -> None:
-    pending = len(services().ledger.queue("pending"))
+    pending = services().ledger.count("pending")
     st.sidebar.metric("Pending reviews", pending)
 
 
@@ -43,9 +43,9 @@ def main() -> None:
     pending_count()
     page = st.navigation(
         [
-            st.Page("pages/chat.py", title="Chat", icon="💬", default=True),
-            st.Page("pages/review_queue.py", title="Reviews", icon="✅"),
-            st.Page("pages/traces.py", title="Traces", icon="🧭"),
+            st.Page("views/chat.py", title="Chat", icon="💬", default=True),
+            st.Page("views/review_queue.py", title="Reviews", icon="✅"),
+            st.Page("views/traces.py", title="Traces", icon="🧭"),
         ]
     )
     page.run()

@@ -21,6 +21,7 @@ from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
 from policies.pins import SqlitePinStore
 from reviews.audit import SqliteAudit
+from reviews.conversations import SqliteConversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import SqliteLedger
 from reviews.service import ReviewService
@@ -42,6 +43,7 @@ class Services:
     pins: SqlitePinStore
     ledger: SqliteLedger
     audit: SqliteAudit
+    conversations: SqliteConversations
     reviews: ReviewService
     settings: Settings
     owns_mcp: bool = True
@@ -57,6 +59,7 @@ class Services:
         self.pins.close()
         self.ledger.close()
         self.audit.close()
+        self.conversations.close()
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -113,12 +116,13 @@ def build_services(
         pins = SqlitePinStore(settings.db_path)
         ledger = SqliteLedger(settings.db_path)
         audit = SqliteAudit(settings.db_path, secret_arguments=policy.audit.redact_arguments)
+        conversations = SqliteConversations(settings.db_path)
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
     try:
         client = mcp if mcp is not None else server_pool(settings, output_cap_bytes=policy.output.max_bytes)
     except BaseException:
-        for store in (pins, ledger, audit):
+        for store in (pins, ledger, audit, conversations):
             store.close()
         checkpointer.conn.close()
         raise
@@ -135,7 +139,8 @@ def build_services(
         pins=pins,
         ledger=ledger,
         audit=audit,
-        reviews=ReviewService(graph, context, ledger, audit, engine),
+        conversations=conversations,
+        reviews=ReviewService(graph, context, ledger, audit, engine, conversations),
         settings=settings,
         owns_mcp=mcp is None,
     )

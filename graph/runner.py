@@ -31,6 +31,8 @@ class RunOutcome:
     # The interrupt payload when the thread waits for a person.
     pending: dict[str, Any] | None = None
     state: dict[str, Any] = field(default_factory=dict)
+    # The checkpoint the run ended in: names this answer (a conversation records it once).
+    checkpoint_id: str | None = None
 
 
 def thread_config(thread_id: str) -> RunnableConfig:
@@ -65,7 +67,10 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
         final = FinalOutput.model_validate(values["final_output"])
     else:
         final = build_final_output(values, limit=context.limits.response_chars)
-    return RunOutcome(final_output=final, path=path, pending=pending, state=dict(values))
+    checkpoint_id = snapshot.config.get("configurable", {}).get("checkpoint_id")
+    return RunOutcome(
+        final_output=final, path=path, pending=pending, state=dict(values), checkpoint_id=checkpoint_id
+    )
 
 
 def execute(

@@ -51,6 +51,7 @@ _SCHEMA = (
         payload TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (status, created_at)",
     "CREATE INDEX IF NOT EXISTS reviews_by_thread ON reviews (thread_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS reviews_by_decision ON reviews (decided_at)",
     """CREATE TABLE IF NOT EXISTS review_decisions (
         review_id TEXT NOT NULL REFERENCES reviews (id),
         reviewer TEXT NOT NULL,
@@ -209,19 +210,29 @@ class SqliteLedger:
             row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
             if row is None:
                 return None
-            decisions = [
-                Decision(
-                    reviewer=d["reviewer"],
-                    action=d["action"],
-                    reason=d["reason"],
-                    arguments=json.loads(d["arguments"]) if d["arguments"] else None,
-                    decided_at=d["decided_at"],
+            return self._with_decisions(conn, [row])[0]
+
+    def _with_decisions(self, conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[Review]:
+        """Reviews for these rows, their decisions read in one query (not one per review)."""
+        decisions: dict[str, list[Decision]] = {row["id"]: [] for row in rows}
+        ids = list(decisions)
+        # Chunked: SQLite limits the number of bound parameters per statement.
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for d in conn.execute(
+                f"SELECT * FROM review_decisions WHERE review_id IN ({marks}) ORDER BY decided_at", chunk
+            ):
+                decisions[d["review_id"]].append(
+                    Decision(
+                        reviewer=d["reviewer"],
+                        action=d["action"],
+                        reason=d["reason"],
+                        arguments=json.loads(d["arguments"]) if d["arguments"] else None,
+                        decided_at=d["decided_at"],
+                    )
                 )
-                for d in conn.execute(
-                    "SELECT * FROM review_decisions WHERE review_id = ? ORDER BY decided_at", (review_id,)
-                )
-            ]
-        return _row_to_review(row, decisions)
+        return [_row_to_review(row, decisions[row["id"]]) for row in rows]
 
     def require(self, review_id: str) -> Review:
         review = self.get(review_id)
@@ -229,19 +240,37 @@ class SqliteLedger:
             raise ReviewNotFoundError(f"no review {review_id}")
         return review
 
-    def queue(self, status: str | None = None) -> list[Review]:
-        """Oldest first, from the (status, created_at) index."""
+    def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
+        """Oldest first; one page of it (``limit``/``offset``) from the (status, created_at) index."""
+        where, params = (" WHERE status = ?", (status,)) if status is not None else ("", ())
+        return self._page(f"SELECT * FROM reviews{where} ORDER BY created_at, id", params, limit, offset)
+
+    def history(self, *, limit: int | None = None, offset: int = 0) -> list[Review]:
+        """Decided reviews (approved, rejected, expired and what followed), most recent decision first."""
+        return self._page(
+            "SELECT * FROM reviews WHERE decided_at IS NOT NULL ORDER BY decided_at DESC, id DESC",
+            (),
+            limit,
+            offset,
+        )
+
+    def count(self, status: str | None = None) -> int:
+        where, params = (" WHERE status = ?", (status,)) if status is not None else ("", ())
         with self._db.read() as conn:
-            if status is None:
-                ids = [r["id"] for r in conn.execute("SELECT id FROM reviews ORDER BY created_at, id")]
-            else:
-                ids = [
-                    r["id"]
-                    for r in conn.execute(
-                        "SELECT id FROM reviews WHERE status = ? ORDER BY created_at, id", (status,)
-                    )
-                ]
-        return [self.require(review_id) for review_id in ids]
+            return int(conn.execute(f"SELECT COUNT(*) FROM reviews{where}", params).fetchone()[0])
+
+    def count_decided(self) -> int:
+        with self._db.read() as conn:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM reviews WHERE decided_at IS NOT NULL").fetchone()[0]
+            )
+
+    def _page(self, sql: str, params: tuple[Any, ...], limit: int | None, offset: int) -> list[Review]:
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += (limit, offset)
+        with self._db.read() as conn:
+            return self._with_decisions(conn, conn.execute(sql, params).fetchall())
 
     def latest_for_thread(self, thread_id: str) -> Review | None:
         with self._db.read() as conn:

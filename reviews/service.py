@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from graph.context import GraphContext
     from policies.engine import PolicyEngine
     from reviews.audit import SqliteAudit
+    from reviews.conversations import SqliteConversations
     from reviews.ledger import Review, SqliteLedger
 
 
@@ -50,8 +51,10 @@ class ReviewService:
         ledger: SqliteLedger,
         audit: SqliteAudit,
         policy: PolicyEngine,
+        conversations: SqliteConversations,
     ) -> None:
         self.graph = graph
+        self.conversations = conversations
         self.context = context
         self.ledger = ledger
         self.audit = audit
@@ -60,10 +63,18 @@ class ReviewService:
     # -- runs --------------------------------------------------------------------------------
 
     def record_run(self, run: RunOutcome, *, actor: str | None = None) -> None:
-        """Audit what a run decided (selection, validation, errors) and tie its review, if it
-        paused for one, to the checkpoint and interrupt it waits in."""
+        """Audit what a run decided (selection, validation, errors), add its answer to the
+        thread's conversation, and tie its review, if it paused for one, to the checkpoint and
+        interrupt it waits in."""
         state = run.state
         thread = run.final_output.thread_id
+        self.conversations.record_answer(
+            thread,
+            run.final_output.model_dump(mode="json"),
+            checkpoint_id=run.checkpoint_id,
+            owner=str(state.get("requester") or actor or "unknown"),
+            author=actor,
+        )
         selected = state.get("selected_capability")
         if selected:
             self.audit.append(
@@ -101,12 +112,13 @@ class ReviewService:
 
     def record_request(self, text: str, *, thread_id: str, requester: str) -> None:
         self.audit.append("request", {"text": text}, thread_id=thread_id, actor=requester)
+        self.conversations.record_request(thread_id, requester, text)
 
     # -- the queue ---------------------------------------------------------------------------
 
-    def queue(self, status: str | None = None) -> list[Review]:
+    def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
         self.sweep(recover=False)
-        return self.ledger.queue(status)
+        return self.ledger.queue(status, limit=limit, offset=offset)
 
     def sweep(self, *, recover: bool = True) -> dict[str, list[str]]:
         """Expire what is past its deadline and (with ``recover``) escalate calls whose

@@ -1,4 +1,9 @@
-"""The web app through Streamlit's AppTest: first screen, chat, review queue, traces."""
+"""The web app through Streamlit's AppTest: every page, and two people working one request.
+
+Each test runs the real app script against real stdio demo servers and a real SQLite file;
+two AppTest instances are two browser sessions of the same process (they share the
+process-wide services, as two people on one replica do).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,13 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Button
+
+from gatehouse.web import services
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
+EMAIL = "Send an email to bob@example.com saying hi"
 
 
 @pytest.fixture
@@ -21,17 +30,59 @@ def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
         for name in ("filesystem", "email")
     }
-    servers = tmp_path / "servers.json"
-    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    servers_file = tmp_path / "servers.json"
+    servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     monkeypatch.setenv("GATEHOUSE_DATA", str(data))
-    monkeypatch.setenv("GATEHOUSE_SERVERS", str(servers))
+    monkeypatch.setenv("GATEHOUSE_SERVERS", str(servers_file))
     monkeypatch.delenv("GATEHOUSE_DB", raising=False)
     monkeypatch.delenv("GATEHOUSE_POLICY", raising=False)
-    from gatehouse.web import services
-
     services.clear()
     yield data
+    services().close()
     services.clear()
+
+
+def session(user: str = "operator") -> AppTest:
+    """A browser session of the app, signed in (local mode) as ``user``."""
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    picker = app.sidebar.selectbox(key="user")
+    if picker.value != user:
+        picker.set_value(user).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def on_page(app: AppTest, page: str) -> AppTest:
+    app.switch_page(f"views/{page}.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def markdown_text(app: AppTest) -> str:
+    return "\n".join(block.value for block in app.markdown)
+
+
+def outbox(data: Path) -> list[dict[str, object]]:
+    path = data / "demo" / "outbox.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def ask(app: AppTest, text: str) -> AppTest:
+    app.chat_input[0].set_value(text).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def button(app: AppTest, label: str) -> Button:
+    matches = [b for b in app.button if b.label == label]
+    assert matches, f"no button {label!r}; buttons: {[b.label for b in app.button]}"
+    return matches[0]
+
+
+# -- first screen --------------------------------------------------------------------------
 
 
 def test_the_first_screen_works_on_an_empty_database(app_env: Path) -> None:
@@ -41,46 +92,246 @@ def test_the_first_screen_works_on_an_empty_database(app_env: Path) -> None:
 
     assert not app.exception
     assert app.title[0].value == "Chat"
-    assert app.sidebar.selectbox[0].value == "operator"
+    assert app.sidebar.selectbox(key="user").value == "operator"
     assert app.sidebar.metric[0].value == "0"
     assert any("Local mode" in caption.value for caption in app.sidebar.caption)
+    assert "Send an email to bob@example.com" in markdown_text(app)
+    assert app.selectbox(key="thread_picker").options == ["New thread"]
+
+
+def test_the_sidebar_keeps_who_you_are_across_pages(app_env: Path) -> None:
+    app = session("reviewer")
+
+    on_page(app, "traces")
+    on_page(app, "review_queue")
+
+    assert app.sidebar.selectbox(key="user").value == "reviewer"
+    assert any("Role: reviewer" in caption.value for caption in app.sidebar.caption)
+
+
+# -- chat ----------------------------------------------------------------------------------
 
 
 def test_an_operator_asks_in_chat_and_sees_the_answer(app_env: Path) -> None:
-    app = AppTest.from_file(str(APP), default_timeout=60)
-    app.run()
+    app = session()
 
-    app.chat_input[0].set_value("List the files in the managed project folder.").run()
+    ask(app, "List the files in the managed project folder.")
 
-    assert not app.exception
-    text = " ".join(block.value for block in app.markdown)
+    text = markdown_text(app)
     assert "sample.txt" in text and "notes.md" in text
-    assert any("list_directory" in caption.value for caption in app.caption)
+    assert "`list_directory`" in text and "done" in text
+    [user_message, answer] = app.chat_message
+    assert user_message.name == "user" and answer.name == "assistant"
 
 
-def test_an_operator_sees_no_decision_buttons(app_env: Path) -> None:
-    app = AppTest.from_file(str(APP), default_timeout=60)
-    app.run()
-    app.chat_input[0].set_value("Send an email to bob@example.com saying hi").run()
+def test_a_request_waiting_for_review_shows_its_flags_and_locks_the_input(app_env: Path) -> None:
+    app = session()
 
-    app.session_state["user"] = "operator"
-    app.switch_page("pages/review_queue.py").run()
+    ask(app, EMAIL)
+
+    text = markdown_text(app)
+    assert "waiting for a reviewer" in text
+    assert "`sends_messages`" in text
+    assert app.chat_input[0].disabled
+    assert outbox(app_env) == []
+
+
+def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history(app_env: Path) -> None:
+    app = session()
+    ask(app, "List the files in the managed project folder.")
+    button(app, "New thread").click().run()
+    ask(app, "Read the file notes.md")
+
+    picker = app.selectbox(key="thread_picker")
+    # AppTest lists a selectbox's options as the labels a person sees.
+    assert picker.options[0].startswith("Read the file notes.md")
+    assert picker.options[1].startswith("List the files in the managed project folder.")
+
+    [_newest, oldest] = [c.thread_id for c in services().conversations.of_owner("operator")]
+    picker.set_value(oldest).run()
+    assert "sample.txt" in markdown_text(app)
+    assert "Read the file notes.md" not in markdown_text(app)
+
+    # A new browser session of the same person finds both threads.
+    later = session()
+    later_picker = later.selectbox(key="thread_picker")
+    assert len(later_picker.options) == 2
+
+
+def test_a_missing_argument_is_asked_for_and_the_answer_resumes_the_same_thread(app_env: Path) -> None:
+    app = session()
+    ask(app, "Send an email saying hi")
+    assert "needs your answer" in markdown_text(app)
+    thread = app.session_state["thread"]
+
+    assert [box.label for box in app.text_input] == ["to"]
+    app.text_input(key=f"clarify-{thread}-to").input("bob@example.com")
+    button(app, "Answer").click().run()
 
     assert not app.exception
-    assert [button.label for button in app.button if button.label in {"Approve", "Reject"}] == []
-    assert any("may not review" in caption.value for caption in app.caption)
+    assert app.session_state["thread"] == thread
+    assert "waiting for a reviewer" in markdown_text(app)
+    messages = services().conversations.messages(thread)
+    assert [m.role for m in messages] == ["operator", "gatehouse", "operator", "gatehouse"]
+    assert messages[2].text == "bob@example.com"
+    assert services().ledger.queue("pending")[0].arguments == {"to": "bob@example.com", "body": "hi"}
+
+
+# -- reviews -------------------------------------------------------------------------------
+
+
+def test_an_operator_sees_the_queue_but_no_decision_buttons(app_env: Path) -> None:
+    app = session()
+    ask(app, EMAIL)
+
+    on_page(app, "review_queue")
+
+    assert "Pending (1)" in [header.value for header in app.subheader]
+    assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
+    assert any("cannot decide" in info.value for info in app.info)
+
+
+def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env: Path) -> None:
+    operator = session()
+    ask(operator, EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+
+    text = markdown_text(reviewer)
+    assert "**To:** bob@example.com" in text  # the e-mail preview
+    assert "Send an email to bob@example.com saying hi" in text  # the request
+    assert reviewer.dataframe[0].value["requester"].tolist() == ["operator"]
+    button(reviewer, "Approve").click().run()
+
+    assert not reviewer.exception
+    assert any("approved" in s.value or "executed" in s.value for s in reviewer.success)
+    assert "Pending (0)" in [header.value for header in reviewer.subheader]
+    history = reviewer.dataframe[0].value
+    assert history["decided by"].tolist() == ["reviewer"]
+
+    operator.run()
+    assert "done" in markdown_text(operator)
+    assert not operator.chat_input[0].disabled
+    assert len(outbox(app_env)) == 1
+    assert outbox(app_env)[0]["to"] == ["bob@example.com"] or outbox(app_env)[0]["to"] == "bob@example.com"
+
+
+def test_a_reviewer_edits_an_argument_in_the_form_and_the_edited_call_runs(app_env: Path) -> None:
+    ask(session(), EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    review_id = services().ledger.queue("pending")[0].id
+
+    assert button(reviewer, "Edit & approve").disabled
+    reviewer.text_area(key=f"arg-{review_id}-body").input("hello from the reviewer").run()
+    assert not button(reviewer, "Edit & approve").disabled
+    button(reviewer, "Edit & approve").click().run()
+
+    assert not reviewer.exception
+    [sent] = outbox(app_env)
+    assert sent["body"] == "hello from the reviewer"
+
+
+def test_arguments_that_do_not_fit_the_schema_are_refused_before_any_decision(app_env: Path) -> None:
+    ask(session(), EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    review_id = services().ledger.queue("pending")[0].id
+
+    reviewer.radio(key=f"mode-{review_id}").set_value("JSON").run()
+    reviewer.text_area(key=f"json-{review_id}").input('{"to": "bob@example.com",').run()
+
+    assert any("not valid JSON" in error.value and "line" in error.value for error in reviewer.error)
+    assert button(reviewer, "Edit & approve").disabled
+    assert services().ledger.require(review_id).status == "pending"
+
+
+def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> None:
+    operator = session()
+    ask(operator, EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    review_id = services().ledger.queue("pending")[0].id
+
+    button(reviewer, "Reject").click().run()
+    assert any("needs a reason" in error.value for error in reviewer.error)
+    assert services().ledger.require(review_id).status == "pending"
+
+    reviewer.text_input(key=f"reason-{review_id}").input("not to external people today")
+    button(reviewer, "Reject").click().run()
+
+    assert services().ledger.require(review_id).status == "rejected"
+    operator.run()
+    text = markdown_text(operator)
+    assert "rejected" in text and "not to external people today" in text
+    assert outbox(app_env) == []
+
+
+def test_a_file_write_is_previewed_as_a_diff_of_the_current_file(app_env: Path) -> None:
+    ask(session(), 'Write "fresh notes" to the file notes.md')
+    reviewer = on_page(session("reviewer"), "review_queue")
+
+    [diff] = [block for block in reviewer.code if block.language == "diff"]
+    assert "--- a/notes.md" in diff.value and "+++ b/notes.md" in diff.value
+    assert "+fresh notes" in diff.value
+    current = (app_env / "demo" / "project" / "notes.md").read_text(encoding="utf-8")
+    assert f"-{current.splitlines()[0]}" in diff.value
+
+
+def test_the_queue_shows_one_page_of_many_pending_reviews(app_env: Path) -> None:
+    ledger = services().ledger
+    for n in range(120):
+        ledger.open_review(
+            {
+                "review_id": f"t{n:03d}-r1",
+                "stage": "before_execution",
+                "thread_id": f"t{n:03d}",
+                "request": f"request {n}",
+                "requester": "operator",
+                "capability": {
+                    "key": "email__send_email",
+                    "server": "email",
+                    "type": "tool",
+                    "name": "send_email",
+                },
+                "arguments": {"to": "bob@example.com", "body": str(n)},
+                "flags": [],
+                "category": "sends_messages",
+                "review_terms": None,
+            }
+        )
+    reviewer = on_page(session("reviewer"), "review_queue")
+
+    assert "Pending (120)" in [header.value for header in reviewer.subheader]
+    table = reviewer.dataframe[0].value
+    assert len(table) == 50
+    assert table["review"].tolist()[0] == "t000-r1"  # oldest first
+    reviewer.number_input[0].set_value(3).run()
+    assert reviewer.dataframe[0].value["review"].tolist() == [f"t{n:03d}-r1" for n in range(100, 120)]
+
+
+# -- traces --------------------------------------------------------------------------------
 
 
 def test_the_traces_page_draws_the_graph_and_the_threads_steps(app_env: Path) -> None:
-    app = AppTest.from_file(str(APP), default_timeout=60)
-    app.run()
-    app.chat_input[0].set_value("List the files in the managed project folder.").run()
+    app = session()
+    ask(app, "List the files in the managed project folder.")
 
-    app.session_state["user"] = "operator"
-    app.switch_page("pages/traces.py").run()
+    on_page(app, "traces")
 
-    assert not app.exception
     assert app.title[0].value == "Traces"
     labels = [expander.label for expander in app.expander]
     assert labels[0].endswith("preprocess_request")
     assert any(label.endswith("invoke_mcp_capability") for label in labels)
+    assert "`invoke_mcp_capability`" in markdown_text(app)
+    chart = app.get("graphviz_chart")[0]
+    assert "invoke_mcp_capability" in chart.proto.spec
+
+
+def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Path) -> None:
+    operator = session()
+    ask(operator, EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    button(reviewer, "Approve").click().run()
+
+    on_page(operator, "traces")
+
+    labels = [expander.label for expander in operator.expander]
+    assert any("approve by reviewer" in label for label in labels)
+    assert labels[-1].endswith("generate_final_response")

@@ -26,10 +26,13 @@ _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?![\w.])")
 _CONTENT_LEAD = re.compile(
     r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading)"
     r"\s+(.+)$",
-    re.IGNORECASE,
+    # MULTILINE: a clarification's answer is appended on its own line, and the request's own
+    # "saying ..." must still end at the end of the request's line.
+    re.IGNORECASE | re.MULTILINE,
 )
 _SUBJECT = re.compile(
-    r"\b(?:subject|titled|title)\s+(?:of\s+)?[\"“']?([^\"”']+?)[\"”']?(?=\s+(?:and|saying|with)\b|$)"
+    r"\b(?:subject|titled|title)\s+(?:of\s+)?[\"“']?([^\"”']+?)[\"”']?(?=\s+(?:and|saying|with)\b|$)",
+    re.MULTILINE,
 )
 _PERSON = re.compile(r"\b(?i:greet|hello|hi|welcome|named|called|to)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 

@@ -88,6 +88,13 @@ def test_a_bare_answer_fills_the_one_argument_that_was_asked_for() -> None:
     assert extraction.sources["name"] == "the operator's answer"
 
 
+def test_an_answer_keeps_what_the_request_already_stated() -> None:
+    extraction = extract_arguments(EMAIL, "Send an email saying hi", answer="bob@example.com", asked=["to"])
+
+    assert extraction.arguments == {"to": "bob@example.com", "body": "hi"}
+    assert extraction.missing == []
+
+
 def test_file_names_fill_path_arguments() -> None:
     schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 

@@ -156,7 +156,12 @@ def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expi
         later_ledger = SqliteLedger(services.settings.db_path, clock=clock)
         try:
             later = ReviewService(
-                services.graph, services.context, later_ledger, services.audit, services.policy
+                services.graph,
+                services.context,
+                later_ledger,
+                services.audit,
+                services.policy,
+                services.conversations,
             )
             assert later.sweep() == {"expired": [], "outcome_unknown": []}
             clock.now = deadline

@@ -1,0 +1,155 @@
+"""A form for a capability's arguments, built from its input schema.
+
+The reviews page edits proposed arguments with it; what the schema cannot express as a simple
+field (nested objects, arrays of objects, unions) falls back to JSON for that one field, so no
+argument is ever out of reach. Reading a form back never guesses: a value that does not parse
+is an error naming the field, and the arguments are validated against the schema as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from graph.planner.arguments import property_shape
+
+FieldKind = Literal["text", "long_text", "integer", "number", "boolean", "choice", "lines", "json"]
+
+# Strings longer than this (or with a newline) get a text area instead of a one-line box, and
+# so do properties whose names say they hold prose, whatever their current value.
+LONG_TEXT_CHARS = 80
+PROSE_NAMES = frozenset({"body", "content", "text", "message", "description", "comment"})
+
+
+@dataclass(frozen=True)
+class FormField:
+    name: str
+    kind: FieldKind
+    required: bool
+    description: str
+    options: tuple[Any, ...] = ()
+
+
+class ArgumentError(ValueError):
+    """An argument the reviewer typed does not fit the input schema; names the field."""
+
+
+def _kind(name: str, shape: dict[str, Any], current: Any) -> FieldKind:
+    if isinstance(shape.get("enum"), list) and shape["enum"]:
+        return "choice"
+    declared = shape.get("type")
+    if declared == "boolean":
+        return "boolean"
+    if declared == "integer":
+        return "integer"
+    if declared == "number":
+        return "number"
+    if declared == "string":
+        long = name.lower() in PROSE_NAMES or (
+            isinstance(current, str) and ("\n" in current or len(current) > LONG_TEXT_CHARS)
+        )
+        return "long_text" if long or shape.get("format") == "textarea" else "text"
+    if declared == "array":
+        items = shape.get("items")
+        if isinstance(items, dict) and property_shape(items).get("type") == "string":
+            return "lines"
+    return "json"
+
+
+def form_fields(schema: dict[str, Any], arguments: dict[str, Any]) -> list[FormField]:
+    """One field per declared property (in the schema's order), then any argument the schema
+    does not declare (as JSON), so the form shows everything that would be sent."""
+    declared = schema.get("properties")
+    properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    required = set(schema.get("required") or [])
+    fields = []
+    for name, raw in properties.items():
+        shape = property_shape(raw) if isinstance(raw, dict) else {}
+        kind = _kind(name, shape, arguments.get(name))
+        options = tuple(shape["enum"]) if kind == "choice" else ()
+        fields.append(FormField(name, kind, name in required, str(shape.get("description") or ""), options))
+    for name in arguments:
+        if name not in properties:
+            fields.append(FormField(name, "json", False, "not declared by the input schema"))
+    return fields
+
+
+def initial_text(field: FormField, value: Any) -> str:
+    """The text a text-like widget starts with for this field's current value."""
+    if value is None:
+        return ""
+    if field.kind == "lines":
+        return "\n".join(str(item) for item in value) if isinstance(value, list) else json.dumps(value)
+    if field.kind == "json":
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    return str(value)
+
+
+def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
+    """The argument value a widget's content stands for: (present, value).
+
+    Empty optional fields are left out rather than sent as empty strings. An empty required
+    number, list or JSON field is an error; an empty required text is sent as "" (an empty
+    file's content is a real value)."""
+    if field.kind == "boolean":
+        return True, bool(raw)
+    if field.kind == "choice":
+        return (raw is not None), raw
+    text = "" if raw is None else str(raw)
+    if not text.strip() and field.kind not in {"text", "long_text"}:
+        if field.required:
+            raise ArgumentError(f"{field.name}: required, but empty")
+        return False, None
+    if field.kind in {"text", "long_text"}:
+        if not text and not field.required:
+            return False, None
+        return True, text
+    if field.kind == "integer":
+        try:
+            return True, int(text.strip())
+        except ValueError:
+            raise ArgumentError(f"{field.name}: {text.strip()!r} is not a whole number") from None
+    if field.kind == "number":
+        try:
+            number = float(text.strip())
+        except ValueError:
+            raise ArgumentError(f"{field.name}: {text.strip()!r} is not a number") from None
+        if not math.isfinite(number):
+            raise ArgumentError(f"{field.name}: {text.strip()!r} is not a finite number")
+        return True, int(number) if number.is_integer() and "." not in text else number
+    if field.kind == "lines":
+        return True, [line.strip() for line in text.splitlines() if line.strip()]
+    try:
+        return True, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgumentError(f"{field.name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def parse_json_arguments(text: str) -> dict[str, Any]:
+    """Arguments typed as one JSON object (the page's JSON mode)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgumentError(
+            f"arguments: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
+    if not isinstance(value, dict):
+        raise ArgumentError(f"arguments: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """What is wrong with these arguments under the input schema, each naming where."""
+    try:
+        validator = Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    except SchemaError as exc:
+        return [f"the input schema itself is broken: {exc.message}"]
+    except Exception as exc:  # noqa: BLE001 - a broken schema (bad $ref) is the server's fault, not the reviewer's
+        return [f"the input schema itself is broken: {exc}"]
+    return [f"{'.'.join(str(p) for p in e.absolute_path) or 'arguments'}: {e.message}" for e in errors]

@@ -1,0 +1,201 @@
+"""Operators chat: each message runs through the graph; answers show status, capability, result.
+
+The conversation shown is the one stored by the services (reviews/conversations.py), so a
+thread answered by a reviewer in another browser, or reopened tomorrow, shows every answer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from gatehouse.errors import NotAllowedError, ThreadBusyError
+from gatehouse.operator_requests import ask
+from gatehouse.web import current_user, services
+from graph.runner import new_thread_id
+from reviews.conversations import Conversation, Message
+
+# Reviews are decided by other people; a waiting thread looks for its answer this often.
+FOLLOW_SECONDS = 3
+THREADS_LISTED = 30
+
+_BADGE = {
+    "ok": ":green-badge[done]",
+    "answered_without_mcp": ":blue-badge[answered without MCP]",
+    "needs_clarification": ":orange-badge[needs your answer]",
+    "needs_review": ":orange-badge[waiting for a reviewer]",
+    "rejected": ":red-badge[rejected]",
+    "expired": ":gray-badge[expired]",
+    "error": ":red-badge[error]",
+}
+_SEVERITY = {"high": ":red[high]", "medium": ":orange[medium]", "low": ":gray[low]"}
+
+
+def show_answer(output: dict[str, Any]) -> None:
+    facts = [_BADGE.get(output["status"], output["status"])]
+    capability = output.get("selected_capability")
+    if capability:
+        facts.append(f"`{capability['server']}` · {capability['type']} · `{capability['name']}`")
+    summary = output.get("mcp_result_summary")
+    if summary:
+        facts.append(
+            f"{summary.get('item_count', 0)} item(s)"
+            + (", truncated" if summary.get("truncated") else "")
+            + (", untrusted output" if summary.get("untrusted") else "")
+        )
+    st.markdown(" · ".join(facts))
+    st.markdown(output["response"])
+    review = output.get("review")
+    if review and output["status"] == "needs_review":
+        st.caption(f"Review {review['id']}: a reviewer has to approve this before it runs.")
+        for flag in review.get("flags", []):
+            st.markdown(
+                f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
+            )
+    elif review and review.get("flags"):
+        with st.expander(f"{len(review['flags'])} flag(s) from review {review['id']}"):
+            for flag in review["flags"]:
+                st.markdown(
+                    f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
+                )
+    for error in output.get("errors", []):
+        st.markdown(f":red[⚠ {error}]")
+
+
+def thread_label(conversation: Conversation | None) -> str:
+    if conversation is None:
+        return "New thread"
+    when = datetime.fromisoformat(conversation.updated_at).strftime("%d %b %H:%M")
+    status = (conversation.status or "").replace("_", " ")
+    return (
+        f"{conversation.title[:48]} · {status} · {when}" if status else f"{conversation.title[:48]} · {when}"
+    )
+
+
+def choose_thread(mine: list[Conversation]) -> str:
+    """The thread shown: the session's current one, a new one, or one reopened from the list."""
+    if "thread" not in st.session_state:
+        st.session_state["thread"] = mine[0].thread_id if mine else new_thread_id()
+    known = {c.thread_id: c for c in mine}
+    current: str = st.session_state["thread"]
+    options = ([] if current in known else [current]) + list(known)
+
+    def start_new() -> None:
+        st.session_state["thread"] = new_thread_id()
+
+    def reopen() -> None:
+        st.session_state["thread"] = st.session_state["thread_picker"]
+
+    st.button("New thread", on_click=start_new, width="stretch", icon="➕")
+    # The picker follows the session's thread (set before the widget exists, never after).
+    st.session_state["thread_picker"] = current
+    st.selectbox(
+        "Your threads",
+        options,
+        key="thread_picker",
+        format_func=lambda thread: thread_label(known.get(thread)),
+        on_change=reopen,
+    )
+    return current
+
+
+def send(text: str, thread: str, user: str) -> None:
+    """Run the message, then redraw the page from the stored conversation. A refusal is kept
+    for the next run to show: it is not part of the thread."""
+    try:
+        ask(services(), text, thread_id=thread, requester=user)
+    except (ThreadBusyError, NotAllowedError) as exc:
+        st.session_state["chat_notice"] = str(exc)
+    st.rerun()
+
+
+def clarification_form(output: dict[str, Any], thread: str, user: str) -> None:
+    """One box per missing argument; the answer resumes the same thread."""
+    missing: list[str] = output["missing_arguments"]
+    with st.form(f"clarify-{thread}", clear_on_submit=True, border=True):
+        st.markdown("**The request needs more before it can run.**")
+        values = {name: st.text_input(name, key=f"clarify-{thread}-{name}") for name in missing}
+        if st.form_submit_button("Answer", type="primary"):
+            filled = {name: value.strip() for name, value in values.items() if value.strip()}
+            if not filled:
+                st.warning(f"Fill in {', '.join(missing)} first.")
+                return
+            if len(missing) == 1:
+                answer = filled[missing[0]]
+            else:
+                answer = ", ".join(f"{name}={_quoted(value)}" for name, value in filled.items())
+            send(answer, thread, user)
+
+
+def _quoted(value: str) -> str:
+    return f"'{value}'" if '"' in value else f'"{value}"'
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def follow(thread: str, shown: int) -> None:
+    """A thread waiting for a reviewer updates by itself once the reviewer has decided."""
+    if services().conversations.last_seq(thread) > shown:
+        st.rerun()
+
+
+def render_message(message: Message) -> None:
+    if message.role == "operator":
+        with st.chat_message("user"):
+            st.markdown(message.text or "")
+            st.caption(f"{message.author} · {message.at[11:16]} UTC")
+    else:
+        with st.chat_message("assistant", avatar="🛡️"):
+            show_answer(message.output or {})
+
+
+user = current_user()
+st.title("Chat")
+if user is None:
+    st.info("Sign in (or pick who you are in the sidebar) to send requests.")
+    st.stop()
+
+app = services()
+if not app.policy.may_request(user):
+    st.info(f"{user} is not on the policy's roster of people who may make requests.")
+    st.stop()
+
+history_column, threads_column = st.columns([3, 1])
+with threads_column:
+    thread = choose_thread(app.conversations.of_owner(user, limit=THREADS_LISTED))
+
+messages = app.conversations.messages(thread)
+last_output = messages[-1].output if messages and messages[-1].role == "gatehouse" else None
+waiting_for_review = bool(last_output and last_output["status"] == "needs_review")
+
+text = st.chat_input(
+    "Waiting for a reviewer: start a new thread to ask something else"
+    if waiting_for_review
+    else "Ask for something the servers can do",
+    disabled=waiting_for_review,
+)
+if text:
+    send(text, thread, user)
+
+with history_column:
+    notice = st.session_state.pop("chat_notice", None)
+    if notice:
+        st.warning(notice)
+    if not messages:
+        st.markdown(
+            "Ask for something the configured servers can do, for example *List the files in the "
+            "managed project folder* or *Send an email to bob@example.com saying hi*. Reads run at "
+            "once; anything that changes the world waits for a reviewer."
+        )
+    for message in messages:
+        render_message(message)
+    if (
+        last_output
+        and last_output["status"] == "needs_clarification"
+        and last_output.get("missing_arguments")
+    ):
+        clarification_form(last_output, thread, user)
+
+if waiting_for_review:
+    follow(thread, messages[-1].seq)

@@ -1,0 +1,326 @@
+"""Reviewers: the pending queue, one review in full, a decision, and the history.
+
+Each run reads one page of the queue and one page of the history (never the whole ledger),
+and the one review opened. Every decision goes through ReviewService.decide, which checks
+permission again: the page only hides the buttons a person may not use.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import streamlit as st
+
+from gatehouse.argument_form import (
+    ArgumentError,
+    FormField,
+    form_fields,
+    initial_text,
+    parse_json_arguments,
+    read_field,
+    schema_problems,
+)
+from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.review_commands import review_row
+from gatehouse.web import current_user, services
+from mcp_host.errors import McpHostError
+from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
+from reviews.ledger import Review
+
+PAGE_SIZE = 50
+HISTORY_SIZE = 50
+_SEVERITY = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
+
+
+def time_left(seconds: int | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+    return f"{seconds // 60} min {seconds % 60} s" if seconds < 600 else f"{seconds // 60} min"
+
+
+def queue_table(rows: list[dict[str, Any]]) -> None:
+    st.dataframe(
+        [
+            {
+                "review": r["id"],
+                "waiting since": r["created_at"][:16].replace("T", " "),
+                "time left": time_left(r["seconds_left"]),
+                "category": r["category"] or "-",
+                "requester": r["requester"],
+                "server": r["server"],
+                "capability": r["capability"],
+                "approvals": f"{len(r['approvals'])}/{r['required_approvals']}",
+                "flags": ", ".join(r["flags"]),
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def show_definition(review: Review) -> None:
+    capability = review.capability
+    st.markdown(f"**Capability** `{capability.get('key')}` ({capability.get('type')})")
+    st.markdown(f"> {capability.get('description') or '(no description)'}")
+    server, key = capability.get("server"), capability.get("key")
+    try:
+        live = services().mcp.discover(only=[server]).find(key) if server and key else None
+    except McpHostError as exc:
+        st.warning(f"Server {server} cannot be reached to compare the live definition: {exc}")
+        return
+    if live is None:
+        st.warning(f"{key} is no longer offered by {server}: approving it will fail.")
+    elif capability.get("fingerprint") and live.fingerprint != capability.get("fingerprint"):
+        st.warning(
+            "The server changed this capability's definition since the review opened. An approval "
+            "is checked against the live definition before the call runs and asks again if it differs."
+        )
+        st.markdown(f"Live description: > {live.description or '(none)'}")
+
+
+def show_flags_and_rating(review: Review) -> None:
+    payload = review.payload
+    flags_column, rating_column = st.columns(2)
+    with flags_column:
+        st.markdown(f"**Validation flags** ({len(review.flags)})")
+        if review.flags:
+            st.dataframe(
+                [
+                    {
+                        "severity": _SEVERITY.get(f.get("severity", ""), f.get("severity")),
+                        "flag": f.get("code"),
+                        "reason": f.get("message"),
+                    }
+                    for f in review.flags
+                ],
+                hide_index=True,
+                width="stretch",
+            )
+        st.markdown(f"Policy rule `{payload.get('matched_rule')}`: {payload.get('explanation')}")
+        if payload.get("previous_capability"):
+            with st.expander("The definition before it changed"):
+                st.json(payload["previous_capability"])
+    with rating_column:
+        st.markdown("**The server's annotations** (its own claims)")
+        st.json(review.capability.get("annotations") or {}, expanded=True)
+        st.markdown("**The policy's own rating**")
+        for reason in payload.get("risk_reasons") or ["nothing risky found"]:
+            st.markdown(f"- {reason}")
+
+
+def show_preview(review: Review, arguments: dict[str, Any]) -> None:
+    app = services()
+    try:
+        preview = effect_preview(app.mcp, app.policy, review.capability, arguments)
+    except McpHostError as exc:
+        st.warning(f"No preview: {exc}")
+        return
+    if isinstance(preview, EmailPreview):
+        st.markdown("**Preview: the e-mail as it would be sent**")
+        with st.container(border=True):
+            st.markdown(f"**To:** {', '.join(preview.to) or '(nobody)'}")
+            if preview.cc:
+                st.markdown(f"**Cc:** {', '.join(preview.cc)}")
+            st.markdown(f"**Subject:** {preview.subject}")
+            st.text(preview.body)
+    elif isinstance(preview, FileDiffPreview):
+        st.markdown(f"**Preview: the change to `{preview.path}`**")
+        if preview.note:
+            st.caption(f"Current content unknown ({preview.note}); the diff shows the new content in full.")
+        if preview.unchanged:
+            st.caption("The file already has exactly this content: writing it changes nothing.")
+        else:
+            st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
+            st.code(preview.diff, language="diff")
+
+
+def argument_editor(review: Review) -> dict[str, Any] | None:
+    """The arguments as the reviewer leaves them, or None while what they typed is invalid."""
+    schema = review.capability.get("input_schema") or {}
+    mode = st.radio("Edit arguments as", ["Form", "JSON"], horizontal=True, key=f"mode-{review.id}")
+    try:
+        if mode == "JSON":
+            text = st.text_area(
+                "Arguments (JSON)",
+                json.dumps(review.arguments, indent=2, ensure_ascii=False),
+                key=f"json-{review.id}",
+            )
+            edited = parse_json_arguments(text)
+        else:
+            edited = {}
+            errors = []
+            for field in form_fields(schema, review.arguments):
+                try:
+                    present, value = read_field(field, field_widget(review, field))
+                except ArgumentError as exc:
+                    errors.append(str(exc))
+                    continue
+                if present:
+                    edited[field.name] = value
+            if errors:
+                raise ArgumentError("; ".join(errors))
+    except ArgumentError as exc:
+        st.error(str(exc))
+        return None
+    problems = schema_problems(schema, edited)
+    for problem in problems:
+        st.error(f"Does not fit the input schema: {problem}")
+    return None if problems else edited
+
+
+def field_widget(review: Review, field: FormField) -> Any:
+    current = review.arguments.get(field.name)
+    label = field.name + (" *" if field.required else "")
+    key = f"arg-{review.id}-{field.name}"
+    help_text = field.description or None
+    if field.kind == "boolean":
+        return st.checkbox(label, value=bool(current), key=key, help=help_text)
+    if field.kind == "choice":
+        options = list(field.options)
+        index = options.index(current) if current in options else None
+        return st.selectbox(label, options, index=index, key=key, help=help_text)
+    if field.kind in {"long_text", "lines", "json"}:
+        return st.text_area(label, initial_text(field, current), key=key, help=help_text)
+    return st.text_input(label, initial_text(field, current), key=key, help=help_text)
+
+
+def decision_buttons(review: Review, user: str, edited: dict[str, Any] | None) -> None:
+    try:
+        services().reviews.check_permission(review, user)
+    except NotPermittedError as exc:
+        st.info(f"You cannot decide this review: {exc}")
+        return
+    if any(d.reviewer == user for d in review.decisions):
+        st.info("You have approved this already; it waits for another reviewer.")
+        return
+    reason = st.text_input("Reason (required to reject; shown to the operator)", key=f"reason-{review.id}")
+    approve_column, edit_column, reject_column = st.columns(3)
+    action: tuple[bool, dict[str, Any] | None] | None = None
+    if approve_column.button("Approve", type="primary", width="stretch", key=f"approve-{review.id}"):
+        action = (True, None)
+    changed = edited is not None and edited != review.arguments
+    if edit_column.button(
+        "Edit & approve",
+        disabled=not changed or review.stage != "before_execution",
+        width="stretch",
+        key=f"edit-{review.id}",
+        help="Approve the arguments as edited above (they are checked against the policy again).",
+    ):
+        action = (True, edited)
+    if reject_column.button("Reject", width="stretch", key=f"reject-{review.id}"):
+        if not reason.strip():
+            st.error("A rejection needs a reason the operator can read.")
+        else:
+            action = (False, None)
+    if action is not None:
+        decide(review, user, approve=action[0], arguments=action[1], reason=reason.strip() or None)
+
+
+def decide(
+    review: Review, user: str, *, approve: bool, arguments: dict[str, Any] | None, reason: str | None
+) -> None:
+    try:
+        result = services().reviews.decide(
+            review.id, reviewer=user, approve=approve, reason=reason, arguments=arguments
+        )
+    except AlreadyDecidedError as exc:
+        st.session_state["review_notice"] = ("warning", str(exc))
+    except ReviewError as exc:
+        st.error(str(exc))
+        return
+    else:
+        if result.run is None:
+            notice = (
+                f"Approval recorded ({result.approvals} of {result.required}); it waits for another reviewer."
+            )
+        else:
+            output = result.run.final_output
+            notice = f"Review {review.id} {result.review.status}. Outcome: {output.status}. {output.response}"
+        st.session_state["review_notice"] = ("success", notice)
+    st.rerun()
+
+
+def show_review(review: Review, user: str) -> None:
+    payload = review.payload
+    now = datetime.now(UTC)
+    row = review_row(review, now)
+    st.subheader(f"Review {review.id}")
+    st.caption(
+        f"Asked by **{review.requester}** at {review.created_at[:19].replace('T', ' ')} UTC · "
+        f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
+        f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
+    )
+    st.markdown(f"**Request:** {payload.get('request')}")
+    show_definition(review)
+    show_flags_and_rating(review)
+    st.markdown("**Proposed arguments**")
+    edited = argument_editor(review)
+    show_preview(review, edited if edited is not None else review.arguments)
+    decision_buttons(review, user, edited)
+
+
+def history_table(reviews: list[Review]) -> None:
+    st.dataframe(
+        [
+            {
+                "review": r.id,
+                "status": r.status,
+                "decided by": r.decided_by or "-",
+                "decided at": (r.decided_at or "")[:19].replace("T", " "),
+                "requester": r.requester,
+                "capability": r.capability_key,
+                "reason": r.reason or "",
+            }
+            for r in reviews
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+
+st.title("Reviews")
+user = current_user()
+if user is None:
+    st.info("Sign in (or pick who you are in the sidebar) to see the queue.")
+    st.stop()
+app = services()
+notice = st.session_state.pop("review_notice", None)
+if notice:
+    getattr(st, notice[0])(notice[1])
+
+app.reviews.sweep(recover=False)
+pending_total = app.ledger.count("pending")
+st.subheader(f"Pending ({pending_total})")
+if pending_total:
+    pages = (pending_total + PAGE_SIZE - 1) // PAGE_SIZE
+    page = (
+        st.number_input(f"Page (of {pages}, oldest first)", min_value=1, max_value=pages, value=1, step=1)
+        if pages > 1
+        else 1
+    )
+    queue = app.ledger.queue("pending", limit=PAGE_SIZE, offset=(int(page) - 1) * PAGE_SIZE)
+    queue_table([review_row(review) for review in queue])
+    by_id = {review.id: review for review in queue}
+    chosen = st.selectbox(
+        "Open review",
+        list(by_id),
+        format_func=lambda rid: f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {rid}",
+    )
+    if chosen:
+        show_review(by_id[chosen], user)
+else:
+    st.caption("Nothing waits for a decision.")
+
+st.subheader(f"Decided ({app.ledger.count_decided()})")
+history = app.ledger.history(limit=HISTORY_SIZE)
+if history:
+    history_table(history)
+    if len(history) == HISTORY_SIZE:
+        st.caption(f"The {HISTORY_SIZE} most recent; `gatehouse reviews list --status ...` lists all.")
+else:
+    st.caption("No review has been decided yet.")

@@ -1,0 +1,65 @@
+"""Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from gatehouse.web import services
+from graph.diagram import to_dot
+from graph.runner import thread_exists
+from graph.trace import route_from_checkpoints, trace_steps
+
+THREADS_LISTED = 50
+
+st.title("Traces")
+st.caption(
+    "The workflow as compiled, drawn from the graph itself. Pick a thread to see the path it "
+    "took (highlighted) and every step from its checkpoints: what each node changed, where it "
+    "paused and what a person decided."
+)
+app = services()
+recent = {c.thread_id: c for c in app.conversations.recent(limit=THREADS_LISTED)}
+# The chat page's thread comes first: it is the one a demo just ran.
+current = st.session_state.get("thread")
+choices = ([current] if current in recent else []) + [t for t in recent if t != current]
+picked_column, typed_column = st.columns([3, 1])
+with picked_column:
+    thread = st.selectbox(
+        "Thread",
+        choices,
+        format_func=lambda t: f"{recent[t].title[:60]} · {recent[t].owner} · {t[:8]}",
+        index=0 if choices else None,
+        placeholder="No threads yet: ask something on the Chat page",
+    )
+with typed_column:
+    typed = st.text_input("or a thread id", placeholder="thread id").strip()
+if typed:
+    thread = typed
+
+route = route_from_checkpoints(app.graph, thread) if thread else []
+st.graphviz_chart(to_dot(app.graph, route))
+if thread and not thread_exists(app.graph, thread):
+    st.warning(f"No checkpoints for thread {thread}.")
+elif thread:
+    steps = trace_steps(app.graph, thread)
+    st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
+    for step in steps:
+        label = f"{step['step']}: {step['node']}"
+        if step.get("interrupt"):
+            label += f" — paused, waiting ({step['interrupt'].get('stage')})"
+        if step.get("decision"):
+            label += f" — {step['decision'].get('action')} by {step['decision'].get('by')}"
+        with st.expander(label):
+            st.caption(f"{step['at']} · changed: {', '.join(step['changed']) or 'nothing'}")
+            if step.get("interrupt"):
+                st.markdown("**Interrupt payload** (what the reviewer saw)")
+                st.json(step["interrupt"], expanded=False)
+            st.json(step["values"], expanded=False)
+    st.download_button(
+        "Export trace (JSON)",
+        json.dumps({"thread_id": thread, "route": route, "steps": steps}, indent=2, default=str),
+        file_name=f"trace-{thread}.json",
+        mime="application/json",
+    )
