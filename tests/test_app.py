@@ -335,3 +335,72 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
     labels = [expander.label for expander in operator.expander]
     assert any("approve by reviewer" in label for label in labels)
     assert labels[-1].endswith("generate_final_response")
+
+
+# -- identity through the identity provider ---------------------------------------------------
+
+AUTH_SECRETS = {
+    "auth": {
+        "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+        "cookie_secret": "test-only-cookie-secret",
+        "client_id": "gatehouse-test",
+        "client_secret": "test-only-client-secret",
+        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+    }
+}
+
+
+@pytest.fixture
+def oidc_roster(app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shipped policy with identity-provider e-mail addresses on its roster."""
+    policy = (ROOT / "policies" / "default.toml").read_text(encoding="utf-8")
+    policy = policy.replace(
+        "[users]\n", '[users]\n"grace@example.com" = "reviewer"\n"otto@example.com" = "operator"\n'
+    )
+    path = tmp_path / "policy.toml"
+    path.write_text(policy, encoding="utf-8")
+    monkeypatch.setenv("GATEHOUSE_POLICY", str(path))
+    services.clear()
+    return app_env
+
+
+def signed_in_session(user: dict[str, object]) -> AppTest:
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.secrets = dict(AUTH_SECRETS)
+    app.user = user
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_with_sign_in_configured_nobody_is_anybody_until_signed_in(oidc_roster: Path) -> None:
+    app = signed_in_session({"is_logged_in": False})
+
+    assert [b.label for b in app.sidebar.button] == ["Sign in"]
+    assert not [s for s in app.sidebar.selectbox if s.label == "You are"]  # no local-mode picker
+    assert any("Sign in" in info.value for info in app.info)
+    assert not app.chat_input
+
+
+def test_a_signed_in_user_gets_the_role_the_roster_gives_their_address(oidc_roster: Path) -> None:
+    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com"})
+    ask(operator, EMAIL)
+    reviewer = signed_in_session({"is_logged_in": True, "email": "grace@example.com"})
+
+    assert any("Role: reviewer" in caption.value for caption in reviewer.sidebar.caption)
+    on_page(reviewer, "review_queue")
+    button(reviewer, "Approve").click().run()
+
+    assert services().ledger.history()[0].decided_by == "grace@example.com"
+    assert len(outbox(oidc_roster)) == 1
+
+
+def test_a_signed_in_user_missing_from_the_roster_can_do_nothing(oidc_roster: Path) -> None:
+    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com"})
+    ask(operator, EMAIL)
+    stranger = signed_in_session({"is_logged_in": True, "email": "mallory@example.com"})
+
+    assert any("not in the roster" in caption.value for caption in stranger.sidebar.caption)
+    assert not stranger.chat_input
+    on_page(stranger, "review_queue")
+    assert [b.label for b in stranger.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
