@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +25,18 @@ FieldKind = Literal["text", "long_text", "integer", "number", "boolean", "choice
 # so do properties whose names say they hold prose, whatever their current value.
 LONG_TEXT_CHARS = 80
 PROSE_NAMES = frozenset({"body", "content", "text", "message", "description", "comment"})
+
+
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+def _strict_json(text: str) -> Any:
+    """json.loads without Python's NaN/Infinity extension, which no server's schema expects."""
+    return json.loads(text, parse_constant=_no_constant)
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,8 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
     if field.kind == "boolean":
         return True, bool(raw)
     if field.kind == "choice":
+        if raw is None and field.required:
+            raise ArgumentError(f"{field.name}: required, but nothing is chosen")
         return (raw is not None), raw
     text = "" if raw is None else str(raw)
     if not text.strip() and field.kind not in {"text", "long_text"}:
@@ -110,10 +125,10 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
             return False, None
         return True, text
     if field.kind == "integer":
-        try:
-            return True, int(text.strip())
-        except ValueError:
-            raise ArgumentError(f"{field.name}: {text.strip()!r} is not a whole number") from None
+        # Plain ASCII digits only: int() would also take "1_000", "+3" and other scripts' digits.
+        if not _WHOLE_NUMBER.fullmatch(text.strip()):
+            raise ArgumentError(f"{field.name}: {text.strip()!r} is not a whole number")
+        return True, int(text.strip())
     if field.kind == "number":
         try:
             number = float(text.strip())
@@ -125,9 +140,11 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
     if field.kind == "lines":
         return True, [line.strip() for line in text.splitlines() if line.strip()]
     try:
-        return True, json.loads(text)
+        return True, _strict_json(text)
     except json.JSONDecodeError as exc:
         raise ArgumentError(f"{field.name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:
+        raise ArgumentError(f"{field.name}: {exc}") from None
 
 
 def parse_json_arguments(text: str) -> dict[str, Any]:
@@ -146,6 +163,7 @@ def parse_json_arguments(text: str) -> dict[str, Any]:
 def schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """What is wrong with these arguments under the input schema, each naming where."""
     try:
+        Draft202012Validator.check_schema(schema)
         validator = Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     except SchemaError as exc:

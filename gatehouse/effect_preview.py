@@ -112,8 +112,11 @@ def file_diff_preview(
     )
     # A last line without a newline would run into the next diff line.
     diff = "".join(line if line.endswith("\n") else line + "\n" for line in diff_lines)
-    added = sum(1 for line in diff_lines if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in diff_lines if line.startswith("-") and not line.startswith("---"))
+    # Past the two header lines, a line's first character is its kind; a removed "---" line
+    # reads "----", so the header must be skipped by position, not by prefix.
+    body = diff_lines[2:]
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
     return FileDiffPreview(
         path=path,
         diff=diff,

@@ -19,6 +19,7 @@ from reviews.clock import Clock, iso, utc_now
 from reviews.sqlite_db import SqliteDatabase
 
 TITLE_CHARS = 80
+UNTITLED = "(started elsewhere)"
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS conversations (
@@ -82,8 +83,11 @@ class SqliteConversations:
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO conversations (thread_id, owner, title, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at",
-                (thread_id, owner, title, now, now),
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at,"
+                # A thread whose answer arrived before any request (started outside a
+                # conversation) takes its title from the first request it gets.
+                " title = CASE WHEN conversations.title = ? THEN excluded.title ELSE conversations.title END",
+                (thread_id, owner, title, now, now, UNTITLED),
             )
             seq = self._append(conn, thread_id, "operator", owner, {"text": text}, None, now)
         return Message(thread_id=thread_id, seq=seq, role="operator", author=owner, text=text, at=now)
@@ -118,7 +122,7 @@ class SqliteConversations:
                 (
                     thread_id,
                     owner,
-                    "(started elsewhere)",
+                    UNTITLED,
                     now,
                     now,
                     output.get("status"),

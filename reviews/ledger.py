@@ -266,9 +266,10 @@ class SqliteLedger:
             )
 
     def _page(self, sql: str, params: tuple[Any, ...], limit: int | None, offset: int) -> list[Review]:
-        if limit is not None:
+        if limit is not None or offset:
+            # SQLite takes a negative LIMIT as "no limit"; an offset alone needs one.
             sql += " LIMIT ? OFFSET ?"
-            params += (limit, offset)
+            params += (limit if limit is not None else -1, offset)
         with self._db.read() as conn:
             return self._with_decisions(conn, conn.execute(sql, params).fetchall())
 
