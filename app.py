@@ -38,14 +38,14 @@ def pending_count() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Gatehouse", page_icon="🛡️", layout="wide")
+    st.set_page_config(page_title="Gatehouse", page_icon=":material/shield:", layout="wide")
     identity()
     pending_count()
     page = st.navigation(
         [
-            st.Page("views/chat.py", title="Chat", icon="💬", default=True),
-            st.Page("views/review_queue.py", title="Reviews", icon="✅"),
-            st.Page("views/traces.py", title="Traces", icon="🧭"),
+            st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
+            st.Page("views/review_queue.py", title="Reviews", icon=":material/fact_check:"),
+            st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
         ]
     )
     page.run()

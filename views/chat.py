@@ -61,7 +61,7 @@ def show_answer(output: dict[str, Any]) -> None:
                     f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
                 )
     for error in output.get("errors", []):
-        st.markdown(f":red[⚠ {error}]")
+        st.markdown(f":red[:material/error: {error}]")
 
 
 def thread_label(conversation: Conversation | None) -> str:
@@ -88,7 +88,7 @@ def choose_thread(mine: list[Conversation]) -> str:
     def reopen() -> None:
         st.session_state["thread"] = st.session_state["thread_picker"]
 
-    st.button("New thread", on_click=start_new, width="stretch", icon="➕")
+    st.button("New thread", on_click=start_new, width="stretch", icon=":material/add:")
     # The picker follows the session's thread (set before the widget exists, never after).
     st.session_state["thread_picker"] = current
     st.selectbox(
@@ -146,7 +146,7 @@ def render_message(message: Message) -> None:
             st.markdown(message.text or "")
             st.caption(f"{message.author} · {message.at[11:16]} UTC")
     else:
-        with st.chat_message("assistant", avatar="🛡️"):
+        with st.chat_message("assistant", avatar=":material/shield:"):
             show_answer(message.output or {})
 
 

@@ -31,7 +31,7 @@ from reviews.ledger import Review
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
-_SEVERITY = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
+_SEVERITY = {"critical": "CRITICAL", "high": "HIGH", "medium": "medium", "low": "low"}
 
 
 def time_left(seconds: int | None) -> str:
@@ -258,9 +258,13 @@ def show_review(review: Review, user: str) -> None:
     st.markdown(f"**Request:** {payload.get('request')}")
     show_definition(review)
     show_flags_and_rating(review)
-    st.markdown("**Proposed arguments**")
-    edited = argument_editor(review)
-    show_preview(review, edited if edited is not None else review.arguments)
+    # The editor is drawn first (the preview shows what it holds) but sits on the right.
+    preview_column, arguments_column = st.columns(2)
+    with arguments_column:
+        st.markdown("**Proposed arguments**")
+        edited = argument_editor(review)
+    with preview_column:
+        show_preview(review, edited if edited is not None else review.arguments)
     decision_buttons(review, user, edited)
 
 
