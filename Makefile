@@ -55,6 +55,11 @@ $(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
 	$(PEERS)/venv-$*/bin/python -m pip install --quiet --require-hashes --no-deps -r $<
 	@touch $@
 
+# The benchmark (not part of `make test`): figures beside their targets, a report under
+# bench/results/, a non-zero exit when a target is missed.
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
 # Regenerate requirements.lock after changing dependencies in pyproject.toml.
 lock:
 	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv

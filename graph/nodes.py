@@ -244,22 +244,31 @@ def _approved(state: GraphState, capability: Capability, arguments: dict[str, An
     return None
 
 
-def _live_definition(state: GraphState, mcp: McpClient) -> tuple[Capability | None, dict[str, Any]]:
-    """The selected capability as its server offers it now, fetched fresh (not from cache).
+def _live_definition(state: GraphState, context: GraphContext) -> tuple[Capability | None, dict[str, Any]]:
+    """The selected capability as its server offers it now.
 
     Discovery may serve a cached manifest; the definition a decision is made on must be the
-    one that will run, so a server that quietly swapped a tool's description or schema
-    (a "rug pull" without a list_changed notification) is judged on the new one.
+    one that will run, so a server that quietly swapped a tool's description or schema (a
+    "rug pull" without a list_changed notification) is judged on the new one: its listing is
+    fetched fresh. The exception is a server the policy trusts that promised list_changed
+    notifications: its cached listing is current by that promise (a notification drops it),
+    as mature hosts treat every server, and it saves a round trip per request.
     """
     selected = state.get("selected_capability") or {}
-    live = mcp.discover(fresh=True, only=[selected.get("server", "")]).find(selected.get("key", ""))
+    server = str(selected.get("server", ""))
+    manifest = context.mcp.discover(only=[server])
+    cached = manifest.server(server)
+    relied_on = cached is not None and cached.announces_changes and context.policy.trusts(server)
+    if not relied_on:
+        manifest = context.mcp.discover(fresh=True, only=[server])
+    live = manifest.find(selected.get("key", ""))
     if live is None:
         return None, {}
     return live, selected | live.model_dump(mode="json")
 
 
 def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
-    capability, refreshed = _live_definition(state, runtime.context.mcp)
+    capability, refreshed = _live_definition(state, runtime.context)
     if capability is None:
         message = f"{_selected(state).key} is no longer offered by its server"
         return {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -41,8 +42,9 @@ class Capability(BaseModel):
     uri: str | None = None
     uri_template: str | None = None
 
+    # Cached: the model is frozen, and the hash is read many times per request.
     @computed_field  # type: ignore[prop-decorator]
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """A hash of what a reviewer approves: the definition, not the server's name for it.
 
@@ -88,6 +90,9 @@ class ServerManifest(BaseModel):
     capabilities: list[Capability] = Field(default_factory=list)
     # Entries the server offered that the host could not use (bad schema, duplicate name).
     rejected: list[str] = Field(default_factory=list)
+    # The server declared list_changed for every kind it lists: it promises to say when its
+    # offer changes (whether to rely on that promise is the policy's call: trusted servers).
+    announces_changes: bool = False
 
 
 class Manifest(BaseModel):
@@ -98,6 +103,9 @@ class Manifest(BaseModel):
 
     def server_names(self) -> list[str]:
         return [server.name for server in self.servers]
+
+    def server(self, name: str) -> ServerManifest | None:
+        return next((server for server in self.servers if server.name == name), None)
 
     def find(self, key: str) -> Capability | None:
         return next((cap for cap in self.capabilities() if cap.key == key), None)

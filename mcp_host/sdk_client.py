@@ -286,25 +286,35 @@ class SdkMcpClient:
         collector = CapabilityCollector(session.name)
         declared = client.server_capabilities
         session.refused_status = None
+        # Ask only for what the server declares: others answer "Method not found".
+        listings: dict[str, tuple[Callable[..., Awaitable[Any]], Callable[[Any], None]]] = {}
+        if declared.tools is not None:
+            listings["tools"] = (client.list_tools, collector.add_tool)
+        if declared.resources is not None:
+            listings["resources"] = (client.list_resources, collector.add_resource)
+            listings["resource_templates"] = (client.list_resource_templates, collector.add_template)
+        if declared.prompts is not None:
+            listings["prompts"] = (client.list_prompts, collector.add_prompt)
+        found: dict[str, list[Any]] = {}
+
+        async def fetch(kind: str) -> None:
+            found[kind] = await _all_pages(listings[kind][0], kind)
+
         try:
             with anyio.fail_after(self._timeout_for(session)):
-                # Ask only for what the server declares: others answer "Method not found".
-                if declared.tools is not None:
-                    for tool in await _all_pages(client.list_tools, "tools"):
-                        collector.add_tool(tool)
-                if declared.resources is not None:
-                    for resource in await _all_pages(client.list_resources, "resources"):
-                        collector.add_resource(resource)
-                    for template in await _all_pages(client.list_resource_templates, "resource_templates"):
-                        collector.add_template(template)
-                if declared.prompts is not None:
-                    for prompt in await _all_pages(client.list_prompts, "prompts"):
-                        collector.add_prompt(prompt)
+                # The listings go out together: one round trip's wait instead of four.
+                async with anyio.create_task_group() as group:
+                    for kind in listings:
+                        group.start_soon(fetch, kind)
         except Exception as exc:  # noqa: BLE001 - recorded on the manifest; other servers go on
+            exc = _first_of_group(exc)
             error = _classify(session, exc)
             if error.kind in TRANSPORT_KINDS and error.kind != "timeout":
                 await self._reopen(session)
             return ServerManifest(name=session.name, ok=False, error=error)
+        for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
+            for item in found[kind]:
+                add(item)
         server_info = client.server_info
         manifest = ServerManifest(
             name=session.name,
@@ -313,6 +323,7 @@ class SdkMcpClient:
             server_version=server_info.version if server_info else None,
             capabilities=collector.capabilities,
             rejected=collector.rejected,
+            announces_changes=_announces_changes(declared),
         )
         if session.client is client:
             session.manifest = manifest
@@ -432,6 +443,23 @@ async def _checked_call(
     _output_problem.set(None)
     result = await client.call_tool(name, arguments)
     return result, _output_problem.get()
+
+
+def _first_of_group(exc: Exception) -> Exception:
+    """The error inside a task group's ExceptionGroup (the listings run in one), else itself."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        inner = exc.exceptions[0]
+        if not isinstance(inner, Exception):
+            break
+        exc = inner
+    return exc
+
+
+def _announces_changes(declared: Any) -> bool:
+    """Whether the server promises list_changed notifications for everything it lists."""
+    kinds = [declared.tools, declared.resources, declared.prompts]
+    offered = [kind for kind in kinds if kind is not None]
+    return bool(offered) and all(getattr(kind, "list_changed", False) for kind in offered)
 
 
 async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> list[Any]:

@@ -29,10 +29,26 @@ _RECIPIENT_NAMES = frozenset({"to", "cc", "bcc", "recipient", "recipients", "ema
 _ADDRESS = re.compile(r"[^\s<>,;\"']+@[^\s<>,;\"']+")
 
 
+_VALIDATORS_CACHED = 1024
+# Checking a schema costs more than validating arguments with it: one checked validator per
+# definition (its fingerprint covers the schema), reused for every request.
+_validators: dict[str, Draft202012Validator] = {}
+
+
+def _validator(capability: Capability) -> Draft202012Validator:
+    validator = _validators.get(capability.fingerprint)
+    if validator is None:
+        Draft202012Validator.check_schema(capability.input_schema)
+        validator = Draft202012Validator(capability.input_schema)
+        if len(_validators) >= _VALIDATORS_CACHED:
+            _validators.clear()
+        _validators[capability.fingerprint] = validator
+    return validator
+
+
 def schema_flags(capability: Capability, arguments: dict[str, Any]) -> list[Flag]:
     try:
-        Draft202012Validator.check_schema(capability.input_schema)
-        errors = list(Draft202012Validator(capability.input_schema).iter_errors(arguments))
+        errors = list(_validator(capability).iter_errors(arguments))
     except SchemaError as exc:
         return [Flag(code="invalid_schema", severity="high", message=f"{capability.key}: {exc.message}")]
     except Exception as exc:  # noqa: BLE001 - a broken schema (unknown type, bad $ref) is the server's fault

@@ -73,3 +73,7 @@ class Policy(Protocol):
     def accept(self, capability: Capability) -> None:
         """A reviewer approved a call to this definition: pin it."""
         ...
+
+    def trusts(self, server: str) -> bool:
+        """Whether this server's own claims (annotations, change notifications) are relied on."""
+        ...

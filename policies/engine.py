@@ -17,7 +17,7 @@ from policies.decision import Action, Flag, PolicyDecision, ReviewTerms
 from policies.injection import suspicious_reasons
 from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
-from policies.risk import rate
+from policies.risk import Risk, rate
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -49,11 +49,17 @@ def _texts(capability: Capability) -> list[tuple[str, str]]:
     return [(where, text) for where, text in texts if text.strip()]
 
 
+_FINDINGS_CACHED = 4096
+
+
 class PolicyEngine:
     def __init__(self, policy: PolicyFile, *, pins: PinStore | None = None) -> None:
         self.policy = policy
         self.pins: PinStore = pins if pins is not None else MemoryPinStore()
         self._output = OutputRules(policy.output)
+        # What the engine reads from a definition (its risk, suspicious text) depends on the
+        # definition alone: computed once per fingerprint, not on every request.
+        self._definition_findings: dict[tuple[str, str, bool], tuple[Risk, list[Flag]]] = {}
 
     @property
     def output(self) -> OutputRules:
@@ -63,6 +69,16 @@ class PolicyEngine:
 
     def matching_rules(self, key: str) -> list[Rule]:
         return [rule for rule in self.policy.rules if any(fnmatch.fnmatchcase(key, g) for g in rule.match)]
+
+    def _findings(self, capability: Capability, trusted: bool) -> tuple[Risk, list[Flag]]:
+        cache_key = (capability.key, capability.fingerprint, trusted)
+        found = self._definition_findings.get(cache_key)
+        if found is None:
+            if len(self._definition_findings) >= _FINDINGS_CACHED:
+                self._definition_findings.clear()  # a server churning definitions must not grow this forever
+            found = (rate(capability, trusted=trusted), self._injection_flags(capability))
+            self._definition_findings[cache_key] = found
+        return found[0], list(found[1])
 
     def _injection_flags(self, capability: Capability) -> list[Flag]:
         flags = []
@@ -119,9 +135,9 @@ class PolicyEngine:
     # -- the decision ------------------------------------------------------------------------
 
     def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision:
-        trusted = capability.server in self.policy.servers.trusted
-        risk = rate(capability, trusted=trusted)
-        flags: list[Flag] = [*risk.flags, *self._injection_flags(capability)]
+        trusted = self.trusts(capability.server)
+        risk, definition_flags = self._findings(capability, trusted)
+        flags: list[Flag] = [*risk.flags, *definition_flags]
         pin_flags, previous = self._pin_check(capability)
         flags += pin_flags
         argument_flags = schema_flags(capability, arguments)
@@ -195,6 +211,10 @@ class PolicyEngine:
         )
 
     # -- the roster --------------------------------------------------------------------------
+
+    def trusts(self, server: str) -> bool:
+        """A server whose annotations may lower risk and whose change notifications are relied on."""
+        return server in self.policy.servers.trusted
 
     def role_of(self, user: str) -> str | None:
         return self.policy.users.get(user)

@@ -1,0 +1,55 @@
+"""`python -m bench [--only FIGURE ...]`: run the figures, print each beside its target, write
+bench/results/latest.{md,json} (and a timestamped copy), exit 1 when a target is missed."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from bench.report import Figure, render_line, write_report
+from bench.workspace import workspace
+
+FIGURES = (
+    "warm_request",
+    "cold_start",
+    "queue_scale",
+    "decide_resume",
+    "concurrency",
+    "memory",
+    "ui_render",
+)
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--only", nargs="+", choices=FIGURES, help="run only these figures")
+    args = parser.parse_args(argv)
+    chosen = args.only or list(FIGURES)
+    started = time.perf_counter()
+    figures: list[Figure] = []
+    for name in chosen:
+        module = importlib.import_module(f"bench.figures.{name}")
+        print(f"-- {name}", flush=True)
+        began = time.perf_counter()
+        with workspace() as space:
+            for figure in module.run(space):
+                figures.append(figure)
+                print(render_line(figure), flush=True)
+        print(f"   ({time.perf_counter() - began:.1f} s)", flush=True)
+    seconds = time.perf_counter() - started
+    command = "make bench" if not args.only else f"python -m bench --only {' '.join(chosen)}"
+    markdown, data = write_report(figures, RESULTS, command=command, seconds=seconds)
+    failed = [f for f in figures if f.verdict == "FAIL"]
+    print(f"\n{len(figures)} figures in {seconds:.0f} s; report: {markdown} and {data}")
+    if failed:
+        print(f"{len(failed)} target(s) missed: " + ", ".join(f"{f.section} / {f.name}" for f in failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

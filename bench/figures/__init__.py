@@ -1,0 +1,1 @@
+"""One module per figure; each exposes ``run(workspace) -> list[Figure]``."""

@@ -1,0 +1,79 @@
+"""Figure 2: cold start. The first request of a new Gatehouse (server start, discovery, the
+request), and discovery of five stdio servers started in parallel against the slowest of
+them started alone."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from bench.report import Figure, Target
+from bench.workspace import READ_REQUEST, Workspace
+from gatehouse.wiring import server_pool
+from graph.runner import start_request
+
+SECTION = "2 cold start"
+SERVERS = ("filesystem", "tickets", "email", "greeter", "documents")
+ROUNDS = 3
+
+
+def _cold_discovery_seconds(space: Workspace, names: tuple[str, ...], round_no: int) -> float:
+    settings = space.demo(*names, name=f"discovery-{'-'.join(names)}-{round_no}")
+    began = time.perf_counter()
+    pool = server_pool(settings)  # starts every server in parallel and waits for them
+    try:
+        manifest = pool.discover()
+        elapsed = time.perf_counter() - began
+        missing = set(names) - set(manifest.server_names())
+        if missing or manifest.problems():
+            raise RuntimeError(f"discovery incomplete: missing {sorted(missing)}; {manifest.problems()}")
+    finally:
+        pool.close()
+    return elapsed
+
+
+def run(space: Workspace) -> list[Figure]:
+    began = time.perf_counter()
+    with space.services(space.demo("filesystem", name="first-request")) as services:
+        outcome = start_request(services.graph, services.context, READ_REQUEST)
+        first_request = time.perf_counter() - began
+    if outcome.final_output.status != "ok":
+        raise RuntimeError(f"the first request did not succeed: {outcome.final_output.response}")
+
+    alone = {
+        name: statistics.median(_cold_discovery_seconds(space, (name,), r) for r in range(ROUNDS))
+        for name in SERVERS
+    }
+    together = statistics.median(_cold_discovery_seconds(space, SERVERS, r) for r in range(ROUNDS))
+    slowest_name = max(alone, key=lambda n: alone[n])
+    ratio = together / alone[slowest_name]
+    singles = ", ".join(f"{n} {alone[n] * 1000:.0f}" for n in SERVERS)
+    return [
+        Figure(
+            SECTION,
+            "first request (start, discovery, request)",
+            first_request * 1000,
+            "ms",
+            None,
+            "one stdio server",
+        ),
+        Figure(
+            SECTION, "discovery of 5 servers in parallel", together * 1000, "ms", None, f"median of {ROUNDS}"
+        ),
+        Figure(
+            SECTION,
+            "slowest single server",
+            alone[slowest_name] * 1000,
+            "ms",
+            None,
+            f"{slowest_name}; each alone (ms): {singles}",
+        ),
+        Figure(
+            SECTION,
+            "5 in parallel / slowest alone",
+            ratio,
+            "x",
+            Target("<=", 1.5),
+            "2 cores: 5 Python processes start at once",
+        ),
+    ]

@@ -1,0 +1,137 @@
+"""Figure 1: a read-only request, warm. The whole graph, the SQLite checkpointer on a file, the
+bundled filesystem server over stdio on a warm pool; beside it a bare SDK ``Client.call_tool``
+on an open session to the same server, in the same run."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from langchain_core.runnables import RunnableConfig
+from mcp import Client
+
+from bench.report import Figure, Target, summary_ms
+from bench.workspace import READ_REQUEST, Workspace
+from graph.runner import start_request
+from mcp_host.config import StdioServer
+from mcp_host.transports import client_target
+
+REQUESTS = 300
+WARMUP = 30
+SECTION = "1 read-only request, warm"
+# The nodes a read-only request passes through (preprocess .. generate_final_response).
+FLOOR_STEPS = 9
+
+
+def bare_call_seconds(target: Any, tool: str, arguments: dict[str, Any], calls: int) -> list[float]:
+    """call_tool on one open SDK session, nothing of Gatehouse around it."""
+
+    async def measure() -> list[float]:
+        samples = []
+        async with Client(client_target("bare", target, None), cache=None) as client:
+            for _ in range(WARMUP):
+                await client.call_tool(tool, arguments)
+            for _ in range(calls):
+                began = time.perf_counter()
+                await client.call_tool(tool, arguments)
+                samples.append(time.perf_counter() - began)
+        return samples
+
+    return anyio.run(measure)
+
+
+def run(space: Workspace) -> list[Figure]:
+    settings = space.demo("filesystem")
+    with space.services(settings) as services:
+        for _ in range(WARMUP):
+            start_request(services.graph, services.context, READ_REQUEST)
+        samples = []
+        for _ in range(REQUESTS):
+            began = time.perf_counter()
+            outcome = start_request(services.graph, services.context, READ_REQUEST)
+            samples.append(time.perf_counter() - began)
+            if outcome.final_output.status != "ok":
+                raise RuntimeError(f"the read-only request did not succeed: {outcome.final_output.response}")
+    graph = summary_ms(samples)
+    target = _filesystem_target(settings)
+    bare = summary_ms(bare_call_seconds(target, "list_directory", {"path": "."}, REQUESTS))
+    floor = summary_ms(langgraph_floor_seconds(space.root, REQUESTS))
+    ratio = graph["median_ms"] / bare["median_ms"]
+    notes = f"{REQUESTS} requests after {WARMUP} warm-up; bare call_tool median {bare['median_ms']:.2f} ms"
+    return [
+        Figure(SECTION, "median", graph["median_ms"], "ms", Target("<=", 10), notes, graph),
+        Figure(SECTION, "p95", graph["p95_ms"], "ms", None, "", graph),
+        Figure(
+            SECTION,
+            "bare call_tool median",
+            bare["median_ms"],
+            "ms",
+            None,
+            "same server, open SDK session",
+            bare,
+        ),
+        Figure(SECTION, "ratio to bare call_tool", ratio, "x", Target("<=", 8), "median / median"),
+        Figure(
+            SECTION,
+            "LangGraph floor (9 no-op steps, SqliteSaver)",
+            floor["median_ms"],
+            "ms",
+            None,
+            "what the framework costs here before any work: the median target has to fit above it",
+            floor,
+        ),
+    ]
+
+
+def _filesystem_target(settings: Any) -> StdioServer:
+    from mcp_host.config import load_servers_config
+
+    config = load_servers_config(settings.servers_path)
+    [entry] = [e for e in config.servers if e.name == "filesystem"]
+    assert isinstance(entry, StdioServer)
+    return entry
+
+
+def langgraph_floor_seconds(folder: Path, runs: int) -> list[float]:
+    """The same number of steps as a read-only request, doing nothing, checkpointed the same
+    way (SqliteSaver on a file, WAL, durability "sync"): what LangGraph itself costs here."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from graph.builder import open_sqlite_checkpointer
+
+    class Empty(TypedDict, total=False):
+        step: int
+
+    graph = StateGraph(Empty)
+    names = [f"step_{n}" for n in range(FLOOR_STEPS)]
+    for n, name in enumerate(names):
+        graph.add_node(name, _setter(n))
+    graph.add_edge(START, names[0])
+    for before, after in itertools.pairwise(names):
+        graph.add_edge(before, after)
+    graph.add_edge(names[-1], END)
+    saver = open_sqlite_checkpointer(folder / "floor.db")
+    compiled = graph.compile(checkpointer=saver)
+    samples = []
+    try:
+        for n in range(WARMUP + runs):
+            config: RunnableConfig = {"configurable": {"thread_id": f"floor-{n}"}}
+            began = time.perf_counter()
+            compiled.invoke({"step": 0}, config, durability="sync")
+            if n >= WARMUP:
+                samples.append(time.perf_counter() - began)
+    finally:
+        saver.conn.close()
+    return samples
+
+
+def _setter(n: int) -> Any:
+    def node(state: Any) -> dict[str, int]:
+        return {"step": n}
+
+    return node

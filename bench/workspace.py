@@ -1,0 +1,51 @@
+"""A throwaway Gatehouse for one figure: a data folder, a servers file naming bundled demo
+servers run over stdio (as `make run` does), a SQLite file, and the services over them."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatehouse.settings import Settings
+from gatehouse.wiring import Services, open_services
+
+READ_REQUEST = "List the files in the managed project folder."
+SEND_REQUEST = "Send an email to bob@example.com saying hi"
+
+
+def stdio_entry(module: str, data: Path) -> dict[str, object]:
+    return {"command": sys.executable, "args": ["-m", module, "--data-dir", str(data / "demo")]}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+
+    def settings(self, servers: dict[str, dict[str, object]], *, name: str = "gatehouse") -> Settings:
+        """Settings for a Gatehouse on its own data folder ``root/name`` with these servers."""
+        data = self.root / name
+        data.mkdir(parents=True, exist_ok=True)
+        servers_file = data / "servers.json"
+        servers_file.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+        return Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=servers_file)
+
+    def demo(self, *names: str, name: str = "gatehouse") -> Settings:
+        """Settings running the named bundled demo servers (servers/<name>.py)."""
+        data = self.root / name
+        return self.settings({n: stdio_entry(f"servers.{n}", data) for n in names}, name=name)
+
+    @contextmanager
+    def services(self, settings: Settings) -> Iterator[Services]:
+        with open_services(settings) as services:
+            yield services
+
+
+@contextmanager
+def workspace() -> Iterator[Workspace]:
+    with tempfile.TemporaryDirectory(prefix="gatehouse-bench-") as root:
+        yield Workspace(Path(root))
