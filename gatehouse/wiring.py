@@ -108,8 +108,9 @@ def build_services(
 
     ``connect_servers=False`` is for commands that only read the database (the queue, a
     trace): no server process is started for them."""
-    if mcp is None and not connect_servers:
-        mcp = SdkMcpClient({})
+    # Whatever client this function makes, it owns (and Services.close closes); a client
+    # handed in belongs to the caller.
+    owns_mcp = mcp is None
     policy = policy_file(settings)
     try:
         checkpointer = open_sqlite_checkpointer(settings.db_path)
@@ -120,7 +121,12 @@ def build_services(
     except (sqlite3.Error, OSError) as exc:
         raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
     try:
-        client = mcp if mcp is not None else server_pool(settings, output_cap_bytes=policy.output.max_bytes)
+        if mcp is not None:
+            client = mcp
+        elif connect_servers:
+            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes)
+        else:
+            client = SdkMcpClient({})
     except BaseException:
         for store in (pins, ledger, audit, conversations):
             store.close()
@@ -142,7 +148,7 @@ def build_services(
         conversations=conversations,
         reviews=ReviewService(graph, context, ledger, audit, engine, conversations),
         settings=settings,
-        owns_mcp=mcp is None,
+        owns_mcp=owns_mcp,
     )
 
 
