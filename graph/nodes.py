@@ -24,7 +24,6 @@ from graph.planner.intent import classify
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
 from graph.results_view import context_from, readable_text, summarize
 from graph.state import GraphState, McpRequest, ReviewDecision
-from mcp_host.client import McpClient
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
@@ -244,24 +243,27 @@ def _approved(state: GraphState, capability: Capability, arguments: dict[str, An
     return None
 
 
-def _live_definition(state: GraphState, context: GraphContext) -> tuple[Capability | None, dict[str, Any]]:
-    """The selected capability as its server offers it now.
+def _current_definition(context: GraphContext, server: str, key: str) -> Capability | None:
+    """The capability as its server offers it now, the definition a decision or an approved
+    call must be judged on.
 
-    Discovery may serve a cached manifest; the definition a decision is made on must be the
-    one that will run, so a server that quietly swapped a tool's description or schema (a
-    "rug pull" without a list_changed notification) is judged on the new one: its listing is
-    fetched fresh. The exception is a server the policy trusts that promised list_changed
-    notifications: its cached listing is current by that promise (a notification drops it),
-    as mature hosts treat every server, and it saves a round trip per request.
+    Discovery may serve a cached listing; a server that quietly swapped a tool's description
+    or schema (a "rug pull" without a list_changed notification) must be judged on the new
+    one, so its listing is fetched fresh. The exception is a server the policy trusts that
+    promised list_changed notifications: its cached listing is current by that promise (a
+    notification drops it), as mature hosts treat every server; that saves a round trip.
     """
-    selected = state.get("selected_capability") or {}
-    server = str(selected.get("server", ""))
     manifest = context.mcp.discover(only=[server])
     cached = manifest.server(server)
-    relied_on = cached is not None and cached.announces_changes and context.policy.trusts(server)
-    if not relied_on:
+    if not (cached is not None and cached.announces_changes and context.policy.trusts(server)):
         manifest = context.mcp.discover(fresh=True, only=[server])
-    live = manifest.find(selected.get("key", ""))
+    return manifest.find(key)
+
+
+def _live_definition(state: GraphState, context: GraphContext) -> tuple[Capability | None, dict[str, Any]]:
+    """The selected capability as its server offers it now, merged into the selection."""
+    selected = state.get("selected_capability") or {}
+    live = _current_definition(context, str(selected.get("server", "")), str(selected.get("key", "")))
     if live is None:
         return None, {}
     return live, selected | live.model_dump(mode="json")
@@ -522,17 +524,24 @@ def build_mcp_request(state: GraphState) -> dict[str, Any]:
     return {"mcp_request": request.model_dump(mode="json")}
 
 
-def _changed_definition(state: GraphState, mcp: McpClient, key: str) -> dict[str, Any] | None:
+def _request_server(state: GraphState) -> str:
+    return str(
+        (state.get("mcp_request") or {}).get("server")
+        or (state.get("selected_capability") or {}).get("server", "")
+    )
+
+
+def _changed_definition(state: GraphState, context: GraphContext, key: str) -> dict[str, Any] | None:
     """For a reviewed call: the update that sends it back to review if its definition changed.
 
-    The approval covers the definition the reviewer saw. The manifest is fetched fresh (never
-    from cache) right before the call, so a server that swaps a tool's description or schema
-    after approval (a "rug pull") gets a new review, not an execution.
+    The approval covers the definition the reviewer saw. The definition is read again right
+    before the call (see _current_definition), so a server that swaps a tool's description or
+    schema after approval (a "rug pull") gets a new review, not an execution.
     """
     approved = state.get("approved_call")
     if not approved or approved.get("key") != key:
         return None
-    current = mcp.discover(fresh=True).find(key)
+    current = _current_definition(context, _request_server(state), key)
     if current is not None and current.fingerprint == approved.get("fingerprint"):
         return None
     old = _selected(state)
@@ -582,7 +591,7 @@ def _outcome_unknown(state: GraphState, review_id: str) -> dict[str, Any]:
 def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     request = McpRequest.model_validate(state["mcp_request"])
     mcp = runtime.context.mcp
-    changed = _changed_definition(state, mcp, request.capability_key)
+    changed = _changed_definition(state, runtime.context, request.capability_key)
     if changed is not None:
         return changed
     approved = state.get("approved_call") or {}

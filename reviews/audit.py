@@ -14,7 +14,8 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,17 @@ def redact(value: Any, patterns: Iterable[str]) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """An event to append: what happened, to which thread and review, by whom."""
+
+    kind: str
+    data: dict[str, Any]
+    thread_id: str | None = None
+    review_id: str | None = None
+    actor: str | None = None
+
+
 class SqliteAudit:
     def __init__(
         self,
@@ -134,26 +146,50 @@ class SqliteAudit:
         review_id: str | None = None,
         actor: str | None = None,
     ) -> AuditEvent:
-        body = json.dumps(redact(data, self._secrets), sort_keys=True, ensure_ascii=False, default=str)
+        return self.append_all([AuditEntry(kind, data, thread_id, review_id, actor)])[0]
+
+    def append_all(self, entries: Sequence[AuditEntry]) -> list[AuditEvent]:
+        """Append several events in one transaction: they take consecutive places in the chain."""
         at = iso(self._clock())
+        bodies = [
+            json.dumps(redact(e.data, self._secrets), sort_keys=True, ensure_ascii=False, default=str)
+            for e in entries
+        ]
+        events: list[AuditEvent] = []
         with self._db.write() as conn:
             head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
-            seq, prev = (head["seq"] + 1, head["hash"]) if head else (1, GENESIS)
-            digest = event_hash(prev, seq, at, kind, thread_id, review_id, actor, body)
-            conn.execute(
-                "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (seq, at, kind, thread_id, review_id, actor, body, prev, digest),
-            )
-            conn.execute(
-                "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
-                " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-                (seq, digest),
-            )
-        return AuditEvent(
-            seq=seq, at=at, kind=kind, thread_id=thread_id, review_id=review_id, actor=actor,
-            data=json.loads(body), prev_hash=prev, hash=digest,
-        )  # fmt: skip
+            seq, prev = (head["seq"], head["hash"]) if head else (0, GENESIS)
+            for entry, body in zip(entries, bodies, strict=True):
+                seq += 1
+                digest = event_hash(
+                    prev, seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body
+                )
+                conn.execute(
+                    "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body, prev, digest),
+                )
+                events.append(
+                    AuditEvent(
+                        seq=seq,
+                        at=at,
+                        kind=entry.kind,
+                        thread_id=entry.thread_id,
+                        review_id=entry.review_id,
+                        actor=entry.actor,
+                        data=json.loads(body),
+                        prev_hash=prev,
+                        hash=digest,
+                    )
+                )
+                prev = digest
+            if events:
+                conn.execute(
+                    "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
+                    " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                    (seq, prev),
+                )
+        return events
 
     def events(self, *, thread_id: str | None = None) -> list[AuditEvent]:
         with self._db.read() as conn:
@@ -223,8 +259,17 @@ class SqliteAudit:
             )
             for e in events:
                 writer.writerow(
-                    [e.seq, e.at, e.kind, e.thread_id or "", e.review_id or "", e.actor or "",
-                     json.dumps(e.data, ensure_ascii=False, sort_keys=True), e.prev_hash, e.hash]
-                )  # fmt: skip
+                    [
+                        e.seq,
+                        e.at,
+                        e.kind,
+                        e.thread_id or "",
+                        e.review_id or "",
+                        e.actor or "",
+                        json.dumps(e.data, ensure_ascii=False, sort_keys=True),
+                        e.prev_hash,
+                        e.hash,
+                    ]
+                )
             return out.getvalue()
         raise ValueError(f"unknown export format {fmt!r}: use jsonl or csv")

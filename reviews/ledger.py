@@ -165,6 +165,10 @@ class SqliteLedger:
     def open_review(self, payload: dict[str, Any]) -> tuple[Review, bool]:
         """The review for this interrupt payload, created on first sight (idempotent by id).
         Also says whether this call created it."""
+        existing = self.get(payload["review_id"])
+        if existing is not None:
+            # The node that opens a review re-runs on every resume: a read, not the write lock.
+            return existing, False
         terms = payload.get("review_terms") or {}
         capability = payload.get("capability") or {}
         arguments = payload.get("arguments") or {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
@@ -37,9 +37,16 @@ def check_decision(stage: str, decision: ReviewDecision) -> None:
 
 
 def resume(
-    graph: CompiledGraph, context: GraphContext, thread_id: str, decision: ReviewDecision
+    graph: CompiledGraph,
+    context: GraphContext,
+    thread_id: str,
+    decision: ReviewDecision,
+    *,
+    pending: dict[str, Any] | None = None,
 ) -> RunOutcome:
-    pending = pending_interrupt(graph, thread_id)
+    """Continue a paused thread with a person's decision. ``pending`` is the payload the
+    caller just read for this thread (saves reading the checkpoint twice)."""
+    pending = pending if pending is not None else pending_interrupt(graph, thread_id)
     if pending is None:
         raise NothingToResumeError(thread_id)
     check_decision(pending["stage"], decision)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
 from graph.state import ReviewDecision
+from reviews.audit import AuditEntry, SqliteAudit
 from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
 from reviews.resume import resume
 
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from graph.builder import CompiledGraph
     from graph.context import GraphContext
     from policies.engine import PolicyEngine
-    from reviews.audit import SqliteAudit
     from reviews.conversations import SqliteConversations
     from reviews.ledger import Review, SqliteLedger
 
@@ -75,33 +75,42 @@ class ReviewService:
             owner=str(state.get("requester") or actor or "unknown"),
             author=actor,
         )
+        entries: list[AuditEntry] = []
         selected = state.get("selected_capability")
         if selected:
-            self.audit.append(
-                "selection",
-                {
-                    "capability": selected.get("key"),
-                    "score": selected.get("score"),
-                    "arguments": state.get("proposed_arguments", {}),
-                },
-                thread_id=thread,
-                actor=actor,
+            entries.append(
+                AuditEntry(
+                    "selection",
+                    {
+                        "capability": selected.get("key"),
+                        "score": selected.get("score"),
+                        "arguments": state.get("proposed_arguments", {}),
+                    },
+                    thread_id=thread,
+                    actor=actor,
+                )
             )
         validation = state.get("capability_validation") or {}
         if validation:
-            self.audit.append(
-                "validation",
-                {k: validation.get(k) for k in ("decision", "matched_rule", "category", "args_valid")}
-                | {"flags": [f.get("code") for f in validation.get("flags", [])]},
-                thread_id=thread,
+            entries.append(
+                AuditEntry(
+                    "validation",
+                    {k: validation.get(k) for k in ("decision", "matched_rule", "category", "args_valid")}
+                    | {"flags": [f.get("code") for f in validation.get("flags", [])]},
+                    thread_id=thread,
+                )
             )
         if run.final_output.errors:
-            self.audit.append("errors", {"errors": run.final_output.errors}, thread_id=thread)
-        self.audit.append(
-            "outcome",
-            {"status": run.final_output.status, "fallback_reason": run.final_output.fallback_reason},
-            thread_id=thread,
+            entries.append(AuditEntry("errors", {"errors": run.final_output.errors}, thread_id=thread))
+        entries.append(
+            AuditEntry(
+                "outcome",
+                {"status": run.final_output.status, "fallback_reason": run.final_output.fallback_reason},
+                thread_id=thread,
+            )
         )
+        # One transaction for the run's events: they stay together in the chain.
+        self.audit.append_all(entries)
         if run.pending is not None and run.pending["stage"] != "clarification":
             snapshot = self.graph.get_state(thread_config(thread))
             interrupt_id = snapshot.interrupts[0].id if snapshot.interrupts else None
@@ -240,7 +249,7 @@ class ReviewService:
         decision = ReviewDecision(
             action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=edited
         )
-        run = resume(self.graph, self.context, review.thread_id, decision)
+        run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
         self.record_run(run, actor=reviewer)
         return DecideResult(
             review=self.ledger.require(review_id),
