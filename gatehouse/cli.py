@@ -31,8 +31,8 @@ from graph.runner import thread_exists
 from graph.trace import trace_steps
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
-from policies.pins import SqlitePinStore
-from reviews.audit import SqliteAudit
+from policies.pins import DatabasePinStore
+from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError, ReviewError
 
 EXIT_OK = 0
@@ -174,7 +174,7 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
         return _usage_error("--args: must be a JSON object of argument names and values")
     settings = _settings(args)
     policy = policy_file(settings)
-    pins = SqlitePinStore(settings.db_path)
+    pins = DatabasePinStore(settings.db_path)
     try:
         with server_pool(settings) as pool:
             manifest = pool.discover()
@@ -223,7 +223,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 def _run_audit(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    audit = SqliteAudit(settings.db_path)
+    audit = AuditLog(settings.db_path)
     try:
         if args.action == "export":
             sys.stdout.write(audit.export(args.format))

@@ -7,10 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from storage.database import is_postgres_url
+
 DATA_ENV = "GATEHOUSE_DATA"
 DB_ENV = "GATEHOUSE_DB"
 SERVERS_ENV = "GATEHOUSE_SERVERS"
 POLICY_ENV = "GATEHOUSE_POLICY"
+POOL_ENV = "GATEHOUSE_DB_POOL_SIZE"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
@@ -23,6 +26,12 @@ class Settings:
     servers_path: Path | None = None
     # A policy file; None means the shipped policies/default.toml.
     policy_path: Path | None = None
+    # GATEHOUSE_DB=postgresql://...: checkpoints, ledger and audit log in that database
+    # (several replicas share it); None means the SQLite file db_path.
+    db_url: str | None = None
+    # Connections per pool a process opens to PostgreSQL (one pool for the checkpoints, one
+    # for the ledger, audit log, conversations and pins).
+    db_pool_size: int = 10
 
     @property
     def demo_data_dir(self) -> Path:
@@ -45,7 +54,10 @@ class Settings:
     ) -> Settings:
         env = os.environ if environ is None else environ
         data_dir = Path(env.get(DATA_ENV) or DEFAULT_DATA_DIR)
-        db_path = Path(db or env.get(DB_ENV) or data_dir / DB_FILE_NAME)
+        database = db or env.get(DB_ENV)
+        db_url = database if database and is_postgres_url(database) else None
+        db_path = Path(database) if database and db_url is None else data_dir / DB_FILE_NAME
+        pool_size = env.get(POOL_ENV)
         servers_file = servers or env.get(SERVERS_ENV)
         policy_file = policy or env.get(POLICY_ENV)
         return cls(
@@ -53,4 +65,27 @@ class Settings:
             db_path=db_path,
             servers_path=Path(servers_file) if servers_file else None,
             policy_path=Path(policy_file) if policy_file else None,
+            db_url=db_url,
+            db_pool_size=_pool_size(pool_size),
         )
+
+    @property
+    def database(self) -> str:
+        """Where the data is, for messages: the file, or the URL without its password."""
+        if self.db_url is None:
+            return str(self.db_path)
+        from storage.postgres import redacted
+
+        return redacted(self.db_url)
+
+
+def _pool_size(value: str | None) -> int:
+    if value is None or not value.strip():
+        return 10
+    if not value.strip().isdigit() or int(value) < 1:
+        from gatehouse.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"{POOL_ENV}: expected a whole number of connections (1 or more), got {value!r}"
+        )
+    return int(value)

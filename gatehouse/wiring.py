@@ -5,13 +5,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
@@ -19,17 +24,17 @@ from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
-from policies.pins import SqlitePinStore
-from reviews.audit import SqliteAudit
-from reviews.conversations import SqliteConversations
+from policies.pins import DatabasePinStore
+from reviews.audit import AuditLog
+from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
-from reviews.ledger import SqliteLedger
+from reviews.ledger import ReviewLedger
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
+from storage import Database
+from storage.postgres import PostgresDatabase
 
 if TYPE_CHECKING:
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     from gatehouse.settings import Settings
     from mcp_host.client import McpClient
 
@@ -38,12 +43,12 @@ if TYPE_CHECKING:
 class Services:
     graph: CompiledGraph
     context: GraphContext
-    checkpointer: SqliteSaver
+    checkpointer: BaseCheckpointSaver[Any]
     policy: PolicyEngine
-    pins: SqlitePinStore
-    ledger: SqliteLedger
-    audit: SqliteAudit
-    conversations: SqliteConversations
+    pins: DatabasePinStore
+    ledger: ReviewLedger
+    audit: AuditLog
+    conversations: Conversations
     reviews: ReviewService
     settings: Settings
     owns_mcp: bool = True
@@ -55,11 +60,65 @@ class Services:
     def close(self) -> None:
         if self.owns_mcp:
             self.mcp.close()
-        self.checkpointer.conn.close()
+        _close_checkpointer(self.checkpointer)
         self.pins.close()
         self.ledger.close()
         self.audit.close()
         self.conversations.close()
+
+
+def _close_checkpointer(checkpointer: BaseCheckpointSaver[Any]) -> None:
+    # SqliteSaver holds a sqlite3 connection, PostgresSaver a connection pool: both close().
+    connection = getattr(checkpointer, "conn", None)
+    if connection is not None:
+        connection.close()
+
+
+@dataclass
+class _Storage:
+    checkpointer: BaseCheckpointSaver[Any]
+    pins: DatabasePinStore
+    ledger: ReviewLedger
+    audit: AuditLog
+    conversations: Conversations
+
+
+def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
+    """The checkpointer and the stores, on the SQLite file or the PostgreSQL database.
+
+    Every store gets its own SQLite connection (WAL lets them read side by side); on
+    PostgreSQL they share one pool, and the checkpointer has its own. On a failure, what was
+    opened is closed again and the error names the database (never its password)."""
+    opened: list[Callable[[], None]] = []
+    try:
+        if settings.db_url is not None:
+            checkpointer: BaseCheckpointSaver[Any] = open_postgres_checkpointer(
+                settings.db_url, pool_size=settings.db_pool_size
+            )
+            opened.append(lambda: _close_checkpointer(checkpointer))
+            database = PostgresDatabase(settings.db_url, pool_size=settings.db_pool_size)
+            opened.append(database.close)
+            target: Database | Path = database
+        else:
+            checkpointer = open_sqlite_checkpointer(settings.db_path)
+            opened.append(lambda: _close_checkpointer(checkpointer))
+            target = settings.db_path
+        pins = DatabasePinStore(target)
+        opened.append(pins.close)
+        ledger = ReviewLedger(target)
+        opened.append(ledger.close)
+        audit = AuditLog(target, secret_arguments=secret_arguments)
+        opened.append(audit.close)
+        conversations = Conversations(target)
+    except (sqlite3.Error, psycopg.Error, PoolTimeout, OSError) as exc:
+        for close in reversed(opened):
+            close()
+        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+    except BaseException:
+        for close in reversed(opened):
+            close()
+        raise
+    return _Storage(checkpointer, pins, ledger, audit, conversations)
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -112,14 +171,14 @@ def build_services(
     # handed in belongs to the caller.
     owns_mcp = mcp is None
     policy = policy_file(settings)
-    try:
-        checkpointer = open_sqlite_checkpointer(settings.db_path)
-        pins = SqlitePinStore(settings.db_path)
-        ledger = SqliteLedger(settings.db_path)
-        audit = SqliteAudit(settings.db_path, secret_arguments=policy.audit.redact_arguments)
-        conversations = SqliteConversations(settings.db_path)
-    except (sqlite3.Error, OSError) as exc:
-        raise ConfigurationError(f"database {settings.db_path}: cannot open it: {exc}") from exc
+    storage = _open_storage(settings, list(policy.audit.redact_arguments))
+    checkpointer, pins, ledger, audit, conversations = (
+        storage.checkpointer,
+        storage.pins,
+        storage.ledger,
+        storage.audit,
+        storage.conversations,
+    )
     try:
         if mcp is not None:
             client = mcp
@@ -130,7 +189,7 @@ def build_services(
     except BaseException:
         for store in (pins, ledger, audit, conversations):
             store.close()
-        checkpointer.conn.close()
+        _close_checkpointer(checkpointer)
         raise
     engine = PolicyEngine(policy, pins=pins)
     context = GraphContext(

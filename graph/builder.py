@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -61,4 +62,20 @@ def open_sqlite_checkpointer(path: Path) -> SqliteSaver:
     connection.execute("PRAGMA synchronous=NORMAL")
     saver = SqliteSaver(connection)
     saver.setup()
+    return saver
+
+
+def open_postgres_checkpointer(url: str, *, pool_size: int) -> PostgresSaver:
+    """LangGraph's PostgresSaver on its own connection pool; its tables created or migrated
+    under the lock every Gatehouse replica takes for that. Close with ``saver.conn.close()``."""
+    from storage.postgres import checkpointer_pool, migration_lock
+
+    pool = checkpointer_pool(url, pool_size=pool_size)
+    saver = PostgresSaver(pool)
+    try:
+        with migration_lock(url):
+            saver.setup()
+    except BaseException:
+        pool.close()
+        raise
     return saver

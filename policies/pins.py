@@ -8,15 +8,23 @@ approves a call to it, so silence never turns into acceptance.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storage import Database, open_database
+from storage.database import migrate
+
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE IF NOT EXISTS capability_pins ("
+        " key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, definition TEXT NOT NULL, pinned_at TEXT NOT NULL)",
+    ),
+)
 
 PINNED_FIELDS = ("description", "input_schema", "output_schema", "annotations")
 
@@ -48,39 +56,32 @@ class MemoryPinStore:
         self._pins[key] = pin
 
 
-class SqlitePinStore:
-    """Pins in the Gatehouse database, beside the checkpoints."""
+class DatabasePinStore:
+    """Pins in the Gatehouse database, beside the checkpoints (shared by replicas)."""
 
-    def __init__(self, path: Path) -> None:
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        with self._conn:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS capability_pins ("
-                " key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, definition TEXT NOT NULL,"
-                " pinned_at TEXT NOT NULL)"
-            )
+    def __init__(self, db: Database | Path) -> None:
+        self._db = open_database(db)
+        migrate(self._db, "pins", _MIGRATIONS)
 
     def get(self, key: str) -> Pin | None:
-        with self._lock:
-            row = self._conn.execute(
+        with self._db.read() as conn:
+            row = conn.execute(
                 "SELECT fingerprint, definition FROM capability_pins WHERE key = ?", (key,)
             ).fetchone()
-        return Pin(fingerprint=row[0], definition=json.loads(row[1])) if row else None
+        return Pin(fingerprint=row["fingerprint"], definition=json.loads(row["definition"])) if row else None
 
     def put(self, key: str, pin: Pin) -> None:
         now = datetime.now(UTC).isoformat()
-        with self._lock, self._conn:
-            self._conn.execute(
+        with self._db.write() as conn:
+            conn.execute(
                 "INSERT INTO capability_pins (key, fingerprint, definition, pinned_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET fingerprint = excluded.fingerprint,"
+                " ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint,"
                 " definition = excluded.definition, pinned_at = excluded.pinned_at",
                 (key, pin.fingerprint, json.dumps(pin.definition, sort_keys=True), now),
             )
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
 
 def changed_fields(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

@@ -22,7 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from reviews.clock import Clock, iso, utc_now
-from reviews.sqlite_db import SqliteDatabase
+from storage import Database, open_database
+from storage.database import migrate
 
 GENESIS = "0" * 64
 REDACTED = "***"
@@ -36,8 +37,9 @@ DEFAULT_SECRET_ARGUMENTS = (
     "*credential*",
 )
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS audit_log (
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS audit_log (
         seq INTEGER PRIMARY KEY,
         at TEXT NOT NULL,
         kind TEXT NOT NULL,
@@ -47,7 +49,10 @@ _SCHEMA = (
         data TEXT NOT NULL,
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL)""",
-    "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER, hash TEXT)",
+        "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER, hash TEXT)",
+        # The head row exists from the start, so the first appenders lock it like every later one.
+        f"INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '{GENESIS}') ON CONFLICT (id) DO NOTHING",
+    ),
 )
 
 
@@ -119,20 +124,18 @@ class AuditEntry:
     actor: str | None = None
 
 
-class SqliteAudit:
+class AuditLog:
     def __init__(
         self,
-        path: Path,
+        db: Database | Path,
         *,
         clock: Clock = utc_now,
         secret_arguments: Iterable[str] = DEFAULT_SECRET_ARGUMENTS,
     ) -> None:
-        self._db = SqliteDatabase(path)
+        self._db = open_database(db)
         self._clock = clock
         self._secrets = tuple(secret_arguments)
-        with self._db.write() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
+        migrate(self._db, "audit", _MIGRATIONS)
 
     def close(self) -> None:
         self._db.close()
@@ -157,7 +160,10 @@ class SqliteAudit:
         ]
         events: list[AuditEvent] = []
         with self._db.write() as conn:
-            head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+            # The head row's lock orders appenders across processes (one chain, no forks).
+            head = conn.execute(
+                "SELECT seq, hash FROM audit_head WHERE id = 1" + self._db.dialect.lock_rows
+            ).fetchone()
             seq, prev = (head["seq"], head["hash"]) if head else (0, GENESIS)
             for entry, body in zip(entries, bodies, strict=True):
                 seq += 1

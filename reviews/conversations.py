@@ -16,22 +16,23 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from reviews.clock import Clock, iso, utc_now
-from reviews.sqlite_db import SqliteDatabase
+from storage import Database, open_database
+from storage.database import Connection, migrate
 
 TITLE_CHARS = 80
 UNTITLED = "(started elsewhere)"
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS conversations (
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS conversations (
         thread_id TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
         title TEXT NOT NULL,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
         status TEXT)""",
-    "CREATE INDEX IF NOT EXISTS conversations_by_owner ON conversations (owner, updated_at)",
-    "CREATE INDEX IF NOT EXISTS conversations_by_activity ON conversations (updated_at)",
-    """CREATE TABLE IF NOT EXISTS conversation_messages (
+        "CREATE INDEX IF NOT EXISTS conversations_by_owner ON conversations (owner, updated_at)",
+        """CREATE TABLE IF NOT EXISTS conversation_messages (
         thread_id TEXT NOT NULL REFERENCES conversations (thread_id),
         seq INTEGER NOT NULL,
         role TEXT NOT NULL,
@@ -41,7 +42,13 @@ _SCHEMA = (
         at TEXT NOT NULL,
         PRIMARY KEY (thread_id, seq),
         UNIQUE (thread_id, checkpoint_id))""",
+        "CREATE INDEX IF NOT EXISTS conversations_by_activity ON conversations (updated_at)",
+    ),
 )
+
+
+class _AlreadyRecorded(Exception):
+    """This checkpoint's answer is in the conversation already (rolls the transaction back)."""
 
 
 class Message(BaseModel):
@@ -65,13 +72,11 @@ class Conversation(BaseModel):
     status: str | None
 
 
-class SqliteConversations:
-    def __init__(self, path: Path, *, clock: Clock = utc_now) -> None:
-        self._db = SqliteDatabase(path)
+class Conversations:
+    def __init__(self, db: Database | Path, *, clock: Clock = utc_now) -> None:
+        self._db = open_database(db)
         self._clock = clock
-        with self._db.write() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
+        migrate(self._db, "conversations", _MIGRATIONS)
 
     def close(self) -> None:
         self._db.close()
@@ -106,34 +111,32 @@ class SqliteConversations:
         A thread started outside a conversation (a test driving the graph directly) gets one,
         owned by its requester, so its answers are never dropped."""
         now = iso(self._clock())
-        with self._db.write() as conn:
-            if (
-                checkpoint_id is not None
-                and conn.execute(
-                    "SELECT 1 FROM conversation_messages WHERE thread_id = ? AND checkpoint_id = ?",
-                    (thread_id, checkpoint_id),
-                ).fetchone()
-            ):
-                return False
-            conn.execute(
-                "INSERT INTO conversations (thread_id, owner, title, created_at, updated_at, status)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
-                " SET updated_at = excluded.updated_at, status = excluded.status",
-                (
-                    thread_id,
-                    owner,
-                    UNTITLED,
-                    now,
-                    now,
-                    output.get("status"),
-                ),
-            )
-            self._append(conn, thread_id, "gatehouse", author, {"output": output}, checkpoint_id, now)
+        try:
+            with self._db.write() as conn:
+                # The upsert locks the thread's conversation row first: the duplicate check and
+                # the next sequence number below are then the only ones for this thread.
+                conn.execute(
+                    "INSERT INTO conversations (thread_id, owner, title, created_at, updated_at, status)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
+                    " SET updated_at = excluded.updated_at, status = excluded.status",
+                    (thread_id, owner, UNTITLED, now, now, output.get("status")),
+                )
+                if (
+                    checkpoint_id is not None
+                    and conn.execute(
+                        "SELECT 1 AS found FROM conversation_messages WHERE thread_id = ? AND checkpoint_id = ?",
+                        (thread_id, checkpoint_id),
+                    ).fetchone()
+                ):
+                    raise _AlreadyRecorded
+                self._append(conn, thread_id, "gatehouse", author, {"output": output}, checkpoint_id, now)
+        except _AlreadyRecorded:
+            return False  # rolled back: the conversation keeps its earlier state
         return True
 
     @staticmethod
     def _append(
-        conn: Any,
+        conn: Connection,
         thread_id: str,
         role: str,
         author: str | None,
@@ -143,9 +146,10 @@ class SqliteConversations:
     ) -> int:
         # Inside the write transaction: no other writer can take the same sequence number.
         row = conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM conversation_messages WHERE thread_id = ?", (thread_id,)
+            "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM conversation_messages WHERE thread_id = ?",
+            (thread_id,),
         ).fetchone()
-        seq = int(row[0])
+        seq = int(row["next"])
         conn.execute(
             "INSERT INTO conversation_messages (thread_id, seq, role, author, body, checkpoint_id, at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -174,9 +178,10 @@ class SqliteConversations:
     def last_seq(self, thread_id: str) -> int:
         with self._db.read() as conn:
             row = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM conversation_messages WHERE thread_id = ?", (thread_id,)
+                "SELECT COALESCE(MAX(seq), 0) AS last FROM conversation_messages WHERE thread_id = ?",
+                (thread_id,),
             ).fetchone()
-        return int(row[0])
+        return int(row["last"])
 
     def get(self, thread_id: str) -> Conversation | None:
         with self._db.read() as conn:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviews.audit import SqliteAudit
-from reviews.ledger import SqliteLedger
+from reviews.audit import AuditLog
+from reviews.ledger import ReviewLedger
 
 
 class LedgerHooks:
-    def __init__(self, ledger: SqliteLedger, audit: SqliteAudit) -> None:
+    def __init__(self, ledger: ReviewLedger, audit: AuditLog) -> None:
         self._ledger = ledger
         self._audit = audit
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -21,12 +20,17 @@ from pydantic import BaseModel
 from graph.calls import call_hash
 from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, ReviewNotFoundError
-from reviews.sqlite_db import SqliteDatabase
+from storage import Database, open_database
+from storage.database import Connection, migrate
+
+# "No limit" for a query that pages from an offset: larger than any table here.
+_NO_LIMIT = 2**62
 
 ReviewStatus = Literal["pending", "approved", "rejected", "expired", "executed", "failed", "outcome_unknown"]
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS reviews (
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS reviews (
         id TEXT PRIMARY KEY,
         thread_id TEXT NOT NULL,
         checkpoint_id TEXT,
@@ -49,10 +53,9 @@ _SCHEMA = (
         decided_at TEXT,
         reason TEXT,
         payload TEXT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (status, created_at)",
-    "CREATE INDEX IF NOT EXISTS reviews_by_thread ON reviews (thread_id, created_at)",
-    "CREATE INDEX IF NOT EXISTS reviews_by_decision ON reviews (decided_at)",
-    """CREATE TABLE IF NOT EXISTS review_decisions (
+        "CREATE INDEX IF NOT EXISTS reviews_by_status ON reviews (status, created_at)",
+        "CREATE INDEX IF NOT EXISTS reviews_by_thread ON reviews (thread_id, created_at)",
+        """CREATE TABLE IF NOT EXISTS review_decisions (
         review_id TEXT NOT NULL REFERENCES reviews (id),
         reviewer TEXT NOT NULL,
         action TEXT NOT NULL,
@@ -60,7 +63,7 @@ _SCHEMA = (
         arguments TEXT,
         decided_at TEXT NOT NULL,
         PRIMARY KEY (review_id, reviewer))""",
-    """CREATE TABLE IF NOT EXISTS review_executions (
+        """CREATE TABLE IF NOT EXISTS review_executions (
         review_id TEXT PRIMARY KEY REFERENCES reviews (id),
         call_hash TEXT NOT NULL,
         thread_id TEXT NOT NULL,
@@ -69,6 +72,8 @@ _SCHEMA = (
         owner_pid INTEGER NOT NULL,
         finished_at TEXT,
         outcome TEXT)""",
+        "CREATE INDEX IF NOT EXISTS reviews_by_decision ON reviews (decided_at)",
+    ),
 )
 
 
@@ -138,7 +143,7 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _row_to_review(row: sqlite3.Row, decisions: list[Decision]) -> Review:
+def _row_to_review(row: Any, decisions: list[Decision]) -> Review:
     data = dict(row)
     for field in ("capability", "arguments", "flags", "reviewer_roles", "payload"):
         data[field] = json.loads(data[field])
@@ -146,13 +151,13 @@ def _row_to_review(row: sqlite3.Row, decisions: list[Decision]) -> Review:
     return Review.model_validate(data | {"decisions": decisions})
 
 
-class SqliteLedger:
-    def __init__(self, path: Path, *, clock: Clock = utc_now) -> None:
-        self._db = SqliteDatabase(path)
+class ReviewLedger:
+    """Reviews, their decisions and their executions, in the Gatehouse database."""
+
+    def __init__(self, db: Database | Path, *, clock: Clock = utc_now) -> None:
+        self._db = open_database(db)
         self._clock = clock
-        with self._db.write() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
+        migrate(self._db, "ledger", _MIGRATIONS)
 
     def close(self) -> None:
         self._db.close()
@@ -176,10 +181,10 @@ class SqliteLedger:
         expires = created + timedelta(minutes=int(terms.get("expiry_minutes", 30)))
         with self._db.write() as conn:
             created_now = conn.execute(
-                "INSERT OR IGNORE INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
+                "INSERT INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
                 " call_hash, flags, category, requester, required_approvals, four_eyes, reviewer_roles,"
                 " created_at, expires_at, status, payload)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
                 (
                     payload["review_id"],
                     payload["thread_id"],
@@ -216,7 +221,7 @@ class SqliteLedger:
                 return None
             return self._with_decisions(conn, [row])[0]
 
-    def _with_decisions(self, conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[Review]:
+    def _with_decisions(self, conn: Connection, rows: list[Any]) -> list[Review]:
         """Reviews for these rows, their decisions read in one query (not one per review)."""
         decisions: dict[str, list[Decision]] = {row["id"]: [] for row in rows}
         ids = list(decisions)
@@ -261,19 +266,19 @@ class SqliteLedger:
     def count(self, status: str | None = None) -> int:
         where, params = (" WHERE status = ?", (status,)) if status is not None else ("", ())
         with self._db.read() as conn:
-            return int(conn.execute(f"SELECT COUNT(*) FROM reviews{where}", params).fetchone()[0])
+            return int(conn.execute(f"SELECT COUNT(*) AS n FROM reviews{where}", params).fetchone()["n"])
 
     def count_decided(self) -> int:
         with self._db.read() as conn:
             return int(
-                conn.execute("SELECT COUNT(*) FROM reviews WHERE decided_at IS NOT NULL").fetchone()[0]
+                conn.execute("SELECT COUNT(*) AS n FROM reviews WHERE decided_at IS NOT NULL").fetchone()["n"]
             )
 
     def _page(self, sql: str, params: tuple[Any, ...], limit: int | None, offset: int) -> list[Review]:
         if limit is not None or offset:
-            # SQLite takes a negative LIMIT as "no limit"; an offset alone needs one.
+            # An offset alone needs a limit on SQLite: "all" as a number both backends take.
             sql += " LIMIT ? OFFSET ?"
-            params += (limit if limit is not None else -1, offset)
+            params += (limit if limit is not None else _NO_LIMIT, offset)
         with self._db.read() as conn:
             return self._with_decisions(conn, conn.execute(sql, params).fetchall())
 
@@ -294,7 +299,9 @@ class SqliteLedger:
             due = [
                 r["id"]
                 for r in conn.execute(
-                    "SELECT id FROM reviews WHERE status = 'pending' AND expires_at <= ?", (now,)
+                    "SELECT id FROM reviews WHERE status = 'pending' AND expires_at <= ?"
+                    + self._db.dialect.lock_rows,
+                    (now,),
                 )
             ]
             for review_id in due:
@@ -317,7 +324,8 @@ class SqliteLedger:
         now = iso(self._clock())
         with self._db.write() as conn:
             row = conn.execute(
-                "SELECT status, decided_by, decided_at, required_approvals FROM reviews WHERE id = ?",
+                "SELECT status, decided_by, decided_at, required_approvals FROM reviews WHERE id = ?"
+                + self._db.dialect.lock_rows,
                 (review_id,),
             ).fetchone()
             if row is None:
@@ -345,10 +353,10 @@ class SqliteLedger:
             # Approvals count per exact arguments (canonical JSON): an edit starts its own count.
             approvals = (
                 conn.execute(
-                    "SELECT COUNT(*) FROM review_decisions WHERE review_id = ? AND action = 'approve'"
+                    "SELECT COUNT(*) AS n FROM review_decisions WHERE review_id = ? AND action = 'approve'"
                     " AND arguments = ?",
                     (review_id, _canonical(arguments)),
-                ).fetchone()[0]
+                ).fetchone()["n"]
                 if action == "approve"
                 else 0
             )
@@ -361,7 +369,7 @@ class SqliteLedger:
                     " WHERE id = ? AND status = 'pending'",
                     (status, reviewer, now, reason, review_id),
                 ).rowcount
-                if moved != 1:  # unreachable under the write lock; kept as the compare-and-set's guard
+                if moved != 1:  # unreachable under the row's lock; kept as the compare-and-set's guard
                     raise AlreadyDecidedError(review_id, "decided", None, None)
         return DecisionRecorded(
             review=self.require(review_id), final=final, approvals=approvals, required=required
@@ -382,7 +390,7 @@ class SqliteLedger:
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
                 )
-        except sqlite3.IntegrityError:
+        except self._db.dialect.integrity_errors:
             return False
         return True
 

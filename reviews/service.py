@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
 from graph.state import ReviewDecision
-from reviews.audit import AuditEntry, SqliteAudit
+from reviews.audit import AuditEntry, AuditLog
 from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
 from reviews.resume import resume
 
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from graph.builder import CompiledGraph
     from graph.context import GraphContext
     from policies.engine import PolicyEngine
-    from reviews.conversations import SqliteConversations
-    from reviews.ledger import Review, SqliteLedger
+    from reviews.conversations import Conversations
+    from reviews.ledger import Review, ReviewLedger
 
 
 class ReviewExpiredError(ReviewError):
@@ -48,10 +48,10 @@ class ReviewService:
         self,
         graph: CompiledGraph,
         context: GraphContext,
-        ledger: SqliteLedger,
-        audit: SqliteAudit,
+        ledger: ReviewLedger,
+        audit: AuditLog,
         policy: PolicyEngine,
-        conversations: SqliteConversations,
+        conversations: Conversations,
     ) -> None:
         self.graph = graph
         self.conversations = conversations

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.sqlite import SqliteSaver
+
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import READ_REQUEST, Workspace
 from gatehouse.operator_requests import ask
@@ -330,8 +332,10 @@ def load(services: Services, clock: ThreadClock, threads: int, seconds: float, s
 
 
 def checkpointed_threads(services: Services) -> set[str]:
-    with services.checkpointer.lock:
-        rows = services.checkpointer.conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+    saver = services.checkpointer
+    assert isinstance(saver, SqliteSaver), "this figure runs on the SQLite file"
+    with saver.lock:
+        rows = saver.conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
     return {str(row[0]) for row in rows}
 
 

@@ -20,6 +20,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from langgraph.checkpoint.sqlite import SqliteSaver
+
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import READ_REQUEST, SEND_REQUEST, Workspace
 from gatehouse.settings import Settings
@@ -205,7 +207,9 @@ def _scan_list(services: Services) -> tuple[float, set[str]]:
 def _scan_get_state(services: Services) -> tuple[float, set[str]]:
     """Every thread id (one SQL query), then graph.get_state on each for its interrupt."""
     began = time.perf_counter()
-    with services.checkpointer.cursor(transaction=False) as cursor:
+    saver = services.checkpointer
+    assert isinstance(saver, SqliteSaver), "this figure builds its data in a SQLite file"
+    with saver.cursor(transaction=False) as cursor:
         threads = [row[0] for row in cursor.execute("SELECT DISTINCT thread_id FROM checkpoints")]
     waiting = {thread for thread in threads if pending_interrupt(services.graph, thread) is not None}
     return time.perf_counter() - began, waiting

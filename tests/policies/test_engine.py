@@ -15,7 +15,7 @@ from policies.decision import PolicyDecision
 from policies.engine import PolicyEngine
 from policies.loader import parse_policy
 from policies.model import PolicyFile
-from policies.pins import SqlitePinStore
+from policies.pins import DatabasePinStore
 
 
 def tool(
@@ -784,11 +784,11 @@ def test_a_definition_change_sends_even_a_low_risk_read_to_review() -> None:
 
 def test_sqlite_pins_outlive_the_engine_and_the_connection(tmp_path: Path) -> None:
     database = tmp_path / "pins.db"
-    first_store = SqlitePinStore(database)
+    first_store = DatabasePinStore(database)
     PolicyEngine(policy(rules=[LOW_RISK_READS]), pins=first_store).evaluate(NOTES, {})
     first_store.close()
 
-    second_store = SqlitePinStore(database)
+    second_store = DatabasePinStore(database)
     try:
         decision = PolicyEngine(policy(rules=[LOW_RISK_READS]), pins=second_store).evaluate(NOTES_CHANGED, {})
         unchanged = PolicyEngine(policy(rules=[LOW_RISK_READS]), pins=second_store).evaluate(NOTES, {})
@@ -808,13 +808,13 @@ def test_sqlite_pins_outlive_the_engine_and_the_connection(tmp_path: Path) -> No
 
 def test_sqlite_accept_replaces_the_pin_on_disk(tmp_path: Path) -> None:
     database = tmp_path / "pins.db"
-    store = SqlitePinStore(database)
+    store = DatabasePinStore(database)
     policy_engine = PolicyEngine(policy(), pins=store)
     policy_engine.evaluate(NOTES, {})
     policy_engine.accept(NOTES_CHANGED)
     store.close()
 
-    reopened = SqlitePinStore(database)
+    reopened = DatabasePinStore(database)
     try:
         pin = reopened.get("srv__read_notes")
     finally:

@@ -15,7 +15,7 @@ import pytest
 
 from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
-from reviews.audit import SqliteAudit, event_hash
+from reviews.audit import AuditLog, event_hash
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
@@ -98,7 +98,7 @@ def test_verify_catches_each_kind_of_tampering_and_names_the_row(
     tmp_path: Path, tamper: Tamper, named: str
 ) -> None:
     path = tmp_path / "gatehouse.db"
-    audit = SqliteAudit(path)
+    audit = AuditLog(path)
     for n in range(1, 6):
         audit.append("event", {"n": n}, thread_id="t", actor="reviewer")
     assert audit.verify().ok
@@ -107,7 +107,7 @@ def test_verify_catches_each_kind_of_tampering_and_names_the_row(
     with sqlite3.connect(path) as conn:
         tamper(conn)
 
-    audit = SqliteAudit(path)
+    audit = AuditLog(path)
     try:
         report = audit.verify()
     finally:

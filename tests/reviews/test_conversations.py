@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gatehouse.operator_requests import ask
-from reviews.conversations import TITLE_CHARS, Conversation, SqliteConversations
+from reviews.conversations import TITLE_CHARS, Conversation, Conversations
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, outbox, services_for
 
 
@@ -23,7 +23,7 @@ class Clock:
         return self.now
 
 
-def conversation_of(store: SqliteConversations, thread_id: str) -> Conversation:
+def conversation_of(store: Conversations, thread_id: str) -> Conversation:
     conversation = store.get(thread_id)
     assert conversation is not None, f"no conversation {thread_id}"
     return conversation
@@ -34,7 +34,7 @@ def answer(status: str = "ok", response: str = "done") -> dict[str, Any]:
 
 
 def test_a_request_and_its_answers_are_kept_in_order_with_their_numbers(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db", clock=Clock())
+    store = Conversations(tmp_path / "g.db", clock=Clock())
 
     asked = store.record_request("t1", "operator", "Send an email to bob")
     store.record_answer("t1", answer("needs_review", "waiting"), checkpoint_id="c1", owner="operator")
@@ -55,7 +55,7 @@ def test_a_request_and_its_answers_are_kept_in_order_with_their_numbers(tmp_path
 
 
 def test_a_conversations_status_is_its_newest_answers(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db", clock=Clock())
+    store = Conversations(tmp_path / "g.db", clock=Clock())
 
     store.record_request("t1", "operator", "hi")
     assert conversation_of(store, "t1").status is None
@@ -66,7 +66,7 @@ def test_a_conversations_status_is_its_newest_answers(tmp_path: Path) -> None:
 
 
 def test_the_same_checkpoints_answer_recorded_twice_keeps_one_message(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
     store.record_request("t1", "operator", "hi")
 
     first = store.record_answer("t1", answer(), checkpoint_id="c1", owner="operator")
@@ -77,7 +77,7 @@ def test_the_same_checkpoints_answer_recorded_twice_keeps_one_message(tmp_path: 
 
 
 def test_answers_without_a_checkpoint_are_all_kept(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
 
     recorded = [store.record_answer("t1", answer(), checkpoint_id=None, owner="operator") for _ in range(2)]
 
@@ -86,7 +86,7 @@ def test_answers_without_a_checkpoint_are_all_kept(tmp_path: Path) -> None:
 
 
 def test_the_same_checkpoint_on_another_thread_is_another_answer(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
 
     assert store.record_answer("t1", answer(), checkpoint_id="c1", owner="operator") is True
     assert store.record_answer("t2", answer(), checkpoint_id="c1", owner="operator") is True
@@ -96,8 +96,8 @@ def test_the_same_checkpoint_on_another_thread_is_another_answer(tmp_path: Path)
 
 def test_two_stores_on_one_file_record_a_checkpoints_answer_once(tmp_path: Path) -> None:
     # Two objects, two connections: what two processes (a browser tab each) would hold.
-    tab_one = SqliteConversations(tmp_path / "g.db")
-    tab_two = SqliteConversations(tmp_path / "g.db")
+    tab_one = Conversations(tmp_path / "g.db")
+    tab_two = Conversations(tmp_path / "g.db")
     tab_one.record_request("t1", "operator", "hi")
 
     recorded = [
@@ -111,7 +111,7 @@ def test_two_stores_on_one_file_record_a_checkpoints_answer_once(tmp_path: Path)
 
 
 def test_racing_threads_on_two_connections_record_a_checkpoints_answer_once(tmp_path: Path) -> None:
-    stores = [SqliteConversations(tmp_path / "g.db") for _ in range(2)]
+    stores = [Conversations(tmp_path / "g.db") for _ in range(2)]
     stores[0].record_request("t1", "operator", "hi")
     racers = 8
     start = threading.Barrier(racers)
@@ -145,7 +145,7 @@ def test_racing_threads_on_two_connections_record_a_checkpoints_answer_once(tmp_
 
 
 def test_the_title_is_the_first_request_with_whitespace_collapsed_and_cut(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
     words = "word " * 40
 
     store.record_request("t1", "operator", f"  Send\tan email\n\n to   bob  {words}")
@@ -159,7 +159,7 @@ def test_the_title_is_the_first_request_with_whitespace_collapsed_and_cut(tmp_pa
 
 
 def test_a_request_of_only_whitespace_gets_a_placeholder_title(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
 
     message = store.record_request("t1", "operator", " \n\t ")
 
@@ -170,7 +170,7 @@ def test_a_request_of_only_whitespace_gets_a_placeholder_title(tmp_path: Path) -
 
 
 def test_an_owner_sees_only_their_conversations_most_recent_first_and_limited(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db", clock=Clock())
+    store = Conversations(tmp_path / "g.db", clock=Clock())
     for thread in ("t-a", "t-b", "t-c"):
         store.record_request(thread, "alice", f"request {thread}")
     store.record_request("t-bob", "bob", "bob's request")
@@ -185,7 +185,7 @@ def test_an_owner_sees_only_their_conversations_most_recent_first_and_limited(tm
 
 
 def test_recent_lists_everyones_conversations_most_recent_first_and_limited(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db", clock=Clock())
+    store = Conversations(tmp_path / "g.db", clock=Clock())
     store.record_request("t-1", "alice", "one")
     store.record_request("t-2", "bob", "two")
     store.record_request("t-3", "alice", "three")
@@ -202,7 +202,7 @@ def test_recent_lists_everyones_conversations_most_recent_first_and_limited(tmp_
 def test_an_answer_on_a_thread_without_a_request_opens_a_conversation_for_the_given_owner(
     tmp_path: Path,
 ) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
 
     store.record_answer("t-direct", answer("ok"), checkpoint_id="c1", owner="operator", author="reviewer")
 
@@ -223,7 +223,7 @@ def test_an_answer_on_a_thread_without_a_request_opens_a_conversation_for_the_gi
 
 
 def test_last_seq_and_messages_after_give_only_what_is_new(tmp_path: Path) -> None:
-    store = SqliteConversations(tmp_path / "g.db")
+    store = Conversations(tmp_path / "g.db")
     assert store.last_seq("t1") == 0
     assert store.messages("t1") == []
     assert store.get("t1") is None
@@ -241,12 +241,12 @@ def test_last_seq_and_messages_after_give_only_what_is_new(tmp_path: Path) -> No
 
 
 def test_conversations_survive_reopening_the_file(tmp_path: Path) -> None:
-    first = SqliteConversations(tmp_path / "g.db")
+    first = Conversations(tmp_path / "g.db")
     first.record_request("t1", "operator", "hi")
     first.record_answer("t1", answer(), checkpoint_id="c1", owner="operator")
     first.close()
 
-    reopened = SqliteConversations(tmp_path / "g.db")
+    reopened = Conversations(tmp_path / "g.db")
 
     assert [m.role for m in reopened.messages("t1")] == ["operator", "gatehouse"]
     assert reopened.record_answer("t1", answer(), checkpoint_id="c1", owner="operator") is False

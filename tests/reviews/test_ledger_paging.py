@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pytest
 
-from reviews.ledger import Review, SqliteLedger
+from reviews.ledger import Review, ReviewLedger
 
 
 class Clock:
@@ -61,13 +61,13 @@ def scrambled_ids(count: int) -> list[str]:
     return [f"r{(n * 37) % count:04d}" for n in range(count)]
 
 
-def open_all(ledger: SqliteLedger, ids: list[str], **terms: int) -> None:
+def open_all(ledger: ReviewLedger, ids: list[str], **terms: int) -> None:
     for review_id in ids:
         ledger.open_review(payload(review_id, **terms))
 
 
 def decide(
-    ledger: SqliteLedger,
+    ledger: ReviewLedger,
     review_id: str,
     reviewer: str,
     action: Action,
@@ -93,14 +93,14 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def ledger(tmp_path: Path, clock: Clock) -> SqliteLedger:
-    return SqliteLedger(tmp_path / "gatehouse.db", clock=clock)
+def ledger(tmp_path: Path, clock: Clock) -> ReviewLedger:
+    return ReviewLedger(tmp_path / "gatehouse.db", clock=clock)
 
 
 # -- the queue -------------------------------------------------------------------------------------
 
 
-def test_the_queue_pages_oldest_first_without_overlap_or_gaps(ledger: SqliteLedger) -> None:
+def test_the_queue_pages_oldest_first_without_overlap_or_gaps(ledger: ReviewLedger) -> None:
     ids = scrambled_ids(120)
     open_all(ledger, ids)
 
@@ -112,7 +112,7 @@ def test_the_queue_pages_oldest_first_without_overlap_or_gaps(ledger: SqliteLedg
     assert [r.id for r in ledger.queue()] == ids
 
 
-def test_the_queue_of_one_status_pages_over_that_status_only(ledger: SqliteLedger) -> None:
+def test_the_queue_of_one_status_pages_over_that_status_only(ledger: ReviewLedger) -> None:
     ids = scrambled_ids(120)
     open_all(ledger, ids)
     rejected = ids[::3]
@@ -128,7 +128,7 @@ def test_the_queue_of_one_status_pages_over_that_status_only(ledger: SqliteLedge
     assert {r.status for r in ledger.queue("pending", limit=200)} == {"pending"}
 
 
-def test_counts_agree_with_the_lists(ledger: SqliteLedger, clock: Clock) -> None:
+def test_counts_agree_with_the_lists(ledger: ReviewLedger, clock: Clock) -> None:
     ids = scrambled_ids(60)
     open_all(ledger, ids[:50])
     for review_id in ids[:10]:
@@ -151,7 +151,7 @@ def test_counts_agree_with_the_lists(ledger: SqliteLedger, clock: Clock) -> None
 
 
 def test_history_lists_decided_and_expired_reviews_newest_decision_first(
-    ledger: SqliteLedger, clock: Clock
+    ledger: ReviewLedger, clock: Clock
 ) -> None:
     ledger.open_review(payload("a"))
     ledger.open_review(payload("b"))
@@ -187,7 +187,7 @@ def test_history_lists_decided_and_expired_reviews_newest_decision_first(
     assert [r.id for r in ledger.queue("pending")] == ["c"]
 
 
-def test_history_pages_without_overlap_or_gaps(ledger: SqliteLedger) -> None:
+def test_history_pages_without_overlap_or_gaps(ledger: ReviewLedger) -> None:
     ids = scrambled_ids(120)
     open_all(ledger, ids)
     # Decided in an order unlike both the ids' and the reviews' creation order.
@@ -217,7 +217,7 @@ def expected_decisions(review_id: str, n: int) -> list[tuple[str, Action, str | 
     return scenarios[n % 4]
 
 
-def test_every_review_on_a_page_carries_its_own_decisions(ledger: SqliteLedger) -> None:
+def test_every_review_on_a_page_carries_its_own_decisions(ledger: ReviewLedger) -> None:
     ids = scrambled_ids(40)
     open_all(ledger, ids, required_approvals=2)
     for n, review_id in enumerate(ids):
@@ -243,7 +243,7 @@ def test_every_review_on_a_page_carries_its_own_decisions(ledger: SqliteLedger) 
 
 
 def test_decisions_stay_with_their_reviews_across_hundreds_of_reviews_in_one_list(
-    ledger: SqliteLedger,
+    ledger: ReviewLedger,
 ) -> None:
     # More reviews than one query binds ids for: the decisions are read in several batches.
     ids = scrambled_ids(1001)
@@ -261,7 +261,7 @@ def test_decisions_stay_with_their_reviews_across_hundreds_of_reviews_in_one_lis
     }
 
 
-def test_an_offset_without_a_limit_skips_that_many_reviews(ledger: SqliteLedger) -> None:
+def test_an_offset_without_a_limit_skips_that_many_reviews(ledger: ReviewLedger) -> None:
     ids = scrambled_ids(120)
     open_all(ledger, ids)
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from reviews.audit import SqliteAudit
+from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError
-from reviews.ledger import SqliteLedger
+from reviews.ledger import ReviewLedger
 
 
 class Clock:
@@ -48,7 +48,7 @@ def payload(review_id: str = "t1-r1", **extra: Any) -> dict[str, Any]:
 
 
 def test_opening_the_same_review_twice_keeps_one_row(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "g.db")
+    ledger = ReviewLedger(tmp_path / "g.db")
 
     first, created = ledger.open_review(payload())
     again, created_again = ledger.open_review(payload())
@@ -59,7 +59,7 @@ def test_opening_the_same_review_twice_keeps_one_row(tmp_path: Path) -> None:
 
 
 def test_of_many_concurrent_decisions_exactly_one_settles_the_review(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "g.db")
+    ledger = ReviewLedger(tmp_path / "g.db")
     ledger.open_review(payload())
     outcomes: list[str] = []
     start = threading.Barrier(12)
@@ -85,7 +85,7 @@ def test_of_many_concurrent_decisions_exactly_one_settles_the_review(tmp_path: P
 
 def test_a_pending_review_past_its_deadline_expires_and_only_once(tmp_path: Path) -> None:
     clock = Clock()
-    ledger = SqliteLedger(tmp_path / "g.db", clock=clock)
+    ledger = ReviewLedger(tmp_path / "g.db", clock=clock)
     ledger.open_review(payload())
 
     clock.now += timedelta(minutes=29)
@@ -98,7 +98,7 @@ def test_a_pending_review_past_its_deadline_expires_and_only_once(tmp_path: Path
 
 
 def test_a_call_can_be_started_once_per_review(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "g.db")
+    ledger = ReviewLedger(tmp_path / "g.db")
     ledger.open_review(payload())
 
     assert ledger.begin_execution("t1-r1", "hash", "t1") is True
@@ -112,7 +112,7 @@ def test_a_call_can_be_started_once_per_review(tmp_path: Path) -> None:
 
 
 def test_the_audit_chain_names_a_row_inserted_at_the_end(tmp_path: Path) -> None:
-    audit = SqliteAudit(tmp_path / "g.db")
+    audit = AuditLog(tmp_path / "g.db")
     for n in range(3):
         audit.append("event", {"n": n})
     with sqlite3.connect(tmp_path / "g.db") as conn:
@@ -129,7 +129,7 @@ def test_the_audit_chain_names_a_row_inserted_at_the_end(tmp_path: Path) -> None
 
 
 def test_secret_arguments_are_redacted_before_they_are_written(tmp_path: Path) -> None:
-    audit = SqliteAudit(tmp_path / "g.db")
+    audit = AuditLog(tmp_path / "g.db")
 
     audit.append(
         "selection", {"arguments": {"api_token": "tok-123", "nested": {"password": "p"}, "to": "bob"}}
@@ -148,7 +148,7 @@ def test_secret_arguments_are_redacted_before_they_are_written(tmp_path: Path) -
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 def test_every_event_is_exported(tmp_path: Path, fmt: str) -> None:
-    audit = SqliteAudit(tmp_path / "g.db")
+    audit = AuditLog(tmp_path / "g.db")
     for kind in ("request", "decision"):
         audit.append(kind, {"k": kind})
 
@@ -162,7 +162,7 @@ def test_a_call_whose_process_is_gone_is_reported_lost(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    ledger = SqliteLedger(tmp_path / "g.db")
+    ledger = ReviewLedger(tmp_path / "g.db")
     ledger.open_review(payload())
     ledger.begin_execution("t1-r1", "hash", "t1")
     gone = subprocess.run(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt, thread_config
-from reviews.ledger import SqliteLedger
+from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
@@ -80,7 +80,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
         "--servers", str(servers),
         new_session=True,
     )  # fmt: skip
-    ledger = SqliteLedger(settings_for(data_dir).db_path)
+    ledger = ReviewLedger(settings_for(data_dir).db_path)
 
     def started_and_hanging() -> bool:
         assert decider.poll() is None, f"the deciding process ended early: {decider.communicate()}"

@@ -23,7 +23,7 @@ from reviews.errors import (
     ReviewError,
     ReviewNotFoundError,
 )
-from reviews.ledger import SqliteLedger
+from reviews.ledger import ReviewLedger
 from reviews.resume import resume
 from reviews.service import ReviewExpiredError, ReviewService
 from tests.reviews.review_support import (
@@ -153,7 +153,7 @@ def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expi
         # open_services has no clock to inject; a ledger on the same file with its own clock
         # and a ReviewService over it stand in for "the same app, later".
         clock = _Clock(deadline - timedelta(seconds=1))
-        later_ledger = SqliteLedger(services.settings.db_path, clock=clock)
+        later_ledger = ReviewLedger(services.settings.db_path, clock=clock)
         try:
             later = ReviewService(
                 services.graph,

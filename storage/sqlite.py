@@ -1,4 +1,4 @@
-"""One SQLite connection per store, shared by threads, writes serialised by the database.
+"""SQLite: one connection per store, shared by threads, writes serialised by the database.
 
 WAL lets readers go on while one writer writes; ``BEGIN IMMEDIATE`` takes the write lock at
 the start of a transaction, so a read-check-write (decide once, append to the audit chain) is
@@ -13,10 +13,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from storage.database import Connection, Dialect
+
+SQLITE = Dialect(name="sqlite", lock_rows="", integrity_errors=(sqlite3.IntegrityError,))
+
 
 class SqliteDatabase:
+    dialect = SQLITE
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.description = str(path)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT).
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self._conn.row_factory = sqlite3.Row
@@ -26,7 +34,7 @@ class SqliteDatabase:
         self._lock = threading.RLock()
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[Connection]:
         """A write transaction holding the database's write lock from its first statement."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -38,9 +46,14 @@ class SqliteDatabase:
             self._conn.execute("COMMIT")
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[Connection]:
         with self._lock:
             yield self._conn
+
+    @contextmanager
+    def migrating(self) -> Iterator[None]:
+        # The write transaction's database lock already makes migrations one at a time.
+        yield
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,104 @@
+"""PostgreSQL: a connection pool shared by every store of the process (psycopg 3).
+
+The stores write their SQL once, with ``?`` placeholders; this adapter turns them into
+psycopg's ``%s``. A write transaction runs in READ COMMITTED; the stores lock the rows a
+read-check-write depends on with ``SELECT ... FOR UPDATE`` (Dialect.lock_rows), which is what
+makes decide-once, run-once and the audit chain hold across processes and machines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from storage.database import Connection, Cursor, Dialect
+
+POSTGRES = Dialect(
+    name="postgresql", lock_rows=" FOR UPDATE", integrity_errors=(psycopg.errors.UniqueViolation,)
+)
+DEFAULT_POOL_SIZE = 10
+_PLACEHOLDER = re.compile(r"\?")
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class _Translating:
+    """A psycopg connection that takes the stores' ``?`` placeholders."""
+
+    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        # The stores' SQL has no literal "?" or "%": a plain substitution is exact.
+        return self._conn.execute(_PLACEHOLDER.sub("%s", sql), tuple(params))
+
+
+class PostgresDatabase:
+    dialect = POSTGRES
+
+    def __init__(self, url: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
+        self.url = url
+        self.description = redacted(url)
+        self.pool = checkpointer_pool(url, pool_size=pool_size)
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        with self.pool.connection() as conn, conn.transaction():
+            yield _Translating(conn)
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.pool.connection() as conn:
+            yield _Translating(conn)
+
+    def migrating(self) -> AbstractContextManager[None]:
+        return migration_lock(self.url)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+# Any fixed number: every Gatehouse process takes the same lock to create or migrate tables.
+_MIGRATION_LOCK_KEY = 0x6761_7465  # "gate"
+
+
+@contextmanager
+def migration_lock(url: str) -> Iterator[None]:
+    """Held while one process creates or migrates tables: replicas starting together would
+    otherwise race on CREATE TABLE IF NOT EXISTS (which is not atomic in PostgreSQL)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_KEY,))
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_KEY,))
+
+
+def checkpointer_pool(
+    url: str, *, pool_size: int = DEFAULT_POOL_SIZE
+) -> ConnectionPool[psycopg.Connection[dict[str, Any]]]:
+    """The pool LangGraph's PostgresSaver needs: autocommit, rows as dicts, no prepared
+    statements (safe behind a transaction-pooling proxy such as PgBouncer)."""
+    pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=pool_size,
+        kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": None},
+        open=False,
+    )
+    pool.open(wait=True, timeout=30)
+    return pool
