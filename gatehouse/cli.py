@@ -45,7 +45,9 @@ EXIT_VERIFY_FAILED = 1
 def _common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--db", metavar="PATH", help="database file (default: $GATEHOUSE_DB or data/gatehouse.db)"
+        "--db",
+        metavar="PATH_OR_URL",
+        help="database file or postgresql:// URL (default: $GATEHOUSE_DB or data/gatehouse.db)",
     )
     common.add_argument(
         "--servers",
@@ -174,7 +176,7 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
         return _usage_error("--args: must be a JSON object of argument names and values")
     settings = _settings(args)
     policy = policy_file(settings)
-    pins = DatabasePinStore(settings.db_path)
+    pins = DatabasePinStore(settings.store_target)
     try:
         with server_pool(settings) as pool:
             manifest = pool.discover()
@@ -223,7 +225,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 def _run_audit(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    audit = AuditLog(settings.db_path)
+    audit = AuditLog(settings.store_target)
     try:
         if args.action == "export":
             sys.stdout.write(audit.export(args.format))
@@ -246,7 +248,7 @@ def _run_audit(args: argparse.Namespace) -> int:
 def _run_trace(args: argparse.Namespace) -> int:
     with open_services(_settings(args), connect_servers=False) as services:
         if not thread_exists(services.graph, args.thread_id):
-            return _usage_error(f"no thread {args.thread_id} in {services.settings.db_path}")
+            return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
         report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
     if args.json:
         print(dumps(report))

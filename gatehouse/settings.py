@@ -70,6 +70,11 @@ class Settings:
         )
 
     @property
+    def store_target(self) -> Path | str:
+        """What the stores open: the SQLite file, or the PostgreSQL URL."""
+        return self.db_url if self.db_url is not None else self.db_path
+
+    @property
     def database(self) -> str:
         """Where the data is, for messages: the file, or the URL without its password."""
         if self.db_url is None:

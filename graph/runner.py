@@ -107,7 +107,9 @@ def start_request(
 ) -> RunOutcome:
     thread = thread_id or new_thread_id()
     graph_input: GraphInput = {
-        "input": text,
+        # NUL is stripped before the request is checkpointed: PostgreSQL cannot store it, and
+        # preprocess_request would drop it as a control character anyway.
+        "input": text.replace("\x00", ""),
         "thread_id": thread,
         "requester": requester,
         "server_preferences": list(server_preferences or []),

@@ -30,6 +30,7 @@ class _Budget:
         self.truncated = False
 
     def take_text(self, text: str) -> str:
+        text = without_nul(text)
         encoded = text.encode("utf-8")
         if len(encoded) <= self.left:
             self.left -= len(encoded)
@@ -79,9 +80,24 @@ def _content_item(block: Any, budget: _Budget) -> ContentItem:
     return ContentItem(type="blob", mime_type=getattr(block, "type", None))
 
 
+def without_nul(value: Any) -> Any:
+    """The value with NUL characters replaced by U+FFFD, in every string inside it.
+
+    A NUL is never text a person reads, and PostgreSQL cannot store it in a JSON or text
+    column: a server's output containing one would fail the checkpoint of the whole run."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nul(item) for item in value]
+    return value
+
+
 def _structured(data: dict[str, Any] | None, budget: _Budget) -> tuple[dict[str, Any] | None, int]:
     if data is None:
         return None, 0
+    data = without_nul(data)
     size = len(json.dumps(data, ensure_ascii=False, default=str).encode("utf-8"))
     if size > budget.left:
         budget.truncated = True

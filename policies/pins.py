@@ -59,7 +59,7 @@ class MemoryPinStore:
 class DatabasePinStore:
     """Pins in the Gatehouse database, beside the checkpoints (shared by replicas)."""
 
-    def __init__(self, db: Database | Path) -> None:
+    def __init__(self, db: Database | Path | str) -> None:
         self._db = open_database(db)
         migrate(self._db, "pins", _MIGRATIONS)
 

@@ -127,7 +127,7 @@ class AuditEntry:
 class AuditLog:
     def __init__(
         self,
-        db: Database | Path,
+        db: Database | Path | str,
         *,
         clock: Clock = utc_now,
         secret_arguments: Iterable[str] = DEFAULT_SECRET_ARGUMENTS,

@@ -73,7 +73,7 @@ class Conversation(BaseModel):
 
 
 class Conversations:
-    def __init__(self, db: Database | Path, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database | Path | str, *, clock: Clock = utc_now) -> None:
         self._db = open_database(db)
         self._clock = clock
         migrate(self._db, "conversations", _MIGRATIONS)

@@ -154,7 +154,7 @@ def _row_to_review(row: Any, decisions: list[Decision]) -> Review:
 class ReviewLedger:
     """Reviews, their decisions and their executions, in the Gatehouse database."""
 
-    def __init__(self, db: Database | Path, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database | Path | str, *, clock: Clock = utc_now) -> None:
         self._db = open_database(db)
         self._clock = clock
         migrate(self._db, "ledger", _MIGRATIONS)

@@ -34,6 +34,28 @@ def check_decision(stage: str, decision: ReviewDecision) -> None:
         raise DecisionNotAllowedError("an answer to a clarifying question cannot be blank")
     if decision.arguments is not None and stage != "before_execution":
         raise DecisionNotAllowedError("edited arguments are only accepted before execution")
+    where = _nul_at(decision.arguments, "arguments") if decision.arguments is not None else None
+    if where is not None:
+        raise DecisionNotAllowedError(
+            f"{where} contains a NUL character (U+0000): it cannot be stored or sent"
+        )
+
+
+def _nul_at(value: Any, where: str) -> str | None:
+    """Where in an edited argument value a NUL character is, if anywhere."""
+    if isinstance(value, str):
+        return where if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _nul_at(str(key), f"{where} key {key!r}") or _nul_at(item, f"{where}.{key}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _nul_at(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
 
 
 def resume(
@@ -49,5 +71,12 @@ def resume(
     pending = pending if pending is not None else pending_interrupt(graph, thread_id)
     if pending is None:
         raise NothingToResumeError(thread_id)
+    # Free text loses NUL characters (PostgreSQL cannot store them; nobody can read them).
+    decision = decision.model_copy(
+        update={
+            "text": decision.text.replace("\x00", "") if decision.text else decision.text,
+            "reason": decision.reason.replace("\x00", "") if decision.reason else decision.reason,
+        }
+    )
     check_decision(pending["stage"], decision)
     return execute(graph, context, Command(resume=decision.model_dump(mode="json")), thread_id)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from graph.builder import CompiledGraph, compile_graph
+from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from servers.filesystem import build_server as build_filesystem
+from tests.backends import postgres_schema
 from tests.fakes import FaultInjectingClient
 
 
@@ -47,7 +49,24 @@ def mirrored_client(data_dir: Path) -> Iterator[FaultInjectingClient]:
         yield FaultInjectingClient(inner)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | Path]:
+    """Where a test's data lives: a SQLite file, or a PostgreSQL URL (a schema of its own)."""
+    if request.param == "sqlite":
+        yield tmp_path / "gatehouse.db"
+    else:
+        with postgres_schema() as url:
+            yield url
+
+
 @pytest.fixture
-def graph() -> CompiledGraph:
-    """The graph compiled with an in-memory checkpointer."""
-    return compile_graph(InMemorySaver())
+def graph(backend: str | Path) -> Iterator[CompiledGraph]:
+    """The graph compiled with the backend's checkpointer (SqliteSaver or PostgresSaver)."""
+    if isinstance(backend, Path):
+        saver: BaseCheckpointSaver[Any] = open_sqlite_checkpointer(backend)
+    else:
+        saver = open_postgres_checkpointer(backend, pool_size=4)
+    try:
+        yield compile_graph(saver)
+    finally:
+        saver.conn.close()  # type: ignore[attr-defined]

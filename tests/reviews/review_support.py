@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -12,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import psycopg
 
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
@@ -59,8 +62,20 @@ def policy_file(data: Path, name: str, *edits: tuple[str, str], users: dict[str,
     return path
 
 
+# Set by tests/reviews/conftest.py for the PostgreSQL variant of each test.
+TEST_DB_URL = "GATEHOUSE_TEST_DB_URL"
+
+
 def settings_for(data: Path, *, servers: Path | None = None, policy: Path | None = None) -> Settings:
-    return Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=servers, policy_path=policy)
+    """The data folder's settings; the database is the test's backend (SQLite file or PostgreSQL)."""
+    return Settings(
+        data_dir=data,
+        db_path=data / "gatehouse.db",
+        servers_path=servers,
+        policy_path=policy,
+        db_url=os.environ.get(TEST_DB_URL) or None,
+        db_pool_size=4,
+    )
 
 
 @contextmanager
@@ -69,6 +84,23 @@ def services_for(
 ) -> Iterator[Services]:
     with open_services(settings_for(data, servers=servers, policy=policy), mcp=mcp) as services:
         yield services
+
+
+def postgres() -> bool:
+    return bool(os.environ.get(TEST_DB_URL))
+
+
+def run_sql(data: Path, *statements: str) -> None:
+    """Change the test's database by hand (tampering, deleting), on whichever backend it is."""
+    url = os.environ.get(TEST_DB_URL)
+    if url:
+        with psycopg.connect(url, autocommit=True) as pg:
+            for statement in statements:
+                pg.execute(statement)
+        return
+    with sqlite3.connect(data / "gatehouse.db") as conn:
+        for statement in statements:
+            conn.execute(statement)
 
 
 def outbox(data: Path) -> list[dict[str, Any]]:
@@ -86,7 +118,8 @@ def json_lines(path: Path) -> list[dict[str, Any]]:
 
 def _env(data: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in _CONFIG_VARIABLES}
-    return env | {"GATEHOUSE_DATA": str(data)}
+    url = os.environ.get(TEST_DB_URL)
+    return env | {"GATEHOUSE_DATA": str(data)} | ({"GATEHOUSE_DB": url} if url else {})
 
 
 def gatehouse(data: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

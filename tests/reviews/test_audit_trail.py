@@ -22,6 +22,7 @@ from tests.reviews.review_support import (
     finish,
     gatehouse,
     json_lines,
+    run_sql,
     services_for,
     start_gatehouse,
 )
@@ -133,8 +134,7 @@ def test_audit_verify_exits_0_on_an_intact_log_and_1_naming_the_row_after_a_hand
     assert intact.returncode == 0, intact.stderr
     assert json.loads(intact.stdout) == {"ok": True, "events": len(decided_log), "problems": []}
 
-    with sqlite3.connect(data_dir / "gatehouse.db") as conn:
-        conn.execute("""UPDATE audit_log SET actor = 'mallory' WHERE kind = 'decision'""")
+    run_sql(data_dir, "UPDATE audit_log SET actor = 'mallory' WHERE kind = 'decision'")
     decision_seq = next(e["seq"] for e in decided_log if e["kind"] == "decision")
 
     tampered = gatehouse(data_dir, "audit", "verify")

@@ -33,8 +33,8 @@ def answer(status: str = "ok", response: str = "done") -> dict[str, Any]:
     return {"status": status, "response": response}
 
 
-def test_a_request_and_its_answers_are_kept_in_order_with_their_numbers(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db", clock=Clock())
+def test_a_request_and_its_answers_are_kept_in_order_with_their_numbers(backend: str | Path) -> None:
+    store = Conversations(backend, clock=Clock())
 
     asked = store.record_request("t1", "operator", "Send an email to bob")
     store.record_answer("t1", answer("needs_review", "waiting"), checkpoint_id="c1", owner="operator")
@@ -54,8 +54,8 @@ def test_a_request_and_its_answers_are_kept_in_order_with_their_numbers(tmp_path
     assert times == sorted(times) and len(set(times)) == 3
 
 
-def test_a_conversations_status_is_its_newest_answers(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db", clock=Clock())
+def test_a_conversations_status_is_its_newest_answers(backend: str | Path) -> None:
+    store = Conversations(backend, clock=Clock())
 
     store.record_request("t1", "operator", "hi")
     assert conversation_of(store, "t1").status is None
@@ -65,8 +65,8 @@ def test_a_conversations_status_is_its_newest_answers(tmp_path: Path) -> None:
     assert conversation_of(store, "t1").status == "rejected"
 
 
-def test_the_same_checkpoints_answer_recorded_twice_keeps_one_message(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_the_same_checkpoints_answer_recorded_twice_keeps_one_message(backend: str | Path) -> None:
+    store = Conversations(backend)
     store.record_request("t1", "operator", "hi")
 
     first = store.record_answer("t1", answer(), checkpoint_id="c1", owner="operator")
@@ -76,8 +76,8 @@ def test_the_same_checkpoints_answer_recorded_twice_keeps_one_message(tmp_path: 
     assert [m.output for m in store.messages("t1")] == [None, answer()]
 
 
-def test_answers_without_a_checkpoint_are_all_kept(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_answers_without_a_checkpoint_are_all_kept(backend: str | Path) -> None:
+    store = Conversations(backend)
 
     recorded = [store.record_answer("t1", answer(), checkpoint_id=None, owner="operator") for _ in range(2)]
 
@@ -85,8 +85,8 @@ def test_answers_without_a_checkpoint_are_all_kept(tmp_path: Path) -> None:
     assert [m.seq for m in store.messages("t1")] == [1, 2]
 
 
-def test_the_same_checkpoint_on_another_thread_is_another_answer(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_the_same_checkpoint_on_another_thread_is_another_answer(backend: str | Path) -> None:
+    store = Conversations(backend)
 
     assert store.record_answer("t1", answer(), checkpoint_id="c1", owner="operator") is True
     assert store.record_answer("t2", answer(), checkpoint_id="c1", owner="operator") is True
@@ -94,10 +94,10 @@ def test_the_same_checkpoint_on_another_thread_is_another_answer(tmp_path: Path)
     assert [len(store.messages(t)) for t in ("t1", "t2")] == [1, 1]
 
 
-def test_two_stores_on_one_file_record_a_checkpoints_answer_once(tmp_path: Path) -> None:
+def test_two_stores_on_one_file_record_a_checkpoints_answer_once(backend: str | Path) -> None:
     # Two objects, two connections: what two processes (a browser tab each) would hold.
-    tab_one = Conversations(tmp_path / "g.db")
-    tab_two = Conversations(tmp_path / "g.db")
+    tab_one = Conversations(backend)
+    tab_two = Conversations(backend)
     tab_one.record_request("t1", "operator", "hi")
 
     recorded = [
@@ -110,8 +110,8 @@ def test_two_stores_on_one_file_record_a_checkpoints_answer_once(tmp_path: Path)
     assert tab_one.last_seq("t1") == tab_two.last_seq("t1") == 2
 
 
-def test_racing_threads_on_two_connections_record_a_checkpoints_answer_once(tmp_path: Path) -> None:
-    stores = [Conversations(tmp_path / "g.db") for _ in range(2)]
+def test_racing_threads_on_two_connections_record_a_checkpoints_answer_once(backend: str | Path) -> None:
+    stores = [Conversations(backend) for _ in range(2)]
     stores[0].record_request("t1", "operator", "hi")
     racers = 8
     start = threading.Barrier(racers)
@@ -144,8 +144,8 @@ def test_racing_threads_on_two_connections_record_a_checkpoints_answer_once(tmp_
     assert [m.role for m in messages] == ["operator", "gatehouse", "gatehouse", "gatehouse"]
 
 
-def test_the_title_is_the_first_request_with_whitespace_collapsed_and_cut(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_the_title_is_the_first_request_with_whitespace_collapsed_and_cut(backend: str | Path) -> None:
+    store = Conversations(backend)
     words = "word " * 40
 
     store.record_request("t1", "operator", f"  Send\tan email\n\n to   bob  {words}")
@@ -158,8 +158,8 @@ def test_the_title_is_the_first_request_with_whitespace_collapsed_and_cut(tmp_pa
     assert conversation_of(store, "t2").title == "short"
 
 
-def test_a_request_of_only_whitespace_gets_a_placeholder_title(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_a_request_of_only_whitespace_gets_a_placeholder_title(backend: str | Path) -> None:
+    store = Conversations(backend)
 
     message = store.record_request("t1", "operator", " \n\t ")
 
@@ -169,8 +169,8 @@ def test_a_request_of_only_whitespace_gets_a_placeholder_title(tmp_path: Path) -
     assert store.messages("t1")[0].text == " \n\t "
 
 
-def test_an_owner_sees_only_their_conversations_most_recent_first_and_limited(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db", clock=Clock())
+def test_an_owner_sees_only_their_conversations_most_recent_first_and_limited(backend: str | Path) -> None:
+    store = Conversations(backend, clock=Clock())
     for thread in ("t-a", "t-b", "t-c"):
         store.record_request(thread, "alice", f"request {thread}")
     store.record_request("t-bob", "bob", "bob's request")
@@ -184,8 +184,8 @@ def test_an_owner_sees_only_their_conversations_most_recent_first_and_limited(tm
     assert {c.owner for c in store.of_owner("alice")} == {"alice"}
 
 
-def test_recent_lists_everyones_conversations_most_recent_first_and_limited(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db", clock=Clock())
+def test_recent_lists_everyones_conversations_most_recent_first_and_limited(backend: str | Path) -> None:
+    store = Conversations(backend, clock=Clock())
     store.record_request("t-1", "alice", "one")
     store.record_request("t-2", "bob", "two")
     store.record_request("t-3", "alice", "three")
@@ -200,9 +200,9 @@ def test_recent_lists_everyones_conversations_most_recent_first_and_limited(tmp_
 
 
 def test_an_answer_on_a_thread_without_a_request_opens_a_conversation_for_the_given_owner(
-    tmp_path: Path,
+    backend: str | Path,
 ) -> None:
-    store = Conversations(tmp_path / "g.db")
+    store = Conversations(backend)
 
     store.record_answer("t-direct", answer("ok"), checkpoint_id="c1", owner="operator", author="reviewer")
 
@@ -222,8 +222,8 @@ def test_an_answer_on_a_thread_without_a_request_opens_a_conversation_for_the_gi
     assert kept is not None and kept.title == "List the files"
 
 
-def test_last_seq_and_messages_after_give_only_what_is_new(tmp_path: Path) -> None:
-    store = Conversations(tmp_path / "g.db")
+def test_last_seq_and_messages_after_give_only_what_is_new(backend: str | Path) -> None:
+    store = Conversations(backend)
     assert store.last_seq("t1") == 0
     assert store.messages("t1") == []
     assert store.get("t1") is None
@@ -240,13 +240,13 @@ def test_last_seq_and_messages_after_give_only_what_is_new(tmp_path: Path) -> No
     assert [m.seq for m in store.messages("t1", after=0)] == [1, 2, 3]
 
 
-def test_conversations_survive_reopening_the_file(tmp_path: Path) -> None:
-    first = Conversations(tmp_path / "g.db")
+def test_conversations_survive_reopening_the_file(backend: str | Path) -> None:
+    first = Conversations(backend)
     first.record_request("t1", "operator", "hi")
     first.record_answer("t1", answer(), checkpoint_id="c1", owner="operator")
     first.close()
 
-    reopened = Conversations(tmp_path / "g.db")
+    reopened = Conversations(backend)
 
     assert [m.role for m in reopened.messages("t1")] == ["operator", "gatehouse"]
     assert reopened.record_answer("t1", answer(), checkpoint_id="c1", owner="operator") is False

@@ -3,7 +3,7 @@ that agree with the lists, and every review carrying its own decisions (read in 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -93,8 +93,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def ledger(tmp_path: Path, clock: Clock) -> ReviewLedger:
-    return ReviewLedger(tmp_path / "gatehouse.db", clock=clock)
+def ledger(backend: str | Path, clock: Clock) -> Iterator[ReviewLedger]:
+    store = ReviewLedger(backend, clock=clock)
+    yield store
+    store.close()
 
 
 # -- the queue -------------------------------------------------------------------------------------

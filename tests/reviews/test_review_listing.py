@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -13,6 +12,8 @@ from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
     finish,
+    postgres,
+    run_sql,
     services_for,
     start_gatehouse,
 )
@@ -28,9 +29,11 @@ def test_reviews_list_shows_ledger_rows_oldest_first_with_their_expiry(data_dir:
         rows = {r.id: r for r in services.ledger.queue()}
     # The queue is the ledger's rows, not a scan of the checkpoints: without any checkpoint left
     # it is the same.
-    with sqlite3.connect(data_dir / "gatehouse.db") as conn:
-        conn.execute("DELETE FROM checkpoints")
-        conn.execute("DELETE FROM writes")
+    run_sql(
+        data_dir,
+        "DELETE FROM checkpoints",
+        "DELETE FROM " + ("checkpoint_writes" if postgres() else "writes"),
+    )
 
     everything = start_gatehouse(data_dir, "reviews", "list", "--json")
     pending = start_gatehouse(data_dir, "reviews", "list", "--status", "pending", "--json")

@@ -4,15 +4,16 @@ on a real database with the real e-mail server."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from gatehouse.operator_requests import ask
-from gatehouse.wiring import Services
+from gatehouse.wiring import Services, open_services
 from graph.runner import pending_interrupt, thread_config
 from graph.state import ReviewDecision
 from reviews.errors import (
@@ -26,6 +27,7 @@ from reviews.errors import (
 from reviews.ledger import ReviewLedger
 from reviews.resume import resume
 from reviews.service import ReviewExpiredError, ReviewService
+from tests.backends import postgres_schema
 from tests.reviews.review_support import (
     DEFAULT_POLICY_TEXT,
     EMAIL_REQUEST,
@@ -34,6 +36,7 @@ from tests.reviews.review_support import (
     outbox,
     policy_file,
     services_for,
+    settings_for,
 )
 
 # The outgoing-messages rule's constraint line in the shipped policy, edited by some tests.
@@ -49,12 +52,29 @@ class Shared:
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
-    """One database and one e-mail server for the tests that each work on threads of their own."""
-    data = tmp_path_factory.mktemp("terms") / "data"
-    data.mkdir()
-    with services_for(data, servers=email_servers(data)) as services:
-        yield Shared(services, data)
+def shared_per_backend(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[bool], Shared]]:
+    """One database and one e-mail server per backend, for the tests that each work on threads
+    of their own (made on first use, closed after the module)."""
+    made: dict[bool, Shared] = {}
+    with ExitStack() as stack:
+
+        def get(on_postgres: bool) -> Shared:
+            if on_postgres not in made:
+                data = tmp_path_factory.mktemp("terms") / "data"
+                data.mkdir()
+                settings = replace(
+                    settings_for(data, servers=email_servers(data)),
+                    db_url=stack.enter_context(postgres_schema()) if on_postgres else None,
+                )
+                made[on_postgres] = Shared(stack.enter_context(open_services(settings)), data)
+            return made[on_postgres]
+
+        yield get
+
+
+@pytest.fixture
+def shared(backend: str | Path, shared_per_backend: Callable[[bool], Shared]) -> Shared:
+    return shared_per_backend(isinstance(backend, str))
 
 
 def _pause(services: Services, text: str = EMAIL_REQUEST, requester: str = "operator") -> tuple[str, str]:
@@ -153,7 +173,7 @@ def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expi
         # open_services has no clock to inject; a ledger on the same file with its own clock
         # and a ReviewService over it stand in for "the same app, later".
         clock = _Clock(deadline - timedelta(seconds=1))
-        later_ledger = ReviewLedger(services.settings.db_path, clock=clock)
+        later_ledger = ReviewLedger(services.settings.store_target, clock=clock)
         try:
             later = ReviewService(
                 services.graph,
