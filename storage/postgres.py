@@ -9,6 +9,7 @@ makes decide-once, run-once and the audit chain hold across processes and machin
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -74,18 +75,35 @@ class PostgresDatabase:
 
 # Any fixed number: every Gatehouse process takes the same lock to create or migrate tables.
 _MIGRATION_LOCK_KEY = 0x6761_7465  # "gate"
+MIGRATION_LOCK_SECONDS = 120.0
+MIGRATION_LOCK_POLL_SECONDS = 0.05
 
 
 @contextmanager
-def migration_lock(url: str) -> Iterator[None]:
+def migration_lock(url: str, *, timeout: float = MIGRATION_LOCK_SECONDS) -> Iterator[None]:
     """Held while one process creates or migrates tables: replicas starting together would
-    otherwise race on CREATE TABLE IF NOT EXISTS (which is not atomic in PostgreSQL)."""
+    otherwise race on CREATE TABLE IF NOT EXISTS (which is not atomic in PostgreSQL).
+
+    The lock is tried, not waited for: a session blocked in pg_advisory_lock keeps a snapshot
+    open, and LangGraph's CREATE INDEX CONCURRENTLY in the session holding the lock waits for
+    every open snapshot, so a blocking wait deadlocks two replicas that start together."""
+    deadline = time.monotonic() + timeout
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_KEY,))
+        while not _locked(conn):
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"another Gatehouse process held the migration lock for over {timeout:g} s"
+                )
+            time.sleep(MIGRATION_LOCK_POLL_SECONDS)
         try:
             yield
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_KEY,))
+
+
+def _locked(conn: psycopg.Connection[Any]) -> bool:
+    row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_MIGRATION_LOCK_KEY,)).fetchone()
+    return bool(row and row[0])
 
 
 def checkpointer_pool(
