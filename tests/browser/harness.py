@@ -142,9 +142,10 @@ def log_tail(log: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
 
 
-def app_environment(folder: Path) -> dict[str, str]:
+def app_environment(folder: Path, *, db_url: str | None = None) -> dict[str, str]:
     """The app's environment: data under ``folder/data``, the demo filesystem and email servers
-    over stdio (as tests/test_app.py's app_env), the shipped policy and the default database."""
+    over stdio (as tests/test_app.py's app_env), the shipped policy, and the default database
+    (or ``db_url``: several apps on one PostgreSQL database are replicas)."""
     data = folder / "data"
     entries = {
         name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
@@ -155,6 +156,8 @@ def app_environment(folder: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _INHERITED_SETTINGS}
     env["GATEHOUSE_DATA"] = str(data)
     env["GATEHOUSE_SERVERS"] = str(servers)
+    if db_url is not None:
+        env["GATEHOUSE_DB"] = db_url
     return env
 
 
@@ -200,7 +203,7 @@ def _command(port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def running_app(folder: Path) -> Iterator[AppServer]:
+def running_app(folder: Path, *, db_url: str | None = None) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
 
     Yields once /_stcore/health answers "ok". Failing to get there within START_SECONDS, or the
@@ -208,7 +211,7 @@ def running_app(folder: Path) -> Iterator[AppServer]:
     binding makes Streamlit exit at once; that is retried on another port.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    env = app_environment(folder)
+    env = app_environment(folder, db_url=db_url)
     log = folder / "streamlit.log"
     for _ in range(START_ATTEMPTS):
         port = free_port()
