@@ -42,9 +42,14 @@ class Figure:
     # What was measured and how, for the report (counts, what bounds it, the other side of a ratio).
     notes: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    # Why the figure could not be measured (e.g. its database unreachable): a FAIL, whatever
+    # the target, and no value.
+    error: str = ""
 
     @property
     def verdict(self) -> str:
+        if self.error:
+            return "FAIL"
         if self.target is None:
             return "info"
         return "PASS" if self.target.met(self.value) else "FAIL"
@@ -70,7 +75,9 @@ def summary_ms(samples_s: Sequence[float]) -> dict[str, float]:
     }
 
 
-def _format(value: float, unit: str) -> str:
+def _format(value: float, unit: str, error: str = "") -> str:
+    if error:
+        return "not measured"
     if unit in {"ms", "s", "MB", "x", "req/s"}:
         return f"{value:.2f} {unit}" if abs(value) < 100 else f"{value:.0f} {unit}"
     return f"{value:g} {unit}".strip()
@@ -78,7 +85,9 @@ def _format(value: float, unit: str) -> str:
 
 def render_line(figure: Figure) -> str:
     target = f"target {figure.target}" if figure.target else ""
-    return f"{figure.verdict:4}  {figure.section} / {figure.name}: {_format(figure.value, figure.unit)}  {target}".rstrip()
+    value = _format(figure.value, figure.unit, figure.error)
+    line = f"{figure.verdict:4}  {figure.section} / {figure.name}: {value}  {target}".rstrip()
+    return f"{line}  ({figure.error})" if figure.error else line
 
 
 def environment() -> dict[str, Any]:
@@ -103,7 +112,9 @@ def write_report(figures: list[Figure], folder: Path, *, command: str, seconds: 
         "seconds": round(seconds, 1),
         "environment": machine,
         "passed": all(f.verdict != "FAIL" for f in figures),
-        "figures": [asdict(f) | {"verdict": f.verdict} for f in figures],
+        "figures": [
+            asdict(f) | {"verdict": f.verdict} | ({"value": None} if f.error else {}) for f in figures
+        ],
     }
     lines = [
         f"# Gatehouse benchmark, {stamp}",
@@ -116,7 +127,7 @@ def write_report(figures: list[Figure], folder: Path, *, command: str, seconds: 
     ]
     for f in figures:
         lines.append(
-            f"| {f.verdict} | {f.section}: {f.name} | {_format(f.value, f.unit)} | {f.target or ''} | {f.notes} |"
+            f"| {f.verdict} | {f.section}: {f.name} | {_format(f.value, f.unit, f.error)} | {f.target or ''} | {f.notes} |"
         )
     markdown = "\n".join(lines) + "\n"
     text = json.dumps(data, indent=2, default=str)

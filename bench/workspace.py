@@ -1,5 +1,6 @@
 """A throwaway Gatehouse for one figure: a data folder, a servers file naming bundled demo
-servers run over stdio (as `make run` does), a SQLite file, and the services over them."""
+servers run over stdio (as `make run` does), a SQLite file or a PostgreSQL URL (see
+bench/backends.py), and the services over them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.backends import Backend
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 
@@ -26,18 +28,27 @@ def stdio_entry(module: str, data: Path) -> dict[str, object]:
 class Workspace:
     root: Path
 
-    def settings(self, servers: dict[str, dict[str, object]], *, name: str = "gatehouse") -> Settings:
-        """Settings for a Gatehouse on its own data folder ``root/name`` with these servers."""
+    def settings(
+        self, servers: dict[str, dict[str, object]], *, name: str = "gatehouse", db_url: str | None = None
+    ) -> Settings:
+        """Settings for a Gatehouse on its own data folder ``root/name`` with these servers; its
+        database the SQLite file in that folder, or the PostgreSQL database ``db_url``."""
         data = self.root / name
         data.mkdir(parents=True, exist_ok=True)
         servers_file = data / "servers.json"
         servers_file.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-        return Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=servers_file)
+        return Settings(
+            data_dir=data, db_path=data / "gatehouse.db", servers_path=servers_file, db_url=db_url
+        )
 
-    def demo(self, *names: str, name: str = "gatehouse") -> Settings:
+    def demo(self, *names: str, name: str = "gatehouse", db_url: str | None = None) -> Settings:
         """Settings running the named bundled demo servers (servers/<name>.py)."""
         data = self.root / name
-        return self.settings({n: stdio_entry(f"servers.{n}", data) for n in names}, name=name)
+        return self.settings({n: stdio_entry(f"servers.{n}", data) for n in names}, name=name, db_url=db_url)
+
+    def on(self, backend: Backend, *names: str) -> Settings:
+        """Settings running the named demo servers with their data on ``backend``."""
+        return self.demo(*names, name=backend.folder, db_url=backend.db_url)
 
     @contextmanager
     def services(self, settings: Settings) -> Iterator[Services]:

@@ -1,12 +1,14 @@
 """Figure 4: decide and resume. From a reviewer's approval to the thread's final_output for
 an approved call (the review service's decide: permission, the decision transaction, the
-resume through the graph, the run recorded), with the tool's own time left out."""
+resume through the graph, the run recorded), with the tool's own time left out. On the SQLite
+file, then on PostgreSQL (checkpoints and ledger in one database, see bench/backends.py)."""
 
 from __future__ import annotations
 
 import statistics
 import time
 
+from bench.backends import Backend, on_both
 from bench.report import Figure, Target, summary_ms
 from bench.timing_client import TimingClient
 from bench.workspace import SEND_REQUEST, Workspace
@@ -19,7 +21,12 @@ WARMUP = 10
 
 
 def run(space: Workspace) -> list[Figure]:
-    settings = space.demo("email")
+    return on_both(lambda backend: measure(space, backend))
+
+
+def measure(space: Workspace, backend: Backend) -> list[Figure]:
+    section = backend.section(SECTION)
+    settings = space.on(backend, "email")
     timing = TimingClient(server_pool(settings))
     services = build_services(settings, mcp=timing)
     try:
@@ -52,7 +59,7 @@ def run(space: Workspace) -> list[Figure]:
     )
     return [
         Figure(
-            SECTION,
+            section,
             "approval to final_output, median",
             stats["median_ms"],
             "ms",
@@ -60,5 +67,5 @@ def run(space: Workspace) -> list[Figure]:
             notes,
             stats,
         ),
-        Figure(SECTION, "p95", stats["p95_ms"], "ms", None, "", stats),
+        Figure(section, "p95", stats["p95_ms"], "ms", None, "", stats),
     ]

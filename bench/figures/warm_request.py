@@ -1,6 +1,7 @@
 """Figure 1: a read-only request, warm. The whole graph, the SQLite checkpointer on a file, the
 bundled filesystem server over stdio on a warm pool; beside it a bare SDK ``Client.call_tool``
-on an open session to the same server, in the same run."""
+on an open session to the same server, in the same run. Then all of it again on PostgreSQL
+(PostgresSaver and the stores in one database, see bench/backends.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from typing import Any
 
 from anyio.from_thread import start_blocking_portal
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 from mcp import Client
 
+from bench.backends import Backend, on_both
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import READ_REQUEST, Workspace
 from graph.runner import start_request
@@ -52,7 +56,12 @@ class BareSession:
 
 
 def run(space: Workspace) -> list[Figure]:
-    settings = space.demo("filesystem")
+    return on_both(lambda backend: measure(space, backend))
+
+
+def measure(space: Workspace, backend: Backend) -> list[Figure]:
+    section = backend.section(SECTION)
+    settings = space.on(backend, "filesystem")
     bare_session = BareSession(_filesystem_target(settings))
     arguments = {"path": "."}
     samples: list[float] = []
@@ -79,14 +88,14 @@ def run(space: Workspace) -> list[Figure]:
     graph = summary_ms(samples)
     bare = summary_ms(bare_samples)
     tight = summary_ms(back_to_back)
-    floor = summary_ms(langgraph_floor_seconds(space.root, REQUESTS))
+    floor = summary_ms(langgraph_floor_seconds(space.root / backend.folder, REQUESTS, backend.db_url))
     ratio = graph["median_ms"] / bare["median_ms"]
     notes = f"{REQUESTS} requests after {WARMUP} warm-up, interleaved with as many bare calls"
     return [
-        Figure(SECTION, "median", graph["median_ms"], "ms", Target("<=", 10), notes, graph),
-        Figure(SECTION, "p95", graph["p95_ms"], "ms", None, "", graph),
+        Figure(section, "median", graph["median_ms"], "ms", Target("<=", 10), notes, graph),
+        Figure(section, "p95", graph["p95_ms"], "ms", None, "", graph),
         Figure(
-            SECTION,
+            section,
             "bare call_tool median",
             bare["median_ms"],
             "ms",
@@ -95,10 +104,10 @@ def run(space: Workspace) -> list[Figure]:
             bare,
         ),
         Figure(
-            SECTION, "ratio to bare call_tool", ratio, "x", Target("<=", 8), "median / median, interleaved"
+            section, "ratio to bare call_tool", ratio, "x", Target("<=", 8), "median / median, interleaved"
         ),
         Figure(
-            SECTION,
+            section,
             "bare call_tool back to back",
             tight["median_ms"],
             "ms",
@@ -107,8 +116,8 @@ def run(space: Workspace) -> list[Figure]:
             tight,
         ),
         Figure(
-            SECTION,
-            "LangGraph floor (9 no-op steps, SqliteSaver)",
+            section,
+            f"LangGraph floor ({FLOOR_STEPS} no-op steps, {'PostgresSaver' if backend.is_postgres else 'SqliteSaver'})",
             floor["median_ms"],
             "ms",
             None,
@@ -127,14 +136,16 @@ def _filesystem_target(settings: Any) -> StdioServer:
     return entry
 
 
-def langgraph_floor_seconds(folder: Path, runs: int) -> list[float]:
+def langgraph_floor_seconds(folder: Path, runs: int, db_url: str | None = None) -> list[float]:
     """The same number of steps as a read-only request, doing nothing, checkpointed the same
-    way (SqliteSaver on a file, WAL, durability "sync"): what LangGraph itself costs here."""
+    way (SqliteSaver on a file, WAL, or PostgresSaver on its pool, as the app opens them;
+    durability "sync"): what LangGraph itself costs here."""
     from typing import TypedDict
 
     from langgraph.graph import END, START, StateGraph
 
-    from graph.builder import open_sqlite_checkpointer
+    from graph.builder import open_postgres_checkpointer, open_sqlite_checkpointer
+    from storage.postgres import DEFAULT_POOL_SIZE
 
     class Empty(TypedDict, total=False):
         step: int
@@ -147,7 +158,11 @@ def langgraph_floor_seconds(folder: Path, runs: int) -> list[float]:
     for before, after in itertools.pairwise(names):
         graph.add_edge(before, after)
     graph.add_edge(names[-1], END)
-    saver = open_sqlite_checkpointer(folder / "floor.db")
+    saver: SqliteSaver | PostgresSaver = (
+        open_sqlite_checkpointer(folder / "floor.db")
+        if db_url is None
+        else open_postgres_checkpointer(db_url, pool_size=DEFAULT_POOL_SIZE)
+    )
     compiled = graph.compile(checkpointer=saver)
     samples = []
     try:

@@ -1,0 +1,103 @@
+"""The two storage backends a figure runs on: the SQLite file in its data folder, and a
+PostgreSQL database (a schema of its own in the local server's `test` database, dropped
+afterwards; GATEHOUSE_BENCH_POSTGRES names another server).
+
+A figure measured on both reports its PostgreSQL figures under its section name with
+" (PostgreSQL)" appended, after the SQLite ones. Without a reachable server they are not
+skipped: each figure that has a target is reported as FAIL, with the reason."""
+
+from __future__ import annotations
+
+import math
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from urllib.parse import quote
+
+import psycopg
+
+from bench.report import Figure
+from storage.postgres import redacted
+
+SERVER_ENV = "GATEHOUSE_BENCH_POSTGRES"
+# The local server on these machines: trust authentication, database "test".
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@dataclass(frozen=True)
+class Backend:
+    label: str
+    # None: the SQLite file in the figure's data folder; else the PostgreSQL URL.
+    db_url: str | None = None
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.db_url is not None
+
+    @property
+    def folder(self) -> str:
+        """The data folder's name in the workspace (servers file, demo files, SQLite file)."""
+        return "gatehouse-postgres" if self.is_postgres else "gatehouse"
+
+    def section(self, section: str) -> str:
+        return f"{section} ({self.label})" if self.is_postgres else section
+
+
+SQLITE = Backend("SQLite")
+POSTGRES_LABEL = "PostgreSQL"
+
+
+def postgres_server() -> str:
+    return os.environ.get(SERVER_ENV) or DEFAULT_SERVER
+
+
+def unreachable(url: str) -> str | None:
+    """Why the server cannot be used, or None."""
+    try:
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        # One line: the reason goes into a cell of the report's table.
+        reason = " ".join(str(exc).split())
+        return f"PostgreSQL at {redacted(url)} is not reachable ({SERVER_ENV} names another server): {reason}"
+    return None
+
+
+@contextmanager
+def postgres_schema(server: str) -> Iterator[str]:
+    """A URL whose connections work in a fresh schema of ``server``'s database, dropped afterwards."""
+    schema = f"bench_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in server else "?"
+    try:
+        yield f"{server}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def on_both(measure: Callable[[Backend], list[Figure]]) -> list[Figure]:
+    """The figures measured on SQLite, then the same measured on PostgreSQL; if the server
+    cannot be reached, each SQLite figure with a target reported again as a PostgreSQL FAIL."""
+    figures = measure(SQLITE)
+    server = postgres_server()
+    problem = unreachable(server)
+    if problem is None:
+        with postgres_schema(server) as url:
+            return figures + measure(Backend(POSTGRES_LABEL, url))
+    postgres = Backend(POSTGRES_LABEL, server)
+    return figures + [
+        replace(
+            figure,
+            section=postgres.section(figure.section),
+            value=math.nan,
+            notes=f"not measured: {problem}",
+            details={},
+            error=problem,
+        )
+        for figure in figures
+        if figure.target is not None
+    ]
