@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from urllib.parse import quote
-
-import psycopg
 
 from bench.report import Figure
-from storage.postgres import redacted
+from storage.postgres import scratch_schema, unreachable
 
 SERVER_ENV = "GATEHOUSE_BENCH_POSTGRES"
 # The local server on these machines: trust authentication, database "test".
@@ -53,30 +48,9 @@ def postgres_server() -> str:
     return os.environ.get(SERVER_ENV) or DEFAULT_SERVER
 
 
-def unreachable(url: str) -> str | None:
-    """Why the server cannot be used, or None."""
-    try:
-        with psycopg.connect(url, connect_timeout=3) as conn:
-            conn.execute("SELECT 1")
-    except psycopg.Error as exc:
-        # One line: the reason goes into a cell of the report's table.
-        reason = " ".join(str(exc).split())
-        return f"PostgreSQL at {redacted(url)} is not reachable ({SERVER_ENV} names another server): {reason}"
-    return None
-
-
-@contextmanager
-def postgres_schema(server: str) -> Iterator[str]:
-    """A URL whose connections work in a fresh schema of ``server``'s database, dropped afterwards."""
-    schema = f"bench_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in server else "?"
-    try:
-        yield f"{server}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+def _unreachable(url: str) -> str | None:
+    problem = unreachable(url)
+    return f"{problem} ({SERVER_ENV} names another server)" if problem else None
 
 
 def on_both(measure: Callable[[Backend], list[Figure]]) -> list[Figure]:
@@ -84,9 +58,9 @@ def on_both(measure: Callable[[Backend], list[Figure]]) -> list[Figure]:
     cannot be reached, each SQLite figure with a target reported again as a PostgreSQL FAIL."""
     figures = measure(SQLITE)
     server = postgres_server()
-    problem = unreachable(server)
+    problem = _unreachable(server)
     if problem is None:
-        with postgres_schema(server) as url:
+        with scratch_schema(server, prefix="bench") as url:
             return figures + measure(Backend(POSTGRES_LABEL, url))
     postgres = Backend(POSTGRES_LABEL, server)
     return figures + [

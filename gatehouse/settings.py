@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.database import is_postgres_url
+from storage.database import DEFAULT_POOL_SIZE, is_postgres_url
 
 DATA_ENV = "GATEHOUSE_DATA"
 DB_ENV = "GATEHOUSE_DB"
@@ -31,7 +31,7 @@ class Settings:
     db_url: str | None = None
     # Connections per pool a process opens to PostgreSQL (one pool for the checkpoints, one
     # for the ledger, audit log, conversations and pins).
-    db_pool_size: int = 10
+    db_pool_size: int = DEFAULT_POOL_SIZE
 
     @property
     def demo_data_dir(self) -> Path:
@@ -86,7 +86,7 @@ class Settings:
 
 def _pool_size(value: str | None) -> int:
     if value is None or not value.strip():
-        return 10
+        return DEFAULT_POOL_SIZE
     if not value.strip().isdigit() or int(value) < 1:
         from gatehouse.errors import ConfigurationError
 

@@ -82,6 +82,11 @@ class _Storage:
     audit: AuditLog
     conversations: Conversations
 
+    def close(self) -> None:
+        for store in (self.pins, self.ledger, self.audit, self.conversations):
+            store.close()
+        _close_checkpointer(self.checkpointer)
+
 
 def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
     """The checkpointer and the stores, on the SQLite file or the PostgreSQL database.
@@ -187,9 +192,7 @@ def build_services(
         else:
             client = SdkMcpClient({})
     except BaseException:
-        for store in (pins, ledger, audit, conversations):
-            store.close()
-        _close_checkpointer(checkpointer)
+        storage.close()
         raise
     engine = PolicyEngine(policy, pins=pins)
     context = GraphContext(

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+# Connections per PostgreSQL pool a process opens (GATEHOUSE_DB_POOL_SIZE overrides it).
+DEFAULT_POOL_SIZE = 10
 
 
 def is_postgres_url(value: str) -> bool:

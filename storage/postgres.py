@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from storage.database import Connection, Cursor, Dialect
+from storage.database import DEFAULT_POOL_SIZE, Connection, Cursor, Dialect
 
 POSTGRES = Dialect(
     name="postgresql", lock_rows=" FOR UPDATE", integrity_errors=(psycopg.errors.UniqueViolation,)
 )
-DEFAULT_POOL_SIZE = 10
 _PLACEHOLDER = re.compile(r"\?")
 
 
@@ -120,3 +120,28 @@ def checkpointer_pool(
     )
     pool.open(wait=True, timeout=30)
     return pool
+
+
+def unreachable(url: str) -> str | None:
+    """Why the server at ``url`` cannot be used (one line, no password), or None."""
+    try:
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        return f"PostgreSQL at {redacted(url)} is not reachable: {' '.join(str(exc).split())}"
+    return None
+
+
+@contextmanager
+def scratch_schema(server: str, *, prefix: str) -> Iterator[str]:
+    """A URL whose connections work in a fresh schema of ``server``'s database, dropped
+    afterwards: what the tests and the benchmark use to keep each run's tables apart."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in server else "?"
+    try:
+        yield f"{server}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

@@ -8,15 +8,14 @@ GATEHOUSE_REQUIRE_POSTGRES=1 (set by .ci/run), which makes them fail instead.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import NoReturn
-from urllib.parse import quote
 
-import psycopg
 import pytest
+
+from storage.postgres import scratch_schema, unreachable
 
 REQUIRE_POSTGRES_VARIABLE = "GATEHOUSE_REQUIRE_POSTGRES"
 # The local server on these machines: trust authentication, database "test".
@@ -31,12 +30,7 @@ def missing_postgres(reason: str) -> NoReturn:
 
 @cache
 def _unreachable() -> str | None:
-    try:
-        with psycopg.connect(POSTGRES_SERVER, connect_timeout=3) as conn:
-            conn.execute("SELECT 1")
-    except psycopg.Error as exc:
-        return f"PostgreSQL at {POSTGRES_SERVER} is not reachable: {str(exc).strip()}"
-    return None
+    return unreachable(POSTGRES_SERVER)
 
 
 @contextmanager
@@ -45,12 +39,5 @@ def postgres_schema() -> Iterator[str]:
     problem = _unreachable()
     if problem is not None:
         missing_postgres(problem)
-    schema = f"gh_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(POSTGRES_SERVER, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in POSTGRES_SERVER else "?"
-    try:
-        yield f"{POSTGRES_SERVER}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(POSTGRES_SERVER, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with scratch_schema(POSTGRES_SERVER, prefix="gh") as url:
+        yield url

@@ -33,6 +33,13 @@ _BADGE = {
 _SEVERITY = {"high": ":red[high]", "medium": ":orange[medium]", "low": ":gray[low]"}
 
 
+def show_flags(flags: list[dict[str, Any]]) -> None:
+    for flag in flags:
+        st.markdown(
+            f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
+        )
+
+
 def show_answer(output: dict[str, Any]) -> None:
     facts = [_BADGE.get(output["status"], output["status"])]
     capability = output.get("selected_capability")
@@ -50,16 +57,10 @@ def show_answer(output: dict[str, Any]) -> None:
     review = output.get("review")
     if review and output["status"] == "needs_review":
         st.caption(f"Review {review['id']}: a reviewer has to approve this before it runs.")
-        for flag in review.get("flags", []):
-            st.markdown(
-                f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
-            )
+        show_flags(review.get("flags", []))
     elif review and review.get("flags"):
         with st.expander(f"{len(review['flags'])} flag(s) from review {review['id']}"):
-            for flag in review["flags"]:
-                st.markdown(
-                    f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
-                )
+            show_flags(review["flags"])
     for error in output.get("errors", []):
         st.markdown(f":red[:material/error: {error}]")
 

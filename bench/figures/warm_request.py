@@ -145,7 +145,7 @@ def langgraph_floor_seconds(folder: Path, runs: int, db_url: str | None = None) 
     from langgraph.graph import END, START, StateGraph
 
     from graph.builder import open_postgres_checkpointer, open_sqlite_checkpointer
-    from storage.postgres import DEFAULT_POOL_SIZE
+    from storage.database import DEFAULT_POOL_SIZE
 
     class Empty(TypedDict, total=False):
         step: int
