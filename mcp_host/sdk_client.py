@@ -262,7 +262,22 @@ class SdkMcpClient:
         notification or a re-opened session drops a server's cached part."""
         self._check_open()
         refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
+        if not refresh and (cached := self._cached_manifest()) is not None:
+            return cached
         return self._portal.call(self._discover_all, refresh)
+
+    def _cached_manifest(self) -> Manifest | None:
+        """Every server's cached listing, read on the caller's thread, or None when any is
+        missing. A warm request asks twice; the hop to the pool's loop would cost more than
+        the answer. Each attribute read is atomic: a listing dropped by a notification at this
+        moment is the same as one asked for just before it arrived."""
+        servers: list[ServerManifest] = []
+        for session in list(self._sessions.values()):
+            manifest = session.manifest
+            if manifest is None or session.client is None:
+                return None
+            servers.append(manifest)
+        return Manifest(servers=servers)
 
     async def _discover_all(self, refresh: set[str]) -> Manifest:
         results: dict[str, ServerManifest] = {}

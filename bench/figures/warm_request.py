@@ -139,7 +139,7 @@ def _filesystem_target(settings: Any) -> StdioServer:
 def langgraph_floor_seconds(folder: Path, runs: int, db_url: str | None = None) -> list[float]:
     """The same number of steps as a read-only request, doing nothing, checkpointed the same
     way (SqliteSaver on a file, WAL, or PostgresSaver on its pool, as the app opens them;
-    durability "sync"): what LangGraph itself costs here."""
+    durability "async"): what LangGraph itself costs here."""
     from typing import TypedDict
 
     from langgraph.graph import END, START, StateGraph
@@ -169,7 +169,7 @@ def langgraph_floor_seconds(folder: Path, runs: int, db_url: str | None = None) 
         for n in range(WARMUP + runs):
             config: RunnableConfig = {"configurable": {"thread_id": f"floor-{n}"}}
             began = time.perf_counter()
-            compiled.invoke({"step": 0}, config, durability="sync")
+            compiled.invoke({"step": 0}, config, durability="async")
             if n >= WARMUP:
                 samples.append(time.perf_counter() - began)
     finally:
