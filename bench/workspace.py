@@ -1,5 +1,5 @@
 """A throwaway Gatehouse for one figure: a data folder, a servers file naming bundled demo
-servers run over stdio (as `make run` does), a SQLite file or a PostgreSQL URL (see
+servers run over stdio with the commands `make run` uses, a SQLite file or a PostgreSQL URL (see
 bench/backends.py), and the services over them."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 
 from bench.backends import Backend
 from gatehouse.settings import Settings
-from gatehouse.wiring import Services, open_services
+from gatehouse.wiring import Services, bundled_servers_config, open_services
+from mcp_host.config import StdioServer
 
 READ_REQUEST = "List the files in the managed project folder."
 SEND_REQUEST = "Send an email to bob@example.com saying hi"
@@ -42,9 +43,16 @@ class Workspace:
         )
 
     def demo(self, *names: str, name: str = "gatehouse", db_url: str | None = None) -> Settings:
-        """Settings running the named bundled demo servers (servers/<name>.py)."""
+        """Settings running the named bundled demo servers with the commands `make run` uses
+        (servers/bundled.mcp.json)."""
         data = self.root / name
-        return self.settings({n: stdio_entry(f"servers.{n}", data) for n in names}, name=name, db_url=db_url)
+        bundled = {entry.name: entry for entry in bundled_servers_config(data / "demo").servers}
+        servers: dict[str, dict[str, object]] = {}
+        for server in names:
+            entry = bundled[server]
+            assert isinstance(entry, StdioServer), f"bundled server {server} is not a stdio server"
+            servers[server] = {"command": entry.command, "args": entry.args}
+        return self.settings(servers, name=name, db_url=db_url)
 
     def on(self, backend: Backend, *names: str) -> Settings:
         """Settings running the named demo servers with their data on ``backend``."""

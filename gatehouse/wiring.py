@@ -128,16 +128,19 @@ def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
 
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers."""
-    variables = {
-        "GATEHOUSE_PYTHON": sys.executable,
-        "GATEHOUSE_DEMO_DATA": str(settings.demo_data_dir.resolve()),
-    }
     try:
         if settings.servers_path is not None:
             return load_servers_config(settings.servers_path)
-        return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
+        return bundled_servers_config(settings.demo_data_dir)
     except ConfigError as exc:
         raise ConfigurationError(str(exc)) from exc
+
+
+def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
+    """The shipped servers file with its two variables filled in for this interpreter and
+    this demo data folder."""
+    variables = {"GATEHOUSE_PYTHON": sys.executable, "GATEHOUSE_DEMO_DATA": str(demo_data_dir.resolve())}
+    return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
 
 
 def policy_file(settings: Settings) -> PolicyFile:
