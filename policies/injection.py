@@ -51,9 +51,12 @@ def _invisible(ch: str) -> bool:
 def suspicious_reasons(text: str) -> list[str]:
     """Why this text looks like an attempt to steer the agent; empty when it does not."""
     reasons = []
-    hidden = sorted({f"U+{ord(ch):04X}" for ch in text if _invisible(ch)})
-    if hidden:
-        reasons.append(f"invisible characters {', '.join(hidden)}")
-    visible = "".join(ch for ch in text if not _invisible(ch))
+    visible = text
+    # Every invisible character is outside ASCII; most text is ASCII and needs no walk.
+    if not text.isascii():
+        hidden = sorted({f"U+{ord(ch):04X}" for ch in text if _invisible(ch)})
+        if hidden:
+            reasons.append(f"invisible characters {', '.join(hidden)}")
+            visible = "".join(ch for ch in text if not _invisible(ch))
     reasons.extend(label for label, pattern in _PATTERNS if pattern.search(visible))
     return reasons

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from graph.planner.arguments import extract_arguments, property_shape
@@ -78,7 +79,7 @@ def _uri_matches(capability: Capability, text: str) -> bool:
 def score_capability(
     capability: Capability, text: str, operation_type: str, preferences: list[str]
 ) -> ScoredCapability:
-    wanted = concepts(text)
+    wanted = _concepts_of_request(text)
     scored = ScoredCapability(capability, 0.0)
 
     def add(points: float, reason: str) -> None:
@@ -103,7 +104,7 @@ def score_capability(
     enum_hits = _stated_enum_values(capability, wanted)
     if enum_hits:
         add(ENUM_WEIGHT * min(len(enum_hits), 3), f"values {', '.join(enum_hits)} stated")
-    description_hits = concepts_of_words(words(capability.description)) & wanted
+    description_hits = _concepts_of_description(capability.description) & wanted
     if description_hits:
         add(min(DESCRIPTION_WEIGHT * len(description_hits), DESCRIPTION_CAP), "description matches")
     if _uri_matches(capability, text):
@@ -143,7 +144,18 @@ def score_capability(
     return scored
 
 
-def _stated_enum_values(capability: Capability, wanted: set[str]) -> list[str]:
+# Both are asked for once per capability per request; the answers never change for a text.
+@lru_cache(maxsize=256)
+def _concepts_of_request(text: str) -> frozenset[str]:
+    return frozenset(concepts(text))
+
+
+@lru_cache(maxsize=4096)
+def _concepts_of_description(description: str) -> frozenset[str]:
+    return frozenset(concepts_of_words(words(description)))
+
+
+def _stated_enum_values(capability: Capability, wanted: frozenset[str]) -> list[str]:
     hits: list[str] = []
     for schema in capability.properties.values():
         enum = property_shape(schema).get("enum")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
@@ -82,6 +83,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
 ACTION_CONCEPTS = frozenset({"write", "update", "delete", "send"})
 
 
+@lru_cache(maxsize=8192)  # vocabulary is small and repeats: every request scores every description
 def stem(word: str) -> str:
     """A deliberately small stemmer: applied to both sides, it only has to be consistent."""
     if len(word) > 4 and word.endswith("ies"):
