@@ -106,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     reviews_actions = reviews_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
     list_cmd = reviews_actions.add_parser("list", parents=[common], help="reviews, oldest first, with expiry")
     list_cmd.add_argument(
-        "--status", help="only this status (pending, approved, rejected, expired, executed, ...)"
+        "--status",
+        help="only this status (pending, approved, rejected, expired, executed, failed, not_run, outcome_unknown)",
     )
     decide_cmd = reviews_actions.add_parser("decide", parents=[common], help="approve or reject one review")
     decide_cmd.add_argument("review_id", metavar="ID")

@@ -26,7 +26,9 @@ from storage.database import Connection, migrate
 # "No limit" for a query that pages from an offset: larger than any table here.
 _NO_LIMIT = 2**62
 
-ReviewStatus = Literal["pending", "approved", "rejected", "expired", "executed", "failed", "outcome_unknown"]
+ReviewStatus = Literal[
+    "pending", "approved", "rejected", "expired", "executed", "failed", "outcome_unknown", "not_run"
+]
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -405,6 +407,20 @@ class ReviewLedger:
             conn.execute(
                 "UPDATE reviews SET status = ? WHERE id = ? AND status != 'outcome_unknown'",
                 (outcome, review_id),
+            )
+
+    def mark_not_run(self, review_id: str) -> bool:
+        """An approved review whose call never started (the policy refused the approved, edited
+        arguments, say) is ``not_run`` rather than ``approved`` for ever. False if the call did
+        start, or the review is not ``approved``: one statement, so it cannot race a start."""
+        with self._db.write() as conn:
+            return (
+                conn.execute(
+                    "UPDATE reviews SET status = 'not_run' WHERE id = ? AND status = 'approved'"
+                    " AND NOT EXISTS (SELECT 1 FROM review_executions WHERE review_id = ?)",
+                    (review_id, review_id),
+                ).rowcount
+                == 1
             )
 
     def unfinished_executions(self, *, only_lost: bool = True) -> list[Review]:

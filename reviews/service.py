@@ -251,6 +251,15 @@ class ReviewService:
         )
         run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
         self.record_run(run, actor=reviewer)
+        still_waiting = run.pending is not None and run.pending.get("review_id") == review_id
+        if approve and not still_waiting and self.ledger.mark_not_run(review_id):
+            self.audit.append(
+                "review_not_run",
+                {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
+                thread_id=review.thread_id,
+                review_id=review_id,
+                actor=reviewer,
+            )
         return DecideResult(
             review=self.ledger.require(review_id),
             run=run,

@@ -111,6 +111,21 @@ def test_a_call_can_be_started_once_per_review(tmp_path: Path) -> None:
     assert ledger.require("t1-r1").status == "executed"
 
 
+def test_only_an_approved_review_whose_call_never_started_is_marked_not_run(tmp_path: Path) -> None:
+    ledger = ReviewLedger(tmp_path / "g.db")
+    ledger.open_review(payload("t1-r1"))
+    ledger.open_review(payload("t2-r1", thread_id="t2"))
+    assert ledger.mark_not_run("t1-r1") is False  # still pending
+    for review_id in ("t1-r1", "t2-r1"):
+        ledger.record_decision(review_id, reviewer="r", action="approve", reason=None, arguments=None)
+    ledger.begin_execution("t2-r1", "hash", "t2")
+
+    assert ledger.mark_not_run("t1-r1") is True
+    assert ledger.mark_not_run("t2-r1") is False  # its call started: never "not run"
+    assert [ledger.require(r).status for r in ("t1-r1", "t2-r1")] == ["not_run", "approved"]
+    assert ledger.mark_not_run("t1-r1") is False
+
+
 def test_the_audit_chain_names_a_row_inserted_at_the_end(tmp_path: Path) -> None:
     audit = AuditLog(tmp_path / "g.db")
     for n in range(3):

@@ -288,6 +288,13 @@ def test_an_edited_approval_the_policy_denies_runs_nothing_and_the_thread_says_w
         assert "execution_started" not in kinds
         decision = next(e for e in services.audit.events(thread_id=thread_id) if e.kind == "decision")
         assert decision.data["edited_arguments"] == {"to": {"from": "bob@example.com", "to": "eve@evil.test"}}
+        # Approved, but nothing ran: the ledger says so instead of "approved" for ever.
+        assert services.ledger.require(review_id).status == "not_run"
+        not_run = next(e for e in services.audit.events(thread_id=thread_id) if e.kind == "review_not_run")
+        assert not_run.review_id == review_id and not_run.actor == "reviewer"
+        assert "is not at an allowed domain" in not_run.data["reason"]
+        assert services.ledger.queue("not_run") == [services.ledger.require(review_id)]
+        assert services.audit.verify().ok
     assert outbox(data_dir) == []
 
 
@@ -304,4 +311,5 @@ def test_an_edited_approval_that_breaks_the_schema_runs_nothing_and_asks_again(s
     assert done.run.final_output.review is not None
     assert "invalid_argument" in [flag.code for flag in done.run.final_output.review.flags]
     assert "execution_started" not in [e.kind for e in services.audit.events(thread_id=thread_id)]
+    assert services.ledger.require(review_id).status == "not_run"
     assert _sent(shared.data, "schema") == []
