@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NoReturn, Protocol
 import pytest
 
 from policies.loader import DEFAULT_POLICY, load_policy
+from tests.processes import processes
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize
@@ -63,7 +64,7 @@ ACTION_TIMEOUT_MS = 30_000
 LOG_TAIL_LINES = 60
 
 # Environment variables the app reads that a test must not inherit from the developer's shell.
-_INHERITED_SETTINGS = ("GATEHOUSE_DB", "GATEHOUSE_POLICY")
+_INHERITED_SETTINGS = ("GATEHOUSE_DB", "GATEHOUSE_POLICY", "GATEHOUSE_SERVERS")
 
 
 # -- is there a browser ----------------------------------------------------------------------
@@ -142,20 +143,28 @@ def log_tail(log: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
 
 
-def app_environment(folder: Path, *, db_url: str | None = None) -> dict[str, str]:
+def app_environment(
+    folder: Path, *, db_url: str | None = None, shipped_servers: bool = False
+) -> dict[str, str]:
     """The app's environment: data under ``folder/data``, the demo filesystem and email servers
     over stdio (as tests/test_app.py's app_env), the shipped policy, and the default database
-    (or ``db_url``: several apps on one PostgreSQL database are replicas)."""
+    (or ``db_url``: several apps on one PostgreSQL database are replicas). With
+    ``shipped_servers``, no servers file: every bundled server, started as `make run` starts
+    them (servers/bundled.mcp.json)."""
     data = folder / "data"
-    entries = {
-        name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
-        for name in ("filesystem", "email")
-    }
-    servers = folder / "servers.json"
-    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in _INHERITED_SETTINGS}
     env["GATEHOUSE_DATA"] = str(data)
-    env["GATEHOUSE_SERVERS"] = str(servers)
+    if not shipped_servers:
+        entries = {
+            name: {
+                "command": sys.executable,
+                "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")],
+            }
+            for name in ("filesystem", "email")
+        }
+        servers = folder / "servers.json"
+        servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+        env["GATEHOUSE_SERVERS"] = str(servers)
     if db_url is not None:
         env["GATEHOUSE_DB"] = db_url
     return env
@@ -203,7 +212,9 @@ def _command(port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def running_app(folder: Path, *, db_url: str | None = None) -> Iterator[AppServer]:
+def running_app(
+    folder: Path, *, db_url: str | None = None, shipped_servers: bool = False
+) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
 
     Yields once /_stcore/health answers "ok". Failing to get there within START_SECONDS, or the
@@ -211,7 +222,7 @@ def running_app(folder: Path, *, db_url: str | None = None) -> Iterator[AppServe
     binding makes Streamlit exit at once; that is retried on another port.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    env = app_environment(folder, db_url=db_url)
+    env = app_environment(folder, db_url=db_url, shipped_servers=shipped_servers)
     log = folder / "streamlit.log"
     for _ in range(START_ATTEMPTS):
         port = free_port()
@@ -267,17 +278,9 @@ def _descendants(root: int) -> list[int]:
     """Live descendants of ``root`` (the app's stdio MCP servers run in sessions of their own,
     so signalling the app's process group does not reach them)."""
     children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # gone while we looked
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    for process in processes():
+        if process.state != "Z":
+            children.setdefault(process.parent, []).append(process.pid)
     found: list[int] = []
     pending = [root]
     while pending:

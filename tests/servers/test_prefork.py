@@ -20,6 +20,7 @@ from gatehouse.settings import Settings
 from gatehouse.wiring import bundled_servers_config, server_pool
 from servers.catalog import BUNDLED_CONFIG, BUNDLED_SERVERS
 from servers.prefork import BUNDLED, socket_name
+from tests.processes import alive, live_children, prefork_pids
 
 LAUNCH = [sys.executable, "-m", "servers.launch"]
 INITIALIZE = {
@@ -41,40 +42,6 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 15.0) -> bool:
             return True
         time.sleep(0.02)
     return condition()
-
-
-def _processes() -> Iterator[tuple[int, int, list[str]]]:
-    """(pid, parent pid, command line) of every process we can see."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        yield int(entry.name), parent, [part.decode(errors="replace") for part in cmdline if part]
-
-
-def prefork_pids(data_dir: Path) -> list[int]:
-    name = socket_name(str(data_dir)).lstrip("\0")
-    # Its servers are forks of it, with the same command line: the prefork process is the one
-    # whose parent is not one of them.
-    matching = {pid: parent for pid, parent, cmd in _processes() if "servers.prefork" in cmd and name in cmd}
-    return [pid for pid, parent in matching.items() if parent not in matching]
-
-
-def children_of(pid: int) -> list[int]:
-    return [child for child, parent, _ in _processes() if parent == pid]
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest.fixture
@@ -131,12 +98,12 @@ def test_five_servers_started_together_fork_from_one_prefork_process(tmp_path: P
         greeting = pool.call_tool("greeter", "greet", {"name": "Ann"})
         assert greeting.success and "Hello, Ann!" in json.dumps(greeting.model_dump())
         [prefork] = prefork_pids(demo)
-        assert len(children_of(prefork)) == len(names)
+        assert len(live_children(prefork)) == len(names)
         # The servers wrote their data where the launcher's arguments said.
         assert (demo / "project" / "sample.txt").is_file()
     finally:
         pool.close()
-    assert _wait_for(lambda: children_of(prefork) == [])
+    assert _wait_for(lambda: live_children(prefork) == [])
     assert _wait_for(lambda: not alive(prefork), seconds=20), "the prefork process did not exit once idle"
 
 
@@ -145,7 +112,7 @@ def test_closing_stdin_ends_the_server_and_the_launcher_with_its_exit_code(demo:
         answer = _initialize(process)
         assert answer["id"] == 1 and "result" in answer
         [prefork] = prefork_pids(demo)
-        [server] = children_of(prefork)
+        [server] = live_children(prefork)
         assert server != process.pid
         assert Path(f"/proc/{server}/comm").read_text().strip() == "gh-greeter"
         assert process.stdin is not None
@@ -158,7 +125,7 @@ def test_a_terminate_signal_reaches_the_server(demo: Path) -> None:
     with _launcher("greeter", demo) as process:
         _initialize(process)
         [prefork] = prefork_pids(demo)
-        [server] = children_of(prefork)
+        [server] = live_children(prefork)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 128 + signal.SIGTERM
     assert _wait_for(lambda: not alive(server))
@@ -233,6 +200,10 @@ def test_without_a_usable_prefork_process_the_launcher_runs_the_server_itself(de
             except OSError:
                 return
             with conn:
+                # Read the request (and drop the descriptors) first, as the real one does.
+                _, fds, _, _ = socket.recv_fds(conn, 65536, 3)
+                for fd in fds:
+                    os.close(fd)
                 conn.sendall(b'{"error": "no"}\n')
 
     threading.Thread(target=refuse, daemon=True).start()

@@ -1,0 +1,44 @@
+"""The app as `make run` starts it: no servers file, so every bundled server, each started by
+servers.launch from one prefork process; and when the app stops, so do they."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from servers.prefork import BUNDLED
+from tests.browser.harness import no_exception, open_page, running_app, send_chat
+from tests.processes import alive, live_children, prefork_pids
+
+
+def _eventually(condition: Callable[[], bool], seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_the_shipped_servers_answer_in_the_app_and_stop_with_it(browser: Browser, tmp_path: Path) -> None:
+    with running_app(tmp_path / "app", shipped_servers=True) as app:
+        page = open_page(browser, app.page_url(""))
+        try:
+            send_chat(page, "List the files in the managed project folder.")
+            answer = page.get_by_test_id("stChatMessage").last
+            expect(answer.get_by_text("sample.txt", exact=False).first).to_be_visible()
+            no_exception(page)
+        finally:
+            page.context.close()
+        [prefork] = prefork_pids((app.data / "demo").resolve())
+        servers = live_children(prefork)
+        assert len(servers) == len(BUNDLED), "every bundled server forked from the one prefork process"
+        names = sorted(Path(f"/proc/{pid}/comm").read_text().strip() for pid in servers)
+        assert names == sorted(f"gh-{name}" for name in BUNDLED)
+    # The app is gone (running_app checked its own process tree); its servers saw their stdin
+    # close and ended, and the prefork process follows once idle.
+    assert _eventually(lambda: not any(alive(pid) for pid in servers)), "servers outlived the app"
+    assert _eventually(lambda: not alive(prefork)), "the prefork process outlived its servers"
