@@ -184,6 +184,11 @@ class Prefork:
             pid = os.fork()
             if pid == 0:
                 _run_child(request, fds)  # never returns
+        except OSError as exc:  # out of processes or memory: this request fails, not the others
+            with contextlib.suppress(OSError):
+                send_message(conn, {"error": f"cannot fork: {exc}"})
+            conn.close()
+            return
         finally:
             for fd in fds:
                 os.close(fd)
