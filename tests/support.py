@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from graph.builder import CompiledGraph
 from graph.context import GraphContext, Limits
 from graph.runner import RunOutcome, start_request
@@ -23,3 +26,12 @@ def context_for(mcp: McpClient, **limits: float) -> GraphContext:
 
 def ask(graph: CompiledGraph, mcp: McpClient, text: str, **options: object) -> RunOutcome:
     return start_request(graph, context_for(mcp), text, **options)  # type: ignore[arg-type]
+
+
+def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` once ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)

@@ -27,10 +27,11 @@ def _cold_discovery_seconds(
     (servers/prefork.py): nothing is warm from an earlier round. ``direct`` starts each as
     ``python -m servers.NAME`` instead, for comparison."""
     label = f"discovery-{'-'.join(names)}-{round_no}{'-direct' if direct else ''}"
-    settings = space.demo(*names, name=label)
     if direct:
         data = space.root / label
         settings = space.settings({n: stdio_entry(f"servers.{n}", data) for n in names}, name=label)
+    else:
+        settings = space.demo(*names, name=label)
     began = time.perf_counter()
     pool = server_pool(settings)  # starts every server in parallel and waits for them
     try:

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.process_memory import reset_peak, vm_status
 from bench.report import Figure, Target
 from bench.workspace import READ_REQUEST, Workspace, stdio_entry
 from gatehouse.operator_requests import ask
@@ -40,25 +41,6 @@ CHILD_TIMEOUT_S = 300
 
 
 # -- in the child ------------------------------------------------------------------------------
-
-
-def _status(pid: int | str = "self") -> dict[str, int]:
-    """The Vm* lines of /proc/<pid>/status, in bytes."""
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, rest = line.partition(":")
-        if key.startswith("Vm") and rest.strip().endswith("kB"):
-            values[key] = int(rest.split()[0]) * 1024
-    return values
-
-
-def _reset_peak() -> bool:
-    """Reset this process's VmHWM to its current RSS (Linux 4.0+); False when not allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
 
 
 def _children() -> list[int]:
@@ -79,7 +61,7 @@ def _server_peak(marker: str) -> int | None:
     for pid in _children():
         try:
             if marker in (Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")):
-                return _status(pid).get("VmHWM")
+                return vm_status(pid).get("VmHWM")
         except OSError:
             continue
     return None
@@ -141,9 +123,9 @@ class Probe:
 def _big_request(services: Services, *, probe: bool = False) -> dict[str, Any]:
     """One big request with the high-water mark reset before it: RSS before, peak, after."""
     gc.collect()
-    before = _status()
-    reset = _reset_peak()
-    after_reset = _status()
+    before = vm_status()
+    reset = reset_peak()
+    after_reset = vm_status()
     prober = Probe(services) if probe else None
     began = time.perf_counter()
     if prober is None:
@@ -152,7 +134,7 @@ def _big_request(services: Services, *, probe: bool = False) -> dict[str, Any]:
         with prober:
             run = ask(services, BIG_REQUEST, requester="operator")
     seconds = time.perf_counter() - began
-    during = _status()
+    during = vm_status()
     measured: dict[str, Any] = {
         "thread_id": run.final_output.thread_id,
         "status": run.final_output.status,
@@ -171,9 +153,9 @@ def _big_request(services: Services, *, probe: bool = False) -> dict[str, Any]:
         measured["probe_statuses"] = sorted(set(prober.statuses))
     del run, prober
     gc.collect()
-    measured["rss_after_gc"] = _status()["VmRSS"]
+    measured["rss_after_gc"] = vm_status()["VmRSS"]
     measured["malloc_trim"] = _malloc_trim()
-    measured["rss_after_trim"] = _status()["VmRSS"]
+    measured["rss_after_trim"] = vm_status()["VmRSS"]
     return measured
 
 

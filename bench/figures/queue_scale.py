@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 
 from bench.backends import Backend, on_both
+from bench.process_memory import reset_peak, vm_status
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import READ_REQUEST, SEND_REQUEST, Workspace
 from gatehouse.settings import Settings
@@ -321,29 +322,12 @@ def _time(action: Callable[[], object], repeats: int) -> list[float]:
     return samples
 
 
-def _memory_kb(key: str) -> int:
-    """VmRSS or VmHWM of this process, in kB (0 where /proc has none)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(f"{key}:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _reset_peak() -> bool:
-    """Reset this process's VmHWM to its current RSS (Linux 4.0+); False when not allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 def _scan_list(services: Services) -> tuple[float, set[str], float | None]:
     """Naive: every checkpoint through the checkpointer's own list(None) (newest first), each
     thread's newest one checked for an interrupt among its pending writes. Also the growth of
     this process's peak RSS during the scan, in MB (None if the peak cannot be reset)."""
-    rss = _memory_kb("VmRSS")
-    reset = _reset_peak()
+    rss = vm_status()["VmRSS"]
+    reset = reset_peak()
     began = time.perf_counter()
     seen: set[str] = set()
     waiting: set[str] = set()
@@ -355,7 +339,7 @@ def _scan_list(services: Services) -> tuple[float, set[str], float | None]:
         if any(write[1] == INTERRUPT for write in item.pending_writes or ()):
             waiting.add(thread)
     seconds = time.perf_counter() - began
-    return seconds, waiting, (_memory_kb("VmHWM") - rss) / 1024 if reset else None
+    return seconds, waiting, (vm_status()["VmHWM"] - rss) / 2**20 if reset else None
 
 
 def _scan_get_state(services: Services, data: Data) -> tuple[float, set[str]]:

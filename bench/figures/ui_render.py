@@ -71,11 +71,7 @@ def _app_environment(settings: Settings) -> Iterator[None]:
     quiet = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
     hush = logging.Filter("nothing")
     quiet.addFilter(hush)
-    for name, value in wanted.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    _set_environment(wanted)
     services.clear()
     try:
         yield
@@ -85,11 +81,16 @@ def _app_environment(settings: Settings) -> Iterator[None]:
         finally:
             services.clear()
             quiet.removeFilter(hush)
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+            _set_environment(saved)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    """Set each variable; None removes it."""
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def _check(app: AppTest) -> None:

@@ -3,8 +3,6 @@ servers.launch from one prefork process; and when the app stops, so do they."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Browser, expect
@@ -12,15 +10,7 @@ from playwright.sync_api import Browser, expect
 from servers.prefork import BUNDLED
 from tests.browser.harness import no_exception, open_page, running_app, send_chat
 from tests.processes import alive, live_children, prefork_pids
-
-
-def _eventually(condition: Callable[[], bool], seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+from tests.support import wait_until
 
 
 def test_the_shipped_servers_answer_in_the_app_and_stop_with_it(browser: Browser, tmp_path: Path) -> None:
@@ -40,5 +30,7 @@ def test_the_shipped_servers_answer_in_the_app_and_stop_with_it(browser: Browser
         assert names == sorted(f"gh-{name}" for name in BUNDLED)
     # The app is gone (running_app checked its own process tree); its servers saw their stdin
     # close and ended, and the prefork process follows once idle.
-    assert _eventually(lambda: not any(alive(pid) for pid in servers)), "servers outlived the app"
-    assert _eventually(lambda: not alive(prefork)), "the prefork process outlived its servers"
+    wait_until(
+        lambda: not any(alive(pid) for pid in servers), timeout=20, what="the servers to end with the app"
+    )
+    wait_until(lambda: not alive(prefork), timeout=20, what="the prefork process to end after its servers")

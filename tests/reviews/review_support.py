@@ -8,9 +8,9 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +159,15 @@ def finish(process: subprocess.Popen[str], *, timeout: float = 60) -> tuple[int,
     return process.returncode, out, err
 
 
-def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
-    """Poll ``condition`` until it holds; fail naming ``what`` once ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
+class Clock:
+    """Moves one second every time it is read, so every change has its own time; ``skip`` jumps."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+    def skip(self, minutes: int) -> None:
+        self.now += timedelta(minutes=minutes)

@@ -25,9 +25,9 @@ from tests.reviews.review_support import (
     policy_file,
     services_for,
     start_gatehouse,
-    wait_until,
 )
 from tests.reviews.slow_mail_server import build_server
+from tests.support import wait_until
 
 DECIDERS = 20
 NUMBERED_REVIEWERS = {f"r{n}": "reviewer" for n in range(1, DECIDERS + 1)}

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from gatehouse.operator_requests import ask
 from reviews.conversations import TITLE_CHARS, Conversation, Conversations
-from tests.reviews.review_support import EMAIL_REQUEST, email_servers, outbox, services_for
-
-
-class Clock:
-    """A clock that moves one second every time it is read, so every write has its own time."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
+from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, outbox, services_for
 
 
 def conversation_of(store: Conversations, thread_id: str) -> Conversation:

@@ -4,27 +4,13 @@ that agree with the lists, and every review carrying its own decisions (read in 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 
 from reviews.ledger import Review, ReviewLedger
-
-
-class Clock:
-    """Moves one second every time it is read, so every change has its own time; ``skip`` jumps."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-    def skip(self, minutes: int) -> None:
-        self.now += timedelta(minutes=minutes)
+from tests.reviews.review_support import Clock
 
 
 def payload(review_id: str, *, required_approvals: int = 1, expiry_minutes: int = 30) -> dict[str, Any]:

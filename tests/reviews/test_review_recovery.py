@@ -12,6 +12,7 @@ from pathlib import Path
 from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt, thread_config
 from reviews.ledger import ReviewLedger
+from tests.processes import alive
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
@@ -23,8 +24,8 @@ from tests.reviews.review_support import (
     settings_for,
     slow_servers,
     start_gatehouse,
-    wait_until,
 )
+from tests.support import wait_until
 
 
 def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs_once(
@@ -103,7 +104,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
     server_pid = int(json_lines(effects)[0]["pid"])
     with contextlib.suppress(ProcessLookupError):
         os.kill(server_pid, signal.SIGKILL)
-    wait_until(lambda: not _alive(server_pid), timeout=30, what="the killed server to be gone")
+    wait_until(lambda: not alive(server_pid), timeout=30, what="the killed server to be gone")
 
     with services_for(data_dir, servers=servers) as services:
         swept = services.reviews.sweep()
@@ -135,12 +136,3 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
         assert [r.model_dump() for r in services.ledger.queue()] == rows
         assert len(services.audit.events()) == events
     assert len(json_lines(effects)) == 1
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting for a parent that does not reap counts as gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status

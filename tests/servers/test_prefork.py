@@ -10,8 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from gatehouse.wiring import bundled_servers_config, server_pool
 from servers.catalog import BUNDLED_CONFIG, BUNDLED_SERVERS
 from servers.prefork import BUNDLED, socket_name
 from tests.processes import alive, live_children, prefork_pids
+from tests.support import wait_until
 
 LAUNCH = [sys.executable, "-m", "servers.launch"]
 INITIALIZE = {
@@ -33,15 +33,6 @@ INITIALIZE = {
         "clientInfo": {"name": "t", "version": "1"},
     },
 }
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float = 15.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 @pytest.fixture
@@ -103,8 +94,8 @@ def test_five_servers_started_together_fork_from_one_prefork_process(tmp_path: P
         assert (demo / "project" / "sample.txt").is_file()
     finally:
         pool.close()
-    assert _wait_for(lambda: live_children(prefork) == [])
-    assert _wait_for(lambda: not alive(prefork), seconds=20), "the prefork process did not exit once idle"
+    wait_until(lambda: live_children(prefork) == [], timeout=15, what="its servers to end")
+    wait_until(lambda: not alive(prefork), timeout=20, what="the idle prefork process to exit")
 
 
 def test_closing_stdin_ends_the_server_and_the_launcher_with_its_exit_code(demo: Path) -> None:
@@ -118,7 +109,7 @@ def test_closing_stdin_ends_the_server_and_the_launcher_with_its_exit_code(demo:
         assert process.stdin is not None
         process.stdin.close()
         assert process.wait(timeout=15) == 0
-    assert _wait_for(lambda: not alive(server))
+    wait_until(lambda: not alive(server), timeout=15, what="the server to end")
 
 
 def test_a_terminate_signal_reaches_the_server(demo: Path) -> None:
@@ -128,7 +119,7 @@ def test_a_terminate_signal_reaches_the_server(demo: Path) -> None:
         [server] = live_children(prefork)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 128 + signal.SIGTERM
-    assert _wait_for(lambda: not alive(server))
+    wait_until(lambda: not alive(server), timeout=15, what="the server to end")
 
 
 def test_the_servers_own_errors_and_exit_code_come_back(demo: Path) -> None:
