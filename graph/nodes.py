@@ -92,7 +92,6 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
         "missing_arguments": [],
         "review_stage": None,
         "review": None,
-        "review_round": 0,
         "approved_call": None,
         "previous_definition": None,
         "status": None,
@@ -374,6 +373,8 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
 
 
 def review_id(state: GraphState) -> str:
+    # review_round counts reviews over the whole thread (preprocess_request never resets it):
+    # every request in a thread gets reviews of its own, never an earlier request's id.
     return f"{state.get('thread_id', 'thread')}-r{state.get('review_round', 0) + 1}"
 
 
