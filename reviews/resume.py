@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.types import Command
 
 from graph.runner import RunOutcome, execute, pending_interrupt
+from reviews.edited_arguments import check_storable
 from reviews.errors import DecisionNotAllowedError, NothingToResumeError
 
 if TYPE_CHECKING:
@@ -34,28 +35,8 @@ def check_decision(stage: str, decision: ReviewDecision) -> None:
         raise DecisionNotAllowedError("an answer to a clarifying question cannot be blank")
     if decision.arguments is not None and stage != "before_execution":
         raise DecisionNotAllowedError("edited arguments are only accepted before execution")
-    where = _nul_at(decision.arguments, "arguments") if decision.arguments is not None else None
-    if where is not None:
-        raise DecisionNotAllowedError(
-            f"{where} contains a NUL character (U+0000): it cannot be stored or sent"
-        )
-
-
-def _nul_at(value: Any, where: str) -> str | None:
-    """Where in an edited argument value a NUL character is, if anywhere."""
-    if isinstance(value, str):
-        return where if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = _nul_at(str(key), f"{where} key {key!r}") or _nul_at(item, f"{where}.{key}")
-            if found:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _nul_at(item, f"{where}[{index}]")
-            if found:
-                return found
-    return None
+    if decision.arguments is not None:
+        check_storable(decision.arguments)
 
 
 def resume(

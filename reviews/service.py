@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
 from graph.state import ReviewDecision
+from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
+from reviews.edited_arguments import check_against_policy, check_storable
 from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
 from reviews.resume import resume
 
@@ -186,6 +188,15 @@ class ReviewService:
                 f"four-eyes: {reviewer} asked for this call and may not approve or reject it"
             )
 
+    def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
+        check_storable(arguments)
+        selected = self.graph.get_state(thread_config(review.thread_id)).values.get("selected_capability")
+        if not selected:
+            raise DecisionNotAllowedError(
+                f"thread {review.thread_id} has no capability to edit arguments for"
+            )
+        check_against_policy(Capability.model_validate(selected), arguments, self.policy)
+
     def decide(
         self,
         review_id: str,
@@ -217,6 +228,11 @@ class ReviewService:
             raise DecisionNotAllowedError(
                 f"thread {review.thread_id} no longer waits for review {review_id} (it was resumed already)"
             )
+
+        if arguments is not None:
+            # Checked before anything is recorded: a refused edit leaves the review pending,
+            # with nothing in the ledger or the audit log, for a corrected decision.
+            self._check_edited(review, arguments)
 
         # An approval counts for the exact arguments it saw: edited arguments need their own
         # full set of approvals, so nobody's approval carries a call they never saw.

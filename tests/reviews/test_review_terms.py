@@ -268,48 +268,89 @@ def test_with_two_required_approvals_arguments_edited_by_the_second_approver_do_
     assert outbox(data_dir) == []
 
 
-def test_an_edited_approval_the_policy_denies_runs_nothing_and_the_thread_says_why(data_dir: Path) -> None:
+def test_an_edited_approval_the_policy_denies_is_refused_before_anything_is_recorded(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     deny = policy_file(data_dir, "deny.toml", (VIOLATION_LINE, 'on_violation = "deny"'))
     with services_for(data_dir, servers=servers, policy=deny) as services:
         review_id, thread_id = _pause(services)
+        events_before = services.audit.events(thread_id=thread_id)
 
-        done = services.reviews.decide(
-            review_id, reviewer="reviewer", approve=True, arguments={"to": "eve@evil.test", "body": "hi"}
-        )
+        with pytest.raises(DecisionNotAllowedError, match="'eve@evil.test' is not at an allowed domain"):
+            services.reviews.decide(
+                review_id, reviewer="reviewer", approve=True, arguments={"to": "eve@evil.test", "body": "hi"}
+            )
 
-        assert done.run is not None
-        final = done.run.final_output
-        assert final.status == "error"
-        assert "'eve@evil.test' is not at an allowed domain" in (final.fallback_reason or "")
-        assert "eve@evil.test" in final.response
-        assert pending_interrupt(services.graph, thread_id) is None
-        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
-        assert "execution_started" not in kinds
-        decision = next(e for e in services.audit.events(thread_id=thread_id) if e.kind == "decision")
-        assert decision.data["edited_arguments"] == {"to": {"from": "bob@example.com", "to": "eve@evil.test"}}
-        # Approved, but nothing ran: the ledger says so instead of "approved" for ever.
-        assert services.ledger.require(review_id).status == "not_run"
-        not_run = next(e for e in services.audit.events(thread_id=thread_id) if e.kind == "review_not_run")
-        assert not_run.review_id == review_id and not_run.actor == "reviewer"
-        assert "is not at an allowed domain" in not_run.data["reason"]
-        assert services.ledger.queue("not_run") == [services.ledger.require(review_id)]
+        # Nothing was written: the review still waits, and someone can decide it properly.
+        assert services.ledger.require(review_id).status == "pending"
+        assert services.ledger.require(review_id).decisions == []
+        assert services.audit.events(thread_id=thread_id) == events_before
+        assert pending_interrupt(services.graph, thread_id) is not None
+        done = services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+        assert done.run is not None and done.run.final_output.status == "ok"
         assert services.audit.verify().ok
-    assert outbox(data_dir) == []
+    assert [m["to"] for m in outbox(data_dir)] == ["bob@example.com"]
 
 
-def test_an_edited_approval_that_breaks_the_schema_runs_nothing_and_asks_again(shared: Shared) -> None:
+# Each edit the review service must refuse before it records the decision, with where it is wrong.
+_DEEP: dict[str, object] = {}
+_cursor = _DEEP
+for _ in range(450):
+    _cursor["x"] = {}
+    _cursor = _cursor["x"]  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("edited", "why"),
+    [
+        pytest.param({"to": 42, "body": "refused"}, "argument to: 42 is not of type 'string'", id="schema"),
+        pytest.param({"to": "bob@example.com"}, "requires: body", id="required-left-out"),
+        pytest.param({"to": "bob@example.com", "body": "a\x00b"}, r"arguments\.body contains a NUL", id="nul"),
+        pytest.param({"to": "bob@example.com", "body": "x", "deep": _DEEP}, "nested more than", id="deep"),
+        pytest.param({"to": "bob@example.com", "body": "x" * 300_000}, "the limit is", id="huge"),
+        pytest.param({"to": "bob@example.com", "body": "x", "n": float("nan")}, "JSON cannot carry", id="nan"),
+    ],
+)
+def test_an_edited_approval_that_cannot_be_carried_out_is_refused_and_the_review_stays_pending(
+    shared: Shared, edited: dict[str, object], why: str
+) -> None:
     services = shared.services
-    review_id, thread_id = _pause(services, "Send an email to bob@example.com saying schema")
+    review_id, thread_id = _pause(services, "Send an email to bob@example.com saying refused")
+    events_before = services.audit.events(thread_id=thread_id)
 
-    done = services.reviews.decide(
-        review_id, reviewer="reviewer", approve=True, arguments={"to": 42, "body": "schema"}
-    )
+    with pytest.raises(DecisionNotAllowedError, match=why):
+        services.reviews.decide(review_id, reviewer="reviewer", approve=True, arguments=edited)
 
-    assert done.run is not None
-    assert done.run.final_output.status == "needs_clarification"
-    assert done.run.final_output.review is not None
-    assert "invalid_argument" in [flag.code for flag in done.run.final_output.review.flags]
-    assert "execution_started" not in [e.kind for e in services.audit.events(thread_id=thread_id)]
-    assert services.ledger.require(review_id).status == "not_run"
-    assert _sent(shared.data, "schema") == []
+    assert services.ledger.require(review_id).status == "pending"
+    assert services.ledger.require(review_id).decisions == []
+    assert services.audit.events(thread_id=thread_id) == events_before
+    assert pending_interrupt(services.graph, thread_id) is not None
+    # A second reviewer still decides it.
+    services.reviews.decide(review_id, reviewer="reviewer2", approve=False, reason="not like this")
+    assert services.ledger.require(review_id).status == "rejected"
+    assert _sent(shared.data, "refused") == []
+
+
+def test_the_command_line_refuses_an_unstorable_edit_with_exit_2_and_leaves_the_review_pending(
+    data_dir: Path,
+) -> None:
+    servers = email_servers(data_dir)
+    asked = gatehouse(data_dir, "ask", "--json", "--servers", str(servers), EMAIL_REQUEST)
+    review_id = json.loads(asked.stdout)["review"]["id"]
+    deep = '{"to": "bob@example.com", "body": "hi", "x": ' + "[" * 400 + "]" * 400 + "}"
+
+    refused = gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer", "--args", deep,
+        "--servers", str(servers),
+    )  # fmt: skip
+
+    assert refused.returncode == 2, refused.stderr
+    assert "nested more than" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    listed = gatehouse(data_dir, "reviews", "list", "--json", "--status", "pending")
+    assert [r["id"] for r in json.loads(listed.stdout)["reviews"]] == [review_id]
+    approved = gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer2",
+        "--servers", str(servers),
+    )  # fmt: skip
+    assert approved.returncode == 0, approved.stderr
+    assert [m["body"] for m in outbox(data_dir)] == ["hi"]
