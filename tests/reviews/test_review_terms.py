@@ -275,7 +275,7 @@ def test_an_edited_approval_the_policy_denies_is_refused_before_anything_is_reco
         review_id, thread_id = _pause(services)
         events_before = services.audit.events(thread_id=thread_id)
 
-        with pytest.raises(DecisionNotAllowedError, match="'eve@evil.test' is not at an allowed domain"):
+        with pytest.raises(DecisionNotAllowedError, match=r"'eve@evil\.test' is not at an allowed domain"):
             services.reviews.decide(
                 review_id, reviewer="reviewer", approve=True, arguments={"to": "eve@evil.test", "body": "hi"}
             )
