@@ -202,7 +202,10 @@ def _run_reviews(args: argparse.Namespace) -> int:
             _print(
                 swept,
                 args.json,
-                lambda r: f"expired: {len(r['expired'])}; outcome unknown: {len(r['outcome_unknown'])}",
+                lambda r: (
+                    f"expired: {len(r['expired'])}; outcome unknown: {len(r['outcome_unknown'])}; "
+                    f"decisions carried out after a crash: {len(r['resumed'])}"
+                ),
             )
             return EXIT_OK
         edited = None

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from mcp_host.client import McpClient
     from policies.decision import Policy
+
+
+# How a reviewed call ended: it ran, it failed before doing anything, or nobody can tell (a
+# timeout or a lost connection after the request was sent: it may have run).
+CallOutcome = Literal["executed", "failed", "outcome_unknown"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,14 @@ class ReviewHooks(Protocol):
         """Record the start of a reviewed call. False: it started before, do not call again."""
         ...
 
-    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None: ...
+    def call_finished(self, review_id: str, outcome: CallOutcome, result: dict[str, Any]) -> None:
+        """Record how a reviewed call ended, with its (capped) result."""
+        ...
+
+    def recorded_result(self, review_id: str) -> dict[str, Any] | None:
+        """The result recorded for a reviewed call that finished, if it did: a thread continued
+        after a crash uses it instead of calling again."""
+        ...
 
 
 class NoReviewHooks:
@@ -52,7 +64,10 @@ class NoReviewHooks:
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         return True
 
-    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None:
+    def call_finished(self, review_id: str, outcome: CallOutcome, result: dict[str, Any]) -> None:
+        return None
+
+    def recorded_result(self, review_id: str) -> dict[str, Any] | None:
         return None
 
 

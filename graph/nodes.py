@@ -17,13 +17,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from graph.calls import call_hash
-from graph.context import GraphContext
+from graph.context import CallOutcome, GraphContext
 from graph.output import build_final_output, clarification_question
 from graph.planner.arguments import extract_arguments
 from graph.planner.intent import classify
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
-from graph.results_view import context_from, readable_text, summarize
+from graph.results_view import context_from, readable_text
 from graph.state import GraphState, McpRequest, ReviewDecision
+from mcp_host.client import McpClient
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
@@ -589,32 +590,56 @@ def _outcome_unknown(state: GraphState, review_id: str) -> dict[str, Any]:
     }
 
 
+def _call(mcp: McpClient, request: McpRequest) -> McpResult:
+    try:
+        if request.method == "tools/call":
+            return mcp.call_tool(request.server, request.name, request.arguments)
+        if request.method == "prompts/get":
+            return mcp.get_prompt(request.server, request.name, request.arguments)
+        return mcp.read_resource(request.server, request.uri or "")
+    except McpHostError as exc:
+        error = ErrorInfo(kind="unavailable", message=str(exc))
+        return McpResult.failure(request.server, request.capability_type, request.name, error)
+
+
+def _call_outcome(result: McpResult) -> CallOutcome:
+    if result.error is None:
+        return "executed"
+    return "outcome_unknown" if result.error.may_have_run else "failed"
+
+
+def _only_reads(state: GraphState, request: McpRequest) -> bool:
+    """Whether repeating the call is harmless: resources and prompts are reads by protocol; a
+    tool only when the policy's engine positively rated it a low-risk read."""
+    if request.method != "tools/call":
+        return True
+    return (state.get("capability_validation") or {}).get("risk") == "low"
+
+
 def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     request = McpRequest.model_validate(state["mcp_request"])
-    mcp = runtime.context.mcp
+    hooks = runtime.context.reviews
     changed = _changed_definition(state, runtime.context, request.capability_key)
     if changed is not None:
         return changed
     approved = state.get("approved_call") or {}
     reviewed = approved.get("key") == request.capability_key and approved.get("review_id")
+    result: McpResult | None = None
     if reviewed:
         review_id = str(approved["review_id"])
-        if not runtime.context.reviews.call_starting(
-            review_id, str(approved.get("call_hash")), state["thread_id"]
-        ):
-            return _outcome_unknown(state, review_id)
-    try:
-        if request.method == "tools/call":
-            result = mcp.call_tool(request.server, request.name, request.arguments)
-        elif request.method == "prompts/get":
-            result = mcp.get_prompt(request.server, request.name, request.arguments)
-        else:
-            result = mcp.read_resource(request.server, request.uri or "")
-    except McpHostError as exc:
-        error = ErrorInfo(kind="unavailable", message=str(exc))
-        result = McpResult.failure(request.server, request.capability_type, request.name, error)
-    if reviewed:
-        runtime.context.reviews.call_finished(str(approved["review_id"]), result.success, summarize(result))
+        if not hooks.call_starting(review_id, str(approved.get("call_hash")), state["thread_id"]):
+            # Started before (this thread is being continued after a crash): never call again.
+            # A recorded result is the call's own; without one nobody knows whether it ran.
+            recorded = hooks.recorded_result(review_id)
+            if recorded is None:
+                return _outcome_unknown(state, review_id)
+            result = McpResult.model_validate(recorded)
+    if result is None:
+        result = _call(runtime.context.mcp, request)
+        if reviewed:
+            hooks.call_finished(
+                str(approved["review_id"]), _call_outcome(result), result.model_dump(mode="json")
+            )
     attempts = state.get("invoke_attempts", 0) + 1
     failures = state.get("transport_failures", 0)
     update: dict[str, Any] = {
@@ -631,7 +656,15 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         update["transport_failures"] = failures
     limit = runtime.context.limits.max_transport_failures
     flags = list((state.get("capability_validation") or {}).get("flags", []))
-    if error.kind == "auth":
+    if error.may_have_run and not _only_reads(state, request):
+        # The request reached the server and its answer was lost: it may have acted. Trying
+        # again (or another candidate) could do it twice, so a person decides, knowing that.
+        reason = (
+            f"{request.capability_key} was sent and then {error.kind} ({error.message}): it may have run. "
+            "It is not retried automatically; check its effect before approving it again"
+        )
+        flags.append(_flag("outcome_unknown", "critical", reason))
+    elif error.kind == "auth":
         reason = f"authentication failed at {request.server}; it is never retried automatically"
         flags.append(_flag("auth_failure", "high", reason))
     elif failures >= limit:

@@ -26,6 +26,9 @@ class ErrorInfo(BaseModel):
 
     kind: ErrorKind
     message: str
+    # The request was sent and then the answer was lost (a timeout, the connection or the
+    # server died): the call may have taken effect. False only when it cannot have.
+    may_have_run: bool = False
 
     @property
     def recoverable(self) -> bool:
@@ -71,12 +74,13 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
         exc = exc.exceptions[0]
     message = str(exc) or type(exc).__name__
     if isinstance(exc, TimeoutError):
-        return ErrorInfo(kind="timeout", message=message if str(exc) else "the call timed out")
+        text = message if str(exc) else "the call timed out"
+        return ErrorInfo(kind="timeout", message=text, may_have_run=True)
     if isinstance(exc, MCPError):
         if exc.code == _REQUEST_TIMEOUT:
-            return ErrorInfo(kind="timeout", message=message)
+            return ErrorInfo(kind="timeout", message=message, may_have_run=True)
         if exc.code == _CONNECTION_CLOSED:
-            return ErrorInfo(kind="unavailable", message=message)
+            return ErrorInfo(kind="unavailable", message=message, may_have_run=True)
         if exc.code == _INVALID_PARAMS:
             return ErrorInfo(kind="invalid_params", message=message)
         return ErrorInfo(kind="protocol", message=f"{message} (JSON-RPC error {exc.code})")
@@ -88,4 +92,18 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
     if isinstance(exc, RuntimeError) and "structured content" in message:
         # The SDK checks structured output against the tool's outputSchema and raises this.
         return ErrorInfo(kind="protocol", message=message)
-    return ErrorInfo(kind="unavailable", message=f"{type(exc).__name__}: {message}")
+    return ErrorInfo(
+        kind="unavailable", message=f"{type(exc).__name__}: {message}", may_have_run=not _never_sent(exc)
+    )
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """Failures that happen before a request leaves the host: the stream to the server was
+    already closed, or no connection could be made. Anything else may have reached it."""
+    import anyio
+    import httpx
+
+    return isinstance(
+        exc,
+        anyio.ClosedResourceError | anyio.BrokenResourceError | httpx.ConnectError | ConnectionRefusedError,
+    )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.context import CallOutcome
+from graph.results_view import summarize
+from mcp_host.results import McpResult
 from reviews.audit import AuditLog
 from reviews.ledger import ReviewLedger
 
@@ -43,12 +46,19 @@ class LedgerHooks:
         )
         return started
 
-    def call_finished(self, review_id: str, succeeded: bool, summary: dict[str, Any]) -> None:
-        self._ledger.finish_execution(review_id, "executed" if succeeded else "failed")
+    def call_finished(self, review_id: str, outcome: CallOutcome, result: dict[str, Any]) -> None:
+        self._ledger.finish_execution(review_id, outcome, result)
         review = self._ledger.get(review_id)
         self._audit.append(
             "execution_result",
-            {"succeeded": succeeded, "summary": summary},
+            {
+                "outcome": outcome,
+                "succeeded": outcome == "executed",
+                "summary": summarize(McpResult.model_validate(result)),
+            },
             thread_id=review.thread_id if review else None,
             review_id=review_id,
         )
+
+    def recorded_result(self, review_id: str) -> dict[str, Any] | None:
+        return self._ledger.recorded_result(review_id)

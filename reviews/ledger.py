@@ -76,7 +76,23 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         outcome TEXT)""",
         "CREATE INDEX IF NOT EXISTS reviews_by_decision ON reviews (decided_at)",
     ),
+    (
+        # Who carries out a decision, and when it was carried out (the thread resumed with it):
+        # a decision whose process died before that is finished by the next sweep, once.
+        "ALTER TABLE reviews ADD COLUMN decider_host TEXT",
+        "ALTER TABLE reviews ADD COLUMN decider_pid INTEGER",
+        "ALTER TABLE reviews ADD COLUMN carried_out_at TEXT",
+        "UPDATE reviews SET carried_out_at = decided_at WHERE decided_at IS NOT NULL",
+        "CREATE INDEX IF NOT EXISTS reviews_not_carried_out ON reviews (decided_at)"
+        " WHERE carried_out_at IS NULL AND decided_at IS NOT NULL",
+        # The result of a reviewed call, so a thread continued after a crash uses it instead
+        # of calling again.
+        "ALTER TABLE review_executions ADD COLUMN result TEXT",
+    ),
 )
+# A decision whose process cannot be seen to be gone (another host's, or a pid reused) is taken
+# as still being carried out for this long; after that a sweep anywhere finishes it.
+STALE_AFTER = timedelta(minutes=10)
 
 
 class Decision(BaseModel):
@@ -111,6 +127,9 @@ class Review(BaseModel):
     reason: str | None = None
     payload: dict[str, Any]
     decisions: list[Decision] = []
+    decider_host: str | None = None
+    decider_pid: int | None = None
+    carried_out_at: str | None = None
 
     def approvals(self) -> list[Decision]:
         return [d for d in self.decisions if d.action == "approve"]
@@ -308,8 +327,9 @@ class ReviewLedger:
             ]
             for review_id in due:
                 conn.execute(
-                    "UPDATE reviews SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
-                    (now, review_id),
+                    "UPDATE reviews SET status = 'expired', decided_at = ?, decider_host = ?, decider_pid = ?"
+                    " WHERE id = ? AND status = 'pending'",
+                    (now, socket.gethostname(), os.getpid(), review_id),
                 )
         return [self.require(review_id) for review_id in due]
 
@@ -367,9 +387,9 @@ class ReviewLedger:
             if final:
                 status = "rejected" if action == "reject" else "approved"
                 moved = conn.execute(
-                    "UPDATE reviews SET status = ?, decided_by = ?, decided_at = ?, reason = ?"
-                    " WHERE id = ? AND status = 'pending'",
-                    (status, reviewer, now, reason, review_id),
+                    "UPDATE reviews SET status = ?, decided_by = ?, decided_at = ?, reason = ?,"
+                    " decider_host = ?, decider_pid = ? WHERE id = ? AND status = 'pending'",
+                    (status, reviewer, now, reason, socket.gethostname(), os.getpid(), review_id),
                 ).rowcount
                 if moved != 1:  # unreachable under the row's lock; kept as the compare-and-set's guard
                     raise AlreadyDecidedError(review_id, "decided", None, None)
@@ -396,12 +416,18 @@ class ReviewLedger:
             return False
         return True
 
-    def finish_execution(self, review_id: str, outcome: Literal["executed", "failed"]) -> None:
+    def finish_execution(
+        self,
+        review_id: str,
+        outcome: Literal["executed", "failed", "outcome_unknown"],
+        result: dict[str, Any] | None = None,
+    ) -> None:
         now = iso(self._clock())
         with self._db.write() as conn:
             conn.execute(
-                "UPDATE review_executions SET finished_at = ?, outcome = ? WHERE review_id = ? AND finished_at IS NULL",
-                (now, outcome, review_id),
+                "UPDATE review_executions SET finished_at = ?, outcome = ?, result = ?"
+                " WHERE review_id = ? AND finished_at IS NULL",
+                (now, outcome, json.dumps(result) if result is not None else None, review_id),
             )
             # A result arriving after the call was declared lost does not rewrite that verdict.
             conn.execute(
@@ -419,6 +445,58 @@ class ReviewLedger:
                     "UPDATE reviews SET status = 'not_run' WHERE id = ? AND status = 'approved'"
                     " AND NOT EXISTS (SELECT 1 FROM review_executions WHERE review_id = ?)",
                     (review_id, review_id),
+                ).rowcount
+                == 1
+            )
+
+    def recorded_result(self, review_id: str) -> dict[str, Any] | None:
+        """The result a finished reviewed call returned, as recorded right after the call."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT result FROM review_executions WHERE review_id = ? AND finished_at IS NOT NULL",
+                (review_id,),
+            ).fetchone()
+        return json.loads(row["result"]) if row is not None and row["result"] else None
+
+    # -- carrying decisions out --------------------------------------------------------------
+
+    def mark_carried_out(self, review_id: str) -> None:
+        """The thread resumed with this review's decision (or no longer waits for it)."""
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE reviews SET carried_out_at = ? WHERE id = ? AND carried_out_at IS NULL",
+                (iso(self._clock()), review_id),
+            )
+
+    def not_carried_out(self) -> list[Review]:
+        """Decided reviews whose decision was never carried out and whose deciding process is
+        gone (only this host's processes can be checked), or that were decided so long ago that
+        the decider is taken as gone (a pid reused, a replica on another host)."""
+        stale = iso(self._clock() - STALE_AFTER)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, decider_host, decider_pid, decided_at FROM reviews"
+                " WHERE carried_out_at IS NULL AND decided_at IS NOT NULL ORDER BY decided_at"
+            ).fetchall()
+        lost = [
+            r["id"]
+            for r in rows
+            if r["decider_host"] is None
+            or not _alive(r["decider_host"], int(r["decider_pid"] or 0))
+            or r["decided_at"] <= stale
+        ]
+        return [self.require(review_id) for review_id in lost]
+
+    def claim(self, review: Review) -> bool:
+        """Take over carrying out a decision whose process is gone: a compare-and-set on the
+        decider, so of several sweepers exactly one continues the thread."""
+        with self._db.write() as conn:
+            return (
+                conn.execute(
+                    "UPDATE reviews SET decider_host = ?, decider_pid = ? WHERE id = ?"
+                    " AND carried_out_at IS NULL AND decider_host IS NOT DISTINCT FROM ?"
+                    " AND decider_pid IS NOT DISTINCT FROM ?",
+                    (socket.gethostname(), os.getpid(), review.id, review.decider_host, review.decider_pid),
                 ).rowcount
                 == 1
             )

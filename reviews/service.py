@@ -145,15 +145,13 @@ class ReviewService:
             )
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
-                run = resume(
-                    self.graph,
-                    self.context,
-                    review.thread_id,
-                    ReviewDecision(action="expire", by="gatehouse"),
-                )
-                self.record_run(run)
+                self._carry_out(review, ReviewDecision(action="expire", by="gatehouse"), pending)
+            else:
+                self.ledger.mark_carried_out(review.id)
         unknown: list[str] = []
         for review in self.ledger.unfinished_executions() if recover else []:
+            if not self.ledger.claim(review):
+                continue  # another sweeper took it
             unknown.append(review.id)
             self.ledger.set_status(review.id, "outcome_unknown")
             self.audit.append(
@@ -163,14 +161,70 @@ class ReviewService:
                 review_id=review.id,
             )
             self._continue_interrupted(review.thread_id)
-        return {"expired": expired, "outcome_unknown": unknown}
+            self.ledger.mark_carried_out(review.id)
+        resumed = [
+            review.id
+            for review in (self.ledger.not_carried_out() if recover else [])
+            if self._finish_decision(review)
+        ]
+        return {"expired": expired, "outcome_unknown": unknown, "resumed": resumed}
 
     def _continue_interrupted(self, thread_id: str) -> None:
-        """A thread whose process died inside a reviewed call: continue it from its checkpoint.
-        The invoke step finds the call's start recorded, does not call, and asks a reviewer."""
+        """A thread whose process died mid-run: continue it from its last checkpoint. A
+        reviewed call whose start was recorded is not made again: the invoke step uses its
+        recorded result, or, without one, asks a reviewer (it may have run)."""
         snapshot = self.graph.get_state(thread_config(thread_id))
-        if "invoke_mcp_capability" in snapshot.next and not snapshot.interrupts:
+        if snapshot.next and not snapshot.interrupts:
             self.record_run(execute(self.graph, self.context, None, thread_id))
+
+    def _carry_out(self, review: Review, decision: ReviewDecision, pending: dict[str, Any]) -> RunOutcome:
+        """Resume the thread with a settled review's decision, and record that it was done."""
+        run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
+        self.record_run(run, actor=decision.by)
+        still_waiting = run.pending is not None and run.pending.get("review_id") == review.id
+        if decision.action == "approve" and not still_waiting and self.ledger.mark_not_run(review.id):
+            self.audit.append(
+                "review_not_run",
+                {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
+                thread_id=review.thread_id,
+                review_id=review.id,
+                actor=decision.by,
+            )
+        self.ledger.mark_carried_out(review.id)
+        return run
+
+    def _recorded_decision(self, review: Review) -> ReviewDecision:
+        """The decision the ledger holds for a settled review, as the thread is resumed with."""
+        if review.status == "expired":
+            return ReviewDecision(action="expire", by="gatehouse")
+        if review.status == "rejected":
+            return ReviewDecision(action="reject", by=review.decided_by or "unknown", reason=review.reason)
+        final = next(
+            (d for d in review.decisions if d.reviewer == review.decided_by and d.action == "approve"), None
+        )
+        arguments = final.arguments if final is not None else None
+        edited = arguments if arguments is not None and arguments != review.arguments else None
+        return ReviewDecision(action="approve", by=review.decided_by or "unknown", arguments=edited)
+
+    def _finish_decision(self, review: Review) -> bool:
+        """Carry out a decision whose process died before it was carried out. True if this
+        process took it over (another sweeper may have)."""
+        if not self.ledger.claim(review):
+            return False
+        pending = pending_interrupt(self.graph, review.thread_id)
+        if pending is not None and pending.get("review_id") == review.id:
+            decision = self._recorded_decision(review)
+            self.audit.append(
+                "decision_resumed",
+                {"action": decision.action, "why": "the process that recorded the decision ended first"},
+                thread_id=review.thread_id,
+                review_id=review.id,
+            )
+            self._carry_out(review, decision, pending)
+        else:
+            self._continue_interrupted(review.thread_id)
+            self.ledger.mark_carried_out(review.id)
+        return True
 
     # -- decisions ---------------------------------------------------------------------------
 
@@ -265,17 +319,7 @@ class ReviewService:
         decision = ReviewDecision(
             action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=edited
         )
-        run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
-        self.record_run(run, actor=reviewer)
-        still_waiting = run.pending is not None and run.pending.get("review_id") == review_id
-        if approve and not still_waiting and self.ledger.mark_not_run(review_id):
-            self.audit.append(
-                "review_not_run",
-                {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
-                thread_id=review.thread_id,
-                review_id=review_id,
-                actor=reviewer,
-            )
+        run = self._carry_out(recorded.review, decision, pending)
         return DecideResult(
             review=self.ledger.require(review_id),
             run=run,

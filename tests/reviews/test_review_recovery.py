@@ -7,7 +7,11 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt, thread_config
@@ -15,6 +19,7 @@ from reviews.ledger import ReviewLedger
 from tests.processes import alive
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
+    REPO,
     email_servers,
     finish,
     gatehouse,
@@ -109,7 +114,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
     with services_for(data_dir, servers=servers) as services:
         swept = services.reviews.sweep()
 
-        assert swept == {"expired": [], "outcome_unknown": [review_id]}
+        assert swept == {"expired": [], "outcome_unknown": [review_id], "resumed": []}
         assert services.ledger.require(review_id).status == "outcome_unknown"
         waiting = pending_interrupt(services.graph, thread_id)
         assert waiting is not None
@@ -132,7 +137,90 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
 
         rows = [r.model_dump() for r in services.ledger.queue()]
         events = len(services.audit.events())
-        assert services.reviews.sweep() == {"expired": [], "outcome_unknown": []}
+        assert services.reviews.sweep() == {"expired": [], "outcome_unknown": [], "resumed": []}
         assert [r.model_dump() for r in services.ledger.queue()] == rows
         assert len(services.audit.events()) == events
     assert len(json_lines(effects)) == 1
+
+
+@pytest.mark.parametrize(
+    ("point", "status_after_crash", "status_after_sweep", "sent", "thread_status"),
+    [
+        pytest.param("before_start", "approved", "executed", 1, "ok", id="after-the-decision"),
+        pytest.param("after_start", "approved", "outcome_unknown", 0, "needs_review", id="after-the-start"),
+        pytest.param("after_result", "executed", "executed", 1, "ok", id="after-the-result"),
+    ],
+)
+def test_a_decision_whose_process_died_is_carried_out_by_the_sweep_exactly_once(
+    data_dir: Path,
+    point: str,
+    status_after_crash: str,
+    status_after_sweep: str,
+    sent: int,
+    thread_status: str,
+) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+    assert paused.final_output.review is not None
+    review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
+
+    crashed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.reviews.crashing_decider",
+            str(data_dir),
+            str(servers),
+            review_id,
+            point,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert crashed.returncode == 86, crashed.stderr
+
+    with services_for(data_dir, servers=servers) as services:
+        assert services.ledger.require(review_id).status == status_after_crash
+
+        swept = services.reviews.sweep()
+
+        assert review_id in swept["resumed"] + swept["outcome_unknown"]
+        assert services.ledger.require(review_id).status == status_after_sweep
+        final = services.graph.get_state(thread_config(thread_id)).values["final_output"]
+        waiting = pending_interrupt(services.graph, thread_id)
+        if thread_status == "ok":
+            assert waiting is None
+            assert final["status"] == "ok"
+        else:
+            # It may have run: a person decides, told so; it is never run again by itself.
+            assert waiting is not None and waiting["stage"] == "after_failure"
+            assert "outcome_unknown" in [flag["code"] for flag in waiting["flags"]]
+        kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]
+        assert kinds.count("execution_started") == 1
+        assert services.audit.verify().ok
+
+        # A second sweep (or the app starting again) finds nothing left to do.
+        events = len(services.audit.events())
+        assert services.reviews.sweep() == {"expired": [], "outcome_unknown": [], "resumed": []}
+        assert len(services.audit.events()) == events
+    assert len(outbox(data_dir)) == sent
+
+
+def test_a_decision_still_being_carried_out_by_a_live_process_is_left_to_it(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None
+        review_id = paused.final_output.review.id
+        # Recorded by this (live) process, not yet carried out: a sweep must not take it over.
+        services.ledger.record_decision(
+            review_id, reviewer="reviewer", action="approve", reason=None, arguments=None
+        )
+
+        assert services.reviews.sweep()["resumed"] == []
+        assert services.ledger.require(review_id).status == "approved"
+    assert outbox(data_dir) == []

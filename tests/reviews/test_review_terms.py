@@ -183,7 +183,7 @@ def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expi
                 services.policy,
                 services.conversations,
             )
-            assert later.sweep() == {"expired": [], "outcome_unknown": []}
+            assert later.sweep() == {"expired": [], "outcome_unknown": [], "resumed": []}
             clock.now = deadline
             with pytest.raises(ReviewExpiredError, match="can no longer be approved"):
                 later.decide(review_id, reviewer="reviewer", approve=True)
@@ -304,10 +304,14 @@ for _ in range(450):
     [
         pytest.param({"to": 42, "body": "refused"}, "argument to: 42 is not of type 'string'", id="schema"),
         pytest.param({"to": "bob@example.com"}, "requires: body", id="required-left-out"),
-        pytest.param({"to": "bob@example.com", "body": "a\x00b"}, r"arguments\.body contains a NUL", id="nul"),
+        pytest.param(
+            {"to": "bob@example.com", "body": "a\x00b"}, r"arguments\.body contains a NUL", id="nul"
+        ),
         pytest.param({"to": "bob@example.com", "body": "x", "deep": _DEEP}, "nested more than", id="deep"),
         pytest.param({"to": "bob@example.com", "body": "x" * 300_000}, "the limit is", id="huge"),
-        pytest.param({"to": "bob@example.com", "body": "x", "n": float("nan")}, "JSON cannot carry", id="nan"),
+        pytest.param(
+            {"to": "bob@example.com", "body": "x", "n": float("nan")}, "JSON cannot carry", id="nan"
+        ),
     ],
 )
 def test_an_edited_approval_that_cannot_be_carried_out_is_refused_and_the_review_stays_pending(
