@@ -35,13 +35,18 @@ def email_servers(data: Path) -> Path:
     return path
 
 
-def slow_servers(data: Path, effects: Path, *, delay: float) -> Path:
+def slow_servers(
+    data: Path, effects: Path, *, delay: float, timeout: float | None = None, exit_after_effect: bool = False
+) -> Path:
     """A servers file with only tests/reviews/slow_mail_server.py, run from the repository root."""
-    entry = {
+    args = ["-m", "tests.reviews.slow_mail_server", "--effects", str(effects), "--delay", str(delay)]
+    entry: dict[str, Any] = {
         "command": sys.executable,
-        "args": ["-m", "tests.reviews.slow_mail_server", "--effects", str(effects), "--delay", str(delay)],
+        "args": [*args, "--exit-after-effect"] if exit_after_effect else args,
         "cwd": str(REPO),
     }
+    if timeout is not None:
+        entry["timeout"] = timeout
     path = data / "slow-servers.json"
     path.write_text(json.dumps({"mcpServers": {"slow": entry}}), encoding="utf-8")
     return path
