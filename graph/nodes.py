@@ -295,7 +295,9 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
             "and no text-extraction capability is available"
         )
         flags.append(_flag("opaque_output", "medium", unusable_reason))
-    elif is_unbounded_listing(capability):
+    elif is_unbounded_listing(capability) and policy.risk == "low":
+        # Only a read can be a listing: a parameterless tool that acts ("wipes every file")
+        # is judged as the action it is.
         unusable_reason = (
             f"{capability.key} returns every record with no filters or paging; "
             "ask with filters a bounded capability supports"

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from policies.constraints import constraint_flags, schema_flags
 from policies.decision import Action, Flag, PolicyDecision, ReviewTerms
 from policies.injection import suspicious_reasons
+from policies.names import normalise_glob, normalise_key
 from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
-from policies.risk import Risk, rate
+from policies.risk import Risk, rate, unbounded_amount_flags
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
-    from policies.model import PolicyFile, Rule
+    from policies.model import Category, PolicyFile, Rule
 
 _RANK: dict[Action, int] = {"allow": 0, "review": 1, "deny": 2}
 _SUSPICIOUS = "suspicious_text"
@@ -67,8 +68,18 @@ class PolicyEngine:
 
     # -- the parts ---------------------------------------------------------------------------
 
-    def matching_rules(self, key: str) -> list[Rule]:
-        return [rule for rule in self.policy.rules if any(fnmatch.fnmatchcase(key, g) for g in rule.match)]
+    def matching_rules(
+        self, key: str, categories: set[Category] | frozenset[Category] = frozenset()
+    ) -> list[Rule]:
+        """Rules whose globs match the key (in one spelling: case, camelCase, kebab and snake
+        alike) or whose categories the engine found in the capability's name or parameters."""
+        name = normalise_key(key)
+        return [
+            rule
+            for rule in self.policy.rules
+            if any(fnmatch.fnmatchcase(name, normalise_glob(g)) for g in rule.match)
+            or categories & set(rule.categories)
+        ]
 
     def _findings(self, capability: Capability, trusted: bool) -> tuple[Risk, list[Flag]]:
         cache_key = (capability.key, capability.fingerprint, trusted)
@@ -145,8 +156,11 @@ class PolicyEngine:
         low = risk.low and not flags
 
         matched = [
-            r for r in self.matching_rules(capability.key) if r.risk is None or (r.risk == "low" and low)
+            r
+            for r in self.matching_rules(capability.key, risk.identified())
+            if r.risk is None or (r.risk == "low" and low)
         ]
+        flags += unbounded_amount_flags(capability, risk, matched)
         action: Action = self.policy.defaults.action
         deciding: Rule | None = None
         if matched:

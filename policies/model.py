@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from policies.decision import Action
 
@@ -13,6 +13,7 @@ Category = Literal[
     "sends messages",
     "updates records",
     "controls devices",
+    "runs commands",
     "financial action",
     "sensitive data",
     "destructive",
@@ -63,7 +64,12 @@ class Constraints(_Strict):
 
 class Rule(_Strict):
     name: str = Field(min_length=1)
-    match: list[str] = Field(min_length=1)
+    # Globs over capability keys ("server__name"), compared in one spelling: case, camelCase,
+    # kebab-case and snake_case alike (policies/names.py).
+    match: list[str] = Field(default_factory=list)
+    # The rule also applies to every capability the engine puts in one of these categories by
+    # its name or parameters, whatever it is called.
+    categories: list[Category] = Field(default_factory=list)
     action: Action
     explanation: str = Field(min_length=1)
     category: Category | None = None
@@ -73,6 +79,12 @@ class Rule(_Strict):
     accepts: list[Category] = Field(default_factory=list)
     constraints: Constraints = Field(default_factory=Constraints)
     review: PartialReviewSettings = Field(default_factory=PartialReviewSettings)
+
+    @model_validator(mode="after")
+    def _matches_something(self) -> Rule:
+        if not self.match and not self.categories:
+            raise ValueError("a rule needs match (globs) or categories, or both")
+        return self
 
 
 class Role(_Strict):

@@ -1,54 +1,79 @@
-"""The engine's own rating of a capability, from its name, its schema and its annotations.
+"""The engine's own rating of a capability, from what it does: its name, its description, its
+parameters and its annotations.
 
-A server's annotations are its own claims. From a server the policy trusts, "read-only" may
-lower the rating; from any other server annotations can only raise it. A claim that
-contradicts the name or schema (read-only, but named delete_*) is itself a finding.
+A capability is rated a read only on positive evidence, never by default. Missing annotations
+mean what the MCP specification says they mean (not read-only, destructive, open world), so an
+unannotated tool is never taken for harmless. A server's annotations are its own claims: from a
+server the policy trusts, "read-only" may clear what the name suggested; from any other server
+annotations can only raise the rating. A read-only claim that contradicts the name, the
+description or the parameters is itself a finding.
+
+Words are read the same way wherever they appear (``DeleteAll``, ``delete-all``, ``DELETE_ALL``,
+"deletes all"), so a capability cannot dodge its rating by spelling.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from policies.decision import Flag
 from policies.model import Category
+from policies.names import normalise_name, words
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
+    from policies.model import Rule
 
-_WORD = re.compile(r"[a-z]+")
-_VERBS: dict[str, Category] = {
-    **dict.fromkeys(
-        ("write", "edit", "save", "append", "move", "rename", "upload", "mkdir", "copy"), "writes files"
-    ),
-    **dict.fromkeys(
-        ("delete", "remove", "drop", "purge", "truncate", "destroy", "wipe", "erase", "clear", "unlink", "rm"),
-        "destructive",
-    ),
-    **dict.fromkeys(
-        ("send", "post", "publish", "notify", "email", "mail", "reply", "forward", "message", "sms", "tweet"),
-        "sends messages",
-    ),
-    **dict.fromkeys(
-        (
-            "update", "set", "patch", "modify", "close", "assign", "commit", "reset", "add", "create", "insert",
-            "upsert", "merge", "checkout", "push", "tag", "revert", "rebase", "apply", "store", "put", "register",
-        ),
-        "updates records",
-    ),
-    **dict.fromkeys(
-        ("pay", "payment", "transfer", "charge", "refund", "purchase", "buy", "invoice", "withdraw", "deposit"),
-        "financial action",
-    ),
-    **dict.fromkeys(
-        (
-            "exec", "execute", "run", "shell", "command", "spawn", "eval", "kill", "restart", "reboot", "shutdown",
-            "control", "switch", "turn", "unlock", "lock", "start", "stop",
-        ),
-        "controls devices",
-    ),
+Evidence = Literal["name", "parameters", "description", "annotations", "defaults"]
+
+_DESTRUCTIVE = ("delete", "remove", "drop", "purge", "truncate", "destroy", "wipe", "erase", "unlink", "rm",
+                "shred", "obliterate", "nuke", "prune", "overwrite", "format")  # fmt: skip
+_WRITES = ("write", "edit", "save", "append", "move", "rename", "upload", "mkdir", "copy", "touch", "chmod")
+_SENDS = ("send", "post", "publish", "notify", "email", "mail", "reply", "forward", "message", "sms", "tweet",
+          "broadcast", "invite", "share", "dm")  # fmt: skip
+_UPDATES = ("update", "set", "patch", "modify", "close", "assign", "commit", "reset", "add", "create", "insert",
+            "upsert", "merge", "checkout", "push", "tag", "revert", "rebase", "apply", "store", "put",
+            "register", "archive", "tidy", "clean", "cleanup", "import", "migrate", "deploy", "install",
+            "uninstall", "grant", "revoke", "approve", "disable", "enable", "ban", "suspend", "cancel",
+            "clear", "sync")  # fmt: skip
+_PAYS = ("pay", "payment", "payout", "transfer", "charge", "refund", "purchase", "buy", "withdraw", "deposit",
+         "wire", "remit", "bill")  # fmt: skip
+_COMMANDS = ("exec", "execute", "shell", "command", "eval", "spawn", "bash", "powershell", "cmd", "script",
+             "subprocess", "terminal")  # fmt: skip
+_CONTROLS = ("run", "kill", "restart", "reboot", "shutdown", "control", "switch", "turn", "unlock", "lock",
+             "start", "stop", "halt", "power")  # fmt: skip
+
+# Words in a capability's name or parameter names, by the category they put it in.
+_NAME_WORDS: dict[str, Category] = {
+    **dict.fromkeys(_WRITES, "writes files"),
+    **dict.fromkeys(_UPDATES, "updates records"),
+    **dict.fromkeys(_CONTROLS, "controls devices"),
+    **dict.fromkeys(_SENDS, "sends messages"),
+    **dict.fromkeys(_DESTRUCTIVE, "destructive"),
+    **dict.fromkeys(_PAYS, "financial action"),
+    **dict.fromkeys(_COMMANDS, "runs commands"),
+}
+# In free text many of those words are nouns ("the last message", "open tickets by tag"): a
+# description counts only the words that say an action whatever their role in the sentence.
+_DESCRIPTION_WORDS: dict[str, Category] = {
+    word: category
+    for word, category in _NAME_WORDS.items()
+    if word
+    not in {"post", "email", "mail", "message", "sms", "tag", "set", "add", "close", "apply", "store", "put",
+            "run", "control", "switch", "turn", "lock", "start", "stop", "power", "script", "command",
+            "terminal", "format", "save", "copy", "touch", "share", "clear", "sync", "dm", "rm", "bill",
+            "wire", "cmd", "clean", "merge", "checkout", "import", "cancel", "enable", "disable"}
 }  # fmt: skip
+# A read says so in its name: list_directory, getWeather, search-tickets, ReadFile.
+_READ_WORDS = frozenset(
+    {"get", "list", "read", "search", "find", "show", "fetch", "query", "describe", "lookup", "look", "view",
+     "count", "inspect", "retrieve", "browse", "summarize", "summarise", "explain", "check", "peek", "stat",
+     "info", "status", "preview", "download", "export", "diff", "log", "greet", "echo", "validate",
+     "compare", "calculate", "convert", "resolve", "current", "time"}
+)  # fmt: skip
 _FILE_WORDS = frozenset({"file", "files", "directory", "directories", "folder", "dir", "path"})
 _SENSITIVE_WORDS = frozenset(
     {"env", "environ", "environment", "secret", "secrets", "credential", "credentials", "token", "tokens",
@@ -59,9 +84,16 @@ _SENSITIVE_DESCRIPTION = re.compile(
     re.IGNORECASE,
 )
 _RECIPIENT_PARAMS = frozenset({"to", "cc", "bcc", "recipient", "recipients", "email", "emails", "address"})
-_AMOUNT_PARAMS = frozenset({"amount", "price", "total", "sum", "value_cents", "amount_cents", "cost"})
-_COMMAND_PARAMS = frozenset({"command", "cmd", "script", "shell", "code", "exec", "program"})
+_AMOUNT_PARAMS = frozenset(
+    {"amount", "price", "total", "sum", "value_cents", "amount_cents", "cost", "quantity"}
+)
+_COMMAND_PARAMS = frozenset({"command", "cmd", "script", "shell", "code", "exec", "program", "commandline",
+                             "command_line", "argv", "shell_command"})  # fmt: skip
+# A parameter's name counts only in base form: "delete_after" says the call deletes,
+# "updated_since" is a filter of a read.
+_PARTICIPLE = re.compile(r"(ed|ing)$")
 _ORDER: tuple[Category, ...] = (
+    "runs commands",
     "financial action",
     "destructive",
     "controls devices",
@@ -71,6 +103,8 @@ _ORDER: tuple[Category, ...] = (
     "sensitive data",
     "open world",
 )
+# What the MCP specification says an unannotated tool is.
+_SPEC_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "open_world_hint": True}
 
 
 @dataclass
@@ -80,16 +114,27 @@ class Risk:
     flags: list[Flag] = field(default_factory=list)
     # The first reason found for each category.
     why: dict[str, str] = field(default_factory=dict)
+    # Where each category's evidence came from.
+    evidence: dict[str, set[Evidence]] = field(default_factory=dict)
+    # Positive evidence that the capability only reads (a read verb, a trusted read-only claim,
+    # a resource or a prompt). Without it nothing is low risk.
+    read: bool = False
 
     @property
     def low(self) -> bool:
-        return not self.categories and not self.flags
+        return self.read and not self.categories and not self.flags
 
-    def add(self, category: Category, reason: str) -> None:
+    def add(self, category: Category, reason: str, source: Evidence) -> None:
         if category not in self.categories:
             self.categories.append(category)
             self.why[category] = reason
+        self.evidence.setdefault(category, set()).add(source)
         self.reasons.append(reason)
+
+    def identified(self) -> set[Category]:
+        """Categories the capability's own name or parameters put it in: what a rule's
+        ``categories`` match (a description or an annotation alone raises risk, never more)."""
+        return {c for c in self.categories if self.evidence.get(c, set()) & {"name", "parameters"}}
 
     def explained(self) -> list[tuple[Category, str]]:
         return [(category, self.why.get(category, "")) for category in self.ordered()]
@@ -98,9 +143,28 @@ class Risk:
         return sorted(self.categories, key=_ORDER.index)
 
 
-def _words(name: str) -> list[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return _WORD.findall(spaced.lower())
+def _category(word: str, *, in_description: bool = False) -> Category | None:
+    table = _DESCRIPTION_WORDS if in_description else _NAME_WORDS
+    for form in _forms(word):
+        category = table.get(form)
+        if category is not None:
+            return category
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _forms(word: str) -> tuple[str, ...]:
+    """The word and the base forms it may be inflected from: deletes, deleted, deleting,
+    purging, wipes, copies."""
+    forms = [word]
+    for suffix, replacements in (("ies", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")),
+                                 ("ing", ("", "e")), ("d", ("",))):  # fmt: skip
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            stem = word[: -len(suffix)]
+            forms.extend(stem + r for r in replacements)
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                forms.append(stem[:-1])  # stopped -> stop, dropping -> drop
+    return tuple(forms)
 
 
 def _hint(annotations: dict[str, Any], name: str) -> bool | None:
@@ -110,38 +174,89 @@ def _hint(annotations: dict[str, Any], name: str) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def rate(capability: Capability, *, trusted: bool) -> Risk:
-    risk = Risk()
-    words = _words(capability.name)
-    for word in words:
-        category = _VERBS.get(word)
-        if category == "updates records" and _FILE_WORDS & set(words):
+def _rate_words(risk: Risk, capability: Capability) -> list[str]:
+    name_words = words(capability.name)
+    for word in name_words:
+        category = _category(word)
+        if category == "updates records" and _FILE_WORDS & set(name_words):
             category = "writes files"
         if category is not None:
-            risk.add(category, f"its name says '{word}'")
-    if _SENSITIVE_WORDS & set(words) or _SENSITIVE_DESCRIPTION.search(capability.description):
-        risk.add("sensitive data", "it reads environment variables, credentials or secrets")
-    params = {name.lower() for name in capability.properties}
+            risk.add(category, f"its name says '{word}'", "name")
+    for word in words(capability.description):
+        category = _category(word, in_description=True)
+        if category is not None:
+            risk.add(category, f"its description says '{word}'", "description")
+    for param in capability.properties:
+        for word in words(param):
+            if _PARTICIPLE.search(word) and word not in _COMMAND_PARAMS:
+                continue
+            category = _category(word)
+            if category in {"destructive", "runs commands", "financial action", "sends messages"}:
+                risk.add(category, f"its parameter '{param}' says '{word}'", "parameters")
+    return name_words
+
+
+def rate(capability: Capability, *, trusted: bool) -> Risk:
+    risk = Risk()
+    name_words = _rate_words(risk, capability)
+    if _SENSITIVE_WORDS & set(name_words):
+        risk.add("sensitive data", "it reads environment variables, credentials or secrets", "name")
+    elif _SENSITIVE_DESCRIPTION.search(capability.description):
+        risk.add("sensitive data", "it reads environment variables, credentials or secrets", "description")
+    params = {"_".join(words(name)) for name in capability.properties}
     if params & _RECIPIENT_PARAMS and capability.type == "tool" and "sends messages" not in risk.categories:
         # A recipient alone does not send (a search may filter by sender); a sending verb does.
         risk.reasons.append(f"it takes a recipient ({', '.join(sorted(params & _RECIPIENT_PARAMS))})")
-    if params & _AMOUNT_PARAMS:
-        risk.add("financial action", f"it takes an amount ({', '.join(sorted(params & _AMOUNT_PARAMS))})")
+    if params & _AMOUNT_PARAMS and capability.type == "tool":
+        risk.add(
+            "financial action",
+            f"it takes an amount ({', '.join(sorted(params & _AMOUNT_PARAMS))})",
+            "parameters",
+        )
     if params & _COMMAND_PARAMS and capability.type == "tool":
-        risk.add("controls devices", f"it takes a command ({', '.join(sorted(params & _COMMAND_PARAMS))})")
+        risk.add(
+            "runs commands",
+            f"it takes a command ({', '.join(sorted(params & _COMMAND_PARAMS))})",
+            "parameters",
+        )
 
-    annotations = capability.annotations
-    read_only = _hint(annotations, "read_only_hint")
-    if _hint(annotations, "destructive_hint") is True and read_only is not True:
-        risk.add("destructive", "the server marks it destructive")
-    if _hint(annotations, "open_world_hint") is True:
-        risk.add("open world", "the server says it reaches the open world")
-    if read_only is False and capability.type == "tool" and not risk.categories:
-        risk.add("updates records", "the server says it is not read-only")
+    if capability.type != "tool":
+        # Resources are read and prompts fetched: the protocol gives them no way to act.
+        risk.read = True
+        risk.categories = risk.ordered()
+        return risk
+    _rate_annotations(risk, capability, trusted=trusted, reads_by_name=bool(_READ_WORDS & set(name_words)))
+    risk.categories = risk.ordered()
+    return risk
+
+
+def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, reads_by_name: bool) -> None:
+    stated = {name: _hint(capability.annotations, name) for name in _SPEC_DEFAULTS}
+    read_only = stated["read_only_hint"] if stated["read_only_hint"] is not None else False
+    if not read_only:
+        # destructiveHint and openWorldHint mean something only for a tool that writes.
+        destructive = stated["destructive_hint"]
+        if destructive is None:
+            risk.add(
+                "destructive", "it does not say it is read-only or harmless (the MCP default)", "defaults"
+            )
+        elif destructive:
+            risk.add("destructive", "the server marks it destructive", "annotations")
+        if not risk.categories:
+            source: Evidence = "annotations" if stated["read_only_hint"] is False else "defaults"
+            risk.add("updates records", "it is not marked read-only", source)
+    open_world = stated["open_world_hint"]
+    if open_world is True or (open_world is None and not read_only):
+        risk.add(
+            "open world",
+            "it may reach the open world (the MCP default, or the server says so)",
+            "annotations",
+        )
+
     acting = [c for c in risk.categories if c not in ("sensitive data", "open world")]
-    if read_only is True and acting:
+    if read_only and acting:
         if trusted:
-            # A trusted server's read-only claim may clear what the name alone suggested.
+            # A trusted server's read-only claim may clear what its words alone suggested.
             risk.categories = [c for c in risk.categories if c not in acting]
             risk.reasons.append("a trusted server marks it read-only")
         else:
@@ -149,8 +264,31 @@ def rate(capability: Capability, *, trusted: bool) -> Risk:
                 Flag(
                     code="annotation_mismatch",
                     severity="high",
-                    message=f"{capability.key} is annotated read-only, but {risk.reasons[0]}",
+                    message=f"{capability.key} is annotated read-only, but {risk.why[acting[0]]}",
                 )
             )
-    risk.categories = risk.ordered()
-    return risk
+    # A read on positive evidence only: a trusted server's read-only claim, or a read verb in
+    # the name with a read-only claim nothing contradicts (an untrusted claim alone is not enough).
+    risk.read = read_only and (trusted or reads_by_name) and not acting
+
+
+def unbounded_amount_flags(capability: Capability, risk: Risk, rules: list[Rule]) -> list[Flag]:
+    """Money moved with no bound: a financial action whose amount no matching rule limits (or
+    that takes no amount at all, so nothing can limit it) is flagged, whatever it is called."""
+    if "financial action" not in risk.categories or capability.type != "tool":
+        return []
+    amounts = sorted(name for name in capability.properties if normalise_name(name) in _AMOUNT_PARAMS)
+    bounded = {
+        normalise_name(name)
+        for rule in rules
+        for name, bound in rule.constraints.numeric.items()
+        if bound.max is not None
+    }
+    if not amounts:
+        why = "it takes no amount argument, so no bound can limit what it moves"
+    else:
+        unbounded = [name for name in amounts if normalise_name(name) not in bounded]
+        if not unbounded:
+            return []
+        why = f"no rule bounds its amount ({', '.join(unbounded)})"
+    return [Flag(code="unbounded_amount", severity="high", message=f"{capability.key} moves money: {why}")]
