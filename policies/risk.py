@@ -259,6 +259,7 @@ def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, read
             # A trusted server's read-only claim may clear what its words alone suggested.
             risk.categories = [c for c in risk.categories if c not in acting]
             risk.reasons.append("a trusted server marks it read-only")
+            acting = []
         else:
             risk.flags.append(
                 Flag(

@@ -79,6 +79,8 @@ def flag_messages(decision: PolicyDecision, code: str) -> list[str]:
 
 STRING = {"type": "string"}
 READ_ONLY = {"read_only_hint": True}
+# A tool that says it writes, but neither destroys nor reaches the open world.
+ACTS = {"read_only_hint": False, "destructive_hint": False, "open_world_hint": False}
 LOW_RISK_READS = rule("low-risk reads", ["*"], "allow", risk="low")
 
 # -- which rule decides -----------------------------------------------------------------------
@@ -95,7 +97,7 @@ def test_deny_beats_review_and_review_beats_allow_among_matching_rules() -> None
 
     fax = policy_engine.evaluate(tool("send_fax"), {})
     note = policy_engine.evaluate(tool("send_note"), {})
-    read = policy_engine.evaluate(tool("read_note"), {})
+    read = policy_engine.evaluate(tool("read_note", annotations=READ_ONLY), {})
 
     assert (fax.action, fax.rule, fax.explanation) == ("deny", "no faxes", "because of no faxes")
     assert (note.action, note.rule) == ("review", "sending")
@@ -121,7 +123,7 @@ def test_a_capability_no_rule_covers_gets_the_default_action() -> None:
 
 
 def test_a_policy_with_default_allow_runs_a_harmless_read_no_rule_covers() -> None:
-    decision = engine(defaults={"action": "allow"}).evaluate(tool("read_notes"), {})
+    decision = engine(defaults={"action": "allow"}).evaluate(tool("read_notes", annotations=READ_ONLY), {})
 
     assert (decision.action, decision.rule, decision.risk) == ("allow", "default", "low")
 
@@ -143,8 +145,8 @@ def test_a_default_allow_still_reviews_what_the_engine_finds_risky(capability: C
 def test_a_low_risk_rule_covers_only_what_the_engine_rates_low_risk() -> None:
     policy_engine = engine(rules=[LOW_RISK_READS])
 
-    read = policy_engine.evaluate(tool("read_notes"), {})
-    delete = policy_engine.evaluate(tool("delete_notes"), {})
+    read = policy_engine.evaluate(tool("read_notes", annotations=READ_ONLY), {})
+    delete = policy_engine.evaluate(tool("delete_notes", annotations=ACTS), {})
 
     assert (read.action, read.rule, read.risk) == ("allow", "low-risk reads", "low")
     assert (delete.action, delete.rule, delete.risk) == ("review", "default", "elevated")
@@ -152,7 +154,9 @@ def test_a_low_risk_rule_covers_only_what_the_engine_rates_low_risk() -> None:
 
 
 def test_an_allow_rule_still_reviews_a_capability_the_engine_rates_risky() -> None:
-    decision = engine(rules=[rule("anything", ["*"], "allow")]).evaluate(tool("delete_thing"), {})
+    decision = engine(rules=[rule("anything", ["*"], "allow")]).evaluate(
+        tool("delete_thing", annotations=ACTS), {}
+    )
 
     assert decision.action == "review"
     assert decision.rule == "anything"
@@ -162,7 +166,7 @@ def test_an_allow_rule_still_reviews_a_capability_the_engine_rates_risky() -> No
 
 def test_an_allow_rule_that_accepts_the_category_allows_the_risky_capability() -> None:
     decision = engine(rules=[rule("cleanup", ["srv__delete_*"], "allow", accepts=["destructive"])]).evaluate(
-        tool("delete_thing"), {}
+        tool("delete_thing", annotations=ACTS), {}
     )
 
     assert decision.action == "allow"
@@ -186,7 +190,9 @@ def test_a_rule_category_names_the_category_and_otherwise_the_riskiest_rating_do
     named = engine(rules=[rule("mail", ["*"], "review", category="sends messages")]).evaluate(
         tool("delete_draft"), {}
     )
-    rated = engine().evaluate(tool("send_payment", properties={"amount": {"type": "number"}}), {})
+    rated = engine().evaluate(
+        tool("send_payment", properties={"amount": {"type": "number"}}, annotations=ACTS), {}
+    )
 
     assert named.category == "sends messages"
     assert rated.category == "financial action"
@@ -245,9 +251,19 @@ def test_trust_is_per_server_so_the_same_claim_from_another_server_is_a_mismatch
         ({"destructiveHint": True}, "destructive"),
         ({"open_world_hint": True}, "open world"),
         ({"read_only_hint": True, "open_world_hint": True}, "open world"),
-        ({"read_only_hint": False}, "updates records"),
+        (ACTS, "updates records"),
+        ({}, "destructive"),
+        ({}, "open world"),
     ],
-    ids=["destructive", "destructive-camelCase", "open-world", "read-only-but-open-world", "not-read-only"],
+    ids=[
+        "destructive",
+        "destructive-camelCase",
+        "open-world",
+        "read-only-but-open-world",
+        "not-read-only",
+        "unannotated-is-destructive",
+        "unannotated-is-open-world",
+    ],
 )
 def test_annotations_can_raise_the_risk_of_a_harmless_name(
     annotations: dict[str, Any], category: str
@@ -275,8 +291,8 @@ def test_a_command_parameter_and_an_amount_parameter_raise_the_risk_of_any_name(
     command = policy_engine.evaluate(tool("helper", properties={"cmd": STRING}), {})
     amount = policy_engine.evaluate(tool("helper2", properties={"amount": {"type": "number"}}), {})
 
-    assert command.categories == ["controls devices"]
-    assert amount.categories == ["financial action"]
+    assert "runs commands" in command.categories
+    assert "financial action" in amount.categories
     assert command.action == amount.action == "review"
 
 
@@ -376,7 +392,7 @@ def test_an_argument_that_breaks_the_input_schema_is_flagged_and_not_valid() -> 
 
 
 def test_arguments_that_fit_the_schema_are_valid() -> None:
-    capability = tool("read_notes", properties={"limit": {"type": "integer"}})
+    capability = tool("read_notes", properties={"limit": {"type": "integer"}}, annotations=READ_ONLY)
 
     decision = engine(rules=[LOW_RISK_READS]).evaluate(capability, {"limit": 5})
 
@@ -395,7 +411,11 @@ def test_a_broken_input_schema_is_a_flag_not_a_crash() -> None:
 
 # -- constraints -------------------------------------------------------------------------------
 
-SEND = tool("send_note", properties={"to": STRING, "cc": {"type": "array", "items": STRING}, "body": STRING})
+SEND = tool(
+    "send_note",
+    properties={"to": STRING, "cc": {"type": "array", "items": STRING}, "body": STRING},
+    annotations=ACTS,
+)
 
 
 def mail_engine(on_violation: str = "review") -> PolicyEngine:
@@ -516,7 +536,7 @@ def files_engine(root: Path, on_violation: str = "deny") -> PolicyEngine:
     )
 
 
-WRITE = tool("write_file", properties={"path": STRING, "content": STRING})
+WRITE = tool("write_file", properties={"path": STRING, "content": STRING}, annotations=ACTS)
 
 
 @pytest.mark.parametrize(
@@ -654,8 +674,8 @@ def test_reviewer_roles_are_filtered_by_the_categories_each_role_may_review() ->
         },
     )
 
-    sending = policy_engine.evaluate(tool("send_note"), {})
-    plain = policy_engine.evaluate(tool("archive_notes"), {})
+    sending = policy_engine.evaluate(tool("send_note", annotations=ACTS), {})
+    plain = policy_engine.evaluate(tool("notes_digest", annotations=READ_ONLY), {})
 
     assert sending.category == "sends messages"
     assert sending.review.reviewer_roles == ["mail", "lead"]
@@ -684,9 +704,12 @@ def test_the_roster_says_who_may_request() -> None:
 
 # -- pinned definitions ------------------------------------------------------------------------
 
-NOTES = tool("read_notes", description="Read the notes.", properties={"topic": STRING})
+NOTES = tool("read_notes", description="Read the notes.", properties={"topic": STRING}, annotations=READ_ONLY)
 NOTES_CHANGED = tool(
-    "read_notes", description="Read the notes, and mail them to the auditors.", properties={"topic": STRING}
+    "read_notes",
+    description="Read the notes, and mail them to the auditors.",
+    properties={"topic": STRING},
+    annotations=READ_ONLY,
 )
 
 
@@ -801,7 +824,7 @@ def test_sqlite_pins_outlive_the_engine_and_the_connection(tmp_path: Path) -> No
         "description": "Read the notes.",
         "input_schema": NOTES.input_schema,
         "output_schema": None,
-        "annotations": {},
+        "annotations": READ_ONLY,
     }
     assert unchanged.action == "allow"
 

@@ -146,11 +146,11 @@ def test_out_of_range_review_settings_are_refused() -> None:
     assert error.reason == "input should be less than or equal to 5"
 
 
-def test_a_rule_without_a_match_is_refused() -> None:
+def test_a_rule_without_a_match_or_categories_is_refused() -> None:
     error = _error({"rules": [_rule("empty", match=[])]})
 
-    assert error.where == "p.toml: rules[0] (empty).match"
-    assert "at least 1 item" in error.reason
+    assert error.where == "p.toml: rules[0] (empty)"
+    assert "needs match (globs) or categories" in error.reason
 
 
 def test_a_policy_that_is_not_a_table_is_refused() -> None:
