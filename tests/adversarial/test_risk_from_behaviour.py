@@ -11,6 +11,7 @@ import pytest
 
 from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
+from policies.decision import PolicyDecision
 from tests.adversarial.effects import ran
 from tests.adversarial.servers_file import servers_file
 from tests.adversarial.spelled_names import COMMAND_TOOLS
@@ -27,7 +28,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, 
         yield services, effects
 
 
-def _decide(services: Services, key: str, arguments: dict[str, object] | None = None):  # type: ignore[no-untyped-def]
+def _decide(services: Services, key: str, arguments: dict[str, object] | None = None) -> PolicyDecision:
     capability = services.mcp.discover().find(key)
     assert capability is not None, f"{key} is not offered"
     return services.policy.evaluate(capability, arguments or {})
