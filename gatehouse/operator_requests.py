@@ -5,12 +5,44 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
-from graph.runner import RunOutcome, new_thread_id, pending_interrupt, start_request
+from graph.runner import (
+    RunOutcome,
+    new_thread_id,
+    pending_interrupt,
+    start_request,
+    thread_config,
+    thread_exists,
+)
 from graph.state import ReviewDecision
 from reviews.resume import resume
 
 if TYPE_CHECKING:
     from gatehouse.wiring import Services
+
+
+def thread_owner(services: Services, thread_id: str) -> str | None:
+    """Who started a thread: its conversation's owner, else the requester in its checkpoints."""
+    conversation = services.conversations.get(thread_id)
+    if conversation is not None:
+        return conversation.owner
+    if not thread_exists(services.graph, thread_id):
+        return None
+    requester = services.graph.get_state(thread_config(thread_id)).values.get("requester")
+    return str(requester) if requester else None
+
+
+def _check_ownership(services: Services, thread_id: str, requester: str) -> None:
+    """Only a thread's owner continues it or answers its questions; a role allowed to take
+    threads over may, and that is recorded."""
+    owner = thread_owner(services, thread_id)
+    if owner is None or owner == requester:
+        return
+    if not services.policy.may_take_over(requester):
+        raise NotAllowedError(
+            f"thread {thread_id} belongs to {owner}; only {owner}, or a role allowed to take threads over, "
+            "may continue it"
+        )
+    services.audit.append("thread_taken_over", {"owner": owner}, thread_id=thread_id, actor=requester)
 
 
 def ask(
@@ -26,6 +58,7 @@ def ask(
         roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
         raise NotAllowedError(f"{requester!r} may not make requests under this policy; its roster: {roster}")
     if thread_id is not None:
+        _check_ownership(services, thread_id, requester)
         pending = pending_interrupt(services.graph, thread_id)
         if pending is not None and pending["stage"] == "clarification":
             decision = ReviewDecision(action="answer", by=requester, text=text)

@@ -87,6 +87,7 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
         "errors": [],
         "final_output": None,
         "clarifications": [],
+        "contributors": [],
         "proposed_arguments": {},
         "argument_sources": {},
         "invalid_arguments": {},
@@ -392,6 +393,7 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         "thread_id": state.get("thread_id"),
         "request": state.get("request_text"),
         "requester": state.get("requester"),
+        "contributors": state.get("contributors", []),
         "capability": {
             field: selected.get(field)
             for field in (
@@ -472,8 +474,12 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
     if stage == "clarification":
         if decision.action != "answer" or not (decision.text or "").strip():
             raise ValueError("a clarification is resumed with an answer, a rejection or an expiry")
+        contributors = list(state.get("contributors", []))
+        if decision.by != state.get("requester") and decision.by not in contributors:
+            contributors.append(decision.by)
         return update | {
-            "clarifications": [*state.get("clarifications", []), _normalize(decision.text or "")]
+            "clarifications": [*state.get("clarifications", []), _normalize(decision.text or "")],
+            "contributors": contributors,
         }
     if decision.action != "approve":
         raise ValueError(f"stage {stage} is resumed with approve, reject or expire, not {decision.action}")

@@ -52,6 +52,9 @@ class GraphState(TypedDict, total=False):
     # The request after normalisation, and the operator's answers to clarifying questions.
     request_text: str
     clarifications: list[str]
+    # Everyone besides the requester who shaped this request (answered its questions): they
+    # count as requesters for four-eyes.
+    contributors: list[str]
     proposed_arguments: dict[str, Any]
     argument_sources: dict[str, str]
     invalid_arguments: dict[str, str]

@@ -236,3 +236,8 @@ class PolicyEngine:
     def may_request(self, user: str) -> bool:
         role = self.role_of(user)
         return role is not None and self.policy.roles[role].request
+
+    def may_take_over(self, user: str) -> bool:
+        """Whether this person may continue a thread somebody else started."""
+        role = self.role_of(user)
+        return role is not None and self.policy.roles[role].take_over_threads

@@ -89,6 +89,9 @@ class Rule(_Strict):
 
 class Role(_Strict):
     request: bool = True
+    # May continue, or answer the questions of, a thread someone else started (recorded in the
+    # audit log; the person then counts as a requester for four-eyes).
+    take_over_threads: bool = False
     # Categories this role may review; "*" for all, "uncategorised" for the rest.
     review: list[str] = Field(default_factory=list)
 

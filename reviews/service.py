@@ -241,6 +241,10 @@ class ReviewService:
             raise NotPermittedError(
                 f"four-eyes: {reviewer} asked for this call and may not approve or reject it"
             )
+        if review.four_eyes and reviewer in review.payload.get("contributors", []):
+            raise NotPermittedError(
+                f"four-eyes: {reviewer} answered this request's questions and may not approve or reject it"
+            )
 
     def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
         check_storable(arguments)
