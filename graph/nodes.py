@@ -210,6 +210,10 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict
     best = viable[0]
     runner_up = viable[1] if len(viable) > 1 else None
     ambiguous = runner_up is not None and best.score - runner_up.score < limits.ambiguity_margin
+    named = _named_in_reply(viable[:_CANDIDATES_KEPT], latest) if latest else None
+    if named is not None:
+        # The operator answered "which one?" by naming it: that settles the choice.
+        best, ambiguous = named, False
     extraction = extract_arguments(
         best.capability.input_schema, earlier, answer=latest, asked=state.get("missing_arguments") or None
     )
@@ -290,7 +294,13 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
     invalid = dict(state.get("invalid_arguments", {}))
 
     unusable_reason = None
-    if policy.output_expectation == "opaque":
+    broken_schema = [flag.message for flag in policy.flags if flag.code == "invalid_schema"]
+    if broken_schema:
+        # No argument can be right for a schema that is itself invalid: nothing to ask for.
+        unusable_reason = (
+            f"{capability.key} has an input schema that is not valid JSON Schema ({broken_schema[0]})"
+        )
+    elif policy.output_expectation == "opaque":
         unusable_reason = (
             f"{capability.key} returns {capability.mime_type}, which is opaque to the agent "
             "and no text-extraction capability is available"
@@ -365,7 +375,8 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
             ),
         }
     elif decision == "unusable":
-        update["fallback_reason"] = unusable_reason
+        # Nothing will be asked of the operator: an unusable capability needs no arguments.
+        update |= {"fallback_reason": unusable_reason, "missing_arguments": []}
     elif decision == "review":
         update["fallback_reason"] = policy.explanation
     elif decision == "clarify":

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
+import pytest
 from mcp import StdioServerParameters
 from mcp.server import Server
 
@@ -274,3 +275,52 @@ def test_stdio_and_in_process_servers_run_through_the_same_adapter(
     assert greeting.final_output.status == "ok"
     assert "Hello, Ada!" in greeting.final_output.response
     assert listing.final_output.status == "ok"
+
+
+@pytest.mark.parametrize("reply", ["tickets__ticket", "ticket", "the ticket one please: tickets__ticket"])
+def test_replying_with_either_candidates_name_or_key_settles_which_one(
+    graph: CompiledGraph, client: FaultInjectingClient, reply: str
+) -> None:
+    from graph.state import ReviewDecision
+    from reviews.resume import resume
+    from tests.support import context_for
+
+    asked = ask(graph, client, "show ticket 13", thread_id="t-which")
+    assert asked.final_output.status == "needs_clarification"
+    assert "tickets__ticket" in asked.final_output.response
+
+    done = resume(
+        graph, context_for(client), "t-which", ReviewDecision(action="answer", by="operator", text=reply)
+    )
+
+    assert done.final_output.status == "ok"
+    assert done.final_output.selected_capability is not None
+    assert done.final_output.selected_capability.name == "ticket"
+
+
+def test_a_tool_whose_input_schema_is_itself_invalid_is_unusable_not_a_question(graph: CompiledGraph) -> None:
+    calls: list[str] = []
+    # An object schema, so the listing is accepted, with a property type JSON Schema does not have.
+    schema = {"type": "object", "properties": {"path": {"type": "filename"}}, "required": ["path"]}
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        tool = types.Tool(
+            name="list_files",
+            description="List the files in the managed project folder.",
+            input_schema=schema,
+            annotations=types.ToolAnnotations(read_only_hint=True),
+        )
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        calls.append(params.name)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="ran")])
+
+    broken = Server("files", on_list_tools=list_tools, on_call_tool=call_tool)
+    with SdkMcpClient({"files": broken}) as only_broken:
+        outcome = ask(graph, only_broken, "List the files in the managed project folder.")
+
+    assert outcome.final_output.status != "needs_clarification"
+    assert outcome.final_output.missing_arguments == []
+    assert "not valid JSON Schema" in (outcome.final_output.fallback_reason or "")
+    assert calls == []
