@@ -65,7 +65,17 @@ _DESCRIPTION_WORDS: dict[str, Category] = {
     not in {"post", "email", "mail", "message", "sms", "tag", "set", "add", "close", "apply", "store", "put",
             "run", "control", "switch", "turn", "lock", "start", "stop", "power", "script", "command",
             "terminal", "format", "save", "copy", "touch", "share", "clear", "sync", "dm", "rm", "bill",
-            "wire", "cmd", "clean", "merge", "checkout", "import", "cancel", "enable", "disable"}
+            "wire", "cmd", "clean", "merge", "checkout", "import", "cancel", "enable", "disable", "commit",
+            "reset", "patch", "push", "register", "archive", "revert", "rebase", "log"}
+}  # fmt: skip
+# In a parameter's name only unambiguous verbs count ("message" is what a search or an echo
+# takes; "delete_after" or "send_copy" says the call acts).
+_PARAMETER_WORDS: dict[str, Category] = {
+    **dict.fromkeys(("delete", "remove", "drop", "purge", "truncate", "destroy", "wipe", "erase", "overwrite",
+                     "shred", "unlink"), "destructive"),
+    **dict.fromkeys(("exec", "execute", "shell", "command", "cmd", "script", "eval", "spawn"), "runs commands"),
+    **dict.fromkeys(("pay", "transfer", "refund", "withdraw"), "financial action"),
+    **dict.fromkeys(("send", "notify", "forward", "publish", "broadcast"), "sends messages"),
 }  # fmt: skip
 # A read says so in its name: list_directory, getWeather, search-tickets, ReadFile.
 _READ_WORDS = frozenset(
@@ -143,8 +153,7 @@ class Risk:
         return sorted(self.categories, key=_ORDER.index)
 
 
-def _category(word: str, *, in_description: bool = False) -> Category | None:
-    table = _DESCRIPTION_WORDS if in_description else _NAME_WORDS
+def _category(word: str, table: dict[str, Category] = _NAME_WORDS) -> Category | None:
     for form in _forms(word):
         category = table.get(form)
         if category is not None:
@@ -183,15 +192,15 @@ def _rate_words(risk: Risk, capability: Capability) -> list[str]:
         if category is not None:
             risk.add(category, f"its name says '{word}'", "name")
     for word in words(capability.description):
-        category = _category(word, in_description=True)
+        category = _category(word, _DESCRIPTION_WORDS)
         if category is not None:
             risk.add(category, f"its description says '{word}'", "description")
     for param in capability.properties:
         for word in words(param):
             if _PARTICIPLE.search(word) and word not in _COMMAND_PARAMS:
                 continue
-            category = _category(word)
-            if category in {"destructive", "runs commands", "financial action", "sends messages"}:
+            category = _category(word, _PARAMETER_WORDS)
+            if category is not None:
                 risk.add(category, f"its parameter '{param}' says '{word}'", "parameters")
     return name_words
 

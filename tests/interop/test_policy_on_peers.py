@@ -196,7 +196,9 @@ CASES = [
     ),
     Case("memory__read_graph", "allow"),
     Case("memory__search_nodes", "allow", lambda _: {"query": "Ada"}),
-    Case("memory__open_nodes", "allow", lambda _: {"names": ["Ada"]}),
+    # "open" says nothing about reading (open_door, open_valve): from an untrusted server that
+    # is no positive evidence of a read, so it waits, however it is annotated.
+    Case("memory__open_nodes", "review", lambda _: {"names": ["Ada"]}),
     # mcp-server-git: anything that moves history or the index waits; looking does not.
     Case("git__git_commit", "review", _in_repo(message="Update the notes")),
     Case("git__git_add", "review", _in_repo(files=["README.md"])),

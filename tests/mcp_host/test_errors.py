@@ -20,7 +20,7 @@ def _validation_error() -> ValidationError:
 def test_a_timeout_error_maps_to_timeout() -> None:
     info = error_from_exception(TimeoutError())
 
-    assert info == ErrorInfo(kind="timeout", message="the call timed out")
+    assert info == ErrorInfo(kind="timeout", message="the call timed out", may_have_run=True)
     assert info.recoverable
 
 
