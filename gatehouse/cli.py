@@ -221,6 +221,8 @@ def _run_reviews(args: argparse.Namespace) -> int:
         )
         report = {
             "review": review_row(result.review),
+            "approvals": result.approvals,
+            "required": result.required,
             "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
         }
         _print(report, args.json, render_decision)

@@ -24,7 +24,9 @@ def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
         "requester": review.requester,
         "server": review.capability.get("server"),
         "capability": review.capability.get("name"),
-        "arguments": review.arguments,
+        # What ran (or will run): a reviewer's edited arguments once approved, else the proposal.
+        "arguments": review.approved_arguments() or review.arguments,
+        "proposed_arguments": review.arguments,
         "flags": [flag.get("code") for flag in review.flags],
         "approvals": [d.reviewer for d in review.approvals()],
         "required_approvals": review.required_approvals,
@@ -51,9 +53,11 @@ def render_queue(report: dict[str, Any]) -> str:
 def render_decision(report: dict[str, Any]) -> str:
     review = report["review"]
     if report.get("final_output") is None:
+        # Approvals count per exact arguments: an edit starts its own count.
+        approvals, required = report.get("approvals", 0), report.get("required", review["required_approvals"])
         return (
-            f"review {review['id']}: approval recorded ({len(review['approvals'])} of "
-            f"{review['required_approvals']}); it runs after the remaining approvals"
+            f"review {review['id']}: approval recorded ({approvals} of {required} for these arguments); "
+            f"it runs after {required - approvals} more"
         )
     output = report["final_output"]
     return f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\nresponse: {output['response']}"

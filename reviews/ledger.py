@@ -134,6 +134,13 @@ class Review(BaseModel):
     def approvals(self) -> list[Decision]:
         return [d for d in self.decisions if d.action == "approve"]
 
+    def approved_arguments(self) -> dict[str, Any] | None:
+        """The arguments the settling approval carried (edited or as proposed), once approved."""
+        final = next(
+            (d for d in self.decisions if d.reviewer == self.decided_by and d.action == "approve"), None
+        )
+        return final.arguments if final is not None else None
+
 
 class DecisionRecorded(BaseModel):
     """What one decide() did: final (the review left pending) or one approval of several."""

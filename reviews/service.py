@@ -182,7 +182,15 @@ class ReviewService:
         run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
         self.record_run(run, actor=decision.by)
         still_waiting = run.pending is not None and run.pending.get("review_id") == review.id
-        if decision.action == "approve" and not still_waiting and self.ledger.mark_not_run(review.id):
+        # Only an approval that was to run a call can end without running it; releasing held
+        # output runs nothing by design.
+        runs_a_call = review.stage in {"before_execution", "after_failure"}
+        if (
+            decision.action == "approve"
+            and runs_a_call
+            and not still_waiting
+            and self.ledger.mark_not_run(review.id)
+        ):
             self.audit.append(
                 "review_not_run",
                 {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
@@ -199,10 +207,7 @@ class ReviewService:
             return ReviewDecision(action="expire", by="gatehouse")
         if review.status == "rejected":
             return ReviewDecision(action="reject", by=review.decided_by or "unknown", reason=review.reason)
-        final = next(
-            (d for d in review.decisions if d.reviewer == review.decided_by and d.action == "approve"), None
-        )
-        arguments = final.arguments if final is not None else None
+        arguments = review.approved_arguments()
         edited = arguments if arguments is not None and arguments != review.arguments else None
         return ReviewDecision(action="approve", by=review.decided_by or "unknown", arguments=edited)
 

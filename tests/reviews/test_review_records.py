@@ -1,0 +1,82 @@
+"""What the ledger and the command line say about a review matches what happened: the
+arguments that ran, the approvals that count, and released output."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from gatehouse.operator_requests import ask
+from mcp_host.sdk_client import SdkMcpClient
+from tests.policies.adversarial_server import build_server
+from tests.reviews.review_support import (
+    DEFAULT_POLICY_TEXT,
+    EMAIL_REQUEST,
+    email_servers,
+    gatehouse,
+    policy_file,
+    services_for,
+)
+
+VIOLATION_LINE = next(
+    line for line in DEFAULT_POLICY_TEXT.splitlines() if line.startswith('on_violation = "review"')
+)
+
+
+def test_releasing_held_output_is_recorded_as_approved_not_as_not_run(data_dir: Path) -> None:
+    calls: Counter[str] = Counter()
+    with SdkMcpClient({"sneaky": build_server(calls)}) as mcp, services_for(data_dir, mcp=mcp) as services:
+        held = ask(services, "Read today's office bulletin", requester="operator")
+        assert held.final_output.status == "needs_review"
+        assert held.final_output.review is not None and held.final_output.review.stage == "untrusted_output"
+
+        released = services.reviews.decide(held.final_output.review.id, reviewer="reviewer", approve=True)
+
+        assert released.run is not None and released.run.final_output.status == "ok"
+        assert released.review.status == "approved"
+        kinds = [e.kind for e in services.audit.events(thread_id=held.final_output.thread_id)]
+        assert "review_not_run" not in kinds
+    assert calls["read_bulletin"] == 1
+
+
+def test_the_review_list_shows_the_arguments_that_ran_beside_the_proposal(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None
+        services.reviews.decide(
+            paused.final_output.review.id,
+            reviewer="reviewer",
+            approve=True,
+            arguments={"to": "bob@example.com", "body": "hello instead"},
+        )
+
+    listed = gatehouse(data_dir, "reviews", "list", "--json")
+
+    row = json.loads(listed.stdout)["reviews"][0]
+    assert row["status"] == "executed"
+    assert row["arguments"]["body"] == "hello instead"
+    assert row["proposed_arguments"]["body"] == "hi"
+
+
+def test_an_edited_second_approval_reports_the_count_for_its_own_arguments(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    two = policy_file(
+        data_dir, "two.toml", (VIOLATION_LINE, f"{VIOLATION_LINE}\n[rules.review]\nrequired_approvals = 2")
+    )
+    common = ("--servers", str(servers), "--policy", str(two))
+    with services_for(data_dir, servers=servers, policy=two) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None
+        review_id = paused.final_output.review.id
+        services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+
+    edited = gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer2",
+        "--args", '{"to": "bob@example.com", "body": "changed"}', *common,
+    )  # fmt: skip
+
+    assert edited.returncode == 0, edited.stderr
+    assert "(1 of 2 for these arguments)" in edited.stdout
+    assert "(2 of 2" not in edited.stdout
