@@ -16,6 +16,8 @@ from mcp_host.bounded_json import MAX_DEPTH, BoundedJsonError, loads_bounded
 
 # Edited or explained arguments are a tool call's arguments: a few levels deep in practice.
 MAX_ARGUMENT_DEPTH = MAX_DEPTH
+# Arguments that name files (--anchor takes a file or one anchor's JSON, which is ASCII).
+_PATH_ARGUMENTS = frozenset({"db", "servers", "policy", "path", "append", "anchor"})
 # Positional arguments by their metavar, as `--help` shows them; options by their flag.
 _POSITIONAL_NAMES = {
     "text": "TEXT",
@@ -46,8 +48,12 @@ def _shown(text: str) -> str:
 
 
 def check_text_arguments(args: argparse.Namespace) -> None:
-    """Every argument must be text: a byte that is not UTF-8 is refused, naming the argument."""
+    """Every argument that is text (a request, a name, a reason, JSON) must be UTF-8: a byte
+    that is not is refused, naming the argument. File names are bytes on Linux and are left
+    as they are."""
     for dest, value in vars(args).items():
+        if dest in _PATH_ARGUMENTS:
+            continue
         values = value if isinstance(value, list) else [value]
         for item in values:
             if isinstance(item, str) and _not_unicode(item):

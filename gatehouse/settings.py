@@ -53,13 +53,13 @@ class Settings:
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if environ is None else environ
-        data_dir = Path(_variable(env, DATA_ENV) or DEFAULT_DATA_DIR)
-        database = db or _variable(env, DB_ENV)
+        data_dir = Path(env.get(DATA_ENV) or DEFAULT_DATA_DIR)
+        database = db or env.get(DB_ENV)
         db_url = database if database and is_postgres_url(database) else None
         db_path = Path(database) if database and db_url is None else data_dir / DB_FILE_NAME
-        pool_size = _variable(env, POOL_ENV)
-        servers_file = servers or _variable(env, SERVERS_ENV)
-        policy_file = policy or _variable(env, POLICY_ENV)
+        pool_size = env.get(POOL_ENV)
+        servers_file = servers or env.get(SERVERS_ENV)
+        policy_file = policy or env.get(POLICY_ENV)
         return cls(
             data_dir=data_dir,
             db_path=db_path,
@@ -82,20 +82,6 @@ class Settings:
         from storage.postgres import redacted
 
         return redacted(self.db_url)
-
-
-def _variable(env: Mapping[str, str], name: str) -> str | None:
-    """An environment variable's value; bytes that are not UTF-8 (a non-UTF-8 locale) are a
-    configuration error naming the variable, not a failure wherever the value is used."""
-    value = env.get(name)
-    if value is not None:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            from gatehouse.errors import ConfigurationError
-
-            raise ConfigurationError(f"{name}: not valid UTF-8; set it in UTF-8") from None
-    return value
 
 
 def _pool_size(value: str | None) -> int:
