@@ -188,8 +188,17 @@ def _usage_error(message: str) -> int:
     return _error(message, EXIT_USAGE)
 
 
+def _emit(text: str) -> None:
+    """Write to stdout through its buffer, a buffer's worth at a time. One large write goes to
+    the pipe directly, and when the reader leaves halfway Python drops the rest silently (exit
+    0, the output cut unnoticed); through the buffer, the cut raises BrokenPipeError (141)."""
+    chunk = 8192
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start : start + chunk])
+
+
 def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
+    _emit((json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data)) + "\n")
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -267,12 +276,12 @@ def _run_audit(args: argparse.Namespace) -> int:
     anchors = read_anchors(anchor_source, key) if anchor_source and key else None
     with open_audit_log(settings) as audit:
         if args.action == "export":
-            sys.stdout.write(audit.export(args.format))
+            _emit(audit.export(args.format))
             return EXIT_OK
         chain = audit.check_chain()
     if args.action == "anchor" and key is not None and chain.report.ok:
         anchor = anchor_head(chain, key=key, append=Path(args.append) if args.append else None)
-        print(anchor.line())
+        _emit(anchor.line() + "\n")
         return EXIT_OK
     report = verify_report(chain, anchors)
     _print(report, args.json, render_verify)
@@ -285,9 +294,9 @@ def _run_trace(args: argparse.Namespace) -> int:
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
         report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
     if args.json:
-        print(dumps(report))
+        _emit(dumps(report) + "\n")
     else:
-        print(render_trace(report))
+        _emit(render_trace(report) + "\n")
     return EXIT_OK
 
 

@@ -101,8 +101,9 @@ def require_existing_database(settings: Settings) -> None:
         if problem is not None:
             raise ConfigurationError(f"database {settings.database}: {problem}")
     elif not settings.db_path.is_file():
+        what = "not a file" if settings.db_path.exists() else "no such file"
         raise ConfigurationError(
-            f"database {settings.db_path}: no such file (this command only reads a database;"
+            f"database {settings.db_path}: {what} (this command only reads a database;"
             " check --db or GATEHOUSE_DB)"
         )
 

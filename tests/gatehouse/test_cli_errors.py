@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.cli import main
-from reviews.audit import AuditLog
+from reviews.audit import AuditEntry, AuditLog
 from storage.postgres import unreachable
 from tests.backends import POSTGRES_SERVER, missing_postgres
 from tests.gatehouse.test_cli import REPO, only_servers
@@ -180,6 +180,29 @@ def test_output_into_a_pipe_whose_reader_is_gone_exits_141_without_a_traceback(t
     assert err == b""
 
 
+def test_a_long_export_cut_by_its_reader_after_one_line_exits_141_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "gatehouse.db"
+    audit = AuditLog(path)
+    # Far more than a pipe holds, so the reader leaves while the command is still writing.
+    audit.append_all([AuditEntry("event", {"n": n, "text": "x" * 200}) for n in range(3000)])
+    audit.close()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gatehouse.cli", "audit", "export", "--db", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "GATEHOUSE_DATA": str(tmp_path)},
+        cwd=REPO,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()  # what `| head -1` does
+    process.stdout.close()
+    _, err = process.communicate(timeout=60)
+
+    assert first.startswith(b'{"seq": 1,')
+    assert process.returncode == 141
+    assert err == b""
+
+
 def test_policy_check_refuses_an_expiry_that_overflows_a_date_naming_file_key_and_reason(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -301,7 +324,6 @@ def test_usage_errors_are_one_line_with_exit_2(capsys: pytest.CaptureFixture[str
     assert code == 2
     assert out == ""
     assert_one_line(err, "--help")
-
 
 
 def test_a_path_with_bytes_that_are_not_utf8_is_a_file_name_like_any_other(
