@@ -9,13 +9,16 @@ Python's recursion limit.
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from gatehouse.errors import ConfigurationError
-from mcp_host.bounded_json import MAX_DEPTH, BoundedJsonError, loads_bounded
+from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 
 # Edited or explained arguments are a tool call's arguments: a few levels deep in practice.
-MAX_ARGUMENT_DEPTH = MAX_DEPTH
+# The same bound the review service puts on a reviewer's edited arguments, so what the command
+# line accepts the service accepts too.
+MAX_ARGUMENT_DEPTH = 32
 # Arguments that name files (--anchor takes a file or one anchor's JSON, which is ASCII).
 _PATH_ARGUMENTS = frozenset({"db", "servers", "policy", "path", "append", "anchor"})
 # Positional arguments by their metavar, as `--help` shows them; options by their flag.
@@ -64,7 +67,8 @@ def check_text_arguments(args: argparse.Namespace) -> None:
 
 
 def _unusable(value: Any) -> str | None:
-    """Where a NUL character or a lone surrogate hides in parsed JSON (keys and strings)."""
+    """Where a NUL character or a lone surrogate hides in parsed JSON (keys and strings), or a
+    number that is not finite (Python's parser takes NaN and Infinity; JSON has neither)."""
     pending: list[tuple[str, Any]] = [("", value)]
     while pending:
         where, item = pending.pop()
@@ -76,6 +80,8 @@ def _unusable(value: Any) -> str | None:
                 pending.append((path, child))
         elif isinstance(item, list):
             pending.extend((f"{where}[{index}]", child) for index, child in enumerate(item))
+        elif isinstance(item, float) and not math.isfinite(item):
+            return f"argument {where} is {item}, not a finite number"
         elif isinstance(item, str):
             if "\x00" in item:
                 return f"argument {where} holds a NUL character"
@@ -86,7 +92,8 @@ def _unusable(value: Any) -> str | None:
 
 def json_arguments(text: str, option: str) -> dict[str, Any]:
     """A tool call's arguments from the command line: a JSON object, at most
-    MAX_ARGUMENT_DEPTH levels deep, without NUL characters or lone surrogates."""
+    MAX_ARGUMENT_DEPTH levels deep, without NUL characters, lone surrogates or non-finite
+    numbers."""
     try:
         value = loads_bounded(text, max_depth=MAX_ARGUMENT_DEPTH)
     except BoundedJsonError as exc:

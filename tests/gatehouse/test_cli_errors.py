@@ -4,6 +4,7 @@ code, never a database created by a command that only reads."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from gatehouse.cli import main
+from gatehouse.cli_input import json_arguments
+from gatehouse.errors import ConfigurationError
 from reviews.audit import AuditEntry, AuditLog
 from storage.postgres import unreachable
 from tests.backends import POSTGRES_SERVER, missing_postgres
@@ -111,7 +114,7 @@ def test_arguments_nested_5000_deep_are_one_line_naming_the_limit(
 
     assert code == 2
     assert out == ""
-    assert_one_line(err, "--args: nested deeper than 64 levels")
+    assert_one_line(err, "--args: nested deeper than 32 levels")
     assert not (tmp_path / "gatehouse.db").exists()
 
 
@@ -146,9 +149,11 @@ def test_a_policy_file_nested_5000_deep_is_one_line_naming_the_file(
         pytest.param('{"options": {"tags": ["a", "b\\u0000"]}}', "argument options.tags[1]", id="nested"),
         pytest.param('{"pa\\u0000th": "x"}', "argument name", id="name"),
         pytest.param('{"path": "\\ud800"}', "not valid Unicode", id="lone-surrogate"),
+        pytest.param('{"amount": NaN}', "argument amount is nan, not a finite number", id="nan"),
+        pytest.param('{"amount": [-Infinity]}', "argument amount[0] is -inf", id="infinity"),
     ],
 )
-def test_a_nul_character_or_lone_surrogate_in_explain_arguments_is_one_line_naming_the_argument(
+def test_a_nul_character_lone_surrogate_or_non_finite_number_in_explain_arguments_is_one_line_naming_it(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, arguments: str, named: str
 ) -> None:
     servers = only_servers(tmp_path, "filesystem")
@@ -339,3 +344,11 @@ def test_a_path_with_bytes_that_are_not_utf8_is_a_file_name_like_any_other(
 
     assert (code, err) == (0, "")
     assert out == "audit log ok: 1 events, chain intact\n"
+
+
+def test_arguments_at_the_depth_limit_are_taken_and_one_level_more_is_refused() -> None:
+    at_limit = '{"a": ' + "[" * 31 + "]" * 31 + "}"
+
+    assert json_arguments(at_limit, "--args")["a"] == json.loads("[" * 31 + "]" * 31)
+    with pytest.raises(ConfigurationError, match=r"^--args: nested deeper than 32 levels at line 1"):
+        json_arguments('{"a": ' + "[" * 32 + "]" * 32 + "}", "--args")
