@@ -1,17 +1,22 @@
 """The `gatehouse` command line. Exit 0 when the command did its job (whatever the graph's
-status), 2 for bad usage or configuration, 3 when a review was already decided."""
+status), 1 when `audit verify` finds the log tampered, 2 for bad usage or configuration, 3 when
+a review was already decided, 70 for an unexpected error, 141 when the reader of the output
+went away. Every error is one line on stderr."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from gatehouse.audit_commands import anchor_head, render_verify, verify_report
+from gatehouse.cli_input import check_text_arguments, json_arguments
 from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
 from gatehouse.policy_report import (
@@ -26,13 +31,19 @@ from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
+from gatehouse.wiring import (
+    open_audit_log,
+    open_pins_for_reading,
+    open_services,
+    policy_file,
+    server_pool,
+    servers_config,
+)
 from graph.runner import thread_exists
 from graph.trace import trace_steps
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
-from policies.pins import DatabasePinStore
-from reviews.audit import AuditLog
+from reviews.audit_anchor import AnchorError, audit_key, read_anchors
 from reviews.errors import AlreadyDecidedError, ReviewError
 
 EXIT_OK = 0
@@ -40,10 +51,25 @@ EXIT_USAGE = 2
 EXIT_ALREADY_DECIDED = 3
 # `audit verify` found a tampered row: the command ran, the log failed it.
 EXIT_VERIFY_FAILED = 1
+# Anything else that went wrong: a bug, reported in one line (sysexits' EX_SOFTWARE).
+EXIT_INTERNAL_ERROR = 70
+EXIT_INTERRUPTED = 130
+# The reader of the output went away (`gatehouse audit export | head -1`): what a tool killed
+# by SIGPIPE reports (128 + 13), so a pipeline under `set -o pipefail` sees the cut output.
+EXIT_BROKEN_PIPE = 141
+# GATEHOUSE_DEBUG=1 prints the traceback of an unexpected error after its one line.
+DEBUG_ENV = "GATEHOUSE_DEBUG"
 
 
-def _common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line (its default prints the usage block too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _common_options() -> _Parser:
+    common = _Parser(add_help=False)
     common.add_argument(
         "--db",
         metavar="PATH_OR_URL",
@@ -64,9 +90,7 @@ def _common_options() -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gatehouse", description="Human-in-the-loop review for MCP tool calls."
-    )
+    parser = _Parser(prog="gatehouse", description="Human-in-the-loop review for MCP tool calls.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = _common_options()
 
@@ -125,8 +149,21 @@ def _parser() -> argparse.ArgumentParser:
 
     audit_cmd = commands.add_parser("audit", help="the hash-chained audit log")
     audit_actions = audit_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
-    audit_actions.add_parser(
+    verify_cmd = audit_actions.add_parser(
         "verify", parents=[common], help="check the chain; exit 1 naming any tampered row"
+    )
+    verify_cmd.add_argument(
+        "--anchor",
+        metavar="ANCHOR_OR_FILE",
+        help="also check the log still holds what this anchor (its JSON) or every anchor in this file signed",
+    )
+    anchor_cmd = audit_actions.add_parser(
+        "anchor",
+        parents=[common],
+        help="print the chain's head signed with $GATEHOUSE_AUDIT_KEY, to keep outside the database",
+    )
+    anchor_cmd.add_argument(
+        "--append", metavar="FILE", help="also append the anchor to this file (JSON lines)"
     )
     export_cmd = audit_actions.add_parser("export", parents=[common], help="print every event")
     export_cmd.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
@@ -136,13 +173,32 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(message: str) -> str:
+    """A message as one line: line breaks and other control characters shown escaped."""
+    flat = " ".join(message.split())
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch).strip("'") for ch in flat)
+
+
+def _error(message: str, code: int) -> int:
+    print(f"gatehouse: {_one_line(message)}", file=sys.stderr)
+    return code
+
+
 def _usage_error(message: str) -> int:
-    print(f"gatehouse: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return _error(message, EXIT_USAGE)
+
+
+def _emit(text: str) -> None:
+    """Write to stdout through its buffer, a buffer's worth at a time. One large write goes to
+    the pipe directly, and when the reader leaves halfway Python drops the rest silently (exit
+    0, the output cut unnoticed); through the buffer, the cut raises BrokenPipeError (141)."""
+    chunk = 8192
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start : start + chunk])
 
 
 def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
+    _emit((json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data)) + "\n")
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -169,30 +225,26 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
-    try:
-        arguments = json.loads(args.args)
-    except json.JSONDecodeError as exc:
-        return _usage_error(f"--args: not valid JSON: {exc.msg} at column {exc.colno}")
-    if not isinstance(arguments, dict):
-        return _usage_error("--args: must be a JSON object of argument names and values")
+    arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
-    pins = DatabasePinStore(settings.store_target)
-    try:
-        with server_pool(settings) as pool:
-            manifest = pool.discover()
-        engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
-        report = explain(engine, manifest, args.key, arguments)
-    except UnknownCapabilityError as exc:
-        return _usage_error(f"{args.key}: {exc}")
-    finally:
-        pins.close()
+    with open_pins_for_reading(settings) as pins:
+        try:
+            with server_pool(settings) as pool:
+                manifest = pool.discover()
+            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
+            report = explain(engine, manifest, args.key, arguments)
+        except UnknownCapabilityError as exc:
+            return _usage_error(f"{args.key}: {exc}")
     _print(report, args.json, render_explanation)
     return EXIT_OK
 
 
 def _run_reviews(args: argparse.Namespace) -> int:
-    with open_services(_settings(args), connect_servers=args.action != "list") as services:
+    # Checked before anything is opened: a refusal leaves no trace.
+    edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
+    reading = args.action == "list"
+    with open_services(_settings(args), connect_servers=not reading, create_database=not reading) as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]
             _print({"status": args.status, "reviews": rows}, args.json, render_queue)
@@ -208,14 +260,6 @@ def _run_reviews(args: argparse.Namespace) -> int:
                 ),
             )
             return EXIT_OK
-        edited = None
-        if args.args is not None:
-            try:
-                edited = json.loads(args.args)
-            except json.JSONDecodeError as exc:
-                return _usage_error(f"--args: not valid JSON: {exc.msg} at column {exc.colno}")
-            if not isinstance(edited, dict):
-                return _usage_error("--args: must be a JSON object of argument names and values")
         result = services.reviews.decide(
             args.review_id, reviewer=args.reviewer, approve=args.approve, reason=args.reason, arguments=edited
         )
@@ -231,35 +275,33 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 def _run_audit(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    audit = AuditLog(settings.store_target)
-    try:
+    anchor_source = getattr(args, "anchor", None)
+    # The key and the anchors are checked before the database is read: exit 2, not 1.
+    key = audit_key() if args.action == "anchor" or anchor_source else None
+    anchors = read_anchors(anchor_source, key) if anchor_source and key else None
+    with open_audit_log(settings) as audit:
         if args.action == "export":
-            sys.stdout.write(audit.export(args.format))
+            _emit(audit.export(args.format))
             return EXIT_OK
-        report = audit.verify()
-    finally:
-        audit.close()
-    _print(
-        report.model_dump(),
-        args.json,
-        lambda r: (
-            f"audit log ok: {r['events']} events, chain intact"
-            if r["ok"]
-            else "audit log TAMPERED:\n" + "\n".join(f"  {p}" for p in r["problems"])
-        ),
-    )
-    return EXIT_OK if report.ok else EXIT_VERIFY_FAILED
+        chain = audit.check_chain()
+    if args.action == "anchor" and key is not None and chain.report.ok:
+        anchor = anchor_head(chain, key=key, append=Path(args.append) if args.append else None)
+        _emit(anchor.line() + "\n")
+        return EXIT_OK
+    report = verify_report(chain, anchors)
+    _print(report, args.json, render_verify)
+    return EXIT_OK if report["ok"] else EXIT_VERIFY_FAILED
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    with open_services(_settings(args), connect_servers=False) as services:
+    with open_services(_settings(args), connect_servers=False, create_database=False) as services:
         if not thread_exists(services.graph, args.thread_id):
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
         report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
     if args.json:
-        print(dumps(report))
+        _emit(dumps(report) + "\n")
     else:
-        print(render_trace(report))
+        _emit(render_trace(report) + "\n")
     return EXIT_OK
 
 
@@ -289,31 +331,77 @@ def _run_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run(args: argparse.Namespace) -> int:
+    check_text_arguments(args)
+    if args.command == "ask":
+        return _run_ask(args)
+    if args.command == "servers":
+        return _run_servers_check(args)
+    if args.command == "policy":
+        return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
+    if args.command == "reviews":
+        return _run_reviews(args)
+    if args.command == "audit":
+        return _run_audit(args)
+    if args.command == "trace":
+        return _run_trace(args)
+    return _usage_error(f"unknown command {args.command}")
+
+
+def _run_reported(args: argparse.Namespace) -> int:
+    """The command, with every error it raises turned into one line and its exit code."""
+    try:
+        return _run(args)
+    except ConfigurationError as exc:
+        return _usage_error(str(exc))
+    except AnchorError as exc:
+        return _usage_error(str(exc))
+    except AlreadyDecidedError as exc:
+        return _error(str(exc), EXIT_ALREADY_DECIDED)
+    except ReviewError as exc:
+        return _usage_error(str(exc))
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # the last resort: one line, never a traceback
+        if os.environ.get(DEBUG_ENV) == "1":
+            logging.exception("unexpected error")
+        return _error(
+            f"internal error: {type(exc).__name__}: {exc} (a bug in Gatehouse; set {DEBUG_ENV}=1"
+            " for the traceback)",
+            EXIT_INTERNAL_ERROR,
+        )
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush on exit does not hit the
+    closed pipe again (and print "Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        return  # not a real file descriptor (a test's captured stdout): nothing will flush
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    args = _parser().parse_args(argv)
+    # A terminal whose encoding cannot show a character gets an escape, not a traceback.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        if args.command == "ask":
-            return _run_ask(args)
-        if args.command == "servers":
-            return _run_servers_check(args)
-        if args.command == "policy":
-            return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
-        if args.command == "reviews":
-            return _run_reviews(args)
-        if args.command == "audit":
-            return _run_audit(args)
-        if args.command == "trace":
-            return _run_trace(args)
-    except ConfigurationError as exc:
-        return _usage_error(str(exc))
-    except AlreadyDecidedError as exc:
-        print(f"gatehouse: {exc}", file=sys.stderr)
-        return EXIT_ALREADY_DECIDED
-    except ReviewError as exc:
-        return _usage_error(str(exc))
-    return _usage_error(f"unknown command {args.command}")
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as exc:  # --help, or a usage error argparse already printed
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        code = _run_reported(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return _error("interrupted", EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
-from policies.pins import DatabasePinStore
+from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
@@ -32,7 +32,7 @@ from reviews.ledger import ReviewLedger
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
-from storage.postgres import PostgresDatabase
+from storage.postgres import PostgresDatabase, unreachable
 
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
@@ -88,6 +88,63 @@ class _Storage:
         _close_checkpointer(self.checkpointer)
 
 
+# What opening or reading a database raises when it cannot be used: a file that is not a
+# database, a folder in the way, an unreachable or absent PostgreSQL database.
+_DATABASE_ERRORS = (sqlite3.Error, psycopg.Error, PoolTimeout, OSError)
+
+
+def require_existing_database(settings: Settings) -> None:
+    """For commands that only read: the database must be there; they never create one (an
+    empty database would answer "no reviews", "0 events, chain intact")."""
+    if settings.db_url is not None:
+        problem = unreachable(settings.db_url)
+        if problem is not None:
+            raise ConfigurationError(f"database {settings.database}: {problem}")
+    elif not settings.db_path.is_file():
+        what = "not a file" if settings.db_path.exists() else "no such file"
+        raise ConfigurationError(
+            f"database {settings.db_path}: {what} (this command only reads a database;"
+            " check --db or GATEHOUSE_DB)"
+        )
+
+
+@contextmanager
+def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
+    """The audit log of an existing database, for `audit verify`, `export` and `anchor`."""
+    require_existing_database(settings)
+    try:
+        audit = AuditLog(settings.store_target)
+    except _DATABASE_ERRORS as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+    try:
+        yield audit
+    except (sqlite3.Error, psycopg.Error) as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot read it: {exc}") from exc
+    finally:
+        audit.close()
+
+
+def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore]:
+    """The pinned definitions, to explain a decision. Without a database nothing is pinned
+    yet, and explaining does not create one."""
+    if settings.db_url is None and not settings.db_path.exists():
+        return nullcontext(MemoryPinStore())
+    require_existing_database(settings)
+    return _database_pins(settings)
+
+
+@contextmanager
+def _database_pins(settings: Settings) -> Iterator[PinStore]:
+    try:
+        pins = DatabasePinStore(settings.store_target)
+    except _DATABASE_ERRORS as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+    try:
+        yield pins
+    finally:
+        pins.close()
+
+
 def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
     """The checkpointer and the stores, on the SQLite file or the PostgreSQL database.
 
@@ -115,7 +172,7 @@ def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
         audit = AuditLog(target, secret_arguments=secret_arguments)
         opened.append(audit.close)
         conversations = Conversations(target)
-    except (sqlite3.Error, psycopg.Error, PoolTimeout, OSError) as exc:
+    except _DATABASE_ERRORS as exc:
         for close in reversed(opened):
             close()
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
@@ -170,15 +227,19 @@ def build_services(
     mcp: McpClient | None = None,
     limits: Limits | None = None,
     connect_servers: bool = True,
+    create_database: bool = True,
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close).
 
     ``connect_servers=False`` is for commands that only read the database (the queue, a
-    trace): no server process is started for them."""
+    trace): no server process is started for them. ``create_database=False`` is for those
+    too: a database that is not there is an error, not a new empty one."""
     # Whatever client this function makes, it owns (and Services.close closes); a client
     # handed in belongs to the caller.
     owns_mcp = mcp is None
     policy = policy_file(settings)
+    if not create_database:
+        require_existing_database(settings)
     storage = _open_storage(settings, list(policy.audit.redact_arguments))
     checkpointer, pins, ledger, audit, conversations = (
         storage.checkpointer,
@@ -224,8 +285,11 @@ def open_services(
     mcp: McpClient | None = None,
     limits: Limits | None = None,
     connect_servers: bool = True,
+    create_database: bool = True,
 ) -> Iterator[Services]:
-    services = build_services(settings, mcp=mcp, limits=limits, connect_servers=connect_servers)
+    services = build_services(
+        settings, mcp=mcp, limits=limits, connect_servers=connect_servers, create_database=create_database
+    )
     try:
         yield services
     finally:

@@ -12,7 +12,7 @@ every description this module produces show them redacted.
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
 
@@ -31,6 +32,8 @@ _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 # "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
 _STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout"}
 _HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout"}
+# A call that may take longer than a day is not waited for by a person at a terminal.
+MAX_TIMEOUT_SECONDS = 24 * 60 * 60
 
 
 class ConfigError(McpHostError):
@@ -129,6 +132,8 @@ def _timeout(raw: dict[str, Any], where: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise ConfigError(f"{where}.timeout", "must be a positive number of seconds")
+    if not math.isfinite(value) or value > MAX_TIMEOUT_SECONDS:
+        raise ConfigError(f"{where}.timeout", f"must be at most {MAX_TIMEOUT_SECONDS} seconds (a day)")
     return float(value)
 
 
@@ -209,13 +214,13 @@ def parse_servers_config(
 
 def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), f"not valid UTF-8 (byte {exc.start} of the file)") from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            str(path), f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from exc
+        data = loads_bounded(text)
+    except BoundedJsonError as exc:
+        raise ConfigError(str(path), str(exc)) from exc
     return parse_servers_config(data, source=str(path), environ=environ, base_dir=path.parent)

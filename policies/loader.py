@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
 from policies.model import PolicyFile
 
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
@@ -94,6 +95,13 @@ def _check_references(policy: PolicyFile, source: str) -> None:
                 raise PolicyError(f"{where}.review.reviewer_roles", f"unknown role {role!r}")
         if rule.constraints.paths_within_roots and not policy.paths.roots:
             raise PolicyError(f"{where}.constraints.paths_within_roots", "needs [paths] roots")
+    for index, rule in enumerate(policy.rules):
+        for argument, bound in rule.constraints.numeric.items():
+            if bound.min is not None and bound.max is not None and bound.min > bound.max:
+                raise PolicyError(
+                    f"{source}: rules[{index}] ({rule.name}).constraints.numeric.{argument}",
+                    f"min {bound.min:g} is above max {bound.max:g}: no value could pass",
+                )
     for role in policy.defaults.reviewer_roles:
         if roles and role not in roles:
             raise PolicyError(f"{source}: defaults.reviewer_roles", f"unknown role {role!r}")
@@ -101,11 +109,19 @@ def _check_references(policy: PolicyFile, source: str) -> None:
 
 def load_policy(path: Path, *, variables: Mapping[str, str] | None = None) -> PolicyFile:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise PolicyError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PolicyError(str(path), f"not valid UTF-8 (byte {exc.start} of the file)") from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(str(path), f"not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        # tomllib recurses once per nested array or inline table, and gives up far above
+        # anything a policy needs; nothing was half-read.
+        raise PolicyError(str(path), f"nested deeper than {MAX_DEPTH} levels") from exc
+    if nesting_depth(data) > MAX_DEPTH:
+        raise PolicyError(str(path), f"nested deeper than {MAX_DEPTH} levels")
     return parse_policy(data, source=str(path), variables=variables)

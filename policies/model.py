@@ -27,7 +27,8 @@ class _Strict(BaseModel):
 
 
 class ReviewSettings(_Strict):
-    expiry_minutes: int = Field(default=30, gt=0)
+    # At most a year: a deadline past the calendar's end would crash every review using it.
+    expiry_minutes: int = Field(default=30, gt=0, le=366 * 24 * 60)
     required_approvals: int = Field(default=1, ge=1, le=5)
     four_eyes: bool = True
     reviewer_roles: list[str] = Field(default_factory=lambda: ["reviewer", "admin"])
@@ -36,7 +37,7 @@ class ReviewSettings(_Strict):
 class PartialReviewSettings(_Strict):
     """A rule's overrides; anything left out comes from [defaults]."""
 
-    expiry_minutes: int | None = Field(default=None, gt=0)
+    expiry_minutes: int | None = Field(default=None, gt=0, le=366 * 24 * 60)
     required_approvals: int | None = Field(default=None, ge=1, le=5)
     four_eyes: bool | None = None
     reviewer_roles: list[str] | None = None
@@ -47,8 +48,9 @@ class Defaults(ReviewSettings):
 
 
 class NumericBound(_Strict):
-    min: float | None = None
-    max: float | None = None
+    # Finite: an infinite bound is no bound, and NaN makes every comparison false.
+    min: float | None = Field(default=None, allow_inf_nan=False)
+    max: float | None = Field(default=None, allow_inf_nan=False)
 
 
 class Constraints(_Strict):
@@ -110,7 +112,8 @@ class Output(_Strict):
             "*+json",
         ]
     )
-    max_bytes: int = Field(default=64 * 1024, gt=0)
+    # At most 16 MiB: what is kept goes into the state and every checkpoint after it.
+    max_bytes: int = Field(default=64 * 1024, gt=0, le=16 * 1024 * 1024)
 
 
 class Audit(_Strict):

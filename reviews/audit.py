@@ -2,8 +2,10 @@
 
 Each event's hash covers its own content and the previous event's hash, so editing a row
 breaks its hash, inserting or deleting one breaks the chain, and deleting the newest rows is
-caught by the head record kept beside the table. Arguments whose names the policy marks
-secret are redacted before they are written: the log itself must be safe to export.
+caught by the head record kept beside the table. What the database alone cannot show is a
+truncation that rewrites the head too: that takes an anchor kept outside it
+(reviews/audit_anchor.py). Arguments whose names the policy marks secret are redacted before
+they are written: the log itself must be safe to export.
 """
 
 from __future__ import annotations
@@ -72,6 +74,17 @@ class VerifyReport(BaseModel):
     ok: bool
     events: int
     problems: list[str]
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """A verification and what anchors are checked against: every row's stored hash by seq,
+    and the chain's last row (seq 0 and GENESIS for an empty log)."""
+
+    report: VerifyReport
+    hashes: dict[int, str]
+    last_seq: int
+    last_hash: str
 
 
 def event_hash(prev_hash: str, seq: int, at: str, kind: str, thread_id: str | None, review_id: str | None,
@@ -208,7 +221,11 @@ class AuditLog:
         return [AuditEvent.model_validate(dict(row) | {"data": json.loads(row["data"])}) for row in rows]
 
     def verify(self) -> VerifyReport:
+        return self.check_chain().report
+
+    def check_chain(self) -> ChainCheck:
         problems: list[str] = []
+        hashes: dict[int, str] = {}
         with self._db.read() as conn:
             rows = conn.execute("SELECT * FROM audit_log ORDER BY seq").fetchall()
             head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
@@ -237,6 +254,7 @@ class AuditLog:
             )
             if recomputed != row["hash"]:
                 problems.append(f"row {seq} was edited (its content no longer matches its hash)")
+            hashes[seq] = row["hash"]
             expected_seq, prev = seq + 1, row["hash"]
         last = expected_seq - 1
         if head is not None and head["seq"] > last:
@@ -251,7 +269,8 @@ class AuditLog:
             problems.append(f"row {last} does not match the log's head (edited or replaced)")
         if head is None and rows:
             problems.append("the log's head record is missing")
-        return VerifyReport(ok=not problems, events=len(rows), problems=problems)
+        report = VerifyReport(ok=not problems, events=len(rows), problems=problems)
+        return ChainCheck(report=report, hashes=hashes, last_seq=last, last_hash=prev)
 
     def export(self, fmt: str) -> str:
         events = self.events()

@@ -178,3 +178,28 @@ def test_a_per_server_timeout_is_read_and_checked() -> None:
         parse_servers_config(
             {"mcpServers": {"slow": {"command": "x", "timeout": "1m"}}}, source="s.json", environ={}
         )
+
+
+@pytest.mark.parametrize("timeout", [1e400, 10**12, 86401])
+def test_a_timeout_beyond_a_day_or_infinite_is_refused(timeout: float) -> None:
+    with pytest.raises(ConfigError, match=r"mcpServers\.slow\.timeout: must be at most 86400 seconds"):
+        parse_servers_config(
+            {"mcpServers": {"slow": {"command": "x", "timeout": timeout}}}, source="s.json", environ={}
+        )
+
+
+def test_a_file_nested_past_the_limit_is_reported_with_line_and_column(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"mcpServers": {"a": {"command": "x", "args": ' + "[" * 70 + "]" * 70 + "}}}")
+
+    with pytest.raises(
+        ConfigError, match=r"servers.json: nested deeper than 64 levels at line 1, column \d+"
+    ):
+        load_servers_config(path)
+
+
+def test_a_file_that_is_not_utf8_is_reported_with_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_bytes(b'{"mcpServers": {"caf\xe9": {"command": "x"}}}')
+
+    with pytest.raises(ConfigError, match=r"servers.json: not valid UTF-8 \(byte 20 of the file\)"):
+        load_servers_config(path)

@@ -206,3 +206,70 @@ def test_a_missing_variable_is_reported_as_file_colon_key_like_every_other_error
     error = _error({"paths": {"roots": ["${NOPE}/data"]}})
 
     assert error.where == "p.toml: paths.roots[0]"
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "reason"),
+    [
+        pytest.param(
+            {"defaults": {"expiry_minutes": 99999999999}},
+            "defaults.expiry_minutes",
+            "less than or equal to 527040",
+            id="default-expiry-past-the-calendar",
+        ),
+        pytest.param(
+            {"rules": [_rule("slow", review={"expiry_minutes": 10**12})]},
+            "rules[0] (slow).review.expiry_minutes",
+            "less than or equal to 527040",
+            id="rule-expiry-past-the-calendar",
+        ),
+        pytest.param(
+            {"rules": [_rule("none", review={"required_approvals": 0})]},
+            "rules[0] (none).review.required_approvals",
+            "greater than or equal to 1",
+            id="no-approvals",
+        ),
+        pytest.param(
+            {"output": {"max_bytes": 2**40}},
+            "output.max_bytes",
+            "less than or equal to 16777216",
+            id="huge-cap",
+        ),
+        pytest.param({"output": {"max_bytes": 0}}, "output.max_bytes", "greater than 0", id="zero-cap"),
+        pytest.param(
+            {"rules": [_rule("pay", constraints={"numeric": {"amount": {"max": float("inf")}}})]},
+            "rules[0] (pay).constraints.numeric.amount.max",
+            "finite number",
+            id="infinite-bound",
+        ),
+        pytest.param(
+            {"rules": [_rule("pay", constraints={"numeric": {"amount": {"min": float("nan")}}})]},
+            "rules[0] (pay).constraints.numeric.amount.min",
+            "finite number",
+            id="nan-bound",
+        ),
+        pytest.param(
+            {"rules": [_rule("pay", constraints={"numeric": {"amount": {"min": 10, "max": 1}}})]},
+            "rules[0] (pay).constraints.numeric.amount",
+            "min 10 is above max 1",
+            id="empty-range",
+        ),
+    ],
+)
+def test_every_number_in_a_policy_is_bounded_and_a_bad_one_named_by_key_and_reason(
+    data: dict[str, Any], where: str, reason: str
+) -> None:
+    error = _error(data)
+
+    assert error.where == f"p.toml: {where}"
+    assert reason in error.reason
+
+
+def test_a_policy_nested_past_the_limit_is_refused_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("[paths]\nroots = " + "[" * 100 + "]" * 100 + "\n", encoding="utf-8")
+
+    with pytest.raises(PolicyError) as caught:
+        load_policy(path, variables={})
+
+    assert (caught.value.where, caught.value.reason) == (str(path), "nested deeper than 64 levels")

@@ -1,0 +1,39 @@
+"""`gatehouse audit verify [--anchor ANCHOR_OR_FILE]` and `audit anchor [--append FILE]`:
+the chain checked, against anchors kept outside the database when given; the chain's head
+signed for keeping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reviews.audit import ChainCheck
+from reviews.audit_anchor import Anchor, anchor_problems, append_anchor, make_anchor
+from reviews.clock import Clock, iso, utc_now
+
+
+def verify_report(chain: ChainCheck, anchors: list[Anchor] | None = None) -> dict[str, Any]:
+    problems = chain.report.problems + (anchor_problems(chain, anchors) if anchors else [])
+    report: dict[str, Any] = {"ok": not problems, "events": chain.report.events, "problems": problems}
+    if anchors is not None:
+        report["anchors"] = len(anchors)
+    return report
+
+
+def render_verify(report: dict[str, Any]) -> str:
+    if not report["ok"]:
+        return "audit log TAMPERED:\n" + "\n".join(f"  {problem}" for problem in report["problems"])
+    held = ""
+    if report.get("anchors"):
+        count = report["anchors"]
+        held = f"; {count} anchor holds" if count == 1 else f"; {count} anchors hold"
+    return f"audit log ok: {report['events']} events, chain intact{held}"
+
+
+def anchor_head(chain: ChainCheck, *, key: bytes, append: Path | None, clock: Clock = utc_now) -> Anchor:
+    """The chain's last row signed, and appended to ``append`` when given. Only an intact chain
+    is anchored (the caller checks): signing a tampered log would vouch for the tampering."""
+    anchor = make_anchor(chain, at=iso(clock()), key=key)
+    if append is not None:
+        append_anchor(append, anchor)
+    return anchor

@@ -1,0 +1,66 @@
+"""Nested data from outside (a servers file, a policy file, a command-line argument, an anchors
+file) with a bound on its nesting.
+
+Python's JSON and TOML parsers recurse once per level and give up with a RecursionError
+(a traceback, not a message) far below what a hostile file reaches, and whatever they do parse
+is walked recursively again later (validation, redaction, serialisation). No configuration or
+argument Gatehouse reads needs more than a handful of levels, so anything deeper than
+MAX_DEPTH is refused before it is parsed, with the line and column where it went too deep.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 64
+# A JSON string (skipped whole, brackets inside it do not count) or a bracket.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+class BoundedJsonError(ValueError):
+    """Not valid JSON, or nested too deeply: the reason with its line and column."""
+
+
+def _place(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads`` for text nested at most ``max_depth`` arrays and objects deep."""
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > max_depth:
+                raise BoundedJsonError(
+                    f"nested deeper than {max_depth} level{'s' if max_depth > 1 else ''}"
+                    f" at {_place(text, match.start())}"
+                )
+        elif token in ("]", "}"):
+            depth -= 1
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BoundedJsonError(f"not valid JSON: {exc.msg} at {_place(text, exc.pos)}") from exc
+
+
+def nesting_depth(value: Any) -> int:
+    """How many lists and dicts deep ``value`` goes, counted without recursion."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: list[Any] = list(item.values())
+        elif isinstance(item, list | tuple):
+            children = list(item)
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
