@@ -14,11 +14,12 @@ from typing import Any
 
 from gatehouse.errors import ConfigurationError
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
+from reviews.edited_arguments import MAX_DEPTH
 
 # Edited or explained arguments are a tool call's arguments: a few levels deep in practice.
 # The same bound the review service puts on a reviewer's edited arguments, so what the command
 # line accepts the service accepts too.
-MAX_ARGUMENT_DEPTH = 32
+MAX_ARGUMENT_DEPTH = MAX_DEPTH
 # Arguments that name files (--anchor takes a file or one anchor's JSON, which is ASCII).
 _PATH_ARGUMENTS = frozenset({"db", "servers", "policy", "path", "append", "anchor"})
 # Positional arguments by their metavar, as `--help` shows them; options by their flag.

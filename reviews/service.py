@@ -180,7 +180,8 @@ class ReviewService:
     def _carry_out(self, review: Review, decision: ReviewDecision, pending: dict[str, Any]) -> RunOutcome:
         """Resume the thread with a settled review's decision, and record that it was done."""
         run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
-        self.record_run(run, actor=decision.by)
+        # An expiry is nobody's answer: the conversation shows it as the thread's own.
+        self.record_run(run, actor=None if decision.action == "expire" else decision.by)
         still_waiting = run.pending is not None and run.pending.get("review_id") == review.id
         # Only an approval that was to run a call can end without running it; releasing held
         # output runs nothing by design.
