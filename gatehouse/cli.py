@@ -32,6 +32,7 @@ from graph.trace import trace_steps
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
 from policies.pins import DatabasePinStore
+from policies.secrets import DEFAULT_REDACTOR, SecretRedactor, install_log_redaction
 from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError, ReviewError
 
@@ -137,12 +138,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _usage_error(message: str) -> int:
-    print(f"gatehouse: {message}", file=sys.stderr)
+    print(f"gatehouse: {DEFAULT_REDACTOR.text(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
-def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
+def _print(
+    data: dict[str, Any],
+    as_json: bool,
+    render: Callable[[dict[str, Any]], str],
+    secrets: SecretRedactor = DEFAULT_REDACTOR,
+) -> None:
+    # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL).
+    shown = secrets.value(data)
+    print(json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown))
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -195,7 +203,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
     with open_services(_settings(args), connect_servers=args.action != "list") as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]
-            _print({"status": args.status, "reviews": rows}, args.json, render_queue)
+            _print({"status": args.status, "reviews": rows}, args.json, render_queue, services.secrets)
             return EXIT_OK
         if args.action == "sweep":
             swept = services.reviews.sweep()
@@ -220,7 +228,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
             "review": review_row(result.review),
             "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
         }
-        _print(report, args.json, render_decision)
+        _print(report, args.json, render_decision, services.secrets)
         return EXIT_OK
 
 
@@ -250,7 +258,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     with open_services(_settings(args), connect_servers=False) as services:
         if not thread_exists(services.graph, args.thread_id):
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
-        report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
+        steps = trace_steps(services.graph, args.thread_id, services.secrets)
+        report = {"thread_id": args.thread_id, "steps": steps}
     if args.json:
         print(dumps(report))
     else:
@@ -280,13 +289,14 @@ def _run_ask(args: argparse.Namespace) -> int:
             return _usage_error(f"--thread: {exc}")
         except NotAllowedError as exc:
             return _usage_error(f"--user: {exc}")
-    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text)
+    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
     return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_redaction()
     args = _parser().parse_args(argv)
     try:
         if args.command == "ask":
