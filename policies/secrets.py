@@ -189,6 +189,19 @@ class SecretRedactor:
         secret-like query parameters hidden."""
         return self.text(re.sub(r"(://)[^/@\s]*@", r"\1" + REDACTED + "@", url, count=1))
 
+    def restore(self, edited: Any, original: Any) -> Any:
+        """``edited`` (a copy of ``self.value(original)`` a person may have changed) with each
+        part left as shown put back to its real value. A form shows arguments with their
+        secrets hidden; what the reviewer did not touch must not be sent as ``***``."""
+        if edited == self.value(original):
+            return original
+        if isinstance(edited, dict) and isinstance(original, dict):
+            return {key: self.restore(item, original[key]) if key in original else item
+                    for key, item in edited.items()}  # fmt: skip
+        if isinstance(edited, list) and isinstance(original, list) and len(edited) == len(original):
+            return [self.restore(item, before) for item, before in zip(edited, original, strict=True)]
+        return edited
+
     # -- internals ---------------------------------------------------------------------------
 
     def _under_secret_name(self, item: Any) -> Any:

@@ -95,7 +95,9 @@ def test_no_form_of_secret_in_a_request_reaches_the_audit_export_the_conversatio
 
     # Named, never printed: a failure must not show the secret it found.
     leaks = [f"{name}: conversation or trace" for name, (_, s) in cases.items() if s in kept[name]]
-    leaks += [f"{name}: {fmt} export" for name, (_, s) in cases.items() for fmt in exports if s in exports[fmt]]
+    leaks += [
+        f"{name}: {fmt} export" for name, (_, s) in cases.items() for fmt in exports if s in exports[fmt]
+    ]
     assert leaks == []
     # What happened stays readable: the names stand, only their values are hidden.
     readable = exports["jsonl"]
