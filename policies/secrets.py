@@ -113,6 +113,12 @@ _NAMED = re.compile(
 # A value: a quoted string (also JSON escaped inside a string), or a run up to a separator.
 _VALUE = re.compile(r"""\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&'"<>(){}\[\]]+""")
 _SAID_VALUE = re.compile(r""""[^"]*"|'[^']*'|[^\s,;]+""")
+_TRAILING = ".,!?:;)*_`"
+# Endings of words that describe (rejected, missing, sensitive, environment): after "the
+# password is" or "token:" they are prose, where a password would be a plain word or a random one.
+_PROSE_ENDINGS = (
+    "ed", "ing", "ly", "ive", "able", "ible", "ful", "ous", "ment", "tion", "sion", "ness", "ent", "ant", "al",
+)  # fmt: skip
 # After "the password is ...": words that say something about the secret rather than being it.
 _NOT_A_VALUE = frozenset(
     """a an the not no now still also too very being been required needed missing wrong
@@ -121,8 +127,19 @@ _NOT_A_VALUE = frozenset(
     known unknown new old same different mine yours his hers ours theirs its here there below
     above attached included enclosed in on at for of to from with without by as that this
     what which who where when how out up down off over available optional mandatory case
-    sensitive generated rotated revoked due longer shorter""".split()
+    sensitive generated rotated revoked due longer shorter done gone good bad ready true
+    false null none nil""".split()
 )
+
+
+def _is_prose_word(value: str) -> bool:
+    """An unquoted lower-case word that describes rather than is a secret."""
+    bare = value.strip(_TRAILING + "*_`")
+    if not bare:
+        return True
+    if not (bare.isalpha() and bare.islower()):
+        return False
+    return bare in _NOT_A_VALUE or bare.endswith(_PROSE_ENDINGS)
 
 
 class SecretRedactor:
@@ -196,13 +213,18 @@ class SecretRedactor:
         if edited == self.value(original):
             return original
         if isinstance(edited, dict) and isinstance(original, dict):
-            return {key: self.restore(item, original[key]) if key in original else item
+            return {key: self._restore_under(key, item, original[key]) if key in original else item
                     for key, item in edited.items()}  # fmt: skip
         if isinstance(edited, list) and isinstance(original, list) and len(edited) == len(original):
             return [self.restore(item, before) for item, before in zip(edited, original, strict=True)]
         return edited
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _restore_under(self, key: Any, edited: Any, original: Any) -> Any:
+        if isinstance(key, str) and self.is_secret_name(key):
+            return original if edited == self._under_secret_name(original) else edited
+        return self.restore(edited, original)
 
     def _under_secret_name(self, item: Any) -> Any:
         # A flag such as {"auth": false} or an absent value tells nothing; anything else goes.
@@ -245,6 +267,12 @@ class SecretRedactor:
             if not self.is_secret_name(match.group("name")):
                 return None
             value = _VALUE.match(text, match.end())
+            # "GIT_TOKEN: environment variable GIT_TOKEN is not set" is a sentence, not a pair.
+            if value is not None and ":" in match.group("sep") and _is_prose_word(value.group(0)):
+                return None
+            # "max_tokens=500", "Tokens: 1200": a count under a plural name, not a secret.
+            if value is not None and value.group(0).isdigit() and match.group("name").lower().endswith("s"):
+                return None
         elif match.group("flag") is not None:
             if not self.is_secret_name(match.group("flag")):
                 return None
@@ -255,11 +283,10 @@ class SecretRedactor:
                 return None
             value = _SAID_VALUE.match(text, match.end())
             if value is not None:
-                bare = value.group(0).strip("\"'").rstrip(".,!?:)")
-                if not bare or bare.lower() in _NOT_A_VALUE:
+                if _is_prose_word(value.group(0)):
                     return None
                 if value.group(0)[:1] not in "\"'":
-                    return value.start(), value.start() + len(value.group(0).rstrip(".,!?:)"))
+                    return value.start(), value.start() + len(value.group(0).rstrip(_TRAILING))
         if value is None:
             return None
         start, end = value.span()

@@ -64,7 +64,7 @@ def test_editing_another_argument_keeps_the_real_value_of_a_hidden_one(app_env: 
     ask(session(), f"Send an email to bob@example.com saying the password is {password}")
     reviewer = on_page(session("reviewer"), "review_queue")
     [body_box] = [box for box in reviewer.text_area if box.key and box.key.endswith("-body")]
-    assert body_box.value.endswith("the password is ***")
+    assert str(body_box.value).endswith("the password is ***")
 
     [subject_box] = [box for box in reviewer.text_input if box.key and box.key.endswith("-subject")]
     subject_box.input("From the reviewer").run()
@@ -82,7 +82,7 @@ def test_a_hidden_secret_inside_changed_text_must_be_retyped_before_approval(app
     reviewer = on_page(session("reviewer"), "review_queue")
     [body_box] = [box for box in reviewer.text_area if box.key and box.key.endswith("-body")]
 
-    body_box.input(body_box.value + " (sent by the reviewer)").run()
+    body_box.input(f"{body_box.value} (sent by the reviewer)").run()
 
     assert any("retype the secret" in error.value for error in reviewer.error)
     assert button(reviewer, "Edit & approve").disabled
