@@ -34,6 +34,8 @@ import fnmatch
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache, partial
 from typing import Any
 
 from policies.model import SECRET_ARGUMENTS
@@ -54,38 +56,58 @@ def _normalised_glob(glob: str) -> str:
 
 
 # --- shapes: secrets recognisable by their form, under any name --------------------------------
-# Each pattern's group "secret" is what is hidden; the text around it (a non-secret prefix that
-# says what kind of token it was) stays readable.
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A token shape. Its pattern starts with a literal (one of ``triggers``, checked first with
+    a plain substring test) so the regex engine skips ahead to it instead of trying every
+    position; the group "secret" is what is hidden, the rest (a prefix saying what kind of token
+    it was) stays readable. ``word_start``: the literal must not continue a word."""
+
+    triggers: tuple[str, ...]
+    pattern: re.Pattern[str]
+    word_start: bool = True
+
+
+def _shape(triggers: str, pattern: str, *, word_start: bool = True) -> _Shape:
+    return _Shape(tuple(triggers.split()), re.compile(pattern, re.DOTALL), word_start)
+
+
+_SCHEMES = "Bearer bearer BEARER Basic basic BASIC Token token TOKEN"
 _SHAPES = (
     # PEM private keys (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ...): the body, up to the END line
     # or the end of the text (a key cut off by truncation is hidden all the same).
-    r"-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?P<pem>.+?)(?=-----END [A-Z0-9 ]{0,30}PRIVATE KEY|\Z)",
+    _shape(
+        "-----BEGIN",
+        r"-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?P<secret>.+?)(?=-----END [A-Z0-9 ]{0,30}PRIVATE KEY|\Z)",
+        word_start=False,
+    ),
     # AWS access key ids.
-    r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?P<aws>[A-Z0-9]{16})\b",
-    # GitHub: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained personal access tokens.
-    r"\bgh[pousr]_(?P<github>[A-Za-z0-9]{30,})",
-    r"\bgithub_pat_(?P<github_pat>\w{30,})",
-    r"\bglpat-(?P<gitlab>[\w-]{20,})",
+    _shape(
+        "AKIA ASIA ABIA ACCA A3T", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?P<secret>[A-Z0-9]{16})(?![A-Z0-9])"
+    ),
+    # GitHub: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained personal access tokens; GitLab.
+    _shape("ghp_ gho_ ghu_ ghs_ ghr_", r"gh[pousr]_(?P<secret>[A-Za-z0-9]{30,})"),
+    _shape("github_pat_", r"github_pat_(?P<secret>\w{30,})"),
+    _shape("glpat-", r"glpat-(?P<secret>[\w-]{20,})"),
     # Slack tokens (xoxb-, xoxp-, xoxa-, ...) and incoming-webhook paths.
-    r"\bxox[abposrce]-(?P<slack>[A-Za-z0-9-]{10,})",
-    r"hooks\.slack\.com/services/(?P<slack_hook>[A-Za-z0-9/]{20,})",
+    _shape("xox", r"xox[abposrce]-(?P<secret>[A-Za-z0-9-]{10,})"),
+    _shape("hooks.slack.com", r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9/]{20,})", word_start=False),
     # sk-... API keys (OpenAI sk-/sk-proj-, Anthropic sk-ant-, Stripe sk_live_/rk_live_).
-    r"\b(?:sk|rk)[-_](?:(?:live|test)_|proj-|ant-|svcacct-|admin-)?(?P<sk>[\w-]{20,})",
-    r"\bAIza(?P<google>[\w-]{35})",
-    r"\bnpm_(?P<npm>[A-Za-z0-9]{36})\b",
-    r"\bpypi-(?P<pypi>AgE[\w-]{50,})",
+    _shape(
+        "sk- sk_ rk- rk_", r"[sr]k[-_](?:(?:live|test)_|proj-|ant-|svcacct-|admin-)?(?P<secret>[\w-]{20,})"
+    ),
+    _shape("AIza", r"AIza(?P<secret>[\w-]{35})"),
+    _shape("npm_", r"npm_(?P<secret>[A-Za-z0-9]{36})(?!\w)"),
+    _shape("pypi-", r"pypi-(?P<secret>AgE[\w-]{50,})"),
     # JSON Web Tokens: header.payload.signature, both first parts base64url JSON ("eyJ").
-    r"\b(?P<jwt>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*)",
-    # Credentials after an HTTP auth scheme, wherever they appear (a header, a curl line).
-    r"\b(?i:bearer|basic|token)\s+(?P<bearer>[\w\-.~+/]{8,}=*)",
+    _shape("eyJ", r"(?P<secret>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*)"),
+    # Credentials after an HTTP auth scheme, wherever they appear (a header, a curl line); a
+    # word after "bearer" in prose is left alone (see _looks_random).
+    _shape(_SCHEMES, rf"(?:{'|'.join(_SCHEMES.split())})\s+(?P<secret>[\w\-.~+/]{{8,}}=*)"),
     # A password in a URL: scheme://user:password@host.
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]*:(?P<url_password>[^\s@/]+)@",
-)
-_SHAPE = re.compile("|".join(f"(?:{p})" for p in _SHAPES), re.DOTALL)
-# Cheap literal triggers: text without any of them cannot hold a shape above.
-_SHAPE_TRIGGER = re.compile(
-    r"PRIVATE KEY|AKIA|ASIA|ABIA|ACCA|A3T|gh[pousr]_|github_pat_|glpat-|xox|hooks\.slack|sk[-_]|rk[-_]"
-    r"|AIza|npm_|pypi-|eyJ|(?i:bearer|basic|token)\s|://"
+    _shape("://", r"://[^\s:/@]*:(?P<secret>[^\s@/]+)@", word_start=False),
 )
 
 
@@ -132,6 +154,17 @@ _NOT_A_VALUE = frozenset(
 )
 
 
+def _hide_shape(shape: _Shape, match: re.Match[str]) -> str:
+    start, end = match.span("secret")
+    before = match.string[match.start() - 1 : match.start()]
+    if shape.word_start and (before.isalnum() or before == "_"):
+        return match.group(0)  # "task-..." is no sk- key: the literal continued a word
+    if shape.triggers[0] == "Bearer" and not _looks_random(match.group("secret")):
+        return match.group(0)
+    offset = match.start()
+    return match.group(0)[: start - offset] + REDACTED + match.group(0)[end - offset :]
+
+
 def _is_prose_word(value: str) -> bool:
     """An unquoted lower-case word that describes rather than is a secret."""
     bare = value.strip(_TRAILING + "*_`")
@@ -142,6 +175,28 @@ def _is_prose_word(value: str) -> bool:
     return bare in _NOT_A_VALUE or bare.endswith(_PROSE_ENDINGS)
 
 
+# A name holds its cue at most this far from its start (64 characters, or two words of 32 for
+# "my api key is"); the name, its separator and a scheme end within the second distance.
+_BEFORE_CUE, _AFTER_CUE = 70, 140
+_SHORT = 256
+
+
+def _cues(globs: Iterable[str]) -> tuple[str, ...] | None:
+    """Literal text every name matching the globs contains, lower-cased: the first four letters
+    of each glob's longest word ("pass" for *password*, "api" for *api_key*), short enough to
+    survive any spelling of the name (apiKey, api-key, API_KEY). None when a glob has no word
+    or a character class (then every text is scanned whole)."""
+    cues = set()
+    for glob in globs:
+        if "[" in glob:
+            return None
+        words = [w for w in re.split(r"[^a-z0-9]+", glob.lower()) if w]
+        if not words:
+            return None
+        cues.add(max(words, key=len)[:4])
+    return tuple(sorted(cues))
+
+
 class SecretRedactor:
     """Finds secrets and replaces their values with ``***``; one per configured policy."""
 
@@ -149,12 +204,9 @@ class SecretRedactor:
         globs = {_normalised_glob(g) for g in (*SECRET_ARGUMENTS, *secret_arguments) if g.strip()}
         self._globs = tuple(sorted(g for g in globs if g))
         self._names: dict[str, bool] = {}
-        # The prefilter for named secrets: a literal fragment of every glob (its longest run
-        # without wildcards) must be in the text. A glob with none, or with a character class
-        # (whose letters need not appear as written), leaves the prefilter off.
-        stems = [max(re.split(r"[*?]+", g), key=len) for g in self._globs]
-        usable = all(stems) and not any("[" in g for g in self._globs)
-        self._stems = tuple(sorted(set(stems))) if usable else None
+        self._cues = _cues((*SECRET_ARGUMENTS, *secret_arguments))
+        # Short strings repeat (statuses, capability keys, rule names): each is scanned once.
+        self._short_text = lru_cache(maxsize=4096)(self._scan)
 
     def is_secret_name(self, name: str) -> bool:
         known = self._names.get(name)
@@ -167,11 +219,13 @@ class SecretRedactor:
 
     def text(self, text: str) -> str:
         """The text with every secret value replaced by ``***``."""
-        if _SHAPE_TRIGGER.search(text):
-            text = _SHAPE.sub(self._hide_shape, text)
-        if self._may_name_a_secret(text):
-            text = self._hide_named(text)
-        return text
+        return self._short_text(text) if len(text) <= _SHORT else self._scan(text)
+
+    def _scan(self, text: str) -> str:
+        for shape in _SHAPES:
+            if any(trigger in text for trigger in shape.triggers):
+                text = shape.pattern.sub(partial(_hide_shape, shape), text)
+        return self._hide_named(text)
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON-like value with secrets hidden: the values under secret-like keys
@@ -230,36 +284,38 @@ class SecretRedactor:
         # A flag such as {"auth": false} or an absent value tells nothing; anything else goes.
         return item if item is None or isinstance(item, bool) else REDACTED
 
-    def _may_name_a_secret(self, text: str) -> bool:
-        if self._stems is None:
-            return True
-        plain = normalised_name(text)
-        return any(stem in plain for stem in self._stems)
-
-    @staticmethod
-    def _hide_shape(match: re.Match[str]) -> str:
-        name = match.lastgroup
-        if name is None:
-            return match.group(0)
-        if name == "bearer" and not _looks_random(match.group(name)):
-            return match.group(0)
-        start, end = match.span(name)
-        whole_start = match.start()
-        whole = match.group(0)
-        return whole[: start - whole_start] + REDACTED + whole[end - whole_start :]
-
     def _hide_named(self, text: str) -> str:
         pieces: list[str] = []
         done = 0  # text[:done] is in pieces already
-        for match in _NAMED.finditer(text):
-            if match.start() < done:
-                continue  # inside a value hidden already
-            hidden = self._hidden_value(text, match)
-            if hidden is not None:
-                start, end = hidden
-                pieces += [text[done:start], REDACTED]
-                done = end
+        for start, end in self._windows(text):
+            for match in _NAMED.finditer(text, start, end):
+                if match.start() < done:
+                    continue  # inside a value hidden already
+                hidden = self._hidden_value(text, match)
+                if hidden is not None:
+                    pieces += [text[done : hidden[0]], REDACTED]
+                    done = hidden[1]
         return "".join(pieces) + text[done:] if pieces else text
+
+    def _windows(self, text: str) -> list[tuple[int, int]]:
+        """Where a secret-like name can be: around each cue, merged; the whole text when the
+        names have no cue. Scanning only there keeps a long text without one cheap."""
+        lowered = text.lower()
+        if self._cues is None or len(lowered) != len(text):
+            return [(0, len(text))]
+        spans = []
+        for cue in self._cues:
+            found = lowered.find(cue)
+            while found != -1:
+                spans.append((max(found - _BEFORE_CUE, 0), found + _AFTER_CUE))
+                found = lowered.find(cue, found + 1)
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
 
     def _hidden_value(self, text: str, match: re.Match[str]) -> tuple[int, int] | None:
         """Where the value after a secret-like name is (without its quotes), or None."""
