@@ -16,16 +16,21 @@ Two kinds of evidence:
   ids, GitHub, GitLab, Slack, npm, PyPI and Google keys, ``sk-…`` API keys, JWTs, Bearer and
   Basic credentials, and passwords in URLs (``scheme://user:***@host``).
 
-Why not Yelp's detect-secrets (1.5.0): used on a line it found one of the issue's seven
-forms (its keyword plugin needs quotes in a file it cannot classify), reported a GitHub token
-as ``ghp`` and a JWT without its signature (values, not spans, to find again), missed
-``github_pat_`` and ``sk-proj-`` keys, keeps its settings in a process-wide singleton (the app
-is multi-threaded), and cost about 0.2 ms per line with only the relevant plugins (28 ms on
-the first call), several times this module's cost for a whole request.
+Why not Yelp's detect-secrets (1.5.0, evaluated for this): used as a library on one line
+(``scan_line``) it found one of the issue's seven leaking forms (its keyword plugin wants
+quotes when it cannot tell the file type; its entropy plugins flag every plain word), reported
+a GitHub token as ``ghp`` and a JWT without its signature (values to search for again, not
+spans), missed ``github_pat_`` and ``sk-proj-`` keys, keeps its settings in a process-wide
+singleton (the app serves sessions on threads), and cost about 0.2 ms per line with only the
+relevant plugins (28 ms on the first call), more than this module's cost for a whole request.
+It would also have added requests and PyYAML to the runtime. Microsoft's secret masker
+(1.0.0b4) is a beta whose patterns are mostly Azure's; it found two of the forms.
 
-Cost: text without any trigger (no ``=``/``:``, no " is ", no token prefix) costs one regex
-search; names are tested once each and cached. ``tests/policies/test_secrets.py`` keeps a
-typical request's redaction well under a millisecond.
+Cost: a typical request's audit events and conversation take about 40 microseconds, one
+request text of 80 characters about 10, a 4,000-character request about 120. Each token shape
+starts with a literal the regex engine skips to (and is tried only when its literal occurs),
+the names are scanned only around their cues (a few letters every secret-like name holds),
+and short strings, which repeat, are scanned once.
 """
 
 from __future__ import annotations
@@ -63,15 +68,17 @@ class _Shape:
     """A token shape. Its pattern starts with a literal (one of ``triggers``, checked first with
     a plain substring test) so the regex engine skips ahead to it instead of trying every
     position; the group "secret" is what is hidden, the rest (a prefix saying what kind of token
-    it was) stays readable. ``word_start``: the literal must not continue a word."""
+    it was) stays readable. ``word_start``: the literal must not continue a word;
+    ``random_only``: a secret that reads like a word is left (prose, not a credential)."""
 
     triggers: tuple[str, ...]
     pattern: re.Pattern[str]
     word_start: bool = True
+    random_only: bool = False
 
 
-def _shape(triggers: str, pattern: str, *, word_start: bool = True) -> _Shape:
-    return _Shape(tuple(triggers.split()), re.compile(pattern, re.DOTALL), word_start)
+def _shape(triggers: str, pattern: str, *, word_start: bool = True, random_only: bool = False) -> _Shape:
+    return _Shape(tuple(triggers.split()), re.compile(pattern, re.DOTALL), word_start, random_only)
 
 
 _SCHEMES = "Bearer bearer BEARER Basic basic BASIC Token token TOKEN"
@@ -105,7 +112,7 @@ _SHAPES = (
     _shape("eyJ", r"(?P<secret>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*)"),
     # Credentials after an HTTP auth scheme, wherever they appear (a header, a curl line); a
     # word after "bearer" in prose is left alone (see _looks_random).
-    _shape(_SCHEMES, rf"(?:{'|'.join(_SCHEMES.split())})\s+(?P<secret>[\w\-.~+/]{{8,}}=*)"),
+    _shape(_SCHEMES, rf"(?:{'|'.join(_SCHEMES.split())})\s+(?P<secret>[\w\-.~+/]{{8,}}=*)", random_only=True),
     # A password in a URL: scheme://user:password@host.
     _shape("://", r"://[^\s:/@]*:(?P<secret>[^\s@/]+)@", word_start=False),
 )
@@ -159,7 +166,7 @@ def _hide_shape(shape: _Shape, match: re.Match[str]) -> str:
     before = match.string[match.start() - 1 : match.start()]
     if shape.word_start and (before.isalnum() or before == "_"):
         return match.group(0)  # "task-..." is no sk- key: the literal continued a word
-    if shape.triggers[0] == "Bearer" and not _looks_random(match.group("secret")):
+    if shape.random_only and not _looks_random(match.group("secret")):
         return match.group(0)
     offset = match.start()
     return match.group(0)[: start - offset] + REDACTED + match.group(0)[end - offset :]
