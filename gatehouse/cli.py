@@ -43,6 +43,7 @@ from graph.runner import thread_exists
 from graph.trace import trace_steps
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
+from policies.secrets import DEFAULT_REDACTOR, SecretRedactor, install_log_redaction
 from reviews.audit_anchor import AnchorError, audit_key, read_anchors
 from reviews.errors import AlreadyDecidedError, ReviewError
 
@@ -180,7 +181,7 @@ def _one_line(message: str) -> str:
 
 
 def _error(message: str, code: int) -> int:
-    print(f"gatehouse: {_one_line(message)}", file=sys.stderr)
+    print(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", file=sys.stderr)
     return code
 
 
@@ -197,8 +198,15 @@ def _emit(text: str) -> None:
         sys.stdout.write(text[start : start + chunk])
 
 
-def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
-    _emit((json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data)) + "\n")
+def _print(
+    data: dict[str, Any],
+    as_json: bool,
+    render: Callable[[dict[str, Any]], str],
+    secrets: SecretRedactor = DEFAULT_REDACTOR,
+) -> None:
+    # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL).
+    shown = secrets.value(data)
+    _emit((json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown)) + "\n")
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -247,7 +255,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
     with open_services(_settings(args), connect_servers=not reading, create_database=not reading) as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]
-            _print({"status": args.status, "reviews": rows}, args.json, render_queue)
+            _print({"status": args.status, "reviews": rows}, args.json, render_queue, services.secrets)
             return EXIT_OK
         if args.action == "sweep":
             swept = services.reviews.sweep()
@@ -269,7 +277,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
             "required": result.required,
             "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
         }
-        _print(report, args.json, render_decision)
+        _print(report, args.json, render_decision, services.secrets)
         return EXIT_OK
 
 
@@ -297,7 +305,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     with open_services(_settings(args), connect_servers=False, create_database=False) as services:
         if not thread_exists(services.graph, args.thread_id):
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
-        report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
+        steps = trace_steps(services.graph, args.thread_id, services.secrets)
+        report = {"thread_id": args.thread_id, "steps": steps}
     if args.json:
         _emit(dumps(report) + "\n")
     else:
@@ -327,7 +336,7 @@ def _run_ask(args: argparse.Namespace) -> int:
             return _usage_error(f"--thread: {exc}")
         except NotAllowedError as exc:
             return _usage_error(f"--user: {exc}")
-    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text)
+    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
     return EXIT_OK
 
 
@@ -389,6 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A terminal whose encoding cannot show a character gets an escape, not a traceback.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
+    install_log_redaction()
     try:
         try:
             args = _parser().parse_args(argv)

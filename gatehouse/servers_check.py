@@ -7,6 +7,7 @@ from typing import Any
 from mcp_host.config import ServersConfig
 from mcp_host.manifest import Manifest
 from mcp_host.sdk_client import SdkMcpClient
+from policies.secrets import DEFAULT_REDACTOR
 
 
 def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
@@ -36,7 +37,9 @@ def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
                 "error": error.model_dump() if error and not server.ok else None,
             }
         )
-    return {"source": config.source, "servers": report}
+    # An error can quote what it failed on (a URL with a token in its query): hide secrets.
+    shown: dict[str, Any] = DEFAULT_REDACTOR.value({"source": config.source, "servers": report})
+    return shown
 
 
 def render_check(report: dict[str, Any]) -> str:

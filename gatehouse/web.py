@@ -6,12 +6,14 @@ import streamlit as st
 
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, build_services
+from policies.secrets import install_log_redaction
 
 
 @st.cache_resource
 def services() -> Services:
     """Process-wide: one MCP session pool, one database, one compiled graph for every user."""
     shared = build_services(Settings.resolve())
+    install_log_redaction(shared.secrets)
     # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
     shared.reviews.sweep()
     return shared

@@ -7,7 +7,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
+from policies.secrets import SecretRedactor
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
@@ -51,6 +52,8 @@ class Services:
     conversations: Conversations
     reviews: ReviewService
     settings: Settings
+    # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
+    secrets: SecretRedactor = field(default_factory=SecretRedactor)
     owns_mcp: bool = True
 
     @property
@@ -145,7 +148,7 @@ def _database_pins(settings: Settings) -> Iterator[PinStore]:
         pins.close()
 
 
-def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
+def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
     """The checkpointer and the stores, on the SQLite file or the PostgreSQL database.
 
     Every store gets its own SQLite connection (WAL lets them read side by side); on
@@ -169,9 +172,9 @@ def _open_storage(settings: Settings, secret_arguments: list[str]) -> _Storage:
         opened.append(pins.close)
         ledger = ReviewLedger(target)
         opened.append(ledger.close)
-        audit = AuditLog(target, secret_arguments=secret_arguments)
+        audit = AuditLog(target, secrets=secrets)
         opened.append(audit.close)
-        conversations = Conversations(target)
+        conversations = Conversations(target, secrets=secrets)
     except _DATABASE_ERRORS as exc:
         for close in reversed(opened):
             close()
@@ -240,7 +243,8 @@ def build_services(
     policy = policy_file(settings)
     if not create_database:
         require_existing_database(settings)
-    storage = _open_storage(settings, list(policy.audit.redact_arguments))
+    secrets = SecretRedactor(policy.audit.redact_arguments)
+    storage = _open_storage(settings, secrets)
     checkpointer, pins, ledger, audit, conversations = (
         storage.checkpointer,
         storage.pins,
@@ -274,6 +278,7 @@ def build_services(
         conversations=conversations,
         reviews=ReviewService(graph, context, ledger, audit, engine, conversations),
         settings=settings,
+        secrets=secrets,
         owns_mcp=owns_mcp,
     )
 

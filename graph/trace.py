@@ -1,4 +1,8 @@
-"""Read a thread's route back from its checkpoints: the trace is the checkpoint history."""
+"""Read a thread's route back from its checkpoints: the trace is the checkpoint history.
+
+The checkpoints keep the real values (a call needs them); the steps shown have their secrets
+hidden (policies/secrets.py).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from graph.runner import thread_config
+from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -43,9 +48,12 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {key: after[key] for key in after if key not in before or before[key] != after[key]}
 
 
-def trace_steps(graph: CompiledGraph, thread_id: str) -> list[dict[str, Any]]:
+def trace_steps(
+    graph: CompiledGraph, thread_id: str, secrets: SecretRedactor = DEFAULT_REDACTOR
+) -> list[dict[str, Any]]:
     """The thread's steps from its checkpoints, oldest first: which node ran, when, the state
-    keys it changed (with their new values), and any interrupt it raised or decision it got."""
+    keys it changed (with their new values, secrets hidden), and any interrupt it raised or
+    decision it got."""
     history = list(reversed(list(graph.get_state_history(thread_config(thread_id)))))
     steps: list[dict[str, Any]] = []
     for earlier, later in itertools.pairwise(history):
@@ -75,4 +83,5 @@ def trace_steps(graph: CompiledGraph, thread_id: str) -> list[dict[str, Any]]:
                 "interrupt": current.interrupts[0].value,
             }
         )
-    return steps
+    shown: list[dict[str, Any]] = secrets.value(steps)
+    return shown

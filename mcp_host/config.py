@@ -7,7 +7,8 @@ out of the file. Every problem is reported as one line naming the file, the entr
 reason; nothing is half-loaded.
 
 Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
-every description this module produces show them redacted.
+every description this module produces show them redacted, and so are user:password and
+secret-like query parameters in URLs and secrets in a command line (policies/secrets.py).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
+from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-REDACTED = "***"
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 # "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
 _STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout"}
@@ -59,8 +60,8 @@ class StdioServer(BaseModel):
     def describe(self) -> dict[str, Any]:
         return {
             "transport": "stdio",
-            "command": self.command,
-            "args": self.args,
+            "command": DEFAULT_REDACTOR.text(self.command),
+            "args": DEFAULT_REDACTOR.argv(self.args),
             "env": dict.fromkeys(self.env, REDACTED),
             "cwd": self.cwd,
         }
@@ -100,8 +101,8 @@ class ServersConfig(BaseModel):
 
 
 def redact_url(url: str) -> str:
-    """Drop user:password from a URL, keeping the rest readable."""
-    return re.sub(r"(://)[^/@]*@", r"\1" + REDACTED + "@", url)
+    """The URL without user:password or secret-like query values, the rest readable."""
+    return DEFAULT_REDACTOR.url(url)
 
 
 def _expand(value: str, environ: Mapping[str, str], where: str) -> str:

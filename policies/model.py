@@ -116,19 +116,31 @@ class Output(_Strict):
     max_bytes: int = Field(default=64 * 1024, gt=0, le=16 * 1024 * 1024)
 
 
+# Argument names (globs) whose values are never stored or shown: the one list. Matched in any
+# spelling (apiKey, api-key, API_KEY and x-api-key are all "*api_key*"), as dict keys and as
+# names in text (key=value, "key": "value", the key is value); see policies/secrets.py.
+SECRET_ARGUMENTS = (
+    "*password*",
+    "*passwd*",
+    "*pwd*",
+    "*passphrase*",
+    "*secret*",
+    "*token*",
+    "*api_key*",
+    "*private_key*",
+    "*access_key*",
+    "*credential*",
+    "*auth",
+    "*auth_key*",
+    "*authorization*",
+    "*cookie*",
+    "sig",
+)
+
+
 class Audit(_Strict):
-    # Argument names (globs) whose values the audit log never stores.
-    redact_arguments: list[str] = Field(
-        default_factory=lambda: [
-            "*password*",
-            "*passwd*",
-            "*secret*",
-            "*token*",
-            "*api_key*",
-            "*apikey*",
-            "*credential*",
-        ]
-    )
+    # More argument names (globs) to hide; SECRET_ARGUMENTS always apply as well.
+    redact_arguments: list[str] = Field(default_factory=lambda: list(SECRET_ARGUMENTS))
 
 
 class Servers(_Strict):

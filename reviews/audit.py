@@ -4,40 +4,30 @@ Each event's hash covers its own content and the previous event's hash, so editi
 breaks its hash, inserting or deleting one breaks the chain, and deleting the newest rows is
 caught by the head record kept beside the table. What the database alone cannot show is a
 truncation that rewrites the head too: that takes an anchor kept outside it
-(reviews/audit_anchor.py). Arguments whose names the policy marks secret are redacted before
-they are written: the log itself must be safe to export.
+(reviews/audit_anchor.py). Secrets are redacted before an event is written (policies/secrets.py:
+values under secret-like names, tokens in any text) and again on export, for rows written before
+a detection existed: the log itself must be safe to export.
 """
 
 from __future__ import annotations
 
 import csv
-import fnmatch
 import hashlib
 import io
 import json
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
 from reviews.clock import Clock, iso, utc_now
 from storage import Database, open_database
 from storage.database import migrate
 
 GENESIS = "0" * 64
-REDACTED = "***"
-DEFAULT_SECRET_ARGUMENTS = (
-    "*password*",
-    "*passwd*",
-    "*secret*",
-    "*token*",
-    "*api_key*",
-    "*apikey*",
-    "*credential*",
-)
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -95,37 +85,6 @@ def event_hash(prev_hash: str, seq: int, at: str, kind: str, thread_id: str | No
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-_KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""")
-
-
-def redact_text(text: str, globs: list[str]) -> str:
-    """``api_token=abc`` inside free text (an operator's request) becomes ``api_token=***``."""
-
-    def hide(match: re.Match[str]) -> str:
-        secret = any(fnmatch.fnmatchcase(match.group(1).lower(), g) for g in globs)
-        return f"{match.group(1)}{match.group(2)}{REDACTED}" if secret else match.group(0)
-
-    return _KEY_VALUE.sub(hide, text)
-
-
-def redact(value: Any, patterns: Iterable[str]) -> Any:
-    """A copy with every dict key matching a secret pattern replaced by ***, at any depth, and
-    ``secret=value`` pairs inside strings hidden too."""
-    globs = [p.lower() for p in patterns]
-    if isinstance(value, str):
-        return redact_text(value, globs)
-    if isinstance(value, dict):
-        return {
-            key: REDACTED
-            if any(fnmatch.fnmatchcase(str(key).lower(), g) for g in globs)
-            else redact(item, globs)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(item, globs) for item in value]
-    return value
-
-
 @dataclass(frozen=True)
 class AuditEntry:
     """An event to append: what happened, to which thread and review, by whom."""
@@ -143,11 +102,12 @@ class AuditLog:
         db: Database | Path | str,
         *,
         clock: Clock = utc_now,
-        secret_arguments: Iterable[str] = DEFAULT_SECRET_ARGUMENTS,
+        secrets: SecretRedactor = DEFAULT_REDACTOR,
     ) -> None:
         self._db = open_database(db)
         self._clock = clock
-        self._secrets = tuple(secret_arguments)
+        # The built-in secret names and the policy's own (policies/model.py SECRET_ARGUMENTS).
+        self._secrets = secrets
         migrate(self._db, "audit", _MIGRATIONS)
 
     def close(self) -> None:
@@ -168,7 +128,7 @@ class AuditLog:
         """Append several events in one transaction: they take consecutive places in the chain."""
         at = iso(self._clock())
         bodies = [
-            json.dumps(redact(e.data, self._secrets), sort_keys=True, ensure_ascii=False, default=str)
+            json.dumps(self._secrets.value(e.data), sort_keys=True, ensure_ascii=False, default=str)
             for e in entries
         ]
         events: list[AuditEvent] = []
@@ -273,7 +233,8 @@ class AuditLog:
         return ChainCheck(report=report, hashes=hashes, last_seq=last, last_hash=prev)
 
     def export(self, fmt: str) -> str:
-        events = self.events()
+        # Redacting again is a no-op on rows this version wrote, and hides what older ones kept.
+        events = [e.model_copy(update={"data": self._secrets.value(e.data)}) for e in self.events()]
         if fmt == "jsonl":
             return "".join(json.dumps(e.model_dump(), ensure_ascii=False) + "\n" for e in events)
         if fmt == "csv":

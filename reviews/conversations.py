@@ -4,7 +4,8 @@ The checkpoints hold the graph's state, not the exchange as a person saw it: a t
 by a reviewer's decision, minutes later and in another process, must show that answer when its
 operator reopens it. Every run is recorded here by the review service (the one place every run
 passes through), keyed by the checkpoint it ended in, so recording the same run twice (two
-browser tabs, a retried sweep) keeps one message.
+browser tabs, a retried sweep) keeps one message. Secrets in a request or an answer are
+hidden before they are stored (policies/secrets.py): the Traces page lists every thread's title.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
 from reviews.clock import Clock, iso, utc_now
 from storage import Database, open_database
 from storage.database import Connection, migrate
@@ -73,9 +75,16 @@ class Conversation(BaseModel):
 
 
 class Conversations:
-    def __init__(self, db: Database | Path | str, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        db: Database | Path | str,
+        *,
+        clock: Clock = utc_now,
+        secrets: SecretRedactor = DEFAULT_REDACTOR,
+    ) -> None:
         self._db = open_database(db)
         self._clock = clock
+        self._secrets = secrets
         migrate(self._db, "conversations", _MIGRATIONS)
 
     def close(self) -> None:
@@ -84,6 +93,7 @@ class Conversations:
     def record_request(self, thread_id: str, owner: str, text: str) -> Message:
         """The operator's message; the first one opens the conversation and titles it."""
         now = iso(self._clock())
+        text = self._secrets.text(text)
         title = " ".join(text.split())[:TITLE_CHARS] or "(empty request)"
         with self._db.write() as conn:
             conn.execute(

@@ -14,12 +14,13 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from policies.secrets import DEFAULT_REDACTOR
 from storage.database import DEFAULT_POOL_SIZE, Connection, Cursor, Dialect
 
 POSTGRES = Dialect(
@@ -29,12 +30,8 @@ _PLACEHOLDER = re.compile(r"\?")
 
 
 def redacted(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+    """The URL without its password (user:***@, ?password=***), for messages and logs."""
+    return DEFAULT_REDACTOR.text(url)
 
 
 class _Translating:
@@ -128,7 +125,7 @@ def unreachable(url: str) -> str | None:
         with psycopg.connect(url, connect_timeout=3) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
-        return f"PostgreSQL at {redacted(url)} is not reachable: {' '.join(str(exc).split())}"
+        return redacted(f"PostgreSQL at {url} is not reachable: {' '.join(str(exc).split())}")
     return None
 
 

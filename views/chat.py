@@ -2,6 +2,7 @@
 
 The conversation shown is the one stored by the services (reviews/conversations.py), so a
 thread answered by a reviewer in another browser, or reopened tomorrow, shows every answer.
+It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
 """
 
 from __future__ import annotations
@@ -70,9 +71,8 @@ def thread_label(conversation: Conversation | None) -> str:
         return "New thread"
     when = datetime.fromisoformat(conversation.updated_at).strftime("%d %b %H:%M")
     status = (conversation.status or "").replace("_", " ")
-    return (
-        f"{conversation.title[:48]} · {status} · {when}" if status else f"{conversation.title[:48]} · {when}"
-    )
+    title = services().secrets.text(conversation.title)[:48]
+    return f"{title} · {status} · {when}" if status else f"{title} · {when}"
 
 
 def choose_thread(mine: list[Conversation]) -> str:
@@ -144,11 +144,11 @@ def follow(thread: str, shown: int) -> None:
 def render_message(message: Message) -> None:
     if message.role == "operator":
         with st.chat_message("user"):
-            st.markdown(message.text or "")
+            st.markdown(services().secrets.text(message.text or ""))
             st.caption(f"{message.author} · {message.at[11:16]} UTC")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
-            show_answer(message.output or {})
+            show_answer(services().secrets.value(message.output or {}))
 
 
 user = current_user()

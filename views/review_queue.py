@@ -2,7 +2,8 @@
 
 Each run reads one page of the queue and one page of the history (never the whole ledger),
 and the one review opened. Every decision goes through ReviewService.decide, which checks
-permission again: the page only hides the buttons a person may not use.
+permission again: the page only hides the buttons a person may not use. Secrets are shown as
+``***`` (policies/secrets.py); an argument left as shown keeps its real value when approved.
 """
 
 from __future__ import annotations
@@ -26,12 +27,18 @@ from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_previ
 from gatehouse.review_commands import review_row
 from gatehouse.web import current_user, services
 from mcp_host.errors import McpHostError
+from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
 from reviews.ledger import Review
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
 _SEVERITY = {"critical": "CRITICAL", "high": "HIGH", "medium": "medium", "low": "low"}
+
+
+def hidden(text: str) -> str:
+    """Text as a reviewer sees it: secrets as ***."""
+    return services().secrets.text(text)
 
 
 def time_left(seconds: int | None) -> str:
@@ -66,7 +73,7 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
 def show_definition(review: Review) -> None:
     capability = review.capability
     st.markdown(f"**Capability** `{capability.get('key')}` ({capability.get('type')})")
-    st.markdown(f"> {capability.get('description') or '(no description)'}")
+    st.markdown(f"> {hidden(capability.get('description') or '(no description)')}")
     server, key = capability.get("server"), capability.get("key")
     try:
         live = services().mcp.discover(only=[server]).find(key) if server and key else None
@@ -80,7 +87,7 @@ def show_definition(review: Review) -> None:
             "The server changed this capability's definition since the review opened. An approval "
             "is checked against the live definition before the call runs and asks again if it differs."
         )
-        st.markdown(f"Live description: > {live.description or '(none)'}")
+        st.markdown(f"Live description: > {hidden(live.description or '(none)')}")
 
 
 def show_flags_and_rating(review: Review) -> None:
@@ -94,7 +101,7 @@ def show_flags_and_rating(review: Review) -> None:
                     {
                         "severity": _SEVERITY.get(f.get("severity", ""), f.get("severity")),
                         "flag": f.get("code"),
-                        "reason": f.get("message"),
+                        "reason": hidden(f.get("message") or ""),
                     }
                     for f in review.flags
                 ],
@@ -104,7 +111,7 @@ def show_flags_and_rating(review: Review) -> None:
         st.markdown(f"Policy rule `{payload.get('matched_rule')}`: {payload.get('explanation')}")
         if payload.get("previous_capability"):
             with st.expander("The definition before it changed"):
-                st.json(payload["previous_capability"])
+                st.json(services().secrets.value(payload["previous_capability"]))
     with rating_column:
         st.markdown("**The server's annotations** (its own claims)")
         st.json(review.capability.get("annotations") or {}, expanded=True)
@@ -126,8 +133,8 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.markdown(f"**To:** {', '.join(preview.to) or '(nobody)'}")
             if preview.cc:
                 st.markdown(f"**Cc:** {', '.join(preview.cc)}")
-            st.markdown(f"**Subject:** {preview.subject}")
-            st.text(preview.body)
+            st.markdown(f"**Subject:** {hidden(preview.subject)}")
+            st.text(hidden(preview.body))
     elif isinstance(preview, FileDiffPreview):
         st.markdown(f"**Preview: the change to `{preview.path}`**")
         if preview.note:
@@ -136,27 +143,37 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
             st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
-            st.code(preview.diff, language="diff")
+            st.code(hidden(preview.diff), language="diff")
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
-    """The arguments as the reviewer leaves them, or None while what they typed is invalid."""
+    """The arguments as the reviewer leaves them, or None while what they typed is invalid.
+
+    The editor shows the arguments with secrets hidden; what the reviewer leaves as shown gets
+    its real value back, and a hidden secret inside text the reviewer changed must be retyped."""
     schema = review.capability.get("input_schema") or {}
+    secrets = services().secrets
+    shown = secrets.value(review.arguments)
     mode = st.radio("Edit arguments as", ["Form", "JSON"], horizontal=True, key=f"mode-{review.id}")
     try:
         if mode == "JSON":
             text = st.text_area(
                 "Arguments (JSON)",
-                json.dumps(review.arguments, indent=2, ensure_ascii=False),
+                json.dumps(shown, indent=2, ensure_ascii=False),
                 key=f"json-{review.id}",
             )
             edited = parse_json_arguments(text)
         else:
             edited = {}
             errors = []
-            for field in form_fields(schema, review.arguments):
+            for field in form_fields(schema, shown):
+                raw = field_widget(review, field, shown)
+                if raw == REDACTED and shown.get(field.name) == REDACTED:
+                    # A wholly hidden value left as shown (a number too): the real one stands.
+                    edited[field.name] = review.arguments[field.name]
+                    continue
                 try:
-                    present, value = read_field(field, field_widget(review, field))
+                    present, value = read_field(field, raw)
                 except ArgumentError as exc:
                     errors.append(str(exc))
                     continue
@@ -164,6 +181,11 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
                     edited[field.name] = value
             if errors:
                 raise ArgumentError("; ".join(errors))
+        edited = secrets.restore(edited, review.arguments)
+        if REDACTED in json.dumps(edited) and REDACTED not in json.dumps(review.arguments):
+            raise ArgumentError(
+                f"a hidden secret ({REDACTED}) is in text you changed: retype the secret, or undo the change"
+            )
     except ArgumentError as exc:
         st.error(str(exc))
         return None
@@ -173,8 +195,8 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
     return None if problems else edited
 
 
-def field_widget(review: Review, field: FormField) -> Any:
-    current = review.arguments.get(field.name)
+def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any:
+    current = shown.get(field.name)
     label = field.name + (" *" if field.required else "")
     key = f"arg-{review.id}-{field.name}"
     help_text = field.description or None
@@ -240,7 +262,7 @@ def decide(
             )
         else:
             output = result.run.final_output
-            notice = f"Review {review.id} {result.review.status}. Outcome: {output.status}. {output.response}"
+            notice = f"Review {review.id} {result.review.status}. Outcome: {output.status}. {hidden(output.response)}"
         st.session_state["review_notice"] = ("success", notice)
     st.rerun()
 
@@ -255,7 +277,7 @@ def show_review(review: Review, user: str) -> None:
         f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
         f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
     )
-    st.markdown(f"**Request:** {payload.get('request')}")
+    st.markdown(f"**Request:** {hidden(str(payload.get('request') or ''))}")
     show_definition(review)
     show_flags_and_rating(review)
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
@@ -278,7 +300,7 @@ def history_table(reviews: list[Review]) -> None:
                 "decided at": (r.decided_at or "")[:19].replace("T", " "),
                 "requester": r.requester,
                 "capability": r.capability_key,
-                "reason": r.reason or "",
+                "reason": hidden(r.reason or ""),
             }
             for r in reviews
         ],

@@ -1,4 +1,6 @@
-"""Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON."""
+"""Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON.
+
+The checkpoints keep real values; the steps and titles shown have their secrets hidden."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ with picked_column:
     thread = st.selectbox(
         "Thread",
         choices,
-        format_func=lambda t: f"{recent[t].title[:60]} · {recent[t].owner} · {t[:8]}",
+        format_func=lambda t: f"{app.secrets.text(recent[t].title)[:60]} · {recent[t].owner} · {t[:8]}",
         index=0 if choices else None,
         placeholder="No threads yet: ask something on the Chat page",
     )
@@ -43,7 +45,7 @@ st.graphviz_chart(to_dot(app.graph, route))
 if thread and not thread_exists(app.graph, thread):
     st.warning(f"No checkpoints for thread {thread}.")
 elif thread:
-    steps = trace_steps(app.graph, thread)
+    steps = trace_steps(app.graph, thread, app.secrets)
     st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
     for step in steps:
         label = f"{step['step']}: {step['node']}"

@@ -1,0 +1,242 @@
+"""policies/secrets.py: which secrets are found, that only their values are hidden, that
+ordinary words are left alone, and what it costs on a typical request."""
+
+from __future__ import annotations
+
+import ast
+import logging
+import secrets
+import statistics
+import string
+import time
+from pathlib import Path
+
+import pytest
+
+from policies.loader import load_policy
+from policies.secrets import REDACTED, SecretRedactor, install_log_redaction, redact_text, redact_value
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+
+
+def made_up(length: int = 24, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+# (how it is written, what must be left of it): the name stays, the value goes.
+NAMED_FORMS = [
+    ('{{"apiKey": "{s}"}}', '{"apiKey": "***"}'),
+    ('{{\\"apiKey\\": \\"{s}\\"}}', '{\\"apiKey\\": \\"***\\"}'),
+    ("api-key={s}", "api-key=***"),
+    ("API_KEY={s}", "API_KEY=***"),
+    ("x-api-key: {s}", "x-api-key: ***"),
+    ("private_key={s}", "private_key=***"),
+    ("pwd={s}", "pwd=***"),
+    ("Authorization: Bearer {s}", "Authorization: Bearer ***"),
+    ("the password is {s}.", "the password is ***."),
+    ("my api key was '{s}'", "my api key was '***'"),
+    ("passphrase = {s}", "passphrase = ***"),
+    ("client_secret: {s}", "client_secret: ***"),
+    ("access_token={s}&page=2", "access_token=***&page=2"),
+    ("auth={s}", "auth=***"),
+    ("deploy --password {s} --verbose", "deploy --password *** --verbose"),
+    ("deploy --api-key={s}", "deploy --api-key=***"),
+    ("https://mcp.example.com/mcp?token={s}", "https://mcp.example.com/mcp?token=***"),
+    ("postgresql://app:{s}@db.example.com/app", "postgresql://app:***@db.example.com/app"),
+]
+
+
+@pytest.mark.parametrize(("form", "expected"), NAMED_FORMS)
+def test_a_secret_under_a_secret_like_name_is_hidden_and_the_name_stays(form: str, expected: str) -> None:
+    secret = made_up()
+
+    assert redact_text(form.format(s=secret)) == expected
+
+
+SHAPES = {
+    "aws access key id": lambda: "AKIA" + made_up(16, string.ascii_uppercase + string.digits),
+    "github classic token": lambda: "ghp_" + made_up(36),
+    "github fine-grained token": lambda: "github_pat_" + made_up(22) + "_" + made_up(59),
+    "gitlab token": lambda: "glpat-" + made_up(20),
+    "slack token": lambda: "xoxb-" + made_up(12, string.digits) + "-" + made_up(24),
+    "openai project key": lambda: "sk-proj-" + made_up(48),
+    "anthropic key": lambda: "sk-ant-api03-" + made_up(60),
+    "stripe secret key": lambda: "sk_live_" + made_up(24),
+    "google api key": lambda: "AIza" + made_up(35),
+    "jwt": lambda: f"eyJ{made_up(20)}.eyJ{made_up(30)}.{made_up(43)}",
+    "bearer token": lambda: "Bearer " + made_up(32),
+    "basic credentials": lambda: "Basic " + made_up(20) + "==",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_well_known_token_shape_is_hidden_under_any_name_or_none(shape: str) -> None:
+    token = SHAPES[shape]()
+    text = f"here it is: {token} (do not share)"
+
+    hidden = redact_text(text)
+
+    assert token not in hidden
+    assert hidden.startswith("here it is: ") and hidden.endswith(f"{REDACTED} (do not share)")
+
+
+def test_a_pem_private_key_keeps_its_armour_and_loses_its_body() -> None:
+    body = "\n".join(made_up(64) for _ in range(5))
+    pem = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----"
+
+    assert redact_text(f"key:\n{pem}\nthanks") == (
+        f"key:\n-----BEGIN OPENSSH PRIVATE KEY-----{REDACTED}-----END OPENSSH PRIVATE KEY-----\nthanks"
+    )
+    # Cut off before its end (truncated output), the rest of the key is hidden all the same.
+    assert redact_text(pem[:200]) == f"-----BEGIN OPENSSH PRIVATE KEY-----{REDACTED}"
+
+
+def test_values_under_secret_like_keys_are_hidden_at_any_depth_in_any_spelling() -> None:
+    data = {
+        "to": "bob@example.com",
+        "apiKey": made_up(),
+        "headers": {"X-Api-Key": made_up(), "Accept": "text/plain", "Cookie": made_up()},
+        "list": [{"Client-Secret": made_up(), "PASSWORD": 1234}],
+        "auth": False,
+        "text": f"use token={made_up()}",
+    }
+
+    assert redact_value(data) == {
+        "to": "bob@example.com",
+        "apiKey": REDACTED,
+        "headers": {"X-Api-Key": REDACTED, "Accept": "text/plain", "Cookie": REDACTED},
+        "list": [{"Client-Secret": REDACTED, "PASSWORD": REDACTED}],
+        "auth": False,  # a flag tells nothing
+        "text": f"use token={REDACTED}",
+    }
+
+
+def test_a_policy_adds_secret_names_and_the_built_in_ones_still_apply(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[audit]\nredact_arguments = ["*pin_code*"]\n', encoding="utf-8")
+    redactor = SecretRedactor(load_policy(policy).audit.redact_arguments)
+
+    assert redactor.value({"PinCode": "4711", "password": "x", "pin": "1"}) == {
+        "PinCode": REDACTED,
+        "password": REDACTED,
+        "pin": "1",
+    }
+    assert redactor.text("pin-code=4711 and pin=1") == "pin-code=*** and pin=1"
+
+
+def _demo_requests() -> set[str]:
+    """Every request text the tests send through ``ask``: the demo's ordinary requests."""
+    found: set[str] = set()
+    for path in TESTS.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {
+            target.id: node.value.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name not in {"ask", "ask_json"}:
+                continue
+            for arg in node.args:
+                if isinstance(arg, ast.Constant):
+                    value = arg.value
+                else:
+                    value = constants.get(arg.id) if isinstance(arg, ast.Name) else None
+                if isinstance(value, str) and " " in value.strip():
+                    found.add(value)
+    return found
+
+
+ORDINARY_TEXT = [
+    "Send an email to bob@example.com saying the password policy changed",
+    "Tell the team the password is required to be 12 characters from Monday.",
+    "The reset link works but the new password is rejected.",
+    "Our API key rotation is scheduled; the token is expired and the secret is out.",
+    "Reply to the secret santa thread: gifts under 20 euros.",
+    "servers.json: mcpServers.git.env.GIT_TOKEN: environment variable GIT_TOKEN is not set",
+    "A capability that returns credentials or secrets is *sensitive data*.",
+    "Bearer bonds and basic instructions: read the handbook first.",
+    "Note: the author asked; auth is done. Tokens: 1200 used of 4000.",
+    "Summarize the open high-priority support tickets, then task-list them.",
+    "Visit https://mcp.example.com/mcp?region=eu&page=2 for the docs.",
+]
+
+
+def test_ordinary_requests_and_prose_about_passwords_are_left_as_they_are() -> None:
+    requests = _demo_requests()
+    assert len(requests) >= 20  # the scan found the demo's requests
+
+    changed = sorted(r for r in [*requests, *ORDINARY_TEXT] if redact_text(r) != r)
+
+    # The one demo request that carries a secret on purpose (tests/reviews/test_audit_trail.py).
+    assert changed == ["Send a message to bob@example.com api_token=abc123 saying hi"]
+
+
+def test_redaction_is_idempotent_so_hiding_again_changes_nothing() -> None:
+    text = " ".join(form.format(s=made_up()) for form, _ in NAMED_FORMS) + " ghp_" + made_up(36)
+
+    once = redact_text(text)
+
+    assert redact_text(once) == once
+
+
+def test_restore_puts_back_what_a_person_left_as_shown_and_keeps_what_they_changed() -> None:
+    redactor = SecretRedactor()
+    original = {"to": "bob@example.com", "api_token": made_up(), "body": f"key is {made_up()}", "n": [1, 2]}
+    shown = redactor.value(original)
+
+    untouched = redactor.restore(dict(shown), original)
+    edited = redactor.restore(shown | {"to": "carol@example.com", "body": "new text"}, original)
+
+    assert untouched == original
+    assert edited == original | {"to": "carol@example.com", "body": "new text"}
+
+
+def test_log_records_have_their_secrets_hidden_whatever_handler_writes_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    token = "ghp_" + made_up(36)
+    install_log_redaction()
+
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("some.library").warning("connecting with %s as password=%s", token, "hunter2x")
+
+    assert caplog.messages == ["connecting with ghp_*** as password=***"]
+
+
+def test_hiding_secrets_in_a_typical_request_costs_well_under_a_millisecond() -> None:
+    redactor = SecretRedactor()
+    # What one reviewed request appends (request, selection, validation, outcome) and stores.
+    request = "Send an email to bob@example.com saying the quarterly numbers are attached, thanks!"
+    events = [
+        {"text": request},
+        {
+            "capability": "email__send_email",
+            "score": 0.92,
+            "arguments": {"to": "bob@example.com", "body": request},
+        },
+        {
+            "decision": "review",
+            "matched_rule": "outgoing messages",
+            "category": "sends messages",
+            "flags": [],
+        },
+        {"status": "needs_review", "fallback_reason": None},
+    ]
+
+    timings = []
+    for _ in range(200):
+        start = time.perf_counter()
+        for event in events:
+            redactor.value(event)
+        timings.append(time.perf_counter() - start)
+
+    assert statistics.median(timings) < 0.001
