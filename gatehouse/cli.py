@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
@@ -26,6 +26,7 @@ from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
+from gatehouse.terminal_text import continued, terminal_safe
 from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
 from graph.runner import thread_exists
 from graph.trace import trace_steps
@@ -35,6 +36,9 @@ from policies.pins import DatabasePinStore
 from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError, ReviewError
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_ALREADY_DECIDED = 3
@@ -42,8 +46,26 @@ EXIT_ALREADY_DECIDED = 3
 EXIT_VERIFY_FAILED = 1
 
 
-def _common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def _emit(text: str, *, error: bool = False, end: str = "\n") -> None:
+    """The one way out to the terminal: whatever the CLI prints (answers, tool output, error
+    lines, JSON, exports) passes here, with terminal control characters made visible."""
+    (sys.stderr if error else sys.stdout).write(terminal_safe(text + end))
+
+
+class _Parser(argparse.ArgumentParser):
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse echoes what it was given (an unknown choice, say): through the same door.
+        if message:
+            _emit(message, error=file is not sys.stdout, end="")
+
+
+class _TerminalLogFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
+
+
+def _common_options() -> _Parser:
+    common = _Parser(add_help=False)
     common.add_argument(
         "--db",
         metavar="PATH_OR_URL",
@@ -64,9 +86,7 @@ def _common_options() -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gatehouse", description="Human-in-the-loop review for MCP tool calls."
-    )
+    parser = _Parser(prog="gatehouse", description="Human-in-the-loop review for MCP tool calls.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = _common_options()
 
@@ -137,12 +157,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _usage_error(message: str) -> int:
-    print(f"gatehouse: {message}", file=sys.stderr)
+    _emit(f"gatehouse: {continued(message, len('gatehouse: '))}", error=True)
     return EXIT_USAGE
 
 
 def _print(data: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any]], str]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
+    _emit(json.dumps(data, indent=2, ensure_ascii=False) if as_json else render(data))
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -229,7 +249,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     audit = AuditLog(settings.store_target)
     try:
         if args.action == "export":
-            sys.stdout.write(audit.export(args.format))
+            _emit(audit.export(args.format), end="")
             return EXIT_OK
         report = audit.verify()
     finally:
@@ -251,10 +271,7 @@ def _run_trace(args: argparse.Namespace) -> int:
         if not thread_exists(services.graph, args.thread_id):
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
         report = {"thread_id": args.thread_id, "steps": trace_steps(services.graph, args.thread_id)}
-    if args.json:
-        print(dumps(report))
-    else:
-        print(render_trace(report))
+    _emit(dumps(report) if args.json else render_trace(report))
     return EXIT_OK
 
 
@@ -286,7 +303,9 @@ def _run_ask(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    log_handler = logging.StreamHandler()
+    log_handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[log_handler])
     args = _parser().parse_args(argv)
     try:
         if args.command == "ask":
@@ -304,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigurationError as exc:
         return _usage_error(str(exc))
     except AlreadyDecidedError as exc:
-        print(f"gatehouse: {exc}", file=sys.stderr)
+        _emit(f"gatehouse: {exc}", error=True)
         return EXIT_ALREADY_DECIDED
     except ReviewError as exc:
         return _usage_error(str(exc))

@@ -56,7 +56,9 @@ async def _list_tools(
     )
 
 
-async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+async def _call_tool(
+    ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
     _print_garbage()
     if params.name == "read_forecast":
         os._exit(1)

@@ -109,5 +109,12 @@ def gatehouse_with(
     servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     policy = tmp_path / "policy.toml"
     policy.write_text(_POLICY.format(trusted=json.dumps(sorted(servers))), encoding="utf-8")
-    options = ("--servers", str(servers_file), "--policy", str(policy), "--db", str(tmp_path / "gatehouse.db"))
+    options = (
+        "--servers",
+        str(servers_file),
+        "--policy",
+        str(policy),
+        "--db",
+        str(tmp_path / "gatehouse.db"),
+    )
     return Gatehouse(data=data, options=options, capsys=capsys)

@@ -18,7 +18,12 @@ from tests.adversarial.harness import Gatehouse, control_characters, gatehouse_w
 # (server name, module, request, words of the injected message that must not be quoted)
 ERROR_SERVERS = [
     ("orders", "error_result_server", "Look up the order number=A-17", "Ignore previous instructions"),
-    ("invoices", "jsonrpc_error_server", "Look up the invoice number=F-42", "Ignore all previous instructions"),
+    (
+        "invoices",
+        "jsonrpc_error_server",
+        "Look up the invoice number=F-42",
+        "Ignore all previous instructions",
+    ),
 ]
 
 
@@ -46,8 +51,9 @@ def test_an_error_that_carries_an_injection_waits_for_a_reviewer_flagged_suspici
     assert output["review"]["stage"] == "untrusted_output"
     flags = {f["code"]: f for f in output["review"]["flags"]}
     assert flags["suspicious_text"]["severity"] == "high"
-    assert "error message: asks to ignore earlier instructions" in flags["suspicious_text"]["message"]
-    assert "control characters U+001B" in flags["suspicious_text"]["message"]
+    message = flags["suspicious_text"]["message"]
+    assert "error message: control characters" in message and "U+001B" in message
+    assert "asks to ignore earlier instructions" in message
     assert injected not in printed.out
     assert "evil@x.test" not in printed.out
 
@@ -72,7 +78,15 @@ def test_a_rejected_error_ends_rejected_and_its_text_never_reaches_the_operator(
     review_id = gatehouse.run("ask", "--json", text).json()["review"]["id"]
 
     printed = gatehouse.run(
-        "reviews", "decide", review_id, "--reject", "--reviewer", "reviewer", "--reason", "injection", "--json"
+        "reviews",
+        "decide",
+        review_id,
+        "--reject",
+        "--reviewer",
+        "reviewer",
+        "--reason",
+        "injection",
+        "--json",
     )
 
     assert printed.code == 0, printed.err

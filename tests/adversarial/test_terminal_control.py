@@ -9,12 +9,13 @@ visible ``\\uXXXX`` escapes, in text and in JSON.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.adversarial.escape_description_server import DESCRIPTION
 from tests.adversarial.harness import Gatehouse, control_characters, gatehouse_with
 from tests.adversarial.terminal_output_server import FORGED_OUTPUT, VISIBLE_MARKERS
 
@@ -74,9 +75,8 @@ def test_released_output_shows_every_sequence_as_a_visible_escape_and_forges_no_
         assert marker in printed.out, marker
     assert "[untrusted output, released by reviewer]" in printed.out
     # The server's own "status:" lines stay inside the response, indented under it.
-    assert [line for line in printed.out.splitlines() if line.lstrip().startswith("status:")][0] == (
-        "status:   ok"
-    )
+    first = next(line for line in printed.out.splitlines() if line.lstrip().startswith("status:"))
+    assert first == "status:   ok"
     assert all(line.startswith(" ") for line in printed.out.splitlines()[3:]), printed.out
 
 
@@ -118,13 +118,16 @@ def test_policy_explain_and_the_review_queue_print_no_control_byte_for_such_a_de
     assert control_characters(explained.out + explained.err + queue.out + queue.err) == []
 
 
-def test_the_audit_export_shows_the_description_escaped_in_jsonl_and_csv(reminders: Gatehouse) -> None:
-    reminders.run("ask", "List the reminders")
+def test_the_audit_export_prints_no_control_byte_and_keeps_the_recorded_text_exact(board: Gatehouse) -> None:
+    # Text pasted into a request (here with a C1 CSI and an OSC 52) is kept verbatim in the log.
+    pasted = "Read the deploy status board \x9b2J\x1b]52;c;ZXZpbA==\x07"
+    board.run("ask", pasted)
 
-    jsonl = reminders.run("audit", "export", "--format", "jsonl")
-    csv = reminders.run("audit", "export", "--format", "csv")
+    jsonl = board.run("audit", "export", "--format", "jsonl")
+    exported = board.run("audit", "export", "--format", "csv")
 
-    assert control_characters(jsonl.out + csv.out) == []
-    events = [json.loads(line) for line in jsonl.out.splitlines()]
-    assert any(DESCRIPTION in json.dumps(event, ensure_ascii=False) for event in events)
-    assert "\\u001b[8m" in csv.out
+    assert control_characters(jsonl.out + exported.out) == []
+    requests = [e for e in map(json.loads, jsonl.out.splitlines()) if e["kind"] == "request"]
+    assert [e["data"]["text"] for e in requests] == [pasted]
+    rows = list(csv.DictReader(io.StringIO(exported.out)))
+    assert [json.loads(row["data"])["text"] for row in rows if row["kind"] == "request"] == [pasted]
