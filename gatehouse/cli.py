@@ -26,7 +26,7 @@ from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.terminal_text import continued, terminal_safe
+from gatehouse.visible_text import continued, visible
 from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
 from graph.runner import thread_exists
 from graph.trace import trace_steps
@@ -49,7 +49,7 @@ EXIT_VERIFY_FAILED = 1
 def _emit(text: str, *, error: bool = False, end: str = "\n") -> None:
     """The one way out to the terminal: whatever the CLI prints (answers, tool output, error
     lines, JSON, exports) passes here, with terminal control characters made visible."""
-    (sys.stderr if error else sys.stdout).write(terminal_safe(text + end))
+    (sys.stderr if error else sys.stdout).write(visible(text + end))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
 
 class _TerminalLogFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return terminal_safe(super().format(record))
+        return visible(super().format(record))
 
 
 def _common_options() -> _Parser:

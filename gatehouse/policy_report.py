@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.terminal_text import continued
+from gatehouse.visible_text import continued
 from policies.engine import PolicyEngine
 from policies.pins import Pin, PinStore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.terminal_text import continued
+from gatehouse.visible_text import continued
 
 _LABEL_WIDTH = 12
 _FLAG_INDENT = 4

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.terminal_text import continued
+from gatehouse.visible_text import continued
 
 if TYPE_CHECKING:
     from reviews.ledger import Review

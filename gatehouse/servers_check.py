@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.terminal_text import continued
+from gatehouse.visible_text import continued
 from mcp_host.config import ServersConfig
 from mcp_host.manifest import Manifest
 from mcp_host.sdk_client import SdkMcpClient

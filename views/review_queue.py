@@ -24,6 +24,7 @@ from gatehouse.argument_form import (
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.review_commands import review_row
+from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
 from mcp_host.errors import McpHostError
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
@@ -66,7 +67,8 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
 def show_definition(review: Review) -> None:
     capability = review.capability
     st.markdown(f"**Capability** `{capability.get('key')}` ({capability.get('type')})")
-    st.markdown(f"> {capability.get('description') or '(no description)'}")
+    # A server's words: its control characters are shown (a browser would show nothing for them).
+    st.markdown(f"> {visible(capability.get('description') or '(no description)')}")
     server, key = capability.get("server"), capability.get("key")
     try:
         live = services().mcp.discover(only=[server]).find(key) if server and key else None
@@ -80,7 +82,7 @@ def show_definition(review: Review) -> None:
             "The server changed this capability's definition since the review opened. An approval "
             "is checked against the live definition before the call runs and asks again if it differs."
         )
-        st.markdown(f"Live description: > {live.description or '(none)'}")
+        st.markdown(f"Live description: > {visible(live.description or '(none)')}")
 
 
 def show_flags_and_rating(review: Review) -> None:
@@ -94,7 +96,7 @@ def show_flags_and_rating(review: Review) -> None:
                     {
                         "severity": _SEVERITY.get(f.get("severity", ""), f.get("severity")),
                         "flag": f.get("code"),
-                        "reason": f.get("message"),
+                        "reason": visible(str(f.get("message"))),
                     }
                     for f in review.flags
                 ],
@@ -104,13 +106,13 @@ def show_flags_and_rating(review: Review) -> None:
         st.markdown(f"Policy rule `{payload.get('matched_rule')}`: {payload.get('explanation')}")
         if payload.get("previous_capability"):
             with st.expander("The definition before it changed"):
-                st.json(payload["previous_capability"])
+                st.json(visible_in(payload["previous_capability"]))
     with rating_column:
         st.markdown("**The server's annotations** (its own claims)")
-        st.json(review.capability.get("annotations") or {}, expanded=True)
+        st.json(visible_in(review.capability.get("annotations") or {}), expanded=True)
         st.markdown("**The policy's own rating**")
         for reason in payload.get("risk_reasons") or ["nothing risky found"]:
-            st.markdown(f"- {reason}")
+            st.markdown(f"- {visible(reason)}")
 
 
 def show_preview(review: Review, arguments: dict[str, Any]) -> None:
@@ -126,8 +128,8 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.markdown(f"**To:** {', '.join(preview.to) or '(nobody)'}")
             if preview.cc:
                 st.markdown(f"**Cc:** {', '.join(preview.cc)}")
-            st.markdown(f"**Subject:** {preview.subject}")
-            st.text(preview.body)
+            st.markdown(f"**Subject:** {visible(preview.subject)}")
+            st.text(visible(preview.body))
     elif isinstance(preview, FileDiffPreview):
         st.markdown(f"**Preview: the change to `{preview.path}`**")
         if preview.note:
@@ -136,7 +138,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
             st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
-            st.code(preview.diff, language="diff")
+            st.code(visible(preview.diff), language="diff")
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
@@ -255,8 +257,12 @@ def show_review(review: Review, user: str) -> None:
         f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
         f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
     )
-    st.markdown(f"**Request:** {payload.get('request')}")
+    st.markdown(f"**Request:** {visible(str(payload.get('request')))}")
     show_definition(review)
+    error = (payload.get("result") or {}).get("error")
+    if review.stage == "untrusted_output" and error:
+        st.markdown("**The server's error message** (held: the operator has not seen it)")
+        st.code(visible(str(error.get("message"))), language=None)
     show_flags_and_rating(review)
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
     preview_column, arguments_column = st.columns(2)
@@ -295,7 +301,7 @@ if user is None:
 app = services()
 notice = st.session_state.pop("review_notice", None)
 if notice:
-    getattr(st, notice[0])(notice[1])
+    getattr(st, notice[0])(visible(notice[1]))
 
 app.reviews.sweep(recover=False)
 pending_total = app.ledger.count("pending")

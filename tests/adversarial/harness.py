@@ -89,6 +89,19 @@ class Gatehouse:
         return (self.data / "logs" / "servers" / f"{name}.log").read_text(encoding="utf-8")
 
 
+def write_configuration(tmp_path: Path, servers: dict[str, str]) -> tuple[Path, Path]:
+    """A servers file and a policy for ``servers`` (server name -> module in this folder)."""
+    entries = {
+        name: {"command": sys.executable, "args": ["-m", f"tests.adversarial.{module}"], "cwd": str(REPO)}
+        for name, module in servers.items()
+    }
+    servers_file = tmp_path / "servers.json"
+    servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text(_POLICY.format(trusted=json.dumps(sorted(servers))), encoding="utf-8")
+    return servers_file, policy
+
+
 def gatehouse_with(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -101,14 +114,7 @@ def gatehouse_with(
     monkeypatch.setenv("GATEHOUSE_DATA", str(data))
     for variable in ("GATEHOUSE_DB", "GATEHOUSE_SERVERS", "GATEHOUSE_POLICY"):
         monkeypatch.delenv(variable, raising=False)
-    entries = {
-        name: {"command": sys.executable, "args": ["-m", f"tests.adversarial.{module}"], "cwd": str(REPO)}
-        for name, module in servers.items()
-    }
-    servers_file = tmp_path / "servers.json"
-    servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
-    policy = tmp_path / "policy.toml"
-    policy.write_text(_POLICY.format(trusted=json.dumps(sorted(servers))), encoding="utf-8")
+    servers_file, policy = write_configuration(tmp_path, servers)
     options = (
         "--servers",
         str(servers_file),
