@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gatehouse.audit_commands import anchor_head, render_verify, verify_report
 from gatehouse.cli_input import check_text_arguments, json_arguments
@@ -31,6 +31,7 @@ from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
+from gatehouse.visible_text import visible
 from gatehouse.wiring import (
     open_audit_log,
     open_pins_for_reading,
@@ -47,6 +48,9 @@ from policies.secrets import DEFAULT_REDACTOR, SecretRedactor, install_log_redac
 from reviews.audit_anchor import AnchorError, audit_key, read_anchors
 from reviews.errors import AlreadyDecidedError, ReviewError
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_ALREADY_DECIDED = 3
@@ -62,11 +66,35 @@ EXIT_BROKEN_PIPE = 141
 DEBUG_ENV = "GATEHOUSE_DEBUG"
 
 
+def _emit(text: str, *, error: bool = False, end: str = "\n") -> None:
+    """The one way out to the terminal: whatever the CLI prints (answers, tool output, error
+    lines, JSON, exports) passes here, with terminal control characters made visible.
+
+    Written through the stream's buffer a buffer's worth at a time: one large write goes to
+    the pipe directly, and when the reader leaves halfway Python drops the rest silently (exit
+    0, the output cut unnoticed); through the buffer, the cut raises BrokenPipeError (141)."""
+    stream = sys.stderr if error else sys.stdout
+    shown = visible(text + end)
+    chunk = 8192
+    for start in range(0, len(shown), chunk):
+        stream.write(shown[start : start + chunk])
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error in one line (its default prints the usage block too)."""
+    """argparse, with a usage error in one line (its default prints the usage block too), and
+    everything it echoes through the same door as the rest of the output."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if message:
+            _emit(message, error=file is not sys.stdout, end="")
+
+
+class _TerminalLogFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
 
 
 def _common_options() -> _Parser:
@@ -181,21 +209,12 @@ def _one_line(message: str) -> str:
 
 
 def _error(message: str, code: int) -> int:
-    print(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", file=sys.stderr)
+    _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
     return code
 
 
 def _usage_error(message: str) -> int:
     return _error(message, EXIT_USAGE)
-
-
-def _emit(text: str) -> None:
-    """Write to stdout through its buffer, a buffer's worth at a time. One large write goes to
-    the pipe directly, and when the reader leaves halfway Python drops the rest silently (exit
-    0, the output cut unnoticed); through the buffer, the cut raises BrokenPipeError (141)."""
-    chunk = 8192
-    for start in range(0, len(text), chunk):
-        sys.stdout.write(text[start : start + chunk])
 
 
 def _print(
@@ -206,7 +225,7 @@ def _print(
 ) -> None:
     # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL).
     shown = secrets.value(data)
-    _emit((json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown)) + "\n")
+    _emit(json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown))
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
@@ -289,12 +308,12 @@ def _run_audit(args: argparse.Namespace) -> int:
     anchors = read_anchors(anchor_source, key) if anchor_source and key else None
     with open_audit_log(settings) as audit:
         if args.action == "export":
-            _emit(audit.export(args.format))
+            _emit(audit.export(args.format), end="")
             return EXIT_OK
         chain = audit.check_chain()
     if args.action == "anchor" and key is not None and chain.report.ok:
         anchor = anchor_head(chain, key=key, append=Path(args.append) if args.append else None)
-        _emit(anchor.line() + "\n")
+        _emit(anchor.line())
         return EXIT_OK
     report = verify_report(chain, anchors)
     _print(report, args.json, render_verify)
@@ -307,10 +326,7 @@ def _run_trace(args: argparse.Namespace) -> int:
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
         steps = trace_steps(services.graph, args.thread_id, services.secrets)
         report = {"thread_id": args.thread_id, "steps": steps}
-    if args.json:
-        _emit(dumps(report) + "\n")
-    else:
-        _emit(render_trace(report) + "\n")
+    _emit(dumps(report) if args.json else render_trace(report))
     return EXIT_OK
 
 
@@ -394,7 +410,9 @@ def _quiet_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    log_handler = logging.StreamHandler()
+    log_handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[log_handler])
     # A terminal whose encoding cannot show a character gets an escape, not a traceback.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
+from gatehouse.visible_text import continued
 from policies.engine import PolicyEngine
 from policies.pins import Pin, PinStore
 
@@ -72,10 +73,14 @@ def render_explanation(report: dict[str, Any]) -> str:
     verdict = {"allow": "ALLOW", "review": "REVIEW", "deny": "REFUSE"}[report["action"]]
     lines = [
         f"{verdict}  {report['capability']['key']}  (rule: {report['rule']}, category: {report['category'] or 'none'})",
-        f"  why:   {report['explanation']}",
-        f"  risk:  {report['risk']}" + (f" ({'; '.join(report['reasons'])})" if report["reasons"] else ""),
+        f"  why:   {continued(report['explanation'], 9)}",
+        continued(
+            f"  risk:  {report['risk']}"
+            + (f" ({'; '.join(report['reasons'])})" if report["reasons"] else ""),
+            9,
+        ),
     ]
-    lines.extend(f"  [{f['severity']}] {f['code']}: {f['message']}" for f in report["flags"])
+    lines.extend(f"  [{f['severity']}] {f['code']}: {continued(f['message'], 4)}" for f in report["flags"])
     if report["action"] == "review":
         terms = report["review"]
         lines.append(

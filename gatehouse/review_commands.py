@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from gatehouse.visible_text import continued
+
 if TYPE_CHECKING:
     from reviews.ledger import Review
 
@@ -43,10 +45,12 @@ def render_queue(report: dict[str, Any]) -> str:
     lines = []
     for row in rows:
         left = f"{row['seconds_left'] // 60} min left" if row["seconds_left"] is not None else row["status"]
-        lines.append(
+        line = (
             f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
             f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
         )
+        # A capability's name is the server's to choose; a line break in it stays in its row.
+        lines.append(continued(line, 2))
     return "\n".join(lines)
 
 
@@ -60,7 +64,10 @@ def render_decision(report: dict[str, Any]) -> str:
             f"it runs after {required - approvals} more"
         )
     output = report["final_output"]
-    return f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\nresponse: {output['response']}"
+    return (
+        f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
+        f"response: {continued(output['response'], len('response: '))}"
+    )
 
 
 def render_trace(report: dict[str, Any]) -> str:

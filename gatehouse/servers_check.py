@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gatehouse.visible_text import continued
 from mcp_host.config import ServersConfig
 from mcp_host.manifest import Manifest
 from mcp_host.sdk_client import SdkMcpClient
@@ -51,8 +52,10 @@ def render_check(report: dict[str, Any]) -> str:
                 f"tools {server['tools']}, resources {server['resources']}, "
                 f"templates {server['resource_templates']}, prompts {server['prompts']}"
             )
-            lines.extend(f"        rejected: {reason}" for reason in server["rejected"])
+            lines.extend(f"        rejected: {continued(reason, 18)}" for reason in server["rejected"])
         else:
             error = server["error"] or {"kind": "unavailable", "message": "no session"}
-            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {error['message']}")
+            # The message is often the server's own words: a line break in it stays indented.
+            message = continued(error["message"], 8)
+            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {message}")
     return "\n".join(lines)

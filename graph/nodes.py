@@ -708,6 +708,24 @@ def integrate_result(state: GraphState, runtime: Runtime[GraphContext]) -> dict[
     source = f"{result.server}/{result.name}"
     if not result.success:
         error = result.error or ErrorInfo(kind="tool_error", message="unknown failure")
+        # An error message is the server's words too: scanned like output. A suspicious one is
+        # held for a reviewer like suspicious output, and the operator's answer names the
+        # failure without quoting it (errors already recorded drop the text).
+        suspicious = runtime.context.policy.scan_output(f"{error.message}\n{readable_text(result)}")
+        if suspicious:
+            message = f"{source} error message: {'; '.join(suspicious)}"
+            validation = dict(state.get("capability_validation") or {})
+            validation["flags"] = [*validation.get("flags", []), _flag("suspicious_text", "high", message)]
+            withheld = f"{source} failed ({error.kind}); its message is held for a reviewer"
+            return {
+                "review_stage": "untrusted_output",
+                "needs_human_review": True,
+                "fallback_reason": message,
+                "capability_validation": validation,
+                "errors": [
+                    withheld if error.message and error.message in e else e for e in state.get("errors") or []
+                ],
+            }
         return {
             "status": "error",
             "context_update": {"source": source, "error": error.model_dump()},

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.planner.arguments import property_shape
-from graph.results_view import describe, summarize
+from graph.results_view import clip, describe, summarize
 from graph.state import CapabilityRef, FinalOutput, GraphState, ReviewSummary, Status
 from mcp_host.results import McpResult
 from policies.decision import Flag
@@ -61,12 +61,26 @@ def clarification_question(state: GraphState) -> str:
     return " ".join(parts)
 
 
+def _failed_result(state: GraphState) -> dict[str, Any] | None:
+    """The error of the call's result, when the call failed."""
+    result = state.get("mcp_result") or {}
+    return result.get("error") if result and not result.get("success", True) else None
+
+
 def _response(state: GraphState, status: Status, limit: int, stage: str | None = None) -> str:
     label = _capability_label(state)
     reason = state.get("fallback_reason")
     review = state.get("review") or {}
     decision = review.get("decision") or {}
     context = state.get("context_update") or {}
+    failed = _failed_result(state)
+    if status == "error" and failed is not None and context.get("untrusted"):
+        # A held error message a reviewer released: quoted, and said to be untrusted.
+        return clip(
+            f"{label} failed ({failed['kind']}); its error message, released by {decision.get('by')} "
+            f"and marked untrusted: {failed['message']}",
+            limit,
+        )
     if status == "ok":
         text = describe(context, limit) if context.get("source") else "Done."
         if context.get("untrusted"):
@@ -78,6 +92,8 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         return clarification_question(state)
     if status == "needs_review":
         why = (reason or "the policy asks for a reviewer").rstrip(".")
+        if stage == "untrusted_output" and failed is not None:
+            return f"{label} failed, and its error message is held for a reviewer: {why}. Nothing of it is used yet."
         if stage == "untrusted_output":
             return f"{label} ran, but its output is held for a reviewer: {why}. Nothing of it is used yet."
         if stage == "after_failure":
@@ -85,6 +101,8 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         return f"{label} waits for a reviewer before it runs: {why}. Nothing has run yet."
     if status == "rejected":
         why = decision.get("reason") or "no reason given"
+        if review.get("stage") == "untrusted_output":
+            return f"{decision.get('by', 'A reviewer')} rejected what {label} returned: {why}. None of it is used."
         return f"{decision.get('by', 'A reviewer')} rejected {label}: {why}. Nothing was run."
     if status == "expired":
         return f"The review of {label} expired before anyone decided. Nothing was run."
@@ -108,6 +126,9 @@ def build_final_output(
         )
     else:
         status = state.get("status") or "error"
+        if status == "ok" and _failed_result(state) is not None:
+            # A reviewer released a held error message: the call still failed.
+            status = "error"
         recorded = state.get("review")
         if recorded:
             decision = recorded.get("decision") or {}

@@ -71,7 +71,7 @@ def _label(item: Any) -> str:
     return f"{label} ({', '.join(details)})" if details else label
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -88,9 +88,9 @@ def describe(context: dict[str, Any], limit: int) -> str:
         total = structured.get("total")
         of_total = f" of {total}" if isinstance(total, int) and total > len(items) else ""
         noun = "item" if len(items) == 1 else "items"
-        return _clip(f"{source} returned {len(items)}{of_total} {noun}{more}: {listed}.", limit)
+        return clip(f"{source} returned {len(items)}{of_total} {noun}{more}: {listed}.", limit)
     text = next((structured[f] for f in _TEXT_FIELDS if isinstance(structured.get(f), str)), None)
     if text is None:
         text = context.get("text") or json.dumps(structured, ensure_ascii=False, default=str)
     note = " (output truncated at the size cap)" if context.get("truncated") else ""
-    return _clip(f"{source} returned{note}:\n{text}", limit)
+    return clip(f"{source} returned{note}:\n{text}", limit)

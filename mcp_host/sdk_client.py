@@ -45,6 +45,7 @@ from mcp_host.errors import (
 )
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
+from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.transports import ServerTarget, client_target, is_restartable
 
 _T = TypeVar("_T")
@@ -114,6 +115,8 @@ class SdkMcpClient:
         self._max_restarts = max_restarts
         self._restart_backoff = restart_backoff
         self._log_dir = log_dir
+        if log_dir is not None:
+            route_sdk_logs()
         self._closed = False
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
@@ -138,6 +141,8 @@ class SdkMcpClient:
                     session.keeper.cancel()
 
     async def _keep_open(self, session: _Session, ready: concurrent.futures.Future[None]) -> None:
+        # The session's tasks (the SDK's reader and writer among them) start from this one.
+        log_to(server_log_path(self._log_dir, session.name))
         session.settled = anyio.Event()
         try:
             while not session.stopping:
@@ -294,6 +299,7 @@ class SdkMcpClient:
         return Manifest(servers=[results[name] for name in self._sessions])
 
     async def _discover_one(self, session: _Session) -> ServerManifest:
+        log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
         if client is None:
             error = session.error or ErrorInfo(kind="unavailable", message="no open session")
@@ -400,6 +406,7 @@ class SdkMcpClient:
         return float(configured) if isinstance(configured, int | float) else self._call_timeout
 
     async def _bounded(self, session: _Session, send: Callable[[Client], Awaitable[_T]]) -> _T | None:
+        log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
         if client is None:
             return None

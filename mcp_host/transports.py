@@ -24,6 +24,7 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
 from mcp_host.config import HttpServer, ServerEntry, StdioServer
+from mcp_host.server_logs import server_log_path
 
 ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
 """What a pool can connect to: a configured entry, SDK stdio parameters, a Streamable HTTP
@@ -91,7 +92,7 @@ def client_target(
     name: str, target: ServerTarget, log_dir: Path | None, on_auth_failure: StatusListener | None = None
 ) -> Any:
     """The value to hand to ``mcp.Client`` for one server."""
-    log_path = log_dir / f"{name}.log" if log_dir is not None else None
+    log_path = server_log_path(log_dir, name)
     if isinstance(target, StdioServer):
         return _stdio_transport(stdio_parameters(target), log_path)
     if isinstance(target, StdioServerParameters):

@@ -1,8 +1,10 @@
 """Text from a server that tries to steer the agent: flagged, never obeyed.
 
 Descriptions, annotations and output are a server's words. Words such as "ignore previous
-instructions", <IMPORTANT> blocks, quiet requests to copy someone, or characters a person
-cannot see never change what the host decides; they are reported so a reviewer sees them.
+instructions", <IMPORTANT> blocks, quiet requests to copy someone, characters a person
+cannot see, or terminal control characters (escape sequences that move the cursor, erase a
+line, write the clipboard or hide text; a carriage return or backspaces that overwrite a line)
+never change what the host decides; they are reported so a reviewer sees them.
 """
 
 from __future__ import annotations
@@ -43,6 +45,28 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# C0 controls but tab and newline (a CR is a line ending only right before a newline), DEL
+# and C1 (U+009B is a CSI by itself): what a terminal acts on instead of showing.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# Whole sequences: CSI (ESC [ or U+009B) with its parameters, a terminated OSC/DCS/APC/PM/SOS
+# string, and two-character escapes. They are removed before the word patterns are matched,
+# so an escape inside a word ("ig<ESC>[0mnore") does not hide the word.
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]P_^X]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -~]",
+    re.DOTALL,
+)
+
+
+def _control_reasons(text: str) -> tuple[list[str], str]:
+    """The reason naming the terminal control characters in ``text``, and the text without them."""
+    found = sorted({f"U+{ord(match.group()[0]):04X}" for match in _CONTROL.finditer(text)})
+    if not found:
+        return [], text
+    return [f"control characters {', '.join(found)}"], _CONTROL.sub("", _SEQUENCE.sub("", text))
+
+
 def _invisible(ch: str) -> bool:
     # Format characters (zero-width space/joiners, bidi overrides, BOM) and Unicode tags.
     return unicodedata.category(ch) == "Cf" or 0xE0000 <= ord(ch) <= 0xE007F
@@ -50,13 +74,12 @@ def _invisible(ch: str) -> bool:
 
 def suspicious_reasons(text: str) -> list[str]:
     """Why this text looks like an attempt to steer the agent; empty when it does not."""
-    reasons = []
-    visible = text
+    reasons, visible = _control_reasons(text)
     # Every invisible character is outside ASCII; most text is ASCII and needs no walk.
     if not text.isascii():
         hidden = sorted({f"U+{ord(ch):04X}" for ch in text if _invisible(ch)})
         if hidden:
             reasons.append(f"invisible characters {', '.join(hidden)}")
-            visible = "".join(ch for ch in text if not _invisible(ch))
+            visible = "".join(ch for ch in visible if not _invisible(ch))
     reasons.extend(label for label, pattern in _PATTERNS if pattern.search(visible))
     return reasons

@@ -14,6 +14,7 @@ import streamlit as st
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
+from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
 from graph.runner import new_thread_id
 from reviews.conversations import Conversation, Message
@@ -42,6 +43,8 @@ def show_flags(flags: list[dict[str, Any]]) -> None:
 
 
 def show_answer(output: dict[str, Any]) -> None:
+    # Tool output, flags and errors quote servers: control characters are shown, not hidden.
+    output = visible_in(output)
     facts = [_BADGE.get(output["status"], output["status"])]
     capability = output.get("selected_capability")
     if capability:
@@ -144,7 +147,7 @@ def follow(thread: str, shown: int) -> None:
 def render_message(message: Message) -> None:
     if message.role == "operator":
         with st.chat_message("user"):
-            st.markdown(services().secrets.text(message.text or ""))
+            st.markdown(visible(services().secrets.text(message.text or "")))
             st.caption(f"{message.author} · {message.at[11:16]} UTC")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):

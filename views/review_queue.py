@@ -25,6 +25,7 @@ from gatehouse.argument_form import (
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.review_commands import review_row
+from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
 from mcp_host.errors import McpHostError
 from policies.secrets import REDACTED
@@ -73,7 +74,8 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
 def show_definition(review: Review) -> None:
     capability = review.capability
     st.markdown(f"**Capability** `{capability.get('key')}` ({capability.get('type')})")
-    st.markdown(f"> {hidden(capability.get('description') or '(no description)')}")
+    # A server's words: its control characters are shown (a browser would show nothing for them).
+    st.markdown(f"> {visible(hidden(capability.get('description') or '(no description)'))}")
     server, key = capability.get("server"), capability.get("key")
     try:
         live = services().mcp.discover(only=[server]).find(key) if server and key else None
@@ -87,7 +89,7 @@ def show_definition(review: Review) -> None:
             "The server changed this capability's definition since the review opened. An approval "
             "is checked against the live definition before the call runs and asks again if it differs."
         )
-        st.markdown(f"Live description: > {hidden(live.description or '(none)')}")
+        st.markdown(f"Live description: > {visible(hidden(live.description or '(none)'))}")
 
 
 def show_flags_and_rating(review: Review) -> None:
@@ -101,7 +103,7 @@ def show_flags_and_rating(review: Review) -> None:
                     {
                         "severity": _SEVERITY.get(f.get("severity", ""), f.get("severity")),
                         "flag": f.get("code"),
-                        "reason": hidden(f.get("message") or ""),
+                        "reason": visible(hidden(str(f.get("message") or ""))),
                     }
                     for f in review.flags
                 ],
@@ -111,13 +113,13 @@ def show_flags_and_rating(review: Review) -> None:
         st.markdown(f"Policy rule `{payload.get('matched_rule')}`: {payload.get('explanation')}")
         if payload.get("previous_capability"):
             with st.expander("The definition before it changed"):
-                st.json(services().secrets.value(payload["previous_capability"]))
+                st.json(visible_in(services().secrets.value(payload["previous_capability"])))
     with rating_column:
         st.markdown("**The server's annotations** (its own claims)")
-        st.json(review.capability.get("annotations") or {}, expanded=True)
+        st.json(visible_in(review.capability.get("annotations") or {}), expanded=True)
         st.markdown("**The policy's own rating**")
         for reason in payload.get("risk_reasons") or ["nothing risky found"]:
-            st.markdown(f"- {reason}")
+            st.markdown(f"- {visible(reason)}")
 
 
 def show_preview(review: Review, arguments: dict[str, Any]) -> None:
@@ -133,8 +135,8 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.markdown(f"**To:** {', '.join(preview.to) or '(nobody)'}")
             if preview.cc:
                 st.markdown(f"**Cc:** {', '.join(preview.cc)}")
-            st.markdown(f"**Subject:** {hidden(preview.subject)}")
-            st.text(hidden(preview.body))
+            st.markdown(f"**Subject:** {visible(hidden(preview.subject))}")
+            st.text(visible(hidden(preview.body)))
     elif isinstance(preview, FileDiffPreview):
         st.markdown(f"**Preview: the change to `{preview.path}`**")
         if preview.note:
@@ -143,7 +145,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
             st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
-            st.code(hidden(preview.diff), language="diff")
+            st.code(visible(hidden(preview.diff)), language="diff")
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
@@ -277,8 +279,12 @@ def show_review(review: Review, user: str) -> None:
         f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
         f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
     )
-    st.markdown(f"**Request:** {hidden(str(payload.get('request') or ''))}")
+    st.markdown(f"**Request:** {visible(hidden(str(payload.get('request') or '')))}")
     show_definition(review)
+    error = (payload.get("result") or {}).get("error")
+    if review.stage == "untrusted_output" and error:
+        st.markdown("**The server's error message** (held: the operator has not seen it)")
+        st.code(visible(str(error.get("message"))), language=None)
     show_flags_and_rating(review)
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
     preview_column, arguments_column = st.columns(2)
@@ -317,7 +323,7 @@ if user is None:
 app = services()
 notice = st.session_state.pop("review_notice", None)
 if notice:
-    getattr(st, notice[0])(notice[1])
+    getattr(st, notice[0])(visible(notice[1]))
 
 app.reviews.sweep(recover=False)
 pending_total = app.ledger.count("pending")

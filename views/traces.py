@@ -8,6 +8,7 @@ import json
 
 import streamlit as st
 
+from gatehouse.visible_text import visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
 from graph.runner import thread_exists
@@ -57,8 +58,8 @@ elif thread:
             st.caption(f"{step['at']} · changed: {', '.join(step['changed']) or 'nothing'}")
             if step.get("interrupt"):
                 st.markdown("**Interrupt payload** (what the reviewer saw)")
-                st.json(step["interrupt"], expanded=False)
-            st.json(step["values"], expanded=False)
+                st.json(visible_in(step["interrupt"]), expanded=False)
+            st.json(visible_in(step["values"]), expanded=False)
     st.download_button(
         "Export trace (JSON)",
         json.dumps({"thread_id": thread, "route": route, "steps": steps}, indent=2, default=str),
