@@ -669,7 +669,11 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
     if result.error is None:
         return update
     error = result.error
-    update["errors"] = _errors(state, f"{request.capability_key}: {error.kind}: {error.message}")
+    # An error message is the server's words: one that reads like instructions is not quoted
+    # anywhere (errors, reasons); integrate_result holds such a message for a reviewer.
+    suspicious = runtime.context.policy.scan_output(error.message)
+    quoted = "(its message is withheld: it reads like instructions)" if suspicious else error.message
+    update["errors"] = _errors(state, f"{request.capability_key}: {error.kind}: {quoted}")
     if error.kind in TRANSPORT_KINDS:
         failures += 1
         update["transport_failures"] = failures
@@ -679,7 +683,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         # The request reached the server and its answer was lost: it may have acted. Trying
         # again (or another candidate) could do it twice, so a person decides, knowing that.
         reason = (
-            f"{request.capability_key} was sent and then {error.kind} ({error.message}): it may have run. "
+            f"{request.capability_key} was sent and then {error.kind} ({quoted}): it may have run. "
             "It is not retried automatically; check its effect before approving it again"
         )
         flags.append(_flag("outcome_unknown", "critical", reason))
@@ -687,10 +691,16 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         reason = f"authentication failed at {request.server}; it is never retried automatically"
         flags.append(_flag("auth_failure", "high", reason))
     elif failures >= limit:
-        reason = f"{failures} transport failures in this request (limit {limit}); the last: {error.message}"
+        reason = f"{failures} transport failures in this request (limit {limit}); the last: {quoted}"
         flags.append(_flag("repeated_transport_failure", "high", reason))
     else:
         return update
+    if suspicious:
+        flags.append(
+            _flag(
+                "suspicious_text", "high", f"{request.capability_key} error message: {'; '.join(suspicious)}"
+            )
+        )
     validation = dict(state.get("capability_validation") or {}) | {"flags": flags}
     return update | {
         "review_stage": "after_failure",

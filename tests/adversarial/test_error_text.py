@@ -109,3 +109,19 @@ def test_a_released_error_is_shown_marked_untrusted_as_a_failure_with_escapes_vi
     assert injected in printed.out
     assert "\\u001b" in printed.out
     assert control_characters(printed.out + printed.err) == []
+
+
+def test_an_injected_error_taken_for_an_auth_failure_is_not_quoted_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gatehouse = gatehouse_with(tmp_path, monkeypatch, capsys, {"orders": "error_result_server"})
+
+    printed = gatehouse.run("ask", "--json", "Check access for the account=acme")
+
+    assert printed.code == 0, printed.err
+    output = printed.json()
+    assert output["status"] == "needs_review"
+    codes = [flag["code"] for flag in output["review"]["flags"]]
+    assert "suspicious_text" in codes
+    assert "Ignore previous instructions" not in printed.out
+    assert "evil@x.test" not in printed.out
