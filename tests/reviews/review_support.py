@@ -23,6 +23,10 @@ from mcp_host.client import McpClient
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_POLICY_TEXT = (REPO / "policies" / "default.toml").read_text(encoding="utf-8")
 EMAIL_REQUEST = "Send an email to bob@example.com saying hi"
+# The outgoing-messages rule's constraint line in the shipped policy, edited by some tests.
+VIOLATION_LINE = next(
+    line for line in DEFAULT_POLICY_TEXT.splitlines() if line.startswith('on_violation = "review"')
+)
 # The CLI's own configuration variables: a test names everything it uses explicitly.
 _CONFIG_VARIABLES = ("GATEHOUSE_DB", "GATEHOUSE_SERVERS", "GATEHOUSE_POLICY")
 

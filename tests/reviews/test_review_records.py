@@ -11,16 +11,12 @@ from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
 from tests.policies.adversarial_server import build_server
 from tests.reviews.review_support import (
-    DEFAULT_POLICY_TEXT,
     EMAIL_REQUEST,
+    VIOLATION_LINE,
     email_servers,
     gatehouse,
     policy_file,
     services_for,
-)
-
-VIOLATION_LINE = next(
-    line for line in DEFAULT_POLICY_TEXT.splitlines() if line.startswith('on_violation = "review"')
 )
 
 

@@ -29,19 +29,14 @@ from reviews.resume import resume
 from reviews.service import ReviewExpiredError, ReviewService
 from tests.backends import postgres_schema
 from tests.reviews.review_support import (
-    DEFAULT_POLICY_TEXT,
     EMAIL_REQUEST,
+    VIOLATION_LINE,
     email_servers,
     gatehouse,
     outbox,
     policy_file,
     services_for,
     settings_for,
-)
-
-# The outgoing-messages rule's constraint line in the shipped policy, edited by some tests.
-VIOLATION_LINE = next(
-    line for line in DEFAULT_POLICY_TEXT.splitlines() if line.startswith('on_violation = "review"')
 )
 
 
