@@ -34,7 +34,7 @@ reviewer = "reviewer"
 name = "messages allowed"
 match = ["slow__*"]
 action = "allow"
-accepts = ["sends messages"]
+accepts = ["sends messages", "destructive", "open world"]  # it says nothing, so the MCP defaults apply
 explanation = "test: messages run unreviewed"
 """
 
