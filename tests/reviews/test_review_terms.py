@@ -343,7 +343,7 @@ def test_the_command_line_refuses_an_unstorable_edit_with_exit_2_and_leaves_the_
     )  # fmt: skip
 
     assert refused.returncode == 2, refused.stderr
-    assert "nested more than" in refused.stderr
+    assert "32 levels" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
     listed = gatehouse(data_dir, "reviews", "list", "--json", "--status", "pending")
     assert [r["id"] for r in json.loads(listed.stdout)["reviews"]] == [review_id]
