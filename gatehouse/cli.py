@@ -172,6 +172,13 @@ def _parser() -> argparse.ArgumentParser:
     decide_cmd.add_argument(
         "--args", metavar="JSON", help="edited arguments to approve instead (re-validated)"
     )
+    withdraw_cmd = reviews_actions.add_parser(
+        "withdraw", parents=[common], help="withdraw your own request while it waits (it ends cancelled)"
+    )
+    withdraw_cmd.add_argument("review_id", metavar="THREAD_OR_REVIEW")
+    withdraw_cmd.add_argument(
+        "--user", default="operator", metavar="NAME", help="who withdraws it (the requester)"
+    )
     reviews_actions.add_parser(
         "sweep", parents=[common], help="expire overdue reviews; escalate unknown outcomes"
     )
@@ -271,7 +278,9 @@ def _run_reviews(args: argparse.Namespace) -> int:
     # Checked before anything is opened: a refusal leaves no trace.
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
     reading = args.action == "list"
-    with open_services(_settings(args), connect_servers=not reading, create_database=not reading) as services:
+    # A withdrawal only ends a paused thread: no server is needed for it.
+    connect = not reading and args.action != "withdraw"
+    with open_services(_settings(args), connect_servers=connect, create_database=not reading) as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]
             _print({"status": args.status, "reviews": rows}, args.json, render_queue, services.secrets)
@@ -286,6 +295,10 @@ def _run_reviews(args: argparse.Namespace) -> int:
                     f"decisions carried out after a crash: {len(r['resumed'])}"
                 ),
             )
+            return EXIT_OK
+        if args.action == "withdraw":
+            run = services.reviews.withdraw(args.review_id, by=args.user)
+            _print(run.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
             return EXIT_OK
         result = services.reviews.decide(
             args.review_id, reviewer=args.reviewer, approve=args.approve, reason=args.reason, arguments=edited

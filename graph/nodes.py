@@ -482,6 +482,8 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         }
     if decision.action == "expire":
         return update | {"status": "expired", "fallback_reason": "the review expired before anyone decided"}
+    if decision.action == "cancel":
+        return update | {"status": "cancelled", "fallback_reason": f"withdrawn by {decision.by}"}
     if stage == "clarification":
         if decision.action != "answer" or not (decision.text or "").strip():
             raise ValueError("a clarification is resumed with an answer, a rejection or an expiry")

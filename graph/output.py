@@ -106,6 +106,8 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         return f"{decision.get('by', 'A reviewer')} rejected {label}: {why}. Nothing was run."
     if status == "expired":
         return f"The review of {label} expired before anyone decided. Nothing was run."
+    if status == "cancelled":
+        return f"{decision.get('by', 'The requester')} withdrew the request for {label}. Nothing was run."
     errors = state.get("errors") or []
     return "; ".join(errors) if errors else (reason or "The request failed.")
 

@@ -88,7 +88,7 @@ def after_review(
         raise ImpossibleStateError("mark_needs_review finished without recording a decision")
     action = record["decision"]["action"]
     stage = record["stage"]
-    if action in {"reject", "expire"}:
+    if action in {"reject", "expire", "cancel"}:
         return "generate_final_response"
     if stage == "clarification":
         return "select_capability"

@@ -14,7 +14,14 @@ from pydantic import BaseModel, Field
 from policies.decision import Flag
 
 Status = Literal[
-    "ok", "answered_without_mcp", "needs_clarification", "needs_review", "rejected", "expired", "error"
+    "ok",
+    "answered_without_mcp",
+    "needs_clarification",
+    "needs_review",
+    "rejected",
+    "expired",
+    "cancelled",
+    "error",
 ]
 ReviewStage = Literal["clarification", "before_execution", "after_failure", "untrusted_output"]
 ValidationDecision = Literal["allow", "review", "deny", "clarify", "unusable"]
@@ -116,7 +123,8 @@ class McpRequest(BaseModel):
 class ReviewDecision(BaseModel):
     """What a person answers when the graph is paused in mark_needs_review."""
 
-    action: Literal["approve", "reject", "expire", "answer"]
+    # "cancel": the requester withdrew the request while it waited.
+    action: Literal["approve", "reject", "expire", "answer", "cancel"]
     by: str
     reason: str | None = None
     # Edited arguments for an approval; the edit is re-validated before anything runs.

@@ -27,7 +27,15 @@ from storage.database import Connection, migrate
 _NO_LIMIT = 2**62
 
 ReviewStatus = Literal[
-    "pending", "approved", "rejected", "expired", "executed", "failed", "outcome_unknown", "not_run"
+    "pending",
+    "approved",
+    "rejected",
+    "expired",
+    "cancelled",
+    "executed",
+    "failed",
+    "outcome_unknown",
+    "not_run",
 ]
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -403,6 +411,20 @@ class ReviewLedger:
         return DecisionRecorded(
             review=self.require(review_id), final=final, approvals=approvals, required=required
         )
+
+    def cancel(self, review_id: str, by: str) -> bool:
+        """The requester withdrew the request: pending -> cancelled, once (a compare-and-set, so
+        a withdrawal and a decision racing each other cannot both win)."""
+        now = iso(self._clock())
+        with self._db.write() as conn:
+            return (
+                conn.execute(
+                    "UPDATE reviews SET status = 'cancelled', decided_by = ?, decided_at = ?, reason = ?,"
+                    " decider_host = ?, decider_pid = ? WHERE id = ? AND status = 'pending'",
+                    (by, now, "withdrawn by the requester", socket.gethostname(), os.getpid(), review_id),
+                ).rowcount
+                == 1
+            )
 
     def set_status(self, review_id: str, status: ReviewStatus) -> None:
         with self._db.write() as conn:

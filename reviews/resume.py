@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from graph.state import ReviewDecision
 
 _ALLOWED = {
-    "clarification": {"answer", "reject", "expire"},
-    "before_execution": {"approve", "reject", "expire"},
-    "after_failure": {"approve", "reject", "expire"},
-    "untrusted_output": {"approve", "reject", "expire"},
+    "clarification": {"answer", "reject", "expire", "cancel"},
+    "before_execution": {"approve", "reject", "expire", "cancel"},
+    "after_failure": {"approve", "reject", "expire", "cancel"},
+    "untrusted_output": {"approve", "reject", "expire", "cancel"},
 }
 
 

@@ -14,7 +14,13 @@ from graph.state import ReviewDecision
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
 from reviews.edited_arguments import check_against_policy, check_storable
-from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
+from reviews.errors import (
+    AlreadyDecidedError,
+    DecisionNotAllowedError,
+    NothingToResumeError,
+    NotPermittedError,
+    ReviewError,
+)
 from reviews.resume import resume
 
 if TYPE_CHECKING:
@@ -206,6 +212,8 @@ class ReviewService:
         """The decision the ledger holds for a settled review, as the thread is resumed with."""
         if review.status == "expired":
             return ReviewDecision(action="expire", by="gatehouse")
+        if review.status == "cancelled":
+            return ReviewDecision(action="cancel", by=review.decided_by or "unknown")
         if review.status == "rejected":
             return ReviewDecision(action="reject", by=review.decided_by or "unknown", reason=review.reason)
         arguments = review.approved_arguments()
@@ -231,6 +239,42 @@ class ReviewService:
             self._continue_interrupted(review.thread_id)
             self.ledger.mark_carried_out(review.id)
         return True
+
+    # -- withdrawal --------------------------------------------------------------------------
+
+    def withdraw(self, thread_or_review: str, *, by: str) -> RunOutcome:
+        """The requester takes back a request that waits (for a reviewer or for an answer): the
+        thread ends ``cancelled`` and its review, if any, leaves the queue as ``cancelled``.
+        A role allowed to take threads over may withdraw someone else's; nobody else may."""
+        review = self.ledger.get(thread_or_review)
+        thread_id = review.thread_id if review is not None else thread_or_review
+        pending = pending_interrupt(self.graph, thread_id)
+        if pending is None:
+            raise NothingToResumeError(thread_id)
+        owner = str(pending.get("requester") or "")
+        if by != owner and not self.policy.may_take_over(by):
+            raise NotPermittedError(
+                f"only {owner or 'the requester'} may withdraw the request on thread {thread_id}"
+            )
+        decision = ReviewDecision(action="cancel", by=by)
+        if pending["stage"] == "clarification":
+            # A question to the operator has no review in the ledger: only the thread ends.
+            self.audit.append("request_withdrawn", {"stage": "clarification"}, thread_id=thread_id, actor=by)
+            run = resume(self.graph, self.context, thread_id, decision, pending=pending)
+            self.record_run(run, actor=by)
+            return run
+        review_id = str(pending["review_id"])
+        if not self.ledger.cancel(review_id, by):
+            current = self.ledger.require(review_id)
+            raise AlreadyDecidedError(review_id, current.status, current.decided_by, current.decided_at)
+        self.audit.append(
+            "review_cancelled",
+            {"stage": pending["stage"]},
+            thread_id=thread_id,
+            review_id=review_id,
+            actor=by,
+        )
+        return self._carry_out(self.ledger.require(review_id), decision, pending)
 
     # -- decisions ---------------------------------------------------------------------------
 

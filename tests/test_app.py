@@ -136,6 +136,26 @@ def test_a_request_waiting_for_review_shows_its_flags_and_locks_the_input(app_en
     assert outbox(app_env) == []
 
 
+def test_the_requester_withdraws_a_waiting_request_from_the_chat_and_it_leaves_the_queue(
+    app_env: Path,
+) -> None:
+    app = session()
+    ask(app, EMAIL)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    assert "Pending (1)" in markdown_text(reviewer) or reviewer.sidebar.metric[0].value == "1"
+
+    button(app, "Withdraw this request").click().run()
+
+    assert not app.exception, app.exception
+    assert "withdrawn" in markdown_text(app)
+    assert "operator withdrew the request" in markdown_text(app)
+    assert not app.chat_input[0].disabled
+    assert not [b for b in app.button if b.label == "Withdraw this request"]
+    assert services().ledger.queue("pending") == []
+    assert [r.status for r in services().ledger.queue()] == ["cancelled"]
+    assert outbox(app_env) == []
+
+
 def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history(app_env: Path) -> None:
     app = session()
     ask(app, "List the files in the managed project folder.")

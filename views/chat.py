@@ -18,6 +18,7 @@ from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
 from graph.runner import new_thread_id
 from reviews.conversations import Conversation, Message
+from reviews.errors import ReviewError
 
 # Reviews are decided by other people; a waiting thread looks for its answer this often.
 FOLLOW_SECONDS = 3
@@ -30,6 +31,7 @@ _BADGE = {
     "needs_review": ":orange-badge[waiting for a reviewer]",
     "rejected": ":red-badge[rejected]",
     "expired": ":gray-badge[expired]",
+    "cancelled": ":gray-badge[withdrawn]",
     "error": ":red-badge[error]",
 }
 _SEVERITY = {"high": ":red[high]", "medium": ":orange[medium]", "low": ":gray[low]"}
@@ -113,6 +115,14 @@ def send(text: str, thread: str, user: str) -> None:
     except (ThreadBusyError, NotAllowedError) as exc:
         st.session_state["chat_notice"] = str(exc)
     st.rerun()
+
+
+def withdraw(thread: str, user: str) -> None:
+    """Take the waiting request back: the thread ends cancelled and its review leaves the queue."""
+    try:
+        services().reviews.withdraw(thread, by=user)
+    except ReviewError as exc:  # decided meanwhile, or not this person's to withdraw
+        st.session_state["chat_notice"] = str(exc)
 
 
 def clarification_form(output: dict[str, Any], thread: str, user: str) -> None:
@@ -200,6 +210,15 @@ with history_column:
         and last_output.get("missing_arguments")
     ):
         clarification_form(last_output, thread, user)
+    if last_output and last_output["status"] in {"needs_review", "needs_clarification"}:
+        st.button(
+            "Withdraw this request",
+            key=f"withdraw-{thread}",
+            icon=":material/undo:",
+            on_click=withdraw,
+            args=(thread, user),
+            help="Nothing has run for it; it ends cancelled and leaves the reviewers' queue.",
+        )
 
 if waiting_for_review:
     follow(thread, messages[-1].seq)
