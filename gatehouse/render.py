@@ -37,6 +37,10 @@ def render_text(output: dict[str, Any]) -> str:
             f"  [{f['severity']}] {f['code']}: {continued(f['message'], _FLAG_INDENT)}"
             for f in review.get("flags", [])
         )
+    choices = (review or {}).get("choices") or []
+    if choices:
+        lines.append("choose:     " + "; ".join(f"{c['key']} ({c['title']})" for c in choices))
+        lines.append(f'answer with: gatehouse ask --thread {output["thread_id"]} "{choices[0]["key"]}"')
     if output.get("missing_arguments"):
         lines.append(_field("missing", ", ".join(output["missing_arguments"])))
         example = f"{output['missing_arguments'][0]}=..."

@@ -431,6 +431,7 @@ def review_payload(state: GraphState) -> dict[str, Any]:
     }
     if stage == "clarification":
         payload["question"] = clarification_question(state)
+        payload["choices"] = _choices(state)
     previous = state.get("previous_definition")
     if previous:
         payload["previous_capability"] = {
@@ -441,6 +442,23 @@ def review_payload(state: GraphState) -> dict[str, Any]:
     if result:
         payload["result"] = {k: v for k, v in result.items() if k != "content"}
     return payload
+
+
+def _choices(state: GraphState) -> list[dict[str, str]]:
+    """The two capabilities an ambiguous selection is between, with titles a person reads."""
+    selected = state.get("selected_capability") or {}
+    other = selected.get("ambiguous_with")
+    if not other:
+        return []
+    manifest = Manifest.model_validate(state.get("capability_manifest") or {})
+    choices = []
+    for key in (str(selected.get("key")), str(other)):
+        capability = manifest.find(key)
+        title = key
+        if capability is not None:
+            title = capability.title or str(capability.annotations.get("title") or "") or capability.name
+        choices.append({"key": key, "title": f"{title} ({key.split('__', 1)[0]})"})
+    return choices
 
 
 def _approved_call(state: GraphState, arguments: dict[str, Any], by: str, review_id: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from graph.planner.arguments import property_shape
 from graph.results_view import clip, describe, summarize
-from graph.state import CapabilityRef, FinalOutput, GraphState, ReviewSummary, Status
+from graph.state import CapabilityRef, Choice, FinalOutput, GraphState, ReviewSummary, Status
 from mcp_host.results import McpResult
 from policies.decision import Flag
 
@@ -125,6 +125,7 @@ def build_final_output(
             stage=stage,
             flags=[Flag.model_validate(f) for f in pending.get("flags", [])],
             reason=pending.get("reason"),
+            choices=[Choice.model_validate(c) for c in pending.get("choices", [])],
         )
     else:
         status = state.get("status") or "error"

@@ -86,12 +86,21 @@ class CapabilityRef(BaseModel):
     name: str
 
 
+class Choice(BaseModel):
+    """One capability the operator can pick when two fit a request about equally well."""
+
+    key: str
+    title: str
+
+
 class ReviewSummary(BaseModel):
     id: str
     stage: ReviewStage
     flags: list[Flag] = Field(default_factory=list)
     reason: str | None = None
     decided_by: str | None = None
+    # "Which one do you mean?": the candidates to pick from (answering with a key picks one).
+    choices: list[Choice] = Field(default_factory=list)
 
 
 class FinalOutput(BaseModel):

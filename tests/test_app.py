@@ -156,6 +156,24 @@ def test_the_requester_withdraws_a_waiting_request_from_the_chat_and_it_leaves_t
     assert outbox(app_env) == []
 
 
+def test_which_capability_is_answered_with_a_button_naming_each_candidate(app_env: Path) -> None:
+    # Two equal candidates: the same filesystem server configured twice under two names.
+    servers_file = app_env.parent / "servers.json"
+    mirrored = json.loads(servers_file.read_text(encoding="utf-8"))
+    mirrored["mcpServers"]["mirror"] = mirrored["mcpServers"]["filesystem"]
+    servers_file.write_text(json.dumps(mirrored), encoding="utf-8")
+    app = session()
+    ask(app, "List the files in the managed project folder.")
+    assert "Which one do you mean?" in markdown_text(app)
+
+    button(app, "List directory (mirror)").click().run()
+
+    assert not app.exception, app.exception
+    text = markdown_text(app)
+    assert "sample.txt" in text
+    assert "`list_directory`" in text and "done" in text
+
+
 def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history(app_env: Path) -> None:
     app = session()
     ask(app, "List the files in the managed project folder.")

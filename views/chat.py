@@ -117,6 +117,14 @@ def send(text: str, thread: str, user: str) -> None:
     st.rerun()
 
 
+def choose(key: str, thread: str, user: str) -> None:
+    """Answer "which one?" with the capability's key (a button's callback: the page reruns)."""
+    try:
+        ask(services(), key, thread_id=thread, requester=user)
+    except (ThreadBusyError, NotAllowedError) as exc:
+        st.session_state["chat_notice"] = str(exc)
+
+
 def withdraw(thread: str, user: str) -> None:
     """Take the waiting request back: the thread ends cancelled and its review leaves the queue."""
     try:
@@ -210,6 +218,17 @@ with history_column:
         and last_output.get("missing_arguments")
     ):
         clarification_form(last_output, thread, user)
+    choices = ((last_output or {}).get("review") or {}).get("choices") or []
+    if last_output and last_output["status"] == "needs_clarification" and choices:
+        st.markdown("**Which one do you mean?**")
+        for choice in choices:
+            st.button(
+                choice["title"],
+                key=f"choose-{thread}-{choice['key']}",
+                on_click=choose,
+                args=(choice["key"], thread, user),
+                help=choice["key"],
+            )
     if last_output and last_output["status"] in {"needs_review", "needs_clarification"}:
         st.button(
             "Withdraw this request",

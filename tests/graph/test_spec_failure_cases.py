@@ -11,6 +11,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.server import Server
 
+from gatehouse.render import render_text
 from graph.builder import CompiledGraph
 from mcp_host.manifest import Manifest
 from mcp_host.sdk_client import SdkMcpClient
@@ -288,6 +289,12 @@ def test_replying_with_either_candidates_name_or_key_settles_which_one(
     asked = ask(graph, client, "show ticket 13", thread_id="t-which")
     assert asked.final_output.status == "needs_clarification"
     assert "tickets__ticket" in asked.final_output.response
+    assert asked.final_output.review is not None
+    assert sorted(c.key for c in asked.final_output.review.choices) == [
+        "tickets__search_tickets",
+        "tickets__ticket",
+    ]
+    assert "choose:     tickets__" in render_text(asked.final_output.model_dump(mode="json"))
 
     done = resume(
         graph, context_for(client), "t-which", ReviewDecision(action="answer", by="operator", text=reply)
