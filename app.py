@@ -11,6 +11,11 @@ import streamlit as st
 from gatehouse.web import current_user, oidc_configured, role_of, services
 
 
+def remember_user() -> None:
+    """Local mode: keep who you are in the address, so a reload or a copied link keeps it."""
+    st.query_params["as"] = st.session_state["user"]
+
+
 def identity() -> None:
     app = services()
     with st.sidebar:
@@ -22,10 +27,22 @@ def identity() -> None:
                 st.button("Sign out", on_click=st.logout)
         else:
             roster = sorted(app.policy.policy.users)
-            st.caption("Local mode: no sign-in is configured. Pick who you are from the policy's roster.")
-            st.selectbox(
-                "You are", roster, key="user", index=roster.index("operator") if "operator" in roster else 0
+            st.caption(
+                "Local mode: no sign-in is configured. Pick who you are from the policy's roster. "
+                "The choice is kept in the page's address (?as=NAME) so a reload keeps it: a "
+                "convenience, not security (anyone can pick any name)."
             )
+            remembered = st.query_params.get("as")
+            default = remembered if remembered in roster else "operator"
+            st.selectbox(
+                "You are",
+                roster,
+                key="user",
+                index=roster.index(default) if default in roster else 0,
+                on_change=remember_user,
+            )
+            if st.session_state.get("user") and st.query_params.get("as") != st.session_state["user"]:
+                st.query_params["as"] = st.session_state["user"]
         user = current_user()
         if user:
             st.caption(f"Role: {role_of(user) or 'not in the roster'}")

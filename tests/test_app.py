@@ -174,6 +174,35 @@ def test_which_capability_is_answered_with_a_button_naming_each_candidate(app_en
     assert "`list_directory`" in text and "done" in text
 
 
+def test_local_identity_is_kept_in_the_address_so_a_reload_keeps_it(app_env: Path) -> None:
+    first = session("reviewer")
+    assert first.query_params["as"] == ["reviewer"] or first.query_params["as"] == "reviewer"
+
+    reloaded = AppTest.from_file(str(APP), default_timeout=60)
+    reloaded.query_params["as"] = "reviewer"
+    reloaded.run()
+
+    assert not reloaded.exception, reloaded.exception
+    assert reloaded.sidebar.selectbox(key="user").value == "reviewer"
+    assert any("not security" in caption.value for caption in reloaded.sidebar.caption)
+
+
+def test_a_thread_link_opens_that_thread_for_its_owner(app_env: Path) -> None:
+    app = session()
+    ask(app, "List the files in the managed project folder.")
+    thread = app.session_state["thread"]
+    button(app, "New thread").click().run()
+    ask(app, EMAIL)
+
+    linked = AppTest.from_file(str(APP), default_timeout=60)
+    linked.query_params["thread"] = thread
+    linked.run()
+
+    assert not linked.exception, linked.exception
+    assert linked.session_state["thread"] == thread
+    assert "sample.txt" in markdown_text(linked)
+
+
 def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history(app_env: Path) -> None:
     app = session()
     ask(app, "List the files in the managed project folder.")

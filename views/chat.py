@@ -82,17 +82,23 @@ def thread_label(conversation: Conversation | None) -> str:
 
 def choose_thread(mine: list[Conversation]) -> str:
     """The thread shown: the session's current one, a new one, or one reopened from the list."""
+    known = {c.thread_id: c for c in mine}
+    linked = st.query_params.get("thread")
+    if linked in known and st.session_state.get("linked_thread") != linked:
+        # A link (?thread=ID) opens one of the person's own threads, once per link.
+        st.session_state["thread"] = st.session_state["linked_thread"] = linked
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else new_thread_id()
-    known = {c.thread_id: c for c in mine}
     current: str = st.session_state["thread"]
     options = ([] if current in known else [current]) + list(known)
 
     def start_new() -> None:
         st.session_state["thread"] = new_thread_id()
+        st.query_params.pop("thread", None)
 
     def reopen() -> None:
         st.session_state["thread"] = st.session_state["thread_picker"]
+        st.query_params["thread"] = st.session_state["thread"]
 
     st.button("New thread", on_click=start_new, width="stretch", icon=":material/add:")
     # The picker follows the session's thread (set before the widget exists, never after).
