@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from gatehouse.errors import NotAllowedError, ThreadBusyError
 from graph.runner import (
     RunOutcome,
+    StepListener,
     new_thread_id,
     pending_interrupt,
     start_request,
@@ -52,8 +53,10 @@ def ask(
     thread_id: str | None = None,
     requester: str = "operator",
     server_preferences: list[str] | None = None,
+    on_step: StepListener | None = None,
 ) -> RunOutcome:
-    """Send an operator's message. On a thread waiting for clarification it is the answer."""
+    """Send an operator's message. On a thread waiting for clarification it is the answer.
+    ``on_step`` hears each graph step as it completes (the chat's progress display)."""
     if not services.policy.may_request(requester):
         roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
         raise NotAllowedError(f"{requester!r} may not make requests under this policy; its roster: {roster}")
@@ -63,7 +66,7 @@ def ask(
         if pending is not None and pending["stage"] == "clarification":
             decision = ReviewDecision(action="answer", by=requester, text=text)
             services.reviews.record_request(text, thread_id=thread_id, requester=requester)
-            answered = resume(services.graph, services.context, thread_id, decision)
+            answered = resume(services.graph, services.context, thread_id, decision, on_step=on_step)
             services.reviews.record_run(answered, actor=requester)
             return answered
         if pending is not None:
@@ -80,6 +83,7 @@ def ask(
         thread_id=thread,
         requester=requester,
         server_preferences=server_preferences,
+        on_step=on_step,
     )
     services.reviews.record_run(run, actor=requester)
     return run

@@ -8,6 +8,7 @@ how a paused thread continues.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -76,8 +77,17 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
     )
 
 
+# Told the name of each node as it completes (a progress display follows the run with it).
+StepListener = Callable[[str], None]
+
+
 def execute(
-    graph: CompiledGraph, context: GraphContext, graph_input: GraphInput | Command[Any] | None, thread_id: str
+    graph: CompiledGraph,
+    context: GraphContext,
+    graph_input: GraphInput | Command[Any] | None,
+    thread_id: str,
+    *,
+    on_step: StepListener | None = None,
 ) -> RunOutcome:
     """Run the graph on a thread: a new request, a resume command, or None to continue a
     thread from its last checkpoint (after a crash)."""
@@ -95,7 +105,11 @@ def execute(
     for chunk in graph.stream(
         graph_input, config, context=context, stream_mode="updates", durability=durability
     ):
-        path.extend(name for name in chunk if not name.startswith("__"))
+        steps = [name for name in chunk if not name.startswith("__")]
+        path.extend(steps)
+        if on_step is not None:
+            for step in steps:
+                on_step(step)
     return outcome(graph, context, thread_id, path)
 
 
@@ -107,6 +121,7 @@ def start_request(
     thread_id: str | None = None,
     requester: str = "operator",
     server_preferences: list[str] | None = None,
+    on_step: StepListener | None = None,
 ) -> RunOutcome:
     thread = thread_id or new_thread_id()
     graph_input: GraphInput = {
@@ -117,4 +132,4 @@ def start_request(
         "requester": requester,
         "server_preferences": list(server_preferences or []),
     }
-    return execute(graph, context, graph_input, thread)
+    return execute(graph, context, graph_input, thread, on_step=on_step)

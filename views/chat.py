@@ -16,7 +16,7 @@ from gatehouse.errors import NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
-from graph.runner import new_thread_id
+from graph.runner import StepListener, new_thread_id
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError
 
@@ -113,11 +113,27 @@ def choose_thread(mine: list[Conversation]) -> str:
     return current
 
 
-def send(text: str, thread: str, user: str) -> None:
+# What each graph step means to the person waiting for it.
+_STEP_LABELS = {
+    "preprocess_request": "Read the request",
+    "classify_intent": "Decided whether a server is needed",
+    "discover_capabilities": "Asked the servers what they offer",
+    "select_capability": "Chose a capability",
+    "validate_capability": "Checked it against the policy",
+    "build_mcp_request": "Prepared the call",
+    "invoke_mcp_capability": "Called the server",
+    "integrate_result": "Read the result",
+    "mark_needs_review": "Stopped for a person",
+    "answer_without_mcp": "Answered without a server",
+    "generate_final_response": "Wrote the answer",
+}
+
+
+def send(text: str, thread: str, user: str, on_step: StepListener | None = None) -> None:
     """Run the message, then redraw the page from the stored conversation. A refusal is kept
     for the next run to show: it is not part of the thread."""
     try:
-        ask(services(), text, thread_id=thread, requester=user)
+        ask(services(), text, thread_id=thread, requester=user, on_step=on_step)
     except (ThreadBusyError, NotAllowedError) as exc:
         st.session_state["chat_notice"] = str(exc)
     st.rerun()
@@ -204,7 +220,15 @@ text = st.chat_input(
     disabled=waiting_for_review,
 )
 if text:
-    send(text, thread, user)
+    # The message shows at once, and each step of the graph as it completes; the page is
+    # redrawn from the stored conversation when the run ends.
+    with history_column:
+        for message in messages:
+            render_message(message)
+        with st.chat_message("user"):
+            st.text(visible(app.secrets.text(text)))
+        with st.status("Working on your request…", expanded=True) as progress:
+            send(text, thread, user, on_step=lambda step: progress.write(_STEP_LABELS.get(step, step)))
 
 with history_column:
     notice = st.session_state.pop("chat_notice", None)
