@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from gatehouse.visible_text import continued
+from graph.trace import summarise_changes
 
 if TYPE_CHECKING:
     from reviews.ledger import Review
@@ -71,15 +72,28 @@ def render_decision(report: dict[str, Any]) -> str:
 
 
 def render_trace(report: dict[str, Any]) -> str:
+    """One line a step: the request it belongs to, its time from the thread's start and its
+    duration, the node (or the wait for a person), and what it changed."""
     lines = [f"thread {report['thread_id']}"]
+    request = None
     for step in report["steps"]:
+        if step.get("request") != request:
+            request = step.get("request")
+            lines.append(f" request {request}")
+        offset = f"+{step['offset_s']:.2f}s" if step.get("offset_s") is not None else ""
+        took = f"{step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
+        if step.get("node") is None:
+            wait = f"waited for a person ({step.get('waiting') or 'review'}), {step['duration_s']:.1f} s"
+            lines.append(f"  {offset:>9} {'':>8} {wait}; {step.get('decided_by') or 'someone'} decided")
+            continue
         extra = ""
         if step.get("interrupt"):
             extra = f"  (waiting: {step['interrupt'].get('stage')})"
         if step.get("decision"):
             decision = step["decision"]
             extra = f"  ({decision.get('action')} by {decision.get('by')})"
-        lines.append(f"  {step['step']!s:>3} {step['node']:<24} {', '.join(step['changed'])}{extra}")
+        changed = summarise_changes(step["changed"])
+        lines.append(f"  {offset:>9} {took:>8} {step['node']:<24} {changed}{extra}")
     return "\n".join(lines)
 
 

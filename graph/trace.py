@@ -7,6 +7,7 @@ hidden (policies/secrets.py).
 from __future__ import annotations
 
 import itertools
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from graph.runner import thread_config
@@ -48,28 +49,72 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {key: after[key] for key in after if key not in before or before[key] != after[key]}
 
 
+def _seconds(start: str | None, end: str | None) -> float | None:
+    if not start or not end:
+        return None
+    return round((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(), 3)
+
+
+def summarise_changes(changed: list[str], shown: int = 4) -> str:
+    """``a, b, c and 5 more``: what a step changed, short enough for one line."""
+    if not changed:
+        return "nothing"
+    head = ", ".join(changed[:shown])
+    return head if len(changed) <= shown else f"{head} and {len(changed) - shown} more"
+
+
 def trace_steps(
     graph: CompiledGraph, thread_id: str, secrets: SecretRedactor = DEFAULT_REDACTOR
 ) -> list[dict[str, Any]]:
-    """The thread's steps from its checkpoints, oldest first: which node ran, when, the state
-    keys it changed (with their new values, secrets hidden), and any interrupt it raised or
-    decision it got."""
+    """The thread's steps from its checkpoints, oldest first: which node ran, for which of the
+    thread's requests (``request``, from 1), when (``at``; ``offset_s`` from the thread's first
+    checkpoint), how long it took (``duration_s``), the state keys it changed (with their new
+    values, secrets hidden), and any interrupt it raised or decision it got. The time a thread
+    waited for a person is a step of its own (``node`` None, ``waiting``)."""
     history = list(reversed(list(graph.get_state_history(thread_config(thread_id)))))
+    first = history[0].created_at if history else None
     steps: list[dict[str, Any]] = []
+    request = 0
     for earlier, later in itertools.pairwise(history):
         nodes = [name for name in earlier.next if not name.startswith("__")]
         if not nodes:
             continue
+        if nodes[0] == "preprocess_request":
+            request += 1
         changes = _changed(dict(earlier.values), dict(later.values))
+        decision = (changes.get("review") or {}).get("decision")
+        if decision and earlier.interrupts:
+            # The checkpoint before a resumed mark_needs_review is where the thread waited.
+            steps.append(
+                {
+                    "step": None,
+                    "node": None,
+                    "request": max(request, 1),
+                    "waiting": earlier.interrupts[0].value.get("stage")
+                    if isinstance(earlier.interrupts[0].value, dict)
+                    else None,
+                    "at": earlier.created_at,
+                    "offset_s": _seconds(first, earlier.created_at),
+                    "duration_s": _seconds(earlier.created_at, later.created_at),
+                    "changed": [],
+                    "values": {},
+                    "decided_by": decision.get("by"),
+                }
+            )
         step: dict[str, Any] = {
             "step": (later.metadata or {}).get("step"),
             "node": nodes[0],
+            "request": max(request, 1),
             "at": later.created_at,
+            "offset_s": _seconds(first, later.created_at),
+            "duration_s": None
+            if decision and earlier.interrupts
+            else _seconds(earlier.created_at, later.created_at),
             "changed": sorted(changes),
             "values": changes,
         }
-        if changes.get("review"):
-            step["decision"] = changes["review"].get("decision")
+        if decision:
+            step["decision"] = decision
         steps.append(step)
     current = history[-1] if history else None
     if current is not None and current.interrupts:
@@ -77,7 +122,10 @@ def trace_steps(
             {
                 "step": (current.metadata or {}).get("step"),
                 "node": current.next[0] if current.next else None,
+                "request": max(request, 1),
                 "at": current.created_at,
+                "offset_s": _seconds(first, current.created_at),
+                "duration_s": None,
                 "changed": [],
                 "values": {},
                 "interrupt": current.interrupts[0].value,

@@ -82,12 +82,39 @@ def test_trace_lists_the_threads_steps_in_order_with_the_reviewers_decision(data
         "integrate_result",
         "generate_final_response",
     ]
-    assert [s["node"] for s in steps] == [*TO_REVIEW, *after_approval]
+    ran = [s for s in steps if s["node"] is not None]
+    assert [s["node"] for s in ran] == [*TO_REVIEW, *after_approval]
+    # The wait for the reviewer is a step of its own, right before the decision it ended with.
+    [wait] = [s for s in steps if s["node"] is None]
+    assert steps[steps.index(wait) + 1]["node"] == "mark_needs_review"
+    assert (wait["waiting"], wait["decided_by"]) == ("before_execution", "reviewer")
+    assert wait["duration_s"] >= 0
+    assert {s["request"] for s in steps} == {1}
+    offsets = [s["offset_s"] for s in steps]
+    assert offsets == sorted(offsets) and offsets[0] >= 0
     decided = [s for s in steps if s.get("decision")]
     assert [s["node"] for s in decided] == ["mark_needs_review"]
     assert decided[0]["decision"]["action"] == "approve"
     assert decided[0]["decision"]["by"] == "reviewer"
     assert "final_output" in steps[-1]["changed"]
     assert steps[-1]["values"]["final_output"]["status"] == "ok"
-    numbers = [s["step"] for s in steps]
+    numbers = [s["step"] for s in ran]
     assert numbers == sorted(numbers)
+
+
+def test_a_trace_shows_each_request_of_a_thread_as_its_own_route_with_times(data_dir: Path) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        first = ask(services, EMAIL_REQUEST)
+        thread_id = first.final_output.thread_id
+        assert first.final_output.review is not None
+        services.reviews.decide(first.final_output.review.id, reviewer="reviewer", approve=True)
+        ask(services, "Send an email to bob@example.com saying again", thread_id=thread_id)
+
+    code, out, err = finish(start_gatehouse(data_dir, "trace", thread_id))
+
+    assert code == 0, err
+    assert " request 1" in out and " request 2" in out
+    assert "waited for a person (before_execution)" in out and "reviewer decided" in out
+    assert " ms " in out and "+0.00s" in out
+    first_request = out[out.index(" request 1") : out.index(" request 2")]
+    assert first_request.count("preprocess_request") == 1
