@@ -8,6 +8,7 @@ process-wide services, as two people on one replica do).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -402,6 +403,10 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
     labels = [expander.label for expander in operator.expander]
     assert any("approve by reviewer" in label for label in labels)
     assert labels[-1].endswith("generate_final_response")
+    assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess_request", labels[0])
+    assert [header.value for header in operator.subheader] == ["Request 1"]
+    [wait] = [box.value for box in operator.info if "waited" in box.value]
+    assert "for a person (before_execution); reviewer decided" in wait
 
 
 # -- identity through the identity provider ---------------------------------------------------

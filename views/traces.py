@@ -12,7 +12,7 @@ from gatehouse.visible_text import visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
 from graph.runner import thread_exists
-from graph.trace import route_from_checkpoints, trace_steps
+from graph.trace import route_from_checkpoints, summarise_changes, trace_steps
 
 THREADS_LISTED = 50
 
@@ -48,18 +48,29 @@ if thread and not thread_exists(app.graph, thread):
 elif thread:
     steps = trace_steps(app.graph, thread, app.secrets)
     st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
-    for step in steps:
-        label = f"{step['step']}: {step['node']}"
-        if step.get("interrupt"):
-            label += f" — paused, waiting ({step['interrupt'].get('stage')})"
-        if step.get("decision"):
-            label += f" — {step['decision'].get('action')} by {step['decision'].get('by')}"
-        with st.expander(label):
-            st.caption(f"{step['at']} · changed: {', '.join(step['changed']) or 'nothing'}")
+    for request in sorted({step["request"] for step in steps}):
+        st.subheader(f"Request {request}", divider="gray")
+        for step in (s for s in steps if s["request"] == request):
+            when = f"+{step['offset_s']:.2f} s" if step.get("offset_s") is not None else ""
+            if step["node"] is None:
+                st.info(
+                    f"{when} · waited {step['duration_s']:.1f} s for a person "
+                    f"({step.get('waiting') or 'review'}); {step.get('decided_by') or 'someone'} decided",
+                    icon=":material/hourglass_top:",
+                )
+                continue
+            took = f" · {step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
+            label = f"{when}{took} · {step['node']}"
             if step.get("interrupt"):
-                st.markdown("**Interrupt payload** (what the reviewer saw)")
-                st.json(visible_in(step["interrupt"]), expanded=False)
-            st.json(visible_in(step["values"]), expanded=False)
+                label += f" — paused, waiting ({step['interrupt'].get('stage')})"
+            if step.get("decision"):
+                label += f" — {step['decision'].get('action')} by {step['decision'].get('by')}"
+            with st.expander(label):
+                st.caption(f"{step['at'][11:19]} UTC · changed: {summarise_changes(step['changed'])}")
+                if step.get("interrupt"):
+                    st.markdown("**Interrupt payload** (what the reviewer saw)")
+                    st.json(visible_in(step["interrupt"]), expanded=False)
+                st.json(visible_in(step["values"]), expanded=False)
     st.download_button(
         "Export trace (JSON)",
         json.dumps({"thread_id": thread, "route": route, "steps": steps}, indent=2, default=str),
