@@ -15,6 +15,7 @@ from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
 from reviews.edited_arguments import check_against_policy, check_storable
 from reviews.errors import AlreadyDecidedError, DecisionNotAllowedError, NotPermittedError, ReviewError
+from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import resume
 
 if TYPE_CHECKING:
@@ -54,7 +55,9 @@ class ReviewService:
         audit: AuditLog,
         policy: PolicyEngine,
         conversations: Conversations,
+        notifier: Notifier | None = None,
     ) -> None:
+        self.notifier = notifier or NoNotifications()
         self.graph = graph
         self.conversations = conversations
         self.context = context
@@ -143,6 +146,7 @@ class ReviewService:
                 thread_id=review.thread_id,
                 review_id=review.id,
             )
+            self.notifier.review_event("review_expired", review)
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
                 self._carry_out(review, ReviewDecision(action="expire", by="gatehouse"), pending)
@@ -321,6 +325,8 @@ class ReviewService:
             review_id=review_id,
             actor=reviewer,
         )
+        if recorded.final:
+            self.notifier.review_event("review_decided", recorded.review)
         if not recorded.final:
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
