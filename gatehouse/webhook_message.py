@@ -14,6 +14,8 @@ def shown_url(url: str) -> str:
     """The webhook's address for messages and pages: only its scheme and host (a webhook URL
     often carries its token in the path, where no secret detector can tell it from a name)."""
     parts = urlsplit(url)
+    if not parts.netloc:
+        return REDACTED
     origin = DEFAULT_REDACTOR.url(f"{parts.scheme}://{parts.netloc}")
     return f"{origin}/{REDACTED}" if parts.path.strip("/") or parts.query else origin
 

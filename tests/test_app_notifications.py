@@ -4,10 +4,11 @@ receiver's error, and where they go without the webhook's token."""
 from __future__ import annotations
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from gatehouse.web import services
 from tests.reviews.webhook_receiver import webhook_receiver
-from tests.test_app import EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
+from tests.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 
 TOKEN = "T0KEN-s3cr3t-path"
 
@@ -48,3 +49,21 @@ def test_the_reviews_page_says_notifications_are_off_without_a_webhook(
     assert [e.label for e in reviewer.expander if e.label.startswith("Notifications")] == [
         "Notifications: off"
     ]
+
+
+@pytest.mark.usefixtures("app_env")
+def test_the_app_takes_the_webhook_and_its_public_address_from_its_secrets_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GATEHOUSE_WEBHOOK_URL", raising=False)
+    monkeypatch.delenv("GATEHOUSE_PUBLIC_URL", raising=False)
+    with webhook_receiver() as receiver:
+        app = AppTest.from_file(str(APP), default_timeout=60)
+        app.secrets["notifications"] = {"webhook_url": receiver.url, "public_url": "https://gh.example.com/"}
+        app.run()
+        ask(app, EMAIL)
+        (post,) = receiver.wait_for(1)
+
+    review = post.body["review_id"]
+    assert post.body["url"] == f"https://gh.example.com/?review={review}"
+    assert post.body["text"].endswith(f" https://gh.example.com/?review={review}")
