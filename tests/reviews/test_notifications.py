@@ -14,6 +14,7 @@ import pytest
 
 from gatehouse.operator_requests import ask
 from gatehouse.webhook import WebhookSender
+from gatehouse.webhook_message import webhook_body
 from gatehouse.wiring import Services, open_services
 from reviews.ledger import ReviewLedger
 from reviews.notifications import Outbox, RetryPolicy
@@ -251,3 +252,57 @@ def test_the_webhook_token_is_never_printed(data_dir: Path, monkeypatch: pytest.
     assert refused.returncode == 2
     assert refused.stderr.startswith("gatehouse: GATEHOUSE_WEBHOOK_URL: expected an http:// or https:// URL")
     assert TOKEN not in refused.stdout + refused.stderr
+
+
+def test_a_withdrawn_request_is_reported_as_cancelled_by_whoever_withdrew_it(backend: str | Path) -> None:
+    clock = FrozenClock()
+    review_id = _open_review(backend, clock)
+    outbox = Outbox(backend, clock=clock)
+    ledger = ReviewLedger(backend)
+    try:
+        outbox.review_event(
+            "review_cancelled", ledger.require(review_id), by="operator", at="2026-11-01T12:05:00.000+00:00"
+        )
+        (row,) = outbox.due()
+    finally:
+        outbox.close()
+        ledger.close()
+    assert row.id == f"{review_id}:review_cancelled"
+    fields = {k: row.body[k] for k in ("event", "status", "decided_by", "requester", "at")}
+    assert fields == {
+        "event": "review_cancelled",
+        "status": "cancelled",
+        "decided_by": "operator",
+        "requester": "operator",
+        "at": "2026-11-01T12:05:00.000+00:00",
+    }
+    assert webhook_body(row.body, None)["text"].startswith(
+        f"operator withdrew their request for email__send_email (review {review_id})."
+    )
+
+
+def test_an_attempt_is_claimed_by_one_sender_and_is_due_again_if_that_sender_dies(
+    backend: str | Path,
+) -> None:
+    clock = FrozenClock()
+    review_id = _open_review(backend, clock)
+    first = Outbox(backend, clock=clock, retry=RetryPolicy(lease=60))
+    second = Outbox(backend, clock=clock, retry=RetryPolicy(lease=60))
+    ledger = ReviewLedger(backend)
+    try:
+        first.review_event("review_opened", ledger.require(review_id))
+        first.review_event("review_opened", ledger.require(review_id))
+        (seen_by_first,) = first.due()
+        (seen_by_second,) = second.due()
+
+        assert first.claim(seen_by_first)
+        assert not second.claim(seen_by_second), "one attempt, one sender"
+        clock.advance(59)
+        assert second.due() == [], "the claiming sender is still within its lease"
+        clock.advance(1)
+        (again,) = second.due()
+        assert (again.attempts, second.claim(again)) == (1, True)
+    finally:
+        first.close()
+        second.close()
+        ledger.close()
