@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -32,6 +32,7 @@ from gatehouse.review_commands import dumps, render_decision, render_queue, rend
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
 from gatehouse.visible_text import visible
+from gatehouse.webhook import notifications_line
 from gatehouse.wiring import (
     open_audit_log,
     open_pins_for_reading,
@@ -278,21 +279,29 @@ def _run_reviews(args: argparse.Namespace) -> int:
     # Checked before anything is opened: a refusal leaves no trace.
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
     reading = args.action == "list"
-    # A withdrawal only ends a paused thread: no server is needed for it.
-    connect = not reading and args.action != "withdraw"
-    with open_services(_settings(args), connect_servers=connect, create_database=not reading) as services:
+    # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
+    # the notifications that are due itself (below), in the foreground.
+    with open_services(
+        _settings(args),
+        connect_servers=not reading and args.action != "withdraw",
+        create_database=not reading,
+        send_notifications=args.action != "sweep",
+    ) as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]
             _print({"status": args.status, "reviews": rows}, args.json, render_queue, services.secrets)
             return EXIT_OK
         if args.action == "sweep":
-            swept = services.reviews.sweep()
+            swept: dict[str, Any] = dict(services.reviews.sweep())
+            if services.webhook is not None:
+                swept["notifications"] = asdict(services.webhook.deliver_due())
             _print(
                 swept,
                 args.json,
                 lambda r: (
                     f"expired: {len(r['expired'])}; outcome unknown: {len(r['outcome_unknown'])}; "
                     f"decisions carried out after a crash: {len(r['resumed'])}"
+                    + notifications_line(r.get("notifications"))
                 ),
             )
             return EXIT_OK
@@ -365,7 +374,8 @@ def _run_ask(args: argparse.Namespace) -> int:
             return _usage_error(f"--thread: {exc}")
         except NotAllowedError as exc:
             return _usage_error(f"--user: {exc}")
-    _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
+        # Printed before the services close (which lets the notifications sender finish).
+        _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
     return EXIT_OK
 
 

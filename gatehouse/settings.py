@@ -14,6 +14,8 @@ DB_ENV = "GATEHOUSE_DB"
 SERVERS_ENV = "GATEHOUSE_SERVERS"
 POLICY_ENV = "GATEHOUSE_POLICY"
 POOL_ENV = "GATEHOUSE_DB_POOL_SIZE"
+WEBHOOK_ENV = "GATEHOUSE_WEBHOOK_URL"
+PUBLIC_URL_ENV = "GATEHOUSE_PUBLIC_URL"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
@@ -32,6 +34,10 @@ class Settings:
     # Connections per pool a process opens to PostgreSQL (one pool for the checkpoints, one
     # for the ledger, audit log, conversations and pins).
     db_pool_size: int = DEFAULT_POOL_SIZE
+    # Where review notifications are posted (JSON, Slack-compatible); None: no notifications.
+    webhook_url: str | None = None
+    # The app's address as reviewers reach it, for the ``?review=ID`` link in notifications.
+    public_url: str | None = None
 
     @property
     def demo_data_dir(self) -> Path:
@@ -67,6 +73,8 @@ class Settings:
             policy_path=Path(policy_file) if policy_file else None,
             db_url=db_url,
             db_pool_size=_pool_size(pool_size),
+            webhook_url=_http_url(env.get(WEBHOOK_ENV), WEBHOOK_ENV),
+            public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
         )
 
     @property
@@ -94,3 +102,25 @@ def _pool_size(value: str | None) -> int:
             f"{POOL_ENV}: expected a whole number of connections (1 or more), got {value!r}"
         )
     return int(value)
+
+
+def _http_url(value: str | None, variable: str) -> str | None:
+    """An http(s) URL with a host, or None when unset; a mistake names the variable, never
+    the URL's token."""
+    if value is None or not value.strip():
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # a malformed host ("http://[abc")
+        usable = False
+    if not usable:
+        from gatehouse.errors import ConfigurationError
+        from gatehouse.webhook_message import shown_url
+
+        raise ConfigurationError(
+            f"{variable}: expected an http:// or https:// URL with a host, got {shown_url(value.strip())!r}"
+        )
+    return value.strip()

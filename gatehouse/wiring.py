@@ -16,6 +16,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
+from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
@@ -30,6 +31,7 @@ from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
+from reviews.notifications import NoNotifications, Notifier, Outbox
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
@@ -55,12 +57,18 @@ class Services:
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     owns_mcp: bool = True
+    # Review notifications waiting to be posted, and the thread posting them (None when no
+    # webhook is configured).
+    outbox: Outbox | None = None
+    webhook: WebhookSender | None = None
 
     @property
     def mcp(self) -> McpClient:
         return self.context.mcp
 
     def close(self) -> None:
+        if self.webhook is not None:
+            self.webhook.stop()
         if self.owns_mcp:
             self.mcp.close()
         _close_checkpointer(self.checkpointer)
@@ -68,6 +76,8 @@ class Services:
         self.ledger.close()
         self.audit.close()
         self.conversations.close()
+        if self.outbox is not None:
+            self.outbox.close()
 
 
 def _close_checkpointer(checkpointer: BaseCheckpointSaver[Any]) -> None:
@@ -84,9 +94,10 @@ class _Storage:
     ledger: ReviewLedger
     audit: AuditLog
     conversations: Conversations
+    outbox: Outbox
 
     def close(self) -> None:
-        for store in (self.pins, self.ledger, self.audit, self.conversations):
+        for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox):
             store.close()
         _close_checkpointer(self.checkpointer)
 
@@ -175,6 +186,8 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         audit = AuditLog(target, secrets=secrets)
         opened.append(audit.close)
         conversations = Conversations(target, secrets=secrets)
+        opened.append(conversations.close)
+        outbox = Outbox(target, secrets=secrets)
     except _DATABASE_ERRORS as exc:
         for close in reversed(opened):
             close()
@@ -183,7 +196,7 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         for close in reversed(opened):
             close()
         raise
-    return _Storage(checkpointer, pins, ledger, audit, conversations)
+    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox)
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -231,12 +244,15 @@ def build_services(
     limits: Limits | None = None,
     connect_servers: bool = True,
     create_database: bool = True,
+    send_notifications: bool = True,
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close).
 
     ``connect_servers=False`` is for commands that only read the database (the queue, a
     trace): no server process is started for them. ``create_database=False`` is for those
-    too: a database that is not there is an error, not a new empty one."""
+    too: a database that is not there is an error, not a new empty one. With a webhook
+    configured, review events go to the outbox, and (unless ``send_notifications=False``) a
+    background thread posts them until Services.close."""
     # Whatever client this function makes, it owns (and Services.close closes); a client
     # handed in belongs to the caller.
     owns_mcp = mcp is None
@@ -263,10 +279,18 @@ def build_services(
         storage.close()
         raise
     engine = PolicyEngine(policy, pins=pins)
+    notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     context = GraphContext(
-        mcp=client, policy=engine, limits=limits or Limits(), reviews=LedgerHooks(ledger, audit)
+        mcp=client, policy=engine, limits=limits or Limits(), reviews=LedgerHooks(ledger, audit, notifier)
     )
     graph = compile_graph(checkpointer)
+    webhook = (
+        WebhookSender(storage.outbox, settings.webhook_url, public_url=settings.public_url)
+        if settings.webhook_url
+        else None
+    )
+    if webhook is not None and send_notifications:
+        webhook.start()
     return Services(
         graph=graph,
         context=context,
@@ -276,10 +300,12 @@ def build_services(
         ledger=ledger,
         audit=audit,
         conversations=conversations,
-        reviews=ReviewService(graph, context, ledger, audit, engine, conversations),
+        reviews=ReviewService(graph, context, ledger, audit, engine, conversations, notifier=notifier),
         settings=settings,
         secrets=secrets,
         owns_mcp=owns_mcp,
+        outbox=storage.outbox,
+        webhook=webhook,
     )
 
 
@@ -291,9 +317,15 @@ def open_services(
     limits: Limits | None = None,
     connect_servers: bool = True,
     create_database: bool = True,
+    send_notifications: bool = True,
 ) -> Iterator[Services]:
     services = build_services(
-        settings, mcp=mcp, limits=limits, connect_servers=connect_servers, create_database=create_database
+        settings,
+        mcp=mcp,
+        limits=limits,
+        connect_servers=connect_servers,
+        create_database=create_database,
+        send_notifications=send_notifications,
     )
     try:
         yield services

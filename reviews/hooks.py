@@ -9,12 +9,14 @@ from graph.results_view import summarize
 from mcp_host.results import McpResult
 from reviews.audit import AuditLog
 from reviews.ledger import ReviewLedger
+from reviews.notifications import NoNotifications, Notifier
 
 
 class LedgerHooks:
-    def __init__(self, ledger: ReviewLedger, audit: AuditLog) -> None:
+    def __init__(self, ledger: ReviewLedger, audit: AuditLog, notifier: Notifier | None = None) -> None:
         self._ledger = ledger
         self._audit = audit
+        self._notifier = notifier or NoNotifications()
 
     def review_opened(self, payload: dict[str, Any]) -> None:
         review, created = self._ledger.open_review(payload)
@@ -34,6 +36,7 @@ class LedgerHooks:
                 review_id=review.id,
                 actor=review.requester,
             )
+            self._notifier.review_event("review_opened", review)
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         started = self._ledger.begin_execution(review_id, call_hash, thread_id)

@@ -21,6 +21,7 @@ from reviews.errors import (
     NotPermittedError,
     ReviewError,
 )
+from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import resume
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ class ReviewService:
         audit: AuditLog,
         policy: PolicyEngine,
         conversations: Conversations,
+        notifier: Notifier | None = None,
     ) -> None:
+        self.notifier = notifier or NoNotifications()
         self.graph = graph
         self.conversations = conversations
         self.context = context
@@ -149,6 +152,7 @@ class ReviewService:
                 thread_id=review.thread_id,
                 review_id=review.id,
             )
+            self.notifier.review_event("review_expired", review)
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
                 self._carry_out(review, ReviewDecision(action="expire", by="gatehouse"), pending)
@@ -274,7 +278,9 @@ class ReviewService:
             review_id=review_id,
             actor=by,
         )
-        return self._carry_out(self.ledger.require(review_id), decision, pending)
+        cancelled = self.ledger.require(review_id)
+        self.notifier.review_event("review_cancelled", cancelled, by=by)
+        return self._carry_out(cancelled, decision, pending)
 
     # -- decisions ---------------------------------------------------------------------------
 
@@ -365,6 +371,8 @@ class ReviewService:
             review_id=review_id,
             actor=reviewer,
         )
+        if recorded.final:
+            self.notifier.review_event("review_decided", recorded.review)
         if not recorded.final:
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required

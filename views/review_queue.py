@@ -24,6 +24,7 @@ from gatehouse.argument_form import (
     schema_problems,
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.notification_panel import notification_status
 from gatehouse.review_commands import review_row
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
@@ -356,3 +357,5 @@ if history:
         st.caption(f"The {HISTORY_SIZE} most recent; `gatehouse reviews list --status ...` lists all.")
 else:
     st.caption("No review has been decided yet.")
+
+notification_status(app)

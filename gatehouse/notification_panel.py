@@ -1,0 +1,53 @@
+"""The Reviews page's notifications section: where review notifications go, what is pending,
+what was delivered, and what failed with the receiver's error."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from gatehouse.visible_text import visible
+from gatehouse.webhook_message import shown_url
+
+if TYPE_CHECKING:
+    from gatehouse.wiring import Services
+
+RECENT = 10
+
+
+def notification_status(app: Services) -> None:
+    """One collapsed section whose label says how delivery stands; the rows inside."""
+    if app.outbox is None or app.settings.webhook_url is None:
+        with st.expander("Notifications: off"):
+            st.caption(
+                "No webhook is configured: set GATEHOUSE_WEBHOOK_URL, or `webhook_url` under"
+                " `[notifications]` in .streamlit/secrets.toml, to be told when a review waits."
+            )
+        return
+    counts = app.outbox.counts()
+    label = f"Notifications: {counts['pending']} pending, {counts['failed']} failed"
+    with st.expander(label, expanded=counts["failed"] > 0):
+        st.caption(
+            f"Posted to {shown_url(app.settings.webhook_url)} ({counts['delivered']} delivered);"
+            " a failed attempt is retried with a doubling pause, then given up."
+        )
+        rows = app.outbox.recent(limit=RECENT)
+        if not rows:
+            st.caption("Nothing sent yet.")
+            return
+        st.dataframe(
+            [
+                {
+                    "event": row.event,
+                    "review": row.review_id,
+                    "status": row.status,
+                    "attempts": row.attempts,
+                    "added": row.created_at,
+                    "delivered": row.delivered_at or "",
+                    "receiver's error": visible(app.secrets.text(row.last_error or "")),
+                }
+                for row in rows
+            ],
+            hide_index=True,
+        )
