@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
+from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +62,11 @@ def on_page(app: AppTest, page: str) -> AppTest:
 
 def markdown_text(app: AppTest) -> str:
     return "\n".join(block.value for block in app.markdown)
+
+
+def page_text(app: AppTest) -> str:
+    """What the page shows as Markdown and as plain text (untrusted text is plain: st.text)."""
+    return "\n".join([*(block.value for block in app.markdown), *(str(block.value) for block in app.text)])
 
 
 def outbox(data: Path) -> list[dict[str, object]]:
@@ -187,7 +193,7 @@ def test_an_operator_sees_the_queue_but_no_decision_buttons(app_env: Path) -> No
     on_page(app, "review_queue")
 
     assert "Pending (1)" in [header.value for header in app.subheader]
-    assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
+    assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Approve with my changes"}] == []
     assert any("cannot decide" in info.value for info in app.info)
 
 
@@ -196,8 +202,8 @@ def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env:
     ask(operator, EMAIL)
     reviewer = on_page(session("reviewer"), "review_queue")
 
-    text = markdown_text(reviewer)
-    assert "**To:** bob@example.com" in text  # the e-mail preview
+    text = page_text(reviewer)
+    assert "To: bob@example.com" in text  # the e-mail preview
     assert "Send an email to bob@example.com saying hi" in text  # the request
     assert reviewer.dataframe[0].value["requester"].tolist() == ["operator"]
     button(reviewer, "Approve").click().run()
@@ -215,15 +221,23 @@ def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env:
     assert outbox(app_env)[0]["to"] == ["bob@example.com"] or outbox(app_env)[0]["to"] == "bob@example.com"
 
 
-def test_a_reviewer_edits_an_argument_in_the_form_and_the_edited_call_runs(app_env: Path) -> None:
+def test_a_reviewer_edits_an_argument_and_the_one_decision_button_runs_the_edited_call(
+    app_env: Path,
+) -> None:
     ask(session(), EMAIL)
     reviewer = on_page(session("reviewer"), "review_queue")
     review_id = services().ledger.queue("pending")[0].id
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert (primary.label, primary.disabled) == ("Approve", False)
 
-    assert button(reviewer, "Edit & approve").disabled
     reviewer.text_area(key=f"arg-{review_id}-body").input("hello from the reviewer").run()
-    assert not button(reviewer, "Edit & approve").disabled
-    button(reviewer, "Edit & approve").click().run()
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert (primary.label, primary.disabled) == ("Approve with my changes", False)
+    assert [b.label for b in reviewer.button if b.label == "Approve"] == []  # nothing runs the original
+    reviewer.text_area(key=f"arg-{review_id}-body").input("hi").run()  # undone: the proposal again
+    assert reviewer.button(key=f"approve-{review_id}").label == "Approve"
+    reviewer.text_area(key=f"arg-{review_id}-body").input("hello from the reviewer").run()
+    reviewer.button(key=f"approve-{review_id}").click().run()
 
     assert not reviewer.exception
     [sent] = outbox(app_env)
@@ -239,8 +253,32 @@ def test_arguments_that_do_not_fit_the_schema_are_refused_before_any_decision(ap
     reviewer.text_area(key=f"json-{review_id}").input('{"to": "bob@example.com",').run()
 
     assert any("not valid JSON" in error.value and "line" in error.value for error in reviewer.error)
-    assert button(reviewer, "Edit & approve").disabled
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert primary.disabled and primary.label == "Approve with my changes"
+    assert any("not valid" in caption.value for caption in reviewer.caption)
+    assert [b.label for b in reviewer.button if b.label == "Approve"] == []
     assert services().ledger.require(review_id).status == "pending"
+
+
+def test_a_decision_from_a_stale_page_is_refused_and_the_page_names_who_decided(app_env: Path) -> None:
+    operator = ask(session(), EMAIL)
+    button(operator, "New thread").click().run()
+    ask(operator, "Send an email to carol@example.com saying later")
+    first = services().ledger.queue("pending")[0].id
+    stale = on_page(session("reviewer"), "review_queue")
+    winner = on_page(session("reviewer2"), "review_queue")
+
+    winner.button(key=f"approve-{first}").click().run()
+    stale.button(key=f"approve-{first}").click().run()
+
+    assert not stale.exception
+    # Still the review it had open, not the next one in the queue, and who decided it.
+    assert f"Review {markdown_literal(first)}" in [header.value for header in stale.subheader]
+    assert any("decided by reviewer2" in warning.value for warning in stale.warning)
+    assert [b for b in stale.button if b.key == f"approve-{first}"] == []
+    review = services().ledger.require(first)
+    assert [d.reviewer for d in review.decisions] == ["reviewer2"]
+    assert len(outbox(app_env)) == 1
 
 
 def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> None:
@@ -403,4 +441,6 @@ def test_a_signed_in_user_missing_from_the_roster_can_do_nothing(oidc_roster: Pa
     assert any("not in the roster" in caption.value for caption in stranger.sidebar.caption)
     assert not stranger.chat_input
     on_page(stranger, "review_queue")
-    assert [b.label for b in stranger.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
+    assert [
+        b.label for b in stranger.button if b.label in {"Approve", "Reject", "Approve with my changes"}
+    ] == []
