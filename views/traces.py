@@ -1,6 +1,7 @@
 """Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON.
 
-The checkpoints keep real values; the steps and titles shown have their secrets hidden."""
+The checkpoints keep real values; the steps and titles shown have their secrets hidden. Values
+are shown as JSON and names as literal text (gatehouse/literal.py), never as Markdown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 
 import streamlit as st
 
+from gatehouse.literal import markdown_literal
 from gatehouse.visible_text import visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
@@ -44,16 +46,17 @@ if typed:
 route = route_from_checkpoints(app.graph, thread) if thread else []
 st.graphviz_chart(to_dot(app.graph, route))
 if thread and not thread_exists(app.graph, thread):
-    st.warning(f"No checkpoints for thread {thread}.")
+    st.warning(markdown_literal(f"No checkpoints for thread {thread}."))
 elif thread:
     steps = trace_steps(app.graph, thread, app.secrets)
     st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
     for step in steps:
         label = f"{step['step']}: {step['node']}"
         if step.get("interrupt"):
-            label += f" — paused, waiting ({step['interrupt'].get('stage')})"
+            label += f" — paused, waiting ({markdown_literal(str(step['interrupt'].get('stage')))})"
         if step.get("decision"):
-            label += f" — {step['decision'].get('action')} by {step['decision'].get('by')}"
+            decision = step["decision"]
+            label += f" — {markdown_literal(str(decision.get('action')))} by {markdown_literal(str(decision.get('by')))}"
         with st.expander(label):
             st.caption(f"{step['at']} · changed: {', '.join(step['changed']) or 'nothing'}")
             if step.get("interrupt"):
