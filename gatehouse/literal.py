@@ -30,6 +30,15 @@ def markdown_literal(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", one_line)
 
 
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def name_literal(text: str) -> str:
+    """A name (a capability, a server, a flag code) as inline code when it is a plain
+    identifier, which cannot break out of a code span; anything else as markdown_literal."""
+    return f"`{text}`" if _NAME.fullmatch(text) else markdown_literal(text)
+
+
 def show(text: str) -> None:
     """Draw untrusted text as plain text: line breaks kept, nothing parsed."""
     st.text(visible(text))

@@ -123,7 +123,7 @@ def test_an_operator_asks_in_chat_and_sees_the_answer(app_env: Path) -> None:
 
     ask(app, "List the files in the managed project folder.")
 
-    text = markdown_text(app)
+    text = page_text(app)
     assert "sample.txt" in text and "notes.md" in text
     assert "`list_directory`" in text and "done" in text
     [user_message, answer] = app.chat_message
@@ -155,8 +155,8 @@ def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history
 
     [_newest, oldest] = [c.thread_id for c in services().conversations.of_owner("operator")]
     picker.set_value(oldest).run()
-    assert "sample.txt" in markdown_text(app)
-    assert "Read the file notes.md" not in markdown_text(app)
+    assert "sample.txt" in page_text(app)
+    assert "Read the file notes.md" not in page_text(app)
 
     # A new browser session of the same person finds both threads.
     later = session()
@@ -296,7 +296,7 @@ def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> 
 
     assert services().ledger.require(review_id).status == "rejected"
     operator.run()
-    text = markdown_text(operator)
+    text = page_text(operator)
     assert "rejected" in text and "not to external people today" in text
     assert outbox(app_env) == []
 

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
-from gatehouse.literal import markdown_literal, show
+from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.operator_requests import ask
 from gatehouse.visible_text import visible_in
 from gatehouse.web import current_user, services
@@ -42,7 +42,7 @@ def show_flags(flags: list[dict[str, Any]]) -> None:
     for flag in flags:
         severity = _SEVERITY.get(flag["severity"]) or markdown_literal(str(flag["severity"]))
         st.markdown(
-            f"- {severity} {markdown_literal(str(flag['code']))}: {markdown_literal(str(flag['message']))}"
+            f"- {severity} {name_literal(str(flag['code']))}: {markdown_literal(str(flag['message']))}"
         )
 
 
@@ -53,7 +53,8 @@ def show_answer(output: dict[str, Any]) -> None:
     capability = output.get("selected_capability")
     if capability:
         facts.append(
-            " · ".join(markdown_literal(str(capability[part])) for part in ("server", "type", "name"))
+            f"{name_literal(str(capability['server']))} · {markdown_literal(str(capability['type']))} · "
+            f"{name_literal(str(capability['name']))}"
         )
     summary = output.get("mcp_result_summary")
     if summary:

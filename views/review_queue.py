@@ -31,7 +31,7 @@ from gatehouse.argument_form import (
     schema_problems,
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
-from gatehouse.literal import markdown_literal, show
+from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.review_commands import review_row
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, services
@@ -82,7 +82,7 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
 def show_definition(review: Review) -> None:
     capability = review.capability
     st.markdown(
-        f"**Capability** {markdown_literal(str(capability.get('key')))} "
+        f"**Capability** {name_literal(str(capability.get('key')))} "
         f"({markdown_literal(str(capability.get('type')))})"
     )
     # A server's words: shown as text, its control characters visible.
