@@ -29,6 +29,7 @@ from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
 from policies.decision import Flag
+from policies.injection import request_reasons
 
 _WHITESPACE = re.compile(r"\s+")
 _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
@@ -319,6 +320,10 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
         for name in missing
     ]
     flags += [_flag("invalid_argument", "medium", f"argument {name}: {why}") for name, why in invalid.items()]
+    # The requester's words are shown to the reviewer (literally): words dressed as the app's
+    # own badges or as HTML are trying to pass for Gatehouse's verdict, and the reviewer is told.
+    for said in [state.get("request_text") or "", *state.get("clarifications", [])]:
+        flags += [_flag("suspicious_text", "high", f"request: {reason}") for reason in request_reasons(said)]
     selected = state.get("selected_capability") or {}
     if selected.get("ambiguous_with"):
         flags.append(

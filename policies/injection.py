@@ -72,6 +72,38 @@ def _invisible(ch: str) -> bool:
     return unicodedata.category(ch) == "Cf" or 0xE0000 <= ord(ch) <= 0xE007F
 
 
+# The web app's own markup: Streamlit's coloured text and badge directives (":green-badge[...]",
+# ":red[...]") and its icons (":material/verified:"). Pages show untrusted text literally, so
+# these never render; text that carries them is still trying to look like Gatehouse's own
+# verdicts ("Pre-approved by Security"), and a reviewer is told.
+_APP_MARKUP = re.compile(
+    r":(?:red|orange|yellow|green|blue|violet|gray|grey|rainbow|primary)(?:-badge|-background)?\[|:material/\w+:",
+    re.IGNORECASE,
+)
+# HTML tags: in a request (a person's words) they have no business either. Server text (files,
+# pages, output) carries HTML legitimately, so for it only the app's own markup counts.
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+APP_MARKUP_REASON = "imitates the app's own markup"
+
+
+def imitated_markup(text: str, *, html: bool = False) -> list[str]:
+    """The reason naming the app's own markup in ``text`` (with ``html``, HTML tags too)."""
+    found = sorted({match.group() for match in _APP_MARKUP.finditer(text)})
+    if html:
+        found += sorted({match.group() for match in _HTML_TAG.finditer(text)})
+    if not found:
+        return []
+    shown = ", ".join(repr(item) for item in found[:3]) + (", ..." if len(found) > 3 else "")
+    return [f"{APP_MARKUP_REASON} ({shown})"]
+
+
+def request_reasons(text: str) -> list[str]:
+    """Why a person's request looks like an attempt to dress up its review: the app's own
+    markup or HTML in it. The agent-steering patterns are for server text only (a request may
+    well say "send it also to ...")."""
+    return imitated_markup(text, html=True)
+
+
 def suspicious_reasons(text: str) -> list[str]:
     """Why this text looks like an attempt to steer the agent; empty when it does not."""
     reasons, visible = _control_reasons(text)
@@ -82,4 +114,5 @@ def suspicious_reasons(text: str) -> list[str]:
             reasons.append(f"invisible characters {', '.join(hidden)}")
             visible = "".join(ch for ch in visible if not _invisible(ch))
     reasons.extend(label for label, pattern in _PATTERNS if pattern.search(visible))
+    reasons.extend(imitated_markup(visible))
     return reasons

@@ -319,7 +319,10 @@ class ReviewService:
         approve: bool,
         reason: str | None = None,
         arguments: dict[str, Any] | None = None,
+        expected: str | None = None,
     ) -> DecideResult:
+        """Decide once. ``expected`` is the call hash of the proposal the decider was shown (the
+        web page sends it): a decision made on a view of anything else is refused."""
         self.sweep(recover=False)
         review = self.ledger.require(review_id)
         if review.status == "expired":
@@ -328,6 +331,11 @@ class ReviewService:
             )
         if review.status != "pending":
             raise AlreadyDecidedError(review_id, review.status, review.decided_by, review.decided_at)
+        if expected is not None and expected != review.call_hash:
+            raise DecisionNotAllowedError(
+                f"review {review_id} changed since it was shown (its capability or arguments differ): "
+                "reload it and decide on what it proposes now"
+            )
         self.check_permission(review, reviewer)
         if not approve and not (reason or "").strip():
             raise DecisionNotAllowedError("a rejection needs a reason the operator can read")

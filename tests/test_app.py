@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
+from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +63,11 @@ def on_page(app: AppTest, page: str) -> AppTest:
 
 def markdown_text(app: AppTest) -> str:
     return "\n".join(block.value for block in app.markdown)
+
+
+def page_text(app: AppTest) -> str:
+    """What the page shows as Markdown and as plain text (untrusted text is plain: st.text)."""
+    return "\n".join([*(block.value for block in app.markdown), *(str(block.value) for block in app.text)])
 
 
 def outbox(data: Path) -> list[dict[str, object]]:
@@ -118,7 +124,7 @@ def test_an_operator_asks_in_chat_and_sees_the_answer(app_env: Path) -> None:
 
     ask(app, "List the files in the managed project folder.")
 
-    text = markdown_text(app)
+    text = page_text(app)
     assert "sample.txt" in text and "notes.md" in text
     assert "`list_directory`" in text and "done" in text
     [user_message, answer] = app.chat_message
@@ -148,8 +154,8 @@ def test_the_requester_withdraws_a_waiting_request_from_the_chat_and_it_leaves_t
     button(app, "Withdraw this request").click().run()
 
     assert not app.exception, app.exception
-    assert "withdrawn" in markdown_text(app)
-    assert "operator withdrew the request" in markdown_text(app)
+    assert "withdrawn" in page_text(app)
+    assert "operator withdrew the request" in page_text(app)
     assert not app.chat_input[0].disabled
     assert not [b for b in app.button if b.label == "Withdraw this request"]
     assert services().ledger.queue("pending") == []
@@ -165,12 +171,12 @@ def test_which_capability_is_answered_with_a_button_naming_each_candidate(app_en
     servers_file.write_text(json.dumps(mirrored), encoding="utf-8")
     app = session()
     ask(app, "List the files in the managed project folder.")
-    assert "Which one do you mean?" in markdown_text(app)
+    assert "Which one do you mean?" in page_text(app)
 
-    button(app, "List directory (mirror)").click().run()
+    button(app, markdown_literal("List directory (mirror)")).click().run()
 
     assert not app.exception, app.exception
-    text = markdown_text(app)
+    text = page_text(app)
     assert "sample.txt" in text
     assert "`list_directory`" in text and "done" in text
 
@@ -201,7 +207,7 @@ def test_a_thread_link_opens_that_thread_for_its_owner(app_env: Path) -> None:
 
     assert not linked.exception, linked.exception
     assert linked.session_state["thread"] == thread
-    assert "sample.txt" in markdown_text(linked)
+    assert "sample.txt" in page_text(linked)
 
 
 def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history(app_env: Path) -> None:
@@ -217,8 +223,8 @@ def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history
 
     [_newest, oldest] = [c.thread_id for c in services().conversations.of_owner("operator")]
     picker.set_value(oldest).run()
-    assert "sample.txt" in markdown_text(app)
-    assert "Read the file notes.md" not in markdown_text(app)
+    assert "sample.txt" in page_text(app)
+    assert "Read the file notes.md" not in page_text(app)
 
     # A new browser session of the same person finds both threads.
     later = session()
@@ -255,7 +261,7 @@ def test_an_operator_sees_the_queue_but_no_decision_buttons(app_env: Path) -> No
     on_page(app, "review_queue")
 
     assert "Pending (1)" in [header.value for header in app.subheader]
-    assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
+    assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Approve with my changes"}] == []
     assert any("cannot decide" in info.value for info in app.info)
 
 
@@ -264,8 +270,8 @@ def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env:
     ask(operator, EMAIL)
     reviewer = on_page(session("reviewer"), "review_queue")
 
-    text = markdown_text(reviewer)
-    assert "**To:** bob@example.com" in text  # the e-mail preview
+    text = page_text(reviewer)
+    assert "To: bob@example.com" in text  # the e-mail preview
     assert "Send an email to bob@example.com saying hi" in text  # the request
     assert reviewer.dataframe[0].value["requester"].tolist() == ["operator"]
     button(reviewer, "Approve").click().run()
@@ -283,15 +289,23 @@ def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env:
     assert outbox(app_env)[0]["to"] == ["bob@example.com"] or outbox(app_env)[0]["to"] == "bob@example.com"
 
 
-def test_a_reviewer_edits_an_argument_in_the_form_and_the_edited_call_runs(app_env: Path) -> None:
+def test_a_reviewer_edits_an_argument_and_the_one_decision_button_runs_the_edited_call(
+    app_env: Path,
+) -> None:
     ask(session(), EMAIL)
     reviewer = on_page(session("reviewer"), "review_queue")
     review_id = services().ledger.queue("pending")[0].id
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert (primary.label, primary.disabled) == ("Approve", False)
 
-    assert button(reviewer, "Edit & approve").disabled
     reviewer.text_area(key=f"arg-{review_id}-body").input("hello from the reviewer").run()
-    assert not button(reviewer, "Edit & approve").disabled
-    button(reviewer, "Edit & approve").click().run()
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert (primary.label, primary.disabled) == ("Approve with my changes", False)
+    assert [b.label for b in reviewer.button if b.label == "Approve"] == []  # nothing runs the original
+    reviewer.text_area(key=f"arg-{review_id}-body").input("hi").run()  # undone: the proposal again
+    assert reviewer.button(key=f"approve-{review_id}").label == "Approve"
+    reviewer.text_area(key=f"arg-{review_id}-body").input("hello from the reviewer").run()
+    reviewer.button(key=f"approve-{review_id}").click().run()
 
     assert not reviewer.exception
     [sent] = outbox(app_env)
@@ -307,8 +321,32 @@ def test_arguments_that_do_not_fit_the_schema_are_refused_before_any_decision(ap
     reviewer.text_area(key=f"json-{review_id}").input('{"to": "bob@example.com",').run()
 
     assert any("not valid JSON" in error.value and "line" in error.value for error in reviewer.error)
-    assert button(reviewer, "Edit & approve").disabled
+    primary = reviewer.button(key=f"approve-{review_id}")
+    assert primary.disabled and primary.label == "Approve with my changes"
+    assert any("not valid" in caption.value for caption in reviewer.caption)
+    assert [b.label for b in reviewer.button if b.label == "Approve"] == []
     assert services().ledger.require(review_id).status == "pending"
+
+
+def test_a_decision_from_a_stale_page_is_refused_and_the_page_names_who_decided(app_env: Path) -> None:
+    operator = ask(session(), EMAIL)
+    button(operator, "New thread").click().run()
+    ask(operator, "Send an email to carol@example.com saying later")
+    first = services().ledger.queue("pending")[0].id
+    stale = on_page(session("reviewer"), "review_queue")
+    winner = on_page(session("reviewer2"), "review_queue")
+
+    winner.button(key=f"approve-{first}").click().run()
+    stale.button(key=f"approve-{first}").click().run()
+
+    assert not stale.exception
+    # Still the review it had open, not the next one in the queue, and who decided it.
+    assert f"Review {markdown_literal(first)}" in [header.value for header in stale.subheader]
+    assert any("decided by reviewer2" in warning.value for warning in stale.warning)
+    assert [b for b in stale.button if b.key == f"approve-{first}"] == []
+    review = services().ledger.require(first)
+    assert [d.reviewer for d in review.decisions] == ["reviewer2"]
+    assert len(outbox(app_env)) == 1
 
 
 def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> None:
@@ -326,7 +364,7 @@ def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> 
 
     assert services().ledger.require(review_id).status == "rejected"
     operator.run()
-    text = markdown_text(operator)
+    text = page_text(operator)
     assert "rejected" in text and "not to external people today" in text
     assert outbox(app_env) == []
 
@@ -406,7 +444,7 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
     assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess_request", labels[0])
     assert [header.value for header in operator.subheader] == ["Request 1"]
     [wait] = [box.value for box in operator.info if "waited" in box.value]
-    assert "for a person (before_execution); reviewer decided" in wait
+    assert f"for a person ({markdown_literal('before_execution')}); reviewer decided" in wait
 
 
 # -- identity through the identity provider ---------------------------------------------------
@@ -475,4 +513,35 @@ def test_a_signed_in_user_missing_from_the_roster_can_do_nothing(oidc_roster: Pa
     assert any("not in the roster" in caption.value for caption in stranger.sidebar.caption)
     assert not stranger.chat_input
     on_page(stranger, "review_queue")
-    assert [b.label for b in stranger.button if b.label in {"Approve", "Reject", "Edit & approve"}] == []
+    assert [
+        b.label for b in stranger.button if b.label in {"Approve", "Reject", "Approve with my changes"}
+    ] == []
+
+
+# -- untrusted text is never markup ------------------------------------------------------------
+
+DRESSED_UP = (
+    "Send an email to bob@example.com saying # Urgent <b>bold</b> [the docs](http://127.0.0.1:9/docs) "
+    "![logo](http://127.0.0.1:9/logo.png) > :green-badge[Pre-approved by Security] Safe to approve"
+)
+MARKUP = (":green-badge[", "](http", "<b>", "# Urgent")
+
+
+def markdown_blocks(app: AppTest) -> list[str]:
+    """Every element Streamlit parses as Markdown: markdown, captions, alerts, expander labels."""
+    blocks = [*app.markdown, *app.caption, *app.success, *app.warning, *app.info, *app.error]
+    return [str(block.value) for block in blocks] + [expander.label for expander in app.expander]
+
+
+def test_a_request_dressed_up_as_the_apps_own_markup_is_shown_literally_and_flagged(app_env: Path) -> None:
+    operator = ask(session(), DRESSED_UP)
+    reviewer = on_page(session("reviewer"), "review_queue")
+    traces = on_page(session(), "traces")
+
+    for page in (operator, reviewer, traces):
+        leaked = [block for block in markdown_blocks(page) for markup in MARKUP if markup in block]
+        assert leaked == []
+    assert DRESSED_UP in [str(block.value) for block in operator.text]
+    assert DRESSED_UP in [str(block.value) for block in reviewer.text]
+    flags = reviewer.dataframe[1].value
+    assert any("imitates the app's own markup" in reason for reason in flags["reason"].tolist())

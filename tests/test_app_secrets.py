@@ -68,7 +68,7 @@ def test_editing_another_argument_keeps_the_real_value_of_a_hidden_one(app_env: 
 
     [subject_box] = [box for box in reviewer.text_input if box.key and box.key.endswith("-subject")]
     subject_box.input("From the reviewer").run()
-    button(reviewer, "Edit & approve").click().run()
+    button(reviewer, "Approve with my changes").click().run()
 
     assert not reviewer.exception
     [sent] = outbox(app_env)
@@ -85,5 +85,5 @@ def test_a_hidden_secret_inside_changed_text_must_be_retyped_before_approval(app
     body_box.input(f"{body_box.value} (sent by the reviewer)").run()
 
     assert any("retype the secret" in error.value for error in reviewer.error)
-    assert button(reviewer, "Edit & approve").disabled
+    assert button(reviewer, "Approve with my changes").disabled
     assert outbox(app_env) == []

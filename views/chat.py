@@ -3,6 +3,8 @@
 The conversation shown is the one stored by the services (reviews/conversations.py), so a
 thread answered by a reviewer in another browser, or reopened tomorrow, shows every answer.
 It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
+Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
+badges and colours are for Gatehouse's own facts only.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 import streamlit as st
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
+from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.operator_requests import ask
-from gatehouse.visible_text import visible, visible_in
+from gatehouse.visible_text import visible_in
 from gatehouse.web import current_user, services
 from graph.runner import StepListener, new_thread_id
 from reviews.conversations import Conversation, Message
@@ -39,8 +42,9 @@ _SEVERITY = {"high": ":red[high]", "medium": ":orange[medium]", "low": ":gray[lo
 
 def show_flags(flags: list[dict[str, Any]]) -> None:
     for flag in flags:
+        severity = _SEVERITY.get(flag["severity"]) or markdown_literal(str(flag["severity"]))
         st.markdown(
-            f"- {_SEVERITY.get(flag['severity'], flag['severity'])} `{flag['code']}`: {flag['message']}"
+            f"- {severity} {name_literal(str(flag['code']))}: {markdown_literal(str(flag['message']))}"
         )
 
 
@@ -50,7 +54,10 @@ def show_answer(output: dict[str, Any]) -> None:
     facts = [_BADGE.get(output["status"], output["status"])]
     capability = output.get("selected_capability")
     if capability:
-        facts.append(f"`{capability['server']}` · {capability['type']} · `{capability['name']}`")
+        facts.append(
+            f"{name_literal(str(capability['server']))} · {markdown_literal(str(capability['type']))} · "
+            f"{name_literal(str(capability['name']))}"
+        )
     summary = output.get("mcp_result_summary")
     if summary:
         facts.append(
@@ -59,16 +66,18 @@ def show_answer(output: dict[str, Any]) -> None:
             + (", untrusted output" if summary.get("untrusted") else "")
         )
     st.markdown(" · ".join(facts))
-    st.markdown(output["response"])
+    show(output["response"])
     review = output.get("review")
     if review and output["status"] == "needs_review":
-        st.caption(f"Review {review['id']}: a reviewer has to approve this before it runs.")
+        st.caption(
+            f"Review {markdown_literal(str(review['id']))}: a reviewer has to approve this before it runs."
+        )
         show_flags(review.get("flags", []))
     elif review and review.get("flags"):
-        with st.expander(f"{len(review['flags'])} flag(s) from review {review['id']}"):
+        with st.expander(f"{len(review['flags'])} flag(s) from review {markdown_literal(str(review['id']))}"):
             show_flags(review["flags"])
     for error in output.get("errors", []):
-        st.markdown(f":red[:material/error: {error}]")
+        st.markdown(f":red[:material/error: {markdown_literal(str(error))}]")
 
 
 def thread_label(conversation: Conversation | None) -> str:
@@ -160,7 +169,9 @@ def clarification_form(output: dict[str, Any], thread: str, user: str) -> None:
     missing: list[str] = output["missing_arguments"]
     with st.form(f"clarify-{thread}", clear_on_submit=True, border=True):
         st.markdown("**The request needs more before it can run.**")
-        values = {name: st.text_input(name, key=f"clarify-{thread}-{name}") for name in missing}
+        values = {
+            name: st.text_input(markdown_literal(name), key=f"clarify-{thread}-{name}") for name in missing
+        }
         if st.form_submit_button("Answer", type="primary"):
             filled = {name: value.strip() for name, value in values.items() if value.strip()}
             if not filled:
@@ -187,8 +198,8 @@ def follow(thread: str, shown: int) -> None:
 def render_message(message: Message) -> None:
     if message.role == "operator":
         with st.chat_message("user"):
-            st.markdown(visible(services().secrets.text(message.text or "")))
-            st.caption(f"{message.author} · {message.at[11:16]} UTC")
+            show(services().secrets.text(message.text or ""))
+            st.caption(f"{markdown_literal(message.author or '')} · {message.at[11:16]} UTC")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
             show_answer(services().secrets.value(message.output or {}))
@@ -226,14 +237,14 @@ if text:
         for message in messages:
             render_message(message)
         with st.chat_message("user"):
-            st.text(visible(app.secrets.text(text)))
+            show(app.secrets.text(text))
         with st.status("Working on your request…", expanded=True) as progress:
             send(text, thread, user, on_step=lambda step: progress.write(_STEP_LABELS.get(step, step)))
 
 with history_column:
     notice = st.session_state.pop("chat_notice", None)
     if notice:
-        st.warning(notice)
+        st.warning(markdown_literal(notice))
     if not messages:
         st.markdown(
             "Ask for something the configured servers can do, for example *List the files in the "
@@ -253,7 +264,7 @@ with history_column:
         st.markdown("**Which one do you mean?**")
         for choice in choices:
             st.button(
-                choice["title"],
+                markdown_literal(choice["title"]),  # a server's words: never markup
                 key=f"choose-{thread}-{choice['key']}",
                 on_click=choose,
                 args=(choice["key"], thread, user),

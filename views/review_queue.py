@@ -4,6 +4,13 @@ Each run reads one page of the queue and one page of the history (never the whol
 and the one review opened. Every decision goes through ReviewService.decide, which checks
 permission again: the page only hides the buttons a person may not use. Secrets are shown as
 ``***`` (policies/secrets.py); an argument left as shown keeps its real value when approved.
+
+What you see is what runs: one decision button follows the argument form ("Approve" while it
+holds the proposal, "Approve with my changes" once it differs, disabled while it is invalid),
+and every decision carries the call hash of the proposal the page showed, so a review that
+changed or was decided meanwhile is refused and the page says so where the review was.
+Requests, descriptions, arguments, previews and reasons are untrusted text: shown literally
+(gatehouse/literal.py), never as Markdown.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from gatehouse.argument_form import (
     schema_problems,
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.notification_panel import notification_status
 from gatehouse.review_commands import review_row
 from gatehouse.visible_text import visible, visible_in
@@ -74,23 +82,29 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
 
 def show_definition(review: Review) -> None:
     capability = review.capability
-    st.markdown(f"**Capability** `{capability.get('key')}` ({capability.get('type')})")
-    # A server's words: its control characters are shown (a browser would show nothing for them).
-    st.markdown(f"> {visible(hidden(capability.get('description') or '(no description)'))}")
+    st.markdown(
+        f"**Capability** {name_literal(str(capability.get('key')))} "
+        f"({markdown_literal(str(capability.get('type')))})"
+    )
+    # A server's words: shown as text, its control characters visible.
+    show(hidden(capability.get("description") or "(no description)"))
     server, key = capability.get("server"), capability.get("key")
     try:
         live = services().mcp.discover(only=[server]).find(key) if server and key else None
     except McpHostError as exc:
-        st.warning(f"Server {server} cannot be reached to compare the live definition: {exc}")
+        st.warning(
+            markdown_literal(f"Server {server} cannot be reached to compare the live definition: {exc}")
+        )
         return
     if live is None:
-        st.warning(f"{key} is no longer offered by {server}: approving it will fail.")
+        st.warning(markdown_literal(f"{key} is no longer offered by {server}: approving it will fail."))
     elif capability.get("fingerprint") and live.fingerprint != capability.get("fingerprint"):
         st.warning(
             "The server changed this capability's definition since the review opened. An approval "
             "is checked against the live definition before the call runs and asks again if it differs."
         )
-        st.markdown(f"Live description: > {visible(hidden(live.description or '(none)'))}")
+        st.markdown("Live description:")
+        show(hidden(live.description or "(none)"))
 
 
 def show_flags_and_rating(review: Review) -> None:
@@ -111,7 +125,8 @@ def show_flags_and_rating(review: Review) -> None:
                 hide_index=True,
                 width="stretch",
             )
-        st.markdown(f"Policy rule `{payload.get('matched_rule')}`: {payload.get('explanation')}")
+        st.markdown(f"Policy rule {markdown_literal(str(payload.get('matched_rule')))}:")
+        show(hidden(str(payload.get("explanation") or "")))
         if payload.get("previous_capability"):
             with st.expander("The definition before it changed"):
                 st.json(visible_in(services().secrets.value(payload["previous_capability"])))
@@ -119,8 +134,7 @@ def show_flags_and_rating(review: Review) -> None:
         st.markdown("**The server's annotations** (its own claims)")
         st.json(visible_in(review.capability.get("annotations") or {}), expanded=True)
         st.markdown("**The policy's own rating**")
-        for reason in payload.get("risk_reasons") or ["nothing risky found"]:
-            st.markdown(f"- {visible(reason)}")
+        show("\n".join(f"- {reason}" for reason in payload.get("risk_reasons") or ["nothing risky found"]))
 
 
 def show_preview(review: Review, arguments: dict[str, Any]) -> None:
@@ -128,20 +142,25 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
     try:
         preview = effect_preview(app.mcp, app.policy, review.capability, arguments)
     except McpHostError as exc:
-        st.warning(f"No preview: {exc}")
+        st.warning(markdown_literal(f"No preview: {exc}"))
         return
     if isinstance(preview, EmailPreview):
         st.markdown("**Preview: the e-mail as it would be sent**")
         with st.container(border=True):
-            st.markdown(f"**To:** {', '.join(preview.to) or '(nobody)'}")
+            lines = [f"To: {', '.join(preview.to) or '(nobody)'}"]
             if preview.cc:
-                st.markdown(f"**Cc:** {', '.join(preview.cc)}")
-            st.markdown(f"**Subject:** {visible(hidden(preview.subject))}")
-            st.text(visible(hidden(preview.body)))
+                lines.append(f"Cc: {', '.join(preview.cc)}")
+            lines.append(f"Subject: {preview.subject}")
+            show(hidden("\n".join(lines)))
+            show(hidden(preview.body))
     elif isinstance(preview, FileDiffPreview):
-        st.markdown(f"**Preview: the change to `{preview.path}`**")
+        st.markdown(f"**Preview: the change to** {markdown_literal(hidden(preview.path))}")
         if preview.note:
-            st.caption(f"Current content unknown ({preview.note}); the diff shows the new content in full.")
+            st.caption(
+                markdown_literal(
+                    f"Current content unknown ({hidden(preview.note)}); the diff shows the new content in full."
+                )
+            )
         if preview.unchanged:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
@@ -190,19 +209,20 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
                 f"a hidden secret ({REDACTED}) is in text you changed: retype the secret, or undo the change"
             )
     except ArgumentError as exc:
-        st.error(str(exc))
+        st.error(markdown_literal(hidden(str(exc))))
         return None
     problems = schema_problems(schema, edited)
     for problem in problems:
-        st.error(f"Does not fit the input schema: {problem}")
+        st.error(markdown_literal(hidden(f"Does not fit the input schema: {problem}")))
     return None if problems else edited
 
 
 def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any:
     current = shown.get(field.name)
-    label = field.name + (" *" if field.required else "")
+    # A server names and describes its fields: labels and help are Markdown to Streamlit.
+    label = markdown_literal(field.name) + (" *" if field.required else "")
     key = f"arg-{review.id}-{field.name}"
-    help_text = field.description or None
+    help_text = markdown_literal(field.description) if field.description else None
     if field.kind == "boolean":
         return st.checkbox(label, value=bool(current), key=key, help=help_text)
     if field.kind == "choice":
@@ -214,79 +234,146 @@ def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any
     return st.text_input(label, initial_text(field, current), key=key, help=help_text)
 
 
-def decision_buttons(review: Review, user: str, edited: dict[str, Any] | None) -> None:
+APPROVE = "Approve"
+APPROVE_CHANGES = "Approve with my changes"
+
+
+def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, str | None]:
+    """The decision button's label, and why it is disabled (None while it may be clicked).
+
+    It follows the form: the proposal as it stands is "Approve"; anything else the form holds
+    is "Approve with my changes", and only that runs. Nothing runs while the form is invalid."""
+    if edited is None:
+        return APPROVE_CHANGES, "The arguments above are not valid: correct them (or undo the change) first."
+    if edited == review.arguments:
+        return APPROVE, None
+    if review.stage != "before_execution":
+        return APPROVE_CHANGES, "Arguments can be changed only before the call runs: undo the change."
+    return APPROVE_CHANGES, None
+
+
+def decision_buttons(review: Review, user: str, edited: dict[str, Any] | None, shown: str) -> None:
     try:
         services().reviews.check_permission(review, user)
     except NotPermittedError as exc:
-        st.info(f"You cannot decide this review: {exc}")
+        st.info(f"You cannot decide this review: {markdown_literal(str(exc))}")
         return
     if any(d.reviewer == user for d in review.decisions):
         st.info("You have approved this already; it waits for another reviewer.")
         return
     reason = st.text_input("Reason (required to reject; shown to the operator)", key=f"reason-{review.id}")
-    approve_column, edit_column, reject_column = st.columns(3)
+    label, disabled_because = approval_label(review, edited)
+    approve_column, reject_column = st.columns(2)
     action: tuple[bool, dict[str, Any] | None] | None = None
-    if approve_column.button("Approve", type="primary", width="stretch", key=f"approve-{review.id}"):
-        action = (True, None)
-    changed = edited is not None and edited != review.arguments
-    if edit_column.button(
-        "Edit & approve",
-        disabled=not changed or review.stage != "before_execution",
+    if approve_column.button(
+        label,
+        type="primary",
+        disabled=disabled_because is not None,
         width="stretch",
-        key=f"edit-{review.id}",
-        help="Approve the arguments as edited above (they are checked against the policy again).",
+        key=f"approve-{review.id}",
+        help="The arguments as the form shows them run, checked against the schema and the policy again."
+        if label == APPROVE_CHANGES
+        else "The proposed arguments run, exactly as shown.",
     ):
-        action = (True, edited)
+        action = (True, edited if label == APPROVE_CHANGES else None)
+    if disabled_because:
+        approve_column.caption(disabled_because)
     if reject_column.button("Reject", width="stretch", key=f"reject-{review.id}"):
         if not reason.strip():
             st.error("A rejection needs a reason the operator can read.")
         else:
             action = (False, None)
     if action is not None:
-        decide(review, user, approve=action[0], arguments=action[1], reason=reason.strip() or None)
+        decide(
+            review, user, approve=action[0], arguments=action[1], reason=reason.strip() or None, shown=shown
+        )
 
 
 def decide(
-    review: Review, user: str, *, approve: bool, arguments: dict[str, Any] | None, reason: str | None
+    review: Review,
+    user: str,
+    *,
+    approve: bool,
+    arguments: dict[str, Any] | None,
+    reason: str | None,
+    shown: str,
 ) -> None:
     try:
         result = services().reviews.decide(
-            review.id, reviewer=user, approve=approve, reason=reason, arguments=arguments
+            review.id, reviewer=user, approve=approve, reason=reason, arguments=arguments, expected=shown
         )
-    except AlreadyDecidedError as exc:
-        st.session_state["review_notice"] = ("warning", str(exc))
+    except AlreadyDecidedError:
+        # The page shows who decided, where the review was (show_decided): nothing moves.
+        st.session_state["review_notice"] = ("warning", "Your decision was not recorded.", "")
     except ReviewError as exc:
-        st.error(str(exc))
+        st.error(markdown_literal(str(exc)))
         return
     else:
         if result.run is None:
             notice = (
-                f"Approval recorded ({result.approvals} of {result.required}); it waits for another reviewer."
+                "success",
+                f"Approval recorded ({result.approvals} of {result.required}); it waits for another reviewer.",
+                "",
             )
         else:
             output = result.run.final_output
-            notice = f"Review {review.id} {result.review.status}. Outcome: {output.status}. {hidden(output.response)}"
-        st.session_state["review_notice"] = ("success", notice)
+            notice = (
+                "success",
+                f"Review {review.id} {result.review.status}. Outcome: {output.status}.",
+                hidden(output.response),
+            )
+        st.session_state["review_notice"] = notice
+        # Decided here: the notice says how it ended, and the page goes on to the queue.
+        st.session_state.pop("open_review", None)
     st.rerun()
+
+
+def show_decided(review: Review) -> None:
+    """A review opened on this page that is no longer pending: who decided it and when, in
+    place of its decision buttons (another tab, another reviewer, or its deadline)."""
+    when = (review.decided_at or "")[:16].replace("T", " ")
+    if review.status == "expired":
+        text = f"Review {review.id} expired at {review.expires_at[:16].replace('T', ' ')} UTC."
+    else:
+        who = review.decided_by or "someone"
+        text = (
+            f"Review {review.id} was decided by {who}"
+            + (f" at {when} UTC" if when else "")
+            + f" ({review.status})."
+        )
+    st.warning(markdown_literal(text), icon=":material/how_to_reg:")
+    if review.reason:
+        st.markdown("**Reason given**")
+        show(hidden(review.reason))
 
 
 def show_review(review: Review, user: str) -> None:
     payload = review.payload
     now = datetime.now(UTC)
     row = review_row(review, now)
-    st.subheader(f"Review {review.id}")
+    st.subheader(f"Review {markdown_literal(review.id)}")
     st.caption(
-        f"Asked by **{review.requester}** at {review.created_at[:19].replace('T', ' ')} UTC · "
+        f"Asked by **{markdown_literal(review.requester)}** at {review.created_at[:19].replace('T', ' ')} UTC · "
         f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
         f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
     )
-    st.markdown(f"**Request:** {visible(hidden(str(payload.get('request') or '')))}")
+    if review.status != "pending":
+        show_decided(review)
+    st.markdown("**Request**")
+    show(hidden(str(payload.get("request") or "")))
     show_definition(review)
     error = (payload.get("result") or {}).get("error")
     if review.stage == "untrusted_output" and error:
         st.markdown("**The server's error message** (held: the operator has not seen it)")
         st.code(visible(str(error.get("message"))), language=None)
     show_flags_and_rating(review)
+    if review.status != "pending":
+        return
+    # The proposal this page shows: a decision is made on it or refused (see decide). It is the
+    # one the page showed on the run before a click, not the one read on the click's own run.
+    fingerprint_key = f"shown-{review.id}"
+    shown = st.session_state.get(fingerprint_key, review.call_hash)
+    st.session_state[fingerprint_key] = review.call_hash
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
     preview_column, arguments_column = st.columns(2)
     with arguments_column:
@@ -294,7 +381,7 @@ def show_review(review: Review, user: str) -> None:
         edited = argument_editor(review)
     with preview_column:
         show_preview(review, edited if edited is not None else review.arguments)
-    decision_buttons(review, user, edited)
+    decision_buttons(review, user, edited, shown)
 
 
 def history_table(reviews: list[Review]) -> None:
@@ -324,11 +411,16 @@ if user is None:
 app = services()
 notice = st.session_state.pop("review_notice", None)
 if notice:
-    getattr(st, notice[0])(visible(notice[1]))
+    getattr(st, notice[0])(markdown_literal(notice[1]))
+    if notice[2]:
+        show(notice[2])
 
 app.reviews.sweep(recover=False)
 pending_total = app.ledger.count("pending")
 st.subheader(f"Pending ({pending_total})")
+# The review this session opened stays open once decided (here or elsewhere): the page says
+# who decided it instead of moving to another review.
+opened: str | None = st.session_state.get("open_review")
 if pending_total:
     pages = (pending_total + PAGE_SIZE - 1) // PAGE_SIZE
     page = (
@@ -338,16 +430,38 @@ if pending_total:
     )
     queue = app.ledger.queue("pending", limit=PAGE_SIZE, offset=(int(page) - 1) * PAGE_SIZE)
     queue_table([review_row(review) for review in queue])
-    by_id = {review.id: review for review in queue}
+else:
+    queue = []
+    st.caption("Nothing waits for a decision.")
+by_id = {review.id: review for review in queue}
+if opened is not None and opened not in by_id:
+    try:
+        by_id = {opened: app.ledger.require(opened)} | by_id
+    except ReviewError:
+        opened = None
+
+
+def reopen() -> None:
+    st.session_state["open_review"] = st.session_state["review_picker"]
+
+
+if by_id:
+    if opened is not None:
+        # The picker follows the session's open review (set before the widget exists).
+        st.session_state["review_picker"] = opened
     chosen = st.selectbox(
         "Open review",
         list(by_id),
-        format_func=lambda rid: f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {rid}",
+        key="review_picker",
+        on_change=reopen,
+        format_func=lambda rid: (
+            f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {rid}"
+            + ("" if by_id[rid].status == "pending" else f" · {by_id[rid].status}")
+        ),
     )
+    st.session_state["open_review"] = chosen
     if chosen:
         show_review(by_id[chosen], user)
-else:
-    st.caption("Nothing waits for a decision.")
 
 st.subheader(f"Decided ({app.ledger.count_decided()})")
 history = app.ledger.history(limit=HISTORY_SIZE)

@@ -1,6 +1,7 @@
 """Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON.
 
-The checkpoints keep real values; the steps and titles shown have their secrets hidden."""
+The checkpoints keep real values; the steps and titles shown have their secrets hidden. Values
+are shown as JSON and names as literal text (gatehouse/literal.py), never as Markdown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 
 import streamlit as st
 
+from gatehouse.literal import markdown_literal
 from gatehouse.visible_text import visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
@@ -44,7 +46,7 @@ if typed:
 route = route_from_checkpoints(app.graph, thread) if thread else []
 st.graphviz_chart(to_dot(app.graph, route))
 if thread and not thread_exists(app.graph, thread):
-    st.warning(f"No checkpoints for thread {thread}.")
+    st.warning(markdown_literal(f"No checkpoints for thread {thread}."))
 elif thread:
     steps = trace_steps(app.graph, thread, app.secrets)
     st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
@@ -53,18 +55,21 @@ elif thread:
         for step in (s for s in steps if s["request"] == request):
             when = f"+{step['offset_s']:.2f} s" if step.get("offset_s") is not None else ""
             if step["node"] is None:
+                who = markdown_literal(str(step.get("decided_by") or "someone"))
+                stage = markdown_literal(str(step.get("waiting") or "review"))
                 st.info(
-                    f"{when} · waited {step['duration_s']:.1f} s for a person "
-                    f"({step.get('waiting') or 'review'}); {step.get('decided_by') or 'someone'} decided",
+                    f"{when} · waited {step['duration_s']:.1f} s for a person ({stage}); {who} decided",
                     icon=":material/hourglass_top:",
                 )
                 continue
             took = f" · {step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
             label = f"{when}{took} · {step['node']}"
             if step.get("interrupt"):
-                label += f" — paused, waiting ({step['interrupt'].get('stage')})"
+                label += f" — paused, waiting ({markdown_literal(str(step['interrupt'].get('stage')))})"
             if step.get("decision"):
-                label += f" — {step['decision'].get('action')} by {step['decision'].get('by')}"
+                decision = step["decision"]
+                action, by = str(decision.get("action")), str(decision.get("by"))
+                label += f" — {markdown_literal(action)} by {markdown_literal(by)}"
             with st.expander(label):
                 st.caption(f"{step['at'][11:19]} UTC · changed: {summarise_changes(step['changed'])}")
                 if step.get("interrupt"):

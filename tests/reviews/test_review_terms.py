@@ -353,3 +353,23 @@ def test_the_command_line_refuses_an_unstorable_edit_with_exit_2_and_leaves_the_
     )  # fmt: skip
     assert approved.returncode == 0, approved.stderr
     assert [m["body"] for m in outbox(data_dir)] == ["hi"]
+
+
+def test_a_decision_for_a_proposal_other_than_the_one_pending_is_refused_and_runs_nothing(
+    shared: Shared,
+) -> None:
+    services = shared.services
+    review_id, _thread = _pause(services, "Send an email to bob@example.com saying fingerprinted")
+    shown = services.ledger.require(review_id).call_hash
+
+    with pytest.raises(DecisionNotAllowedError, match=r"changed since it was shown"):
+        services.reviews.decide(review_id, reviewer="reviewer", approve=True, expected="0" * 64)
+    assert services.ledger.require(review_id).status == "pending"
+    assert _sent(shared.data, "fingerprinted") == []
+
+    done = services.reviews.decide(review_id, reviewer="reviewer", approve=True, expected=shown)
+    assert done.run is not None and done.run.final_output.status == "ok"
+    with pytest.raises(AlreadyDecidedError) as late:
+        services.reviews.decide(review_id, reviewer="reviewer2", approve=True, expected=shown)
+    assert late.value.by == "reviewer"
+    assert _sent(shared.data, "fingerprinted") == ["bob@example.com"]
