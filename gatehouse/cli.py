@@ -6,10 +6,13 @@ went away. Every error is one line on stderr."""
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -432,6 +435,10 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `kill -USR1 PID` prints every thread's stack on stderr: how to see where a command that
+    # seems stuck is waiting, without stopping it.
+    if hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
     log_handler = logging.StreamHandler()
     log_handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))

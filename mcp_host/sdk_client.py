@@ -229,6 +229,9 @@ class SdkMcpClient:
             self._portal.call(self._stop, session)
         keepers = [s.keeper for s in self._sessions.values() if s.keeper is not None]
         concurrent.futures.wait(keepers, timeout=10)
+        # A keeper still running after that (a server that will not stop) is cancelled: leaving
+        # the portal would otherwise wait for it, and the process could never exit.
+        self._portal.call(self._portal.stop, True)
         self._portal_cm.__exit__(None, None, None)
 
     async def _stop(self, session: _Session) -> None:

@@ -3,8 +3,10 @@ processes, the real `gatehouse` command line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -158,14 +160,33 @@ def start_gatehouse(data: Path, *args: str, new_session: bool = False) -> subpro
 
 
 def finish(process: subprocess.Popen[str], *, timeout: float = 60) -> tuple[int, str, str]:
-    """Wait for a started command; kill it if it overstays. Returns (exit code, stdout, stderr)."""
+    """Wait for a started command; kill it if it overstays, after asking it for every thread's
+    stack (the CLI prints them on SIGUSR1), which the failure then shows."""
     try:
         out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as exc:
+        process.send_signal(signal.SIGUSR1)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=2)
         process.kill()
-        process.communicate()
-        raise
+        _, err = process.communicate()
+        raise AssertionError(f"{process.args!r} did not end within {timeout} s; its stacks:\n{err}") from exc
     return process.returncode, out, err
+
+
+def finish_all(processes: list[subprocess.Popen[str]], *, timeout: float = 60) -> list[tuple[int, str, str]]:
+    """Wait for every started command; each one is reaped even when another overstays, so
+    one hang does not leave pipes open for a later test to trip over."""
+    results: list[tuple[int, str, str]] = []
+    failure: AssertionError | None = None
+    for process in processes:
+        try:
+            results.append(finish(process, timeout=timeout))
+        except AssertionError as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+    return results
 
 
 class Clock:

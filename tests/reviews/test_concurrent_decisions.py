@@ -19,7 +19,7 @@ from reviews.service import DecideResult
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
-    finish,
+    finish_all,
     gatehouse,
     outbox,
     policy_file,
@@ -100,7 +100,7 @@ def test_of_twenty_processes_deciding_one_review_one_exits_0_and_the_others_exit
 
     decide = ["reviews", "decide", review_id, "--approve", "--servers", str(servers), "--policy", str(policy)]
     processes = [start_gatehouse(data_dir, *decide, "--reviewer", name) for name in names]
-    results = [finish(process, timeout=120) for process in processes]
+    results = finish_all(processes, timeout=120)
 
     codes = sorted(code for code, _, _ in results)
     assert codes == [0] + [3] * (DECIDERS - 1), [(code, err) for code, _, err in results]
