@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -18,6 +19,11 @@ def test_the_readme_shows_the_shipped_default_policy_verbatim() -> None:
 def test_every_test_the_security_table_cites_exists() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Security") : readme.index("## Architecture")]
+    lines = section.splitlines()
+    first = next(n for n, line in enumerate(lines) if line.startswith("| attack"))
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[first:]))
+    # One table: no blank line splits it (a row after one would not render as a row).
+    assert sum(line.startswith("| ") for line in lines) == len(table)
     cited: list[tuple[str, str | None]] = []
     # `::name` names a test in the file named last, in this row or a row above.
     current = None
