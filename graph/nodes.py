@@ -486,11 +486,18 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         # Idempotent by review id: this line runs again when the node re-runs on resume.
         runtime.context.reviews.review_opened(payload)
     decision = ReviewDecision.model_validate(interrupt(payload))
+    proposed = state.get("proposed_arguments", {})
     record = {
         "id": payload["review_id"],
         "stage": stage,
         "flags": payload["flags"],
         "decision": decision.model_dump(mode="json"),
+        # What the reviewer changed, by argument name: the operator is told.
+        "changed_arguments": sorted(
+            name
+            for name in set(proposed) | set(decision.arguments or {})
+            if decision.arguments is not None and proposed.get(name) != decision.arguments.get(name)
+        ),
     }
     update: dict[str, Any] = {
         "review": record,

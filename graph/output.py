@@ -85,6 +85,15 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         text = describe(context, limit) if context.get("source") else "Done."
         if context.get("untrusted"):
             text = f"[untrusted output, released by {decision.get('by')}] {text}"
+        elif (
+            review.get("stage") in {"before_execution", "after_failure"}
+            and decision.get("action") == "approve"
+        ):
+            # Who let it run, and what they changed, come first: the operator asked for something
+            # else if a reviewer edited it.
+            changed = review.get("changed_arguments") or []
+            edits = f", who changed {', '.join(changed)}" if changed else ""
+            text = clip(f"Approved by {decision.get('by')}{edits}. {text}", limit)
         return text
     if status == "answered_without_mcp":
         return str(context.get("text") or reason or "No external capability was needed.")

@@ -76,3 +76,26 @@ def test_an_edited_second_approval_reports_the_count_for_its_own_arguments(data_
     assert edited.returncode == 0, edited.stderr
     assert "(1 of 2 for these arguments)" in edited.stdout
     assert "(2 of 2" not in edited.stdout
+
+
+def test_the_operator_is_told_who_approved_and_what_they_changed(data_dir: Path) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        plain = ask(services, EMAIL_REQUEST, requester="operator").final_output
+        edited = ask(
+            services, "Send an email to bob@example.com saying draft", requester="operator"
+        ).final_output
+        assert plain.review is not None and edited.review is not None
+
+        as_asked = services.reviews.decide(plain.review.id, reviewer="reviewer", approve=True)
+        changed = services.reviews.decide(
+            edited.review.id,
+            reviewer="reviewer2",
+            approve=True,
+            arguments={"to": "bob@example.com", "body": "final"},
+        )
+
+    assert as_asked.run is not None and changed.run is not None
+    assert as_asked.run.final_output.response.startswith("Approved by reviewer. ")
+    assert changed.run.final_output.response.startswith("Approved by reviewer2, who changed body. ")
+    assert changed.run.final_output.review is not None
+    assert changed.run.final_output.review.decided_by == "reviewer2"
