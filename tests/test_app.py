@@ -369,6 +369,23 @@ def test_a_rejection_needs_a_reason_and_the_operator_reads_it(app_env: Path) -> 
     assert outbox(app_env) == []
 
 
+def test_a_review_link_opens_that_review_rather_than_the_oldest(app_env: Path) -> None:
+    operator = session()
+    ask(operator, "Send an email to bob@example.com saying first")
+    button(operator, "New thread").click().run()
+    ask(operator, "Send an email to bob@example.com saying second")
+    newest = services().ledger.queue("pending")[-1].id
+
+    reviewer = AppTest.from_file(str(APP), default_timeout=60)
+    reviewer.query_params["as"] = "reviewer"
+    reviewer.query_params["review"] = newest
+    reviewer.run()
+    on_page(reviewer, "review_queue")
+
+    assert reviewer.selectbox(key="review_picker").value == newest
+    assert "second" in page_text(reviewer)
+
+
 def test_a_file_write_is_previewed_as_a_diff_of_the_current_file(app_env: Path) -> None:
     ask(session(), 'Write "fresh notes" to the file notes.md')
     reviewer = on_page(session("reviewer"), "review_queue")

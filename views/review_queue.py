@@ -420,6 +420,10 @@ pending_total = app.ledger.count("pending")
 st.subheader(f"Pending ({pending_total})")
 # The review this session opened stays open once decided (here or elsewhere): the page says
 # who decided it instead of moving to another review.
+linked = st.query_params.get("review")
+if linked and st.session_state.get("linked_review") != linked:
+    # A link (?review=ID, e.g. from a notification) opens that review, once per link.
+    st.session_state["open_review"] = st.session_state["linked_review"] = linked
 opened: str | None = st.session_state.get("open_review")
 if pending_total:
     pages = (pending_total + PAGE_SIZE - 1) // PAGE_SIZE
@@ -443,6 +447,7 @@ if opened is not None and opened not in by_id:
 
 def reopen() -> None:
     st.session_state["open_review"] = st.session_state["review_picker"]
+    st.query_params["review"] = st.session_state["open_review"]
 
 
 if by_id:
