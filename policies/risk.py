@@ -97,8 +97,11 @@ _RECIPIENT_PARAMS = frozenset({"to", "cc", "bcc", "recipient", "recipients", "em
 _AMOUNT_PARAMS = frozenset(
     {"amount", "price", "total", "sum", "value_cents", "amount_cents", "cost", "quantity"}
 )
-_COMMAND_PARAMS = frozenset({"command", "cmd", "script", "shell", "code", "exec", "program", "commandline",
-                             "command_line", "argv", "shell_command"})  # fmt: skip
+_COMMAND_PARAMS = frozenset({"command", "cmd", "script", "shell", "exec", "commandline", "command_line", "argv",
+                             "shell_command"})  # fmt: skip
+# Code to run (or to format, or to lint): risky, but not certainly a shell, so it asks a
+# reviewer rather than matching the shell rule.
+_CODE_PARAMS = frozenset({"code", "program", "source_code"})
 # A parameter's name counts only in base form: "delete_after" says the call deletes,
 # "updated_since" is a filter of a read.
 _PARTICIPLE = re.compile(r"(ed|ing)$")
@@ -227,6 +230,10 @@ def rate(capability: Capability, *, trusted: bool) -> Risk:
             "runs commands",
             f"it takes a command ({', '.join(sorted(params & _COMMAND_PARAMS))})",
             "parameters",
+        )
+    if params & _CODE_PARAMS and capability.type == "tool":
+        risk.add(
+            "controls devices", f"it takes code ({', '.join(sorted(params & _CODE_PARAMS))})", "parameters"
         )
 
     if capability.type != "tool":

@@ -1,14 +1,18 @@
 """Refused and reviewed tools under other spellings: the shipped rules match ``*__exec_shell*``,
 ``*__run_command*`` and ``*__pay*``; this server offers ``Exec_shell``, ``RUN_COMMAND``,
 ``run-command``, ``runCommand``, ``PayInvoice``, ``transferFunds`` and ``wire_money``, none
-annotated (as the MCP defaults say, that makes them destructive and open world)."""
+annotated (as the MCP defaults say, that makes them destructive and open world); and
+``format_code``, which takes code without running a shell: it waits for a reviewer, it is not
+refused as one."""
 
 from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 from tests.adversarial.effects import record
 
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 COMMAND_TOOLS = ("Exec_shell", "RUN_COMMAND", "run-command", "runCommand", "exec_shell")
 
 
@@ -39,6 +43,11 @@ def build_server() -> MCPServer:
     def wire_money(iban: str, amount: float) -> str:
         record("wire_money", iban=iban, amount=amount)
         return f"wired {amount}"
+
+    @server.tool(description="Format a snippet of Python.", annotations=READ_ONLY)
+    def format_code(code: str) -> str:
+        record("format_code")
+        return code.strip()
 
     return server
 

@@ -129,3 +129,16 @@ def test_the_payment_rules_amount_bound_holds_for_a_differently_spelled_payment(
 
     assert decision.action == "deny"
     assert "out_of_bounds" in [flag.code for flag in decision.flags]
+
+
+def test_a_tool_that_takes_code_waits_for_a_reviewer_but_is_not_refused_as_a_shell(
+    world: tuple[Services, Path],
+) -> None:
+    services, _ = world
+    capability = services.mcp.discover().find("spelled-names__format_code")
+    assert capability is not None
+
+    decision = services.policy.evaluate(capability, {"code": "x=1"})
+
+    assert decision.action == "review"
+    assert "runs commands" not in decision.categories
