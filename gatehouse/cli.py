@@ -434,11 +434,19 @@ def _quiet_stdout() -> None:
         return  # not a real file descriptor (a test's captured stdout): nothing will flush
 
 
+def _stacks_on_sigusr1() -> None:
+    """`kill -USR1 PID` prints every thread's stack on stderr: how to see where a command that
+    seems stuck is waiting, without stopping it."""
+    if not hasattr(signal, "SIGUSR1") or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__ or sys.stderr, all_threads=True)
+    except (AttributeError, OSError, ValueError):
+        return  # no stderr with a file descriptor (an embedding that captures it): nowhere to print
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    # `kill -USR1 PID` prints every thread's stack on stderr: how to see where a command that
-    # seems stuck is waiting, without stopping it.
-    if hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _stacks_on_sigusr1()
     # In-process demo servers log through the root logger; keep their chatter off the terminal.
     log_handler = logging.StreamHandler()
     log_handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))

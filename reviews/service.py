@@ -230,6 +230,12 @@ class ReviewService:
         if not self.ledger.claim(review):
             return False
         pending = pending_interrupt(self.graph, review.thread_id)
+        if pending is None or pending.get("review_id") != review.id:
+            # The thread got past the pause before the process died: continue it. Where the
+            # resume never took hold (the answer was not written with the step), continuing
+            # pauses it again on this same review, and the recorded decision is given again.
+            self._continue_interrupted(review.thread_id)
+            pending = pending_interrupt(self.graph, review.thread_id)
         if pending is not None and pending.get("review_id") == review.id:
             decision = self._recorded_decision(review)
             self.audit.append(
@@ -240,7 +246,6 @@ class ReviewService:
             )
             self._carry_out(review, decision, pending)
         else:
-            self._continue_interrupted(review.thread_id)
             self.ledger.mark_carried_out(review.id)
         return True
 
