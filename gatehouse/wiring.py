@@ -123,13 +123,20 @@ def require_existing_database(settings: Settings) -> None:
 
 
 @contextmanager
+def _opening(settings: Settings) -> Iterator[None]:
+    """Opening a store on a database that cannot be used is one configuration error naming it."""
+    try:
+        yield
+    except _DATABASE_ERRORS as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+
+
+@contextmanager
 def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
     """The audit log of an existing database, for `audit verify`, `export` and `anchor`."""
     require_existing_database(settings)
-    try:
+    with _opening(settings):
         audit = AuditLog(settings.store_target)
-    except _DATABASE_ERRORS as exc:
-        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:
         yield audit
     except (sqlite3.Error, psycopg.Error) as exc:
@@ -149,10 +156,8 @@ def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore
 
 @contextmanager
 def _database_pins(settings: Settings) -> Iterator[PinStore]:
-    try:
+    with _opening(settings):
         pins = DatabasePinStore(settings.store_target)
-    except _DATABASE_ERRORS as exc:
-        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:
         yield pins
     finally:
