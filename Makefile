@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
 
-.PHONY: run test lint typecheck pytest peers lock bench clean
+.PHONY: run test lint typecheck pytest peers lock bench eval clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Gatehouse needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -59,6 +59,14 @@ $(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
 # bench/results/, a non-zero exit when a target is missed.
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The capability-selection benchmark (not part of `make test`): eval/selection_cases.json through
+# `gatehouse ask` on the five peer servers and the bundled ones; accuracy per server group beside
+# the targets, a non-zero exit when one is missed. EVAL_ARGS="-k time" runs a subset, "--json"
+# prints the report as JSON.
+EVAL_ARGS ?=
+eval: $(STAMP) peers
+	$(BIN)/python -m eval $(EVAL_ARGS)
 
 # Regenerate requirements.lock after changing dependencies in pyproject.toml.
 lock:

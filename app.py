@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from gatehouse.web import current_user, oidc_configured, role_of, services
+from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
+from gatehouse.web import current_user, live_pending_count, oidc_configured, role_of, services
 
 
 def remember_user() -> None:
-    """Local mode: keep who you are in the address, so a reload or a copied link keeps it."""
+    """Local mode: keep who you are in the address, so a reload or a copied link keeps it
+    (remember_in_browser() keeps it in a cookie too, for new tabs)."""
     st.query_params["as"] = st.session_state["user"]
 
 
@@ -29,11 +31,12 @@ def identity() -> None:
             roster = sorted(app.policy.policy.users)
             st.caption(
                 "Local mode: no sign-in is configured. Pick who you are from the policy's roster. "
-                "The choice is kept in the page's address (?as=NAME) so a reload keeps it: a "
-                "convenience, not security (anyone can pick any name)."
+                "The choice is kept in the page's address (?as=NAME) and in a cookie of this "
+                "browser, so a reload or a new tab keeps it: a convenience, not security (anyone "
+                "can pick any name)."
             )
-            remembered = st.query_params.get("as")
-            default = remembered if remembered in roster else "operator"
+            remembered = remembered_user(st.query_params.get("as"), st.context.cookies.get(COOKIE), roster)
+            default = remembered or DEFAULT_USER
             st.selectbox(
                 "You are",
                 roster,
@@ -46,18 +49,25 @@ def identity() -> None:
         user = current_user()
         if user:
             st.caption(f"Role: {role_of(user) or 'not in the roster'}")
+        # Which planner chooses capabilities (a model's proposals go through the same policy).
+        st.caption(f"Planner: {app.context.planner.label}")
 
 
-@st.fragment(run_every=5)
-def pending_count() -> None:
-    pending = services().ledger.count("pending")
-    st.sidebar.metric("Pending reviews", pending)
+def remember_in_browser() -> None:
+    """Local mode: store the picked name in the browser's identity cookie, so a new tab at
+    the bare address starts as the same person (gatehouse/local_identity.py).
+
+    Last in the sidebar: the script's empty element still takes a gap, unseen at the end.
+    Streamlit redraws an unchanged element without running its script again, so the script
+    runs when the page loads and when the name changes."""
+    picked = st.session_state.get("user")
+    if not oidc_configured() and picked:
+        st.sidebar.html(cookie_script(picked), unsafe_allow_javascript=True)
 
 
 def main() -> None:
     st.set_page_config(page_title="Gatehouse", page_icon=":material/shield:", layout="wide")
     identity()
-    pending_count()
     page = st.navigation(
         [
             st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
@@ -65,6 +75,11 @@ def main() -> None:
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
         ]
     )
+    with st.sidebar:
+        # A fragment of the sidebar's own, not one of the page's writing into the sidebar: with
+        # those, a page crashed in the browser tests ("Bad delta path index", Streamlit 1.67).
+        live_pending_count()
+    remember_in_browser()
     page.run()
 
 

@@ -22,6 +22,7 @@ from gatehouse.audit_commands import anchor_head, render_verify, verify_report
 from gatehouse.cli_input import check_text_arguments, json_arguments
 from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
+from gatehouse.planner_choice import planner_for
 from gatehouse.policy_report import (
     ReadOnlyPins,
     UnknownCapabilityError,
@@ -164,10 +165,14 @@ def _parser() -> argparse.ArgumentParser:
     list_cmd = reviews_actions.add_parser("list", parents=[common], help="reviews, oldest first, with expiry")
     list_cmd.add_argument(
         "--status",
-        help="only this status (pending, approved, rejected, expired, executed, failed, not_run, outcome_unknown)",
+        help="only this status (pending, approved, rejected, expired, cancelled, executed, failed, not_run, outcome_unknown)",
     )
     decide_cmd = reviews_actions.add_parser("decide", parents=[common], help="approve or reject one review")
-    decide_cmd.add_argument("review_id", metavar="ID")
+    decide_cmd.add_argument(
+        "review_id",
+        metavar="ID",
+        help="the review's full id, or the short one shown on screen if no other shares it",
+    )
     verdict = decide_cmd.add_mutually_exclusive_group(required=True)
     verdict.add_argument("--approve", action="store_true")
     verdict.add_argument("--reject", action="store_true")
@@ -242,8 +247,9 @@ def _print(
 def _run_servers_check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     config = servers_config(settings)
+    planner = planner_for(settings.model, timeout=settings.model_timeout)
     with server_pool(settings, config=config) as pool:
-        report = check_servers(config, pool)
+        report = check_servers(config, pool) | {"planner": planner.label}
     _print(report, args.json, render_check)
     return EXIT_OK
 
@@ -312,8 +318,13 @@ def _run_reviews(args: argparse.Namespace) -> int:
             run = services.reviews.withdraw(args.review_id, by=args.user)
             _print(run.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
             return EXIT_OK
+        # The full id, or the short one shown on screen when it names one review only.
         result = services.reviews.decide(
-            args.review_id, reviewer=args.reviewer, approve=args.approve, reason=args.reason, arguments=edited
+            services.ledger.resolve_id(args.review_id),
+            reviewer=args.reviewer,
+            approve=args.approve,
+            reason=args.reason,
+            arguments=edited,
         )
         report = {
             "review": review_row(result.review),

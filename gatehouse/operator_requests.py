@@ -8,6 +8,7 @@ from gatehouse.errors import NotAllowedError, ThreadBusyError
 from graph.runner import (
     RunOutcome,
     StepListener,
+    TextListener,
     new_thread_id,
     pending_interrupt,
     start_request,
@@ -54,9 +55,11 @@ def ask(
     requester: str = "operator",
     server_preferences: list[str] | None = None,
     on_step: StepListener | None = None,
+    on_text: TextListener | None = None,
 ) -> RunOutcome:
     """Send an operator's message. On a thread waiting for clarification it is the answer.
-    ``on_step`` hears each graph step as it completes (the chat's progress display)."""
+    ``on_step`` hears each graph step as it completes (the chat's progress display), and
+    ``on_text`` each piece of an answer a language model writes."""
     if not services.policy.may_request(requester):
         roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
         raise NotAllowedError(f"{requester!r} may not make requests under this policy; its roster: {roster}")
@@ -66,7 +69,9 @@ def ask(
         if pending is not None and pending["stage"] == "clarification":
             decision = ReviewDecision(action="answer", by=requester, text=text)
             services.reviews.record_request(text, thread_id=thread_id, requester=requester)
-            answered = resume(services.graph, services.context, thread_id, decision, on_step=on_step)
+            answered = resume(
+                services.graph, services.context, thread_id, decision, on_step=on_step, on_text=on_text
+            )
             services.reviews.record_run(answered, actor=requester)
             return answered
         if pending is not None:
@@ -84,6 +89,7 @@ def ask(
         requester=requester,
         server_preferences=server_preferences,
         on_step=on_step,
+        on_text=on_text,
     )
     services.reviews.record_run(run, actor=requester)
     return run

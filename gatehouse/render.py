@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gatehouse.outcome import outcome_of
 from gatehouse.visible_text import continued
 
 _LABEL_WIDTH = 12
@@ -13,6 +14,19 @@ _FLAG_INDENT = 4
 def _field(label: str, value: object) -> str:
     """One labelled line; a value with line breaks (tool output) continues indented under it."""
     return f"{label + ':':<{_LABEL_WIDTH}}{continued(str(value), _LABEL_WIDTH)}"
+
+
+def outcome_lines(output: dict[str, Any]) -> list[str]:
+    """Who decided the review and when (this machine's local time), the reason, and each
+    argument the reviewer changed as ``- proposed`` / ``+ what ran``."""
+    outcome = outcome_of(output.get("review"))
+    if outcome is None:
+        return []
+    lines = [_field("decided", outcome.headline)]
+    if outcome.reason and output["status"] == "ok":
+        lines.append(_field("reason", outcome.reason))  # otherwise it is in the reason line
+    lines.extend(_field("changed", f"{change.name}\n{change.diff}") for change in outcome.changes)
+    return lines
 
 
 def render_text(output: dict[str, Any]) -> str:
@@ -37,6 +51,7 @@ def render_text(output: dict[str, Any]) -> str:
             f"  [{f['severity']}] {f['code']}: {continued(f['message'], _FLAG_INDENT)}"
             for f in review.get("flags", [])
         )
+        lines.extend(outcome_lines(output))
     choices = (review or {}).get("choices") or []
     if choices:
         lines.append("choose:     " + "; ".join(f"{c['key']} ({c['title']})" for c in choices))

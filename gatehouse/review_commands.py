@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from gatehouse.render import outcome_lines
 from gatehouse.visible_text import continued
 from graph.trace import summarise_changes
 
@@ -65,9 +66,12 @@ def render_decision(report: dict[str, Any]) -> str:
             f"it runs after {required - approvals} more"
         )
     output = report["final_output"]
-    return (
-        f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
-        f"response: {continued(output['response'], len('response: '))}"
+    return "\n".join(
+        [
+            f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
+            f"response: {continued(output['response'], len('response: '))}",
+            *outcome_lines(output),
+        ]
     )
 
 

@@ -45,6 +45,8 @@ def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
 
 def render_check(report: dict[str, Any]) -> str:
     lines = [f"servers from {report['source']}"]
+    if report.get("planner"):
+        lines.insert(0, f"planner: {report['planner']}")
     for server in report["servers"]:
         if server["ok"]:
             lines.append(

@@ -16,6 +16,11 @@ POLICY_ENV = "GATEHOUSE_POLICY"
 POOL_ENV = "GATEHOUSE_DB_POOL_SIZE"
 WEBHOOK_ENV = "GATEHOUSE_WEBHOOK_URL"
 PUBLIC_URL_ENV = "GATEHOUSE_PUBLIC_URL"
+# provider:model, e.g. openai:gpt-4.1-mini; unset: the deterministic planner.
+MODEL_ENV = "GATEHOUSE_MODEL"
+# Seconds a language model may take to answer before the deterministic planner stands in.
+MODEL_TIMEOUT_ENV = "GATEHOUSE_MODEL_TIMEOUT"
+DEFAULT_MODEL_TIMEOUT = 30.0
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
@@ -38,6 +43,10 @@ class Settings:
     webhook_url: str | None = None
     # The app's address as reviewers reach it, for the ``?review=ID`` link in notifications.
     public_url: str | None = None
+    # The language model that plans requests (provider:model); None: the deterministic planner.
+    model: str | None = None
+    # How long the model may take per call before the deterministic planner stands in.
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT
 
     @property
     def demo_data_dir(self) -> Path:
@@ -75,6 +84,8 @@ class Settings:
             db_pool_size=_pool_size(pool_size),
             webhook_url=_http_url(env.get(WEBHOOK_ENV), WEBHOOK_ENV),
             public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
+            model=(env.get(MODEL_ENV) or "").strip() or None,
+            model_timeout=_seconds(env.get(MODEL_TIMEOUT_ENV), MODEL_TIMEOUT_ENV, DEFAULT_MODEL_TIMEOUT),
         )
 
     @property
@@ -102,6 +113,20 @@ def _pool_size(value: str | None) -> int:
             f"{POOL_ENV}: expected a whole number of connections (1 or more), got {value!r}"
         )
     return int(value)
+
+
+def _seconds(value: str | None, variable: str, default: float) -> float:
+    if value is None or not value.strip():
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0 or seconds == float("inf"):
+        from gatehouse.errors import ConfigurationError
+
+        raise ConfigurationError(f"{variable}: expected a number of seconds above 0, got {value!r}")
+    return seconds
 
 
 def _http_url(value: str | None, variable: str) -> str | None:

@@ -1,12 +1,16 @@
-"""What every page shares: the process-wide services and who the person at the browser is."""
+"""What every page shares: the process-wide services, who the person at the browser is, and
+their time zone."""
 
 from __future__ import annotations
 
 import os
+from datetime import tzinfo
 
 import streamlit as st
 
-from gatehouse.settings import PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
+from gatehouse.live_queue import REFRESH_SECONDS, pending_count
+from gatehouse.reader_time import zone_named
+from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
 from gatehouse.wiring import Services, build_services
 from policies.secrets import install_log_redaction
 
@@ -22,15 +26,26 @@ def services() -> Services:
     return shared
 
 
+# Tables of .streamlit/secrets.toml that hold settings: table -> {key: environment variable}.
+_SECRET_SETTINGS = {
+    "notifications": {"webhook_url": WEBHOOK_ENV, "public_url": PUBLIC_URL_ENV},
+    "planner": {"model": MODEL_ENV, "timeout_seconds": MODEL_TIMEOUT_ENV},
+}
+
+
 def secret_settings() -> dict[str, str]:
     """Settings kept in .streamlit/secrets.toml (``[notifications]`` webhook_url and
-    public_url), as their environment variables; a variable that is set wins."""
-    try:
-        table = st.secrets.get("notifications") or {}
-    except FileNotFoundError:
-        return {}
-    keys = {"webhook_url": WEBHOOK_ENV, "public_url": PUBLIC_URL_ENV}
-    return {variable: str(table[key]) for key, variable in keys.items() if table.get(key)}
+    public_url, ``[planner]`` model and timeout_seconds), as their environment variables; a
+    variable that is set wins. A provider's key (OPENAI_API_KEY, ...) is a root-level entry of
+    that file, which Streamlit itself exports as an environment variable."""
+    found: dict[str, str] = {}
+    for name, keys in _SECRET_SETTINGS.items():
+        try:
+            table = st.secrets.get(name) or {}
+        except FileNotFoundError:
+            return {}
+        found |= {variable: str(table[key]) for key, variable in keys.items() if table.get(key)}
+    return found
 
 
 def oidc_configured() -> bool:
@@ -49,6 +64,11 @@ def current_user() -> str | None:
     return str(picked) if picked else None
 
 
+def reader_zone() -> tzinfo:
+    """The time zone the reader's browser reports, UTC without a usable one (reader_time.zone_named)."""
+    return zone_named(st.context.timezone)
+
+
 def role_of(user: str | None) -> str | None:
     return services().policy.role_of(user) if user else None
 
@@ -56,3 +76,15 @@ def role_of(user: str | None) -> str | None:
 def may_review(user: str | None) -> bool:
     role = role_of(user)
     return role is not None and bool(services().policy.policy.roles[role].review)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def live_pending_count() -> None:
+    """The sidebar's "Pending reviews" (call it inside ``with st.sidebar``), refreshed by itself:
+    every review waiting for a decision, whoever may decide it. The Reviews page's "Pending (N)"
+    is the same number, read by the same function at the same interval."""
+    st.metric(
+        "Pending reviews",
+        pending_count(services().reviews),
+        help="Every review waiting for a decision, whoever may decide it (the Reviews page counts the same).",
+    )

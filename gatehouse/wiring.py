@@ -16,6 +16,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
+from gatehouse.planner_choice import planner_for
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
@@ -286,7 +287,11 @@ def build_services(
     engine = PolicyEngine(policy, pins=pins)
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     context = GraphContext(
-        mcp=client, policy=engine, limits=limits or Limits(), reviews=LedgerHooks(ledger, audit, notifier)
+        mcp=client,
+        policy=engine,
+        limits=limits or Limits(),
+        reviews=LedgerHooks(ledger, audit, notifier),
+        planner=planner_for(settings.model, timeout=settings.model_timeout),
     )
     graph = compile_graph(checkpointer)
     webhook = (

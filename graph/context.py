@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from graph.planner.deterministic import DeterministicPlanner
+
 if TYPE_CHECKING:
+    from graph.planner.protocol import Planner
     from mcp_host.client import McpClient
     from policies.decision import Policy
 
@@ -25,7 +28,7 @@ class Limits:
     # Below this score the best candidate is too weak to use.
     min_score: float = 4.0
     # Two candidates closer than this are ambiguous: ask instead of guessing.
-    ambiguity_margin: float = 1.0
+    ambiguity_margin: float = 0.5
     # Characters of tool output quoted in a response.
     response_chars: int = 1500
 
@@ -77,3 +80,5 @@ class GraphContext:
     policy: Policy
     limits: Limits = field(default_factory=Limits)
     reviews: ReviewHooks = field(default_factory=NoReviewHooks)
+    # Who plans each request (graph/planner/protocol.py); its proposals are validated the same.
+    planner: Planner = field(default_factory=DeterministicPlanner)

@@ -18,10 +18,9 @@ from langgraph.types import interrupt
 
 from graph.calls import call_hash
 from graph.context import CallOutcome, GraphContext
-from graph.output import build_final_output, clarification_question
-from graph.planner.arguments import extract_arguments
-from graph.planner.intent import classify
-from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
+from graph.output import build_final_output, clarification_question, no_match_sentence
+from graph.planner.protocol import Composition, PlanningRequest
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing
 from graph.results_view import context_from, readable_text
 from graph.state import GraphState, McpRequest, ReviewDecision
 from mcp_host.client import McpClient
@@ -84,6 +83,7 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
         "mcp_result": None,
         "context_update": None,
         "fallback_reason": None,
+        "fallback_text": None,
         "needs_human_review": False,
         "errors": [],
         "final_output": None,
@@ -91,6 +91,7 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
         "contributors": [],
         "proposed_arguments": {},
         "argument_sources": {},
+        "argument_evidence": {},
         "invalid_arguments": {},
         "missing_arguments": [],
         "review_stage": None,
@@ -124,8 +125,8 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> dic
 # -- classify_intent ------------------------------------------------------------------------
 
 
-def classify_intent(state: GraphState) -> dict[str, Any]:
-    decision = classify(state["request_text"])
+def classify_intent(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    decision = runtime.context.planner.classify(state["request_text"])
     update: dict[str, Any] = {"intent": decision.intent, "operation_type": decision.operation_type}
     if decision.intent == "answer_without_mcp":
         update["fallback_reason"] = decision.reason
@@ -175,20 +176,22 @@ def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> Sc
 
 
 def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    planner = runtime.context.planner
     limits = runtime.context.limits
     manifest = Manifest.model_validate(state["capability_manifest"])
     clarifications = state.get("clarifications", [])
-    earlier = " ".join([state["request_text"], *clarifications[:-1]])
     latest = clarifications[-1] if clarifications else None
-    ranked = rank(
-        manifest.capabilities(),
-        f"{earlier} {latest or ''}".strip(),
-        state.get("operation_type") or "tool",
-        state.get("server_preferences", []),
-        exclude=set(state.get("tried_capabilities", [])),
+    request = PlanningRequest(
+        text=" ".join([state["request_text"], *clarifications[:-1]]),
+        operation_type=state.get("operation_type") or "tool",
+        answer=latest,
+        asked=tuple(state.get("missing_arguments") or ()),
+        preferences=tuple(state.get("server_preferences", [])),
+        exclude=frozenset(state.get("tried_capabilities", [])),
     )
+    selection = planner.select(request, manifest.capabilities(), limits)
     candidates = [
-        {"key": s.capability.key, "score": s.score, "reasons": s.reasons} for s in ranked[:_CANDIDATES_KEPT]
+        {"key": s.capability.key, "score": s.score, "reasons": s.reasons} for s in selection.candidates
     ]
     update: dict[str, Any] = {
         "candidate_capabilities": candidates,
@@ -196,40 +199,42 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         "needs_human_review": False,
         "mcp_request": None,
     }
-    viable = [s for s in ranked if s.score >= limits.min_score]
-    bounded = [s for s in viable if not is_unbounded_listing(s.capability)]
-    if bounded:
-        # A broad legacy listing is only considered when nothing bounded fits.
-        viable = bounded
-    if not viable:
-        closest = f" (best: {ranked[0].capability.key}, score {ranked[0].score:g})" if ranked else ""
+    if selection.chosen is None:
+        closest = selection.candidates[0] if selection.candidates else None
+        best_of = f" (best: {closest.capability.key}, score {closest.score:g})" if closest else ""
         return update | {
             "selected_capability": None,
-            "fallback_reason": f"no capability matches the request well enough{closest}; "
+            "fallback_reason": f"no capability matches the request well enough{best_of}; "
             f"the threshold is {limits.min_score:g}",
+            "fallback_text": selection.no_match or no_match_sentence(closest, limits.min_score),
         }
-    best = viable[0]
-    runner_up = viable[1] if len(viable) > 1 else None
-    ambiguous = runner_up is not None and best.score - runner_up.score < limits.ambiguity_margin
-    named = _named_in_reply(viable[:_CANDIDATES_KEPT], latest) if latest else None
+    best, runner_up = selection.chosen, selection.ambiguous_with
+    named = _named_in_reply(selection.candidates, latest) if latest else None
     if named is not None:
         # The operator answered "which one?" by naming it: that settles the choice.
-        best, ambiguous = named, False
-    extraction = extract_arguments(
-        best.capability.input_schema, earlier, answer=latest, asked=state.get("missing_arguments") or None
-    )
+        best, runner_up = named, None
+    extraction = selection.arguments
+    if extraction is None or named is not None:
+        extraction = planner.extract(best.capability, request)
     selected = best.capability.model_dump(mode="json") | {
         "score": best.score,
         "reason": "; ".join(best.reasons),
-        "ambiguous_with": runner_up.capability.key if ambiguous and runner_up else None,
+        "explanation": selection.explanation
+        if named is None
+        else f"Chose {best.capability.key}, as you said.",
+        "planner": planner.label,
+        "planner_fallback": selection.fallback,
+        "ambiguous_with": runner_up.capability.key if runner_up else None,
     }
     return update | {
         "selected_capability": selected,
         "proposed_arguments": extraction.arguments,
         "argument_sources": extraction.sources,
+        "argument_evidence": extraction.evidence,
         "invalid_arguments": extraction.invalid,
         "missing_arguments": extraction.missing,
         "fallback_reason": None,
+        "fallback_text": None,
     }
 
 
@@ -325,6 +330,8 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
     for said in [state.get("request_text") or "", *state.get("clarifications", [])]:
         flags += [_flag("suspicious_text", "high", f"request: {reason}") for reason in request_reasons(said)]
     selected = state.get("selected_capability") or {}
+    if selected.get("planner_fallback"):
+        flags.append(_flag("planner_fallback", "medium", str(selected["planner_fallback"])))
     if selected.get("ambiguous_with"):
         flags.append(
             _flag(
@@ -487,17 +494,24 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         runtime.context.reviews.review_opened(payload)
     decision = ReviewDecision.model_validate(interrupt(payload))
     proposed = state.get("proposed_arguments", {})
+    approved = decision.arguments if decision.arguments is not None else proposed
+    changed = sorted(
+        name for name in set(proposed) | set(approved) if proposed.get(name) != approved.get(name)
+    )
     record = {
         "id": payload["review_id"],
         "stage": stage,
         "flags": payload["flags"],
         "decision": decision.model_dump(mode="json"),
         # What the reviewer changed, by argument name: the operator is told.
-        "changed_arguments": sorted(
-            name
-            for name in set(proposed) | set(decision.arguments or {})
-            if decision.arguments is not None and proposed.get(name) != decision.arguments.get(name)
-        ),
+        "changed_arguments": changed,
+        # ... and from what to what (absent on a side: not set there).
+        "changes": {
+            "proposed": {name: proposed[name] for name in changed if name in proposed},
+            "approved": {name: approved[name] for name in changed if name in approved},
+        }
+        if changed
+        else None,
     }
     update: dict[str, Any] = {
         "review": record,
@@ -802,20 +816,42 @@ def integrate_result(state: GraphState, runtime: Runtime[GraphContext]) -> dict[
 # -- answer_without_mcp / generate_final_response -------------------------------------------
 
 
-def answer_without_mcp(state: GraphState) -> dict[str, Any]:
+def answer_without_mcp(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     reason = state.get("fallback_reason") or "no external capability is needed"
-    if state.get("intent") == "answer_without_mcp":
+    answered = (
+        runtime.context.planner.answer(state.get("request_text") or "")
+        if state.get("intent") == "answer_without_mcp"
+        else None
+    )
+    if answered:
+        text = answered
+    elif state.get("intent") == "answer_without_mcp":
         text = (
             "This reads as a general question, so no MCP server is needed, and Gatehouse has no language "
             "model of its own to answer it. Ask for something the configured servers can do, such as "
             "reading, listing or searching their data."
         )
     else:
-        text = f"Answered without MCP: {reason}."
+        text = state.get("fallback_text") or f"Answered without MCP: {reason}."
     status = state.get("status") or "answered_without_mcp"
     return {"context_update": {"source": "gatehouse", "text": text}, "status": status}
 
 
 def generate_final_response(state: GraphState, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     output = build_final_output(state, limit=runtime.context.limits.response_chars)
+    if output.status == "ok" and output.result is not None:
+        # With a result in hand the planner writes the answer (a model summarises it; the
+        # deterministic planner keeps the standard text). The raw result is shown beside it.
+        selected = state.get("selected_capability") or {}
+        written = runtime.context.planner.compose(
+            Composition(
+                request=state.get("request_text") or "",
+                status=output.status,
+                draft=output.response,
+                result_text=readable_text(McpResult.model_validate(state["mcp_result"])),
+                capability=selected.get("key"),
+            )
+        )
+        output.composed = written != output.response
+        output.response = written
     return {"final_output": output.model_dump(mode="json")}

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from graph.planner.arguments import property_shape
+from graph.planner.scoring import ScoredCapability
 from graph.results_view import clip, describe, summarize
-from graph.state import CapabilityRef, Choice, FinalOutput, GraphState, ReviewSummary, Status
+from graph.state import ArgumentChanges, CapabilityRef, Choice, FinalOutput, GraphState, ReviewSummary, Status
 from mcp_host.results import McpResult
 from policies.decision import Flag
 
@@ -34,6 +35,24 @@ def _describe_argument(name: str, schema: dict[str, Any]) -> str:
         return f"{name} (one of {', '.join(map(str, enum))})"
     description = schema.get("description")
     return f"{name} ({description})" if description else name
+
+
+def no_match_sentence(closest: ScoredCapability | None, needed: float) -> str:
+    """Why nothing was run when no capability fits, as a sentence: the planner's scores are
+    points of evidence (words of the request found in a capability's name, description and
+    fields), so the closest one is named with how many it had of how many it needed."""
+    if closest is None:
+        return (
+            "None of the configured servers offers a capability that matches this request, so "
+            "nothing was run. Try saying plainly what to do and to what."
+        )
+    capability = closest.capability
+    name = f"{capability.title} ({capability.key})" if capability.title else capability.key
+    return (
+        f"No capability matched the request well enough to use it (the closest, {name}, "
+        f"matched {closest.score:g} of the {needed:g} points needed), so nothing was run. "
+        "Try saying plainly what to do and to what."
+    )
 
 
 def clarification_question(state: GraphState) -> str:
@@ -150,9 +169,15 @@ def build_final_output(
                 flags=[Flag.model_validate(f) for f in recorded.get("flags", [])],
                 reason=decision.get("reason"),
                 decided_by=decision.get("by"),
+                decision=decision.get("action"),
+                decided_at=decision.get("at"),
+                changes=ArgumentChanges.model_validate(recorded["changes"])
+                if recorded.get("changes")
+                else None,
             )
     result = state.get("mcp_result")
-    summary = summarize(McpResult.model_validate(result)) if result else None
+    parsed = McpResult.model_validate(result) if result else None
+    summary = summarize(parsed) if parsed else None
     return FinalOutput(
         status=status,
         response=_response(state, status, limit, pending["stage"] if pending else None),
@@ -163,4 +188,20 @@ def build_final_output(
         missing_arguments=list(state.get("missing_arguments") or []),
         thread_id=state.get("thread_id", ""),
         errors=list(state.get("errors") or []),
+        result=_readable_result(parsed) if status == "ok" and pending is None else None,
+        arguments=dict(state.get("proposed_arguments") or {}) if state.get("selected_capability") else {},
+        argument_evidence=dict(state.get("argument_evidence") or {}),
+        explanation=(state.get("selected_capability") or {}).get("explanation"),
+        planner=(state.get("selected_capability") or {}).get("planner"),
     )
+
+
+def _readable_result(result: McpResult | None) -> dict[str, Any] | None:
+    """What the call returned, for a person to read: its content and structured content (the
+    host capped both before they entered the state)."""
+    if result is None or not result.success:
+        return None
+    return {
+        "content": [item.model_dump(exclude_defaults=True) for item in result.content],
+        "structured": result.structured,
+    }

@@ -71,6 +71,11 @@ def _label(item: Any) -> str:
     return f"{label} ({', '.join(details)})" if details else label
 
 
+def as_text(value: Any) -> str:
+    """A value as a person reads it: a string as it is, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -90,7 +95,11 @@ def describe(context: dict[str, Any], limit: int) -> str:
         noun = "item" if len(items) == 1 else "items"
         return clip(f"{source} returned {len(items)}{of_total} {noun}{more}: {listed}.", limit)
     text = next((structured[f] for f in _TEXT_FIELDS if isinstance(structured.get(f), str)), None)
+    if text is None and structured:
+        # An object (``{"queued": true, "id": ...}``) as one line per field, not as JSON: its
+        # text item is usually the same object serialised.
+        text = "\n".join(f"{key}: {as_text(value)}" for key, value in structured.items())
     if text is None:
-        text = context.get("text") or json.dumps(structured, ensure_ascii=False, default=str)
+        text = context.get("text") or ""
     note = " (output truncated at the size cap)" if context.get("truncated") else ""
     return clip(f"{source} returned{note}:\n{text}", limit)

@@ -16,9 +16,10 @@ from langchain_core.runnables import RunnableConfig
 
 from graph.output import build_final_output
 from graph.state import FinalOutput, GraphInput, GraphState
+from graph.streaming import answer_text_of
 
 if TYPE_CHECKING:
-    from langgraph.types import Command, Durability, StateSnapshot
+    from langgraph.types import Command, Durability, StateSnapshot, StreamMode
 
     from graph.builder import CompiledGraph
     from graph.context import GraphContext
@@ -79,6 +80,8 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
 
 # Told the name of each node as it completes (a progress display follows the run with it).
 StepListener = Callable[[str], None]
+# Told each piece of the answer as a language model writes it (graph/streaming.py).
+TextListener = Callable[[str], None]
 
 
 def execute(
@@ -88,6 +91,7 @@ def execute(
     thread_id: str,
     *,
     on_step: StepListener | None = None,
+    on_text: TextListener | None = None,
 ) -> RunOutcome:
     """Run the graph on a thread: a new request, a resume command, or None to continue a
     thread from its last checkpoint (after a crash)."""
@@ -101,10 +105,19 @@ def execute(
     durability: Durability | None = "async" if graph.checkpointer is not None else None
     # One node runs at a time on every route of this graph: one worker thread per run is
     # enough for LangGraph's background writes, and starting fewer threads is measurably faster.
-    config: RunnableConfig = {**thread_config(thread_id), "max_concurrency": 1}
-    for chunk in graph.stream(
-        graph_input, config, context=context, stream_mode="updates", durability=durability
+    # Streaming text from inside a node (on_text) makes LangGraph run a waiter for the stream
+    # beside the node: that needs a second worker, and only then is one started.
+    streaming = on_text is not None
+    config: RunnableConfig = {**thread_config(thread_id), "max_concurrency": 2 if streaming else 1}
+    modes: list[StreamMode] = ["updates", "custom"] if streaming else ["updates"]
+    for mode, chunk in graph.stream(
+        graph_input, config, context=context, stream_mode=modes, durability=durability
     ):
+        if mode == "custom":
+            text = answer_text_of(chunk)
+            if text is not None and on_text is not None:
+                on_text(text)
+            continue
         steps = [name for name in chunk if not name.startswith("__")]
         path.extend(steps)
         if on_step is not None:
@@ -122,6 +135,7 @@ def start_request(
     requester: str = "operator",
     server_preferences: list[str] | None = None,
     on_step: StepListener | None = None,
+    on_text: TextListener | None = None,
 ) -> RunOutcome:
     thread = thread_id or new_thread_id()
     graph_input: GraphInput = {
@@ -132,4 +146,4 @@ def start_request(
         "requester": requester,
         "server_preferences": list(server_preferences or []),
     }
-    return execute(graph, context, graph_input, thread, on_step=on_step)
+    return execute(graph, context, graph_input, thread, on_step=on_step, on_text=on_text)

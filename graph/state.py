@@ -50,6 +50,9 @@ class GraphState(TypedDict, total=False):
     mcp_result: dict[str, Any] | None
     context_update: dict[str, Any] | None
     fallback_reason: str | None
+    # The same reason as a sentence for the person who asked, where the machine's words
+    # (scores, thresholds) would mean nothing to them; fallback_reason stays as it is.
+    fallback_text: str | None
     needs_human_review: bool
     errors: list[str]
     final_output: dict[str, Any] | None
@@ -64,6 +67,8 @@ class GraphState(TypedDict, total=False):
     contributors: list[str]
     proposed_arguments: dict[str, Any]
     argument_sources: dict[str, str]
+    # The words of the request each argument was read from (never invented: see the planner).
+    argument_evidence: dict[str, str]
     invalid_arguments: dict[str, str]
     missing_arguments: list[str]
     # Why the graph stopped for a person, and what they decided.
@@ -93,12 +98,26 @@ class Choice(BaseModel):
     title: str
 
 
+class ArgumentChanges(BaseModel):
+    """The arguments a reviewer changed, each as proposed and as approved (what ran); a name
+    missing on one side was not set there. Keyed by argument name so that secret-like names
+    are hidden wherever the output is shown (policies/secrets.py hides values by key)."""
+
+    proposed: dict[str, Any] = Field(default_factory=dict)
+    approved: dict[str, Any] = Field(default_factory=dict)
+
+
 class ReviewSummary(BaseModel):
     id: str
     stage: ReviewStage
     flags: list[Flag] = Field(default_factory=list)
     reason: str | None = None
     decided_by: str | None = None
+    # How it ended (None while it waits): approve, reject, expire, cancel or answer; and when
+    # (ISO, UTC) the decision was recorded.
+    decision: str | None = None
+    decided_at: str | None = None
+    changes: ArgumentChanges | None = None
     # "Which one do you mean?": the candidates to pick from (answering with a key picks one).
     choices: list[Choice] = Field(default_factory=list)
 
@@ -115,6 +134,18 @@ class FinalOutput(BaseModel):
     missing_arguments: list[str] = Field(default_factory=list)
     thread_id: str
     errors: list[str] = Field(default_factory=list)
+    # What the call returned (its content items and structured content, capped like all
+    # output), for a person to read as tables and text; None when nothing ran or it failed.
+    result: dict[str, Any] | None = None
+    # The arguments proposed for the selected capability, the words of the request each came
+    # from, the planner's one-sentence reason for its choice, and which planner chose.
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    argument_evidence: dict[str, str] = Field(default_factory=dict)
+    explanation: str | None = None
+    planner: str | None = None
+    # True when the planner wrote ``response`` from the result (a language model's answer):
+    # the chat shows it above the result, which it otherwise says in its own words.
+    composed: bool = False
 
 
 class McpRequest(BaseModel):
@@ -140,3 +171,5 @@ class ReviewDecision(BaseModel):
     arguments: dict[str, Any] | None = None
     # The operator's reply to a clarifying question.
     text: str | None = None
+    # When the decision was recorded (ISO, UTC; the ledger's time), for the operator's answer.
+    at: str | None = None

@@ -41,8 +41,9 @@ def _schema_texts(schema: Any, where: str) -> list[tuple[str, str]]:
     return []
 
 
-def _texts(capability: Capability) -> list[tuple[str, str]]:
-    """Every piece of text the server wrote about a capability, with where it came from."""
+def server_texts(capability: Capability) -> list[tuple[str, str]]:
+    """Every piece of text the server wrote about a capability, with where it came from (what the
+    engine scans for injection; the language-model planner withholds a flagged one from the model)."""
     texts = [("description", capability.description), ("title", capability.title or "")]
     texts += _schema_texts(capability.input_schema, "input schema")
     texts += _schema_texts(capability.output_schema, "output schema")
@@ -93,7 +94,7 @@ class PolicyEngine:
 
     def _injection_flags(self, capability: Capability) -> list[Flag]:
         flags = []
-        for where, text in _texts(capability):
+        for where, text in server_texts(capability):
             for reason in suspicious_reasons(text):
                 flags.append(
                     Flag(code=_SUSPICIOUS, severity="high", message=f"{capability.key} {where}: {reason}")

@@ -208,6 +208,33 @@ def _rate_words(risk: Risk, capability: Capability) -> list[str]:
     return name_words
 
 
+# The categories that mean a call changes something outside the answer it returns.
+ACTING: frozenset[Category] = frozenset(
+    {"runs commands", "financial action", "destructive", "controls devices", "sends messages",
+     "writes files", "updates records"}
+)  # fmt: skip
+
+
+def stated_actions(capability: Capability) -> list[Category]:
+    """What a capability's own words say it does (name, description, parameters), ignoring
+    annotations and the specification's defaults: how a planner tells a tool that writes from
+    one that reads. Rating risk is rate()'s job; this only reads the words."""
+    risk = Risk()
+    _rate_words(risk, capability)
+    return [category for category in risk.ordered() if category in ACTING]
+
+
+def action_of_word(word: str) -> Category | None:
+    """The acting category a word names as a verb in a name (``delete``, ``send``, ``commit``)."""
+    category = _category(word)
+    return category if category in ACTING else None
+
+
+def is_read_word(word: str) -> bool:
+    """Whether a word is one a read says in its name (``get``, ``list``, ``show``...)."""
+    return any(form in _READ_WORDS for form in _forms(word))
+
+
 def rate(capability: Capability, *, trusted: bool) -> Risk:
     risk = Risk()
     name_words = _rate_words(risk, capability)

@@ -139,7 +139,10 @@ class Conversations:
                     ).fetchone()
                 ):
                     raise _AlreadyRecorded
-                self._append(conn, thread_id, "gatehouse", author, {"output": output}, checkpoint_id, now)
+                # Stored with its secrets hidden like the request's text: an answer carries the
+                # arguments it proposed and what the call returned.
+                shown = self._secrets.value(output)
+                self._append(conn, thread_id, "gatehouse", author, {"output": shown}, checkpoint_id, now)
         except _AlreadyRecorded:
             return False  # rolled back: the conversation keeps its earlier state
         return True

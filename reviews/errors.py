@@ -21,6 +21,16 @@ class ReviewNotFoundError(ReviewError):
     """No review has that id."""
 
 
+class AmbiguousReviewIdError(ReviewNotFoundError):
+    """A short id that more than one review starts with: the full id says which."""
+
+    def __init__(self, short: str, matches: list[str]) -> None:
+        listed = ", ".join(matches)
+        super().__init__(f"review id {short} is ambiguous: it could be {listed}; give the full id")
+        self.short = short
+        self.matches = matches
+
+
 class AlreadyDecidedError(ReviewError):
     """Someone else decided first (exit 3)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,12 +20,18 @@ from pydantic import BaseModel
 
 from graph.calls import call_hash
 from reviews.clock import Clock, iso, utc_now
-from reviews.errors import AlreadyDecidedError, ReviewNotFoundError
+from reviews.errors import AlreadyDecidedError, AmbiguousReviewIdError, ReviewNotFoundError
 from storage import Database, open_database
 from storage.database import Connection, migrate
 
 # "No limit" for a query that pages from an offset: larger than any table here.
 _NO_LIMIT = 2**62
+# A short review id as people copy it from the screen: the start of the id (letters and digits,
+# at least MIN_SHORT_LENGTH of them), optionally followed by the review's round.
+MIN_SHORT_LENGTH = 6
+_SHORT_ID = re.compile(rf"(?P<start>[0-9A-Za-z]{{{MIN_SHORT_LENGTH},}})(?:-r(?P<round>\d+))?")
+# How many candidates an ambiguous short id lists.
+_AMBIGUITY_SHOWN = 5
 
 ReviewStatus = Literal[
     "pending",
@@ -279,6 +286,35 @@ class ReviewLedger:
                 )
         return [_row_to_review(row, decisions[row["id"]]) for row in rows]
 
+    def resolve_id(self, review_id: str) -> str:
+        """The full id of the review ``review_id`` names: its full id, or the short form shown
+        on screen (gatehouse/short_ids.py: the start of its thread id, at least
+        MIN_SHORT_LENGTH characters, then ``-r<round>``; or just the start of the id).
+        Raises ReviewNotFoundError when none matches, AmbiguousReviewIdError when several do."""
+        if self.get(review_id) is not None:
+            return review_id
+        short = _SHORT_ID.fullmatch(review_id)
+        if short is None:
+            raise ReviewNotFoundError(f"no review {review_id}")
+        start, round_ = short["start"], short["round"]
+        with self._db.read() as conn:
+            # Letters and digits only (checked above): no LIKE wildcard can be in the pattern.
+            pattern = f"{start}%" if round_ is None else f"{start}%-r{round_}"
+            rows = conn.execute(
+                "SELECT id FROM reviews WHERE id LIKE ? ORDER BY id LIMIT ?", (pattern, _AMBIGUITY_SHOWN + 1)
+            ).fetchall()
+        # LIKE ignores case in SQLite and not in PostgreSQL: the comparison here is exact on both.
+        matches = [
+            row["id"]
+            for row in rows
+            if row["id"].startswith(start) and (round_ is None or row["id"].endswith(f"-r{round_}"))
+        ]
+        if not matches:
+            raise ReviewNotFoundError(f"no review {review_id}")
+        if len(matches) > 1:
+            raise AmbiguousReviewIdError(review_id, matches[:_AMBIGUITY_SHOWN])
+        return str(matches[0])
+
     def require(self, review_id: str) -> Review:
         review = self.get(review_id)
         if review is None:
@@ -327,6 +363,16 @@ class ReviewLedger:
         return self.get(row["id"]) if row else None
 
     # -- transitions -------------------------------------------------------------------------
+
+    def any_due(self) -> bool:
+        """Whether a pending review is past its deadline: a read, so a page that refreshes
+        every few seconds takes the write lock of expire_due only when there is work for it."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT 1 AS due FROM reviews WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+                (iso(self._clock()),),
+            ).fetchone()
+        return row is not None
 
     def expire_due(self) -> list[Review]:
         """Pending reviews past their deadline become expired; the ones moved are returned."""

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
-from graph.runner import RunOutcome, StepListener, execute, pending_interrupt
+from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt
 from reviews.edited_arguments import check_storable
 from reviews.errors import DecisionNotAllowedError, NothingToResumeError
 
@@ -47,6 +47,7 @@ def resume(
     *,
     pending: dict[str, Any] | None = None,
     on_step: StepListener | None = None,
+    on_text: TextListener | None = None,
 ) -> RunOutcome:
     """Continue a paused thread with a person's decision. ``pending`` is the payload the
     caller just read for this thread (saves reading the checkpoint twice)."""
@@ -62,5 +63,10 @@ def resume(
     )
     check_decision(pending["stage"], decision)
     return execute(
-        graph, context, Command(resume=decision.model_dump(mode="json")), thread_id, on_step=on_step
+        graph,
+        context,
+        Command(resume=decision.model_dump(mode="json")),
+        thread_id,
+        on_step=on_step,
+        on_text=on_text,
     )

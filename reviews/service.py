@@ -13,6 +13,7 @@ from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
 from graph.state import ReviewDecision
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
+from reviews.clock import iso
 from reviews.edited_arguments import check_against_policy, check_storable
 from reviews.errors import (
     AlreadyDecidedError,
@@ -136,6 +137,11 @@ class ReviewService:
 
     # -- the queue ---------------------------------------------------------------------------
 
+    def expire_overdue(self) -> list[str]:
+        """Expire the reviews past their deadline, as sweep(recover=False) does, but only after
+        a read finds one: what a view refreshing every few seconds calls before it counts."""
+        return self.sweep(recover=False)["expired"] if self.ledger.any_due() else []
+
     def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
         self.sweep(recover=False)
         return self.ledger.queue(status, limit=limit, offset=offset)
@@ -155,7 +161,9 @@ class ReviewService:
             self.notifier.review_event("review_expired", review)
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
-                self._carry_out(review, ReviewDecision(action="expire", by="gatehouse"), pending)
+                self._carry_out(
+                    review, ReviewDecision(action="expire", by="gatehouse", at=review.decided_at), pending
+                )
             else:
                 self.ledger.mark_carried_out(review.id)
         unknown: list[str] = []
@@ -184,7 +192,10 @@ class ReviewService:
         reviewed call whose start was recorded is not made again: the invoke step uses its
         recorded result, or, without one, asks a reviewer (it may have run)."""
         snapshot = self.graph.get_state(thread_config(thread_id))
-        if snapshot.next and not snapshot.interrupts:
+        # ``tasks``, not ``next``: a step that ended but whose checkpoint was never written
+        # (LangGraph writes it in the background) has saved writes, so it is left out of
+        # ``next``; continuing applies those writes and goes on from the step after it.
+        if snapshot.tasks and not snapshot.interrupts:
             self.record_run(execute(self.graph, self.context, None, thread_id))
 
     def _carry_out(self, review: Review, decision: ReviewDecision, pending: dict[str, Any]) -> RunOutcome:
@@ -195,34 +206,38 @@ class ReviewService:
         still_waiting = run.pending is not None and run.pending.get("review_id") == review.id
         # Only an approval that was to run a call can end without running it; releasing held
         # output runs nothing by design.
-        runs_a_call = review.stage in {"before_execution", "after_failure"}
-        if (
-            decision.action == "approve"
-            and runs_a_call
-            and not still_waiting
-            and self.ledger.mark_not_run(review.id)
-        ):
-            self.audit.append(
-                "review_not_run",
+        if decision.action == "approve" and not still_waiting:
+            self._close_if_not_run(
+                review,
                 {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
-                thread_id=review.thread_id,
-                review_id=review.id,
                 actor=decision.by,
             )
         self.ledger.mark_carried_out(review.id)
         return run
 
+    def _close_if_not_run(self, review: Review, details: dict[str, Any], *, actor: str | None) -> None:
+        """An approval to run a call whose thread went on without starting it is ``not_run``,
+        never ``approved`` for ever. Releasing held output runs nothing by design."""
+        runs_a_call = review.stage in {"before_execution", "after_failure"}
+        if runs_a_call and self.ledger.mark_not_run(review.id):
+            self.audit.append(
+                "review_not_run", details, thread_id=review.thread_id, review_id=review.id, actor=actor
+            )
+
     def _recorded_decision(self, review: Review) -> ReviewDecision:
         """The decision the ledger holds for a settled review, as the thread is resumed with."""
+        at = review.decided_at
         if review.status == "expired":
-            return ReviewDecision(action="expire", by="gatehouse")
+            return ReviewDecision(action="expire", by="gatehouse", at=at)
         if review.status == "cancelled":
-            return ReviewDecision(action="cancel", by=review.decided_by or "unknown")
+            return ReviewDecision(action="cancel", by=review.decided_by or "unknown", at=at)
         if review.status == "rejected":
-            return ReviewDecision(action="reject", by=review.decided_by or "unknown", reason=review.reason)
+            return ReviewDecision(
+                action="reject", by=review.decided_by or "unknown", reason=review.reason, at=at
+            )
         arguments = review.approved_arguments()
         edited = arguments if arguments is not None and arguments != review.arguments else None
-        return ReviewDecision(action="approve", by=review.decided_by or "unknown", arguments=edited)
+        return ReviewDecision(action="approve", by=review.decided_by or "unknown", arguments=edited, at=at)
 
     def _finish_decision(self, review: Review) -> bool:
         """Carry out a decision whose process died before it was carried out. True if this
@@ -246,6 +261,13 @@ class ReviewService:
             )
             self._carry_out(review, decision, pending)
         else:
+            if review.status == "approved":
+                final = self.graph.get_state(thread_config(review.thread_id)).values.get("final_output") or {}
+                self._close_if_not_run(
+                    review,
+                    {"status": final.get("status"), "reason": "the thread went on without running the call"},
+                    actor=None,
+                )
             self.ledger.mark_carried_out(review.id)
         return True
 
@@ -265,7 +287,7 @@ class ReviewService:
             raise NotPermittedError(
                 f"only {owner or 'the requester'} may withdraw the request on thread {thread_id}"
             )
-        decision = ReviewDecision(action="cancel", by=by)
+        decision = ReviewDecision(action="cancel", by=by, at=iso(self.ledger.now()))
         if pending["stage"] == "clarification":
             # A question to the operator has no review in the ledger: only the thread ends.
             self.audit.append("request_withdrawn", {"stage": "clarification"}, thread_id=thread_id, actor=by)
@@ -285,6 +307,7 @@ class ReviewService:
         )
         cancelled = self.ledger.require(review_id)
         self.notifier.review_event("review_cancelled", cancelled, by=by)
+        decision.at = cancelled.decided_at or decision.at
         return self._carry_out(cancelled, decision, pending)
 
     # -- decisions ---------------------------------------------------------------------------
@@ -392,7 +415,11 @@ class ReviewService:
             )
         edited = effective if approve and effective != review.arguments else None
         decision = ReviewDecision(
-            action="approve" if approve else "reject", by=reviewer, reason=reason, arguments=edited
+            action="approve" if approve else "reject",
+            by=reviewer,
+            reason=reason,
+            arguments=edited,
+            at=recorded.review.decided_at,
         )
         run = self._carry_out(recorded.review, decision, pending)
         return DecideResult(

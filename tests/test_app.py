@@ -18,6 +18,8 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
 from gatehouse.literal import markdown_literal
+from gatehouse.local_identity import COOKIE
+from gatehouse.short_ids import short_review
 from gatehouse.web import services
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,13 +63,29 @@ def on_page(app: AppTest, page: str) -> AppTest:
     return app
 
 
+def linked_reviewer(review: str) -> AppTest:
+    """A new session opened by a review link (``?as=reviewer&review=ID``), on the Reviews page."""
+    reviewer = AppTest.from_file(str(APP), default_timeout=60)
+    reviewer.query_params["as"] = "reviewer"
+    reviewer.query_params["review"] = review
+    reviewer.run()
+    return on_page(reviewer, "review_queue")
+
+
 def markdown_text(app: AppTest) -> str:
     return "\n".join(block.value for block in app.markdown)
 
 
 def page_text(app: AppTest) -> str:
-    """What the page shows as Markdown and as plain text (untrusted text is plain: st.text)."""
-    return "\n".join([*(block.value for block in app.markdown), *(str(block.value) for block in app.text)])
+    """What the page shows as Markdown, as plain text (untrusted text is plain: st.text) and in
+    tables (a result's records are a table)."""
+    return "\n".join(
+        [
+            *(block.value for block in app.markdown),
+            *(str(block.value) for block in app.text),
+            *(frame.value.to_csv(index=False) for frame in app.dataframe),
+        ]
+    )
 
 
 def outbox(data: Path) -> list[dict[str, object]]:
@@ -114,6 +132,10 @@ def test_the_sidebar_keeps_who_you_are_across_pages(app_env: Path) -> None:
 
     assert app.sidebar.selectbox(key="user").value == "reviewer"
     assert any("Role: reviewer" in caption.value for caption in app.sidebar.caption)
+    assert any(
+        caption.value == "Planner: deterministic (offline, no language model)"
+        for caption in app.sidebar.caption
+    )
 
 
 # -- chat ----------------------------------------------------------------------------------
@@ -341,7 +363,7 @@ def test_a_decision_from_a_stale_page_is_refused_and_the_page_names_who_decided(
 
     assert not stale.exception
     # Still the review it had open, not the next one in the queue, and who decided it.
-    assert f"Review {markdown_literal(first)}" in [header.value for header in stale.subheader]
+    assert f"Review {markdown_literal(short_review(first))}" in [header.value for header in stale.subheader]
     assert any("decided by reviewer2" in warning.value for warning in stale.warning)
     assert [b for b in stale.button if b.key == f"approve-{first}"] == []
     review = services().ledger.require(first)
@@ -376,11 +398,7 @@ def test_a_review_link_opens_that_review_rather_than_the_oldest(app_env: Path) -
     ask(operator, "Send an email to bob@example.com saying second")
     newest = services().ledger.queue("pending")[-1].id
 
-    reviewer = AppTest.from_file(str(APP), default_timeout=60)
-    reviewer.query_params["as"] = "reviewer"
-    reviewer.query_params["review"] = newest
-    reviewer.run()
-    on_page(reviewer, "review_queue")
+    reviewer = linked_reviewer(newest)
 
     assert reviewer.selectbox(key="review_picker").value == newest
     assert "second" in page_text(reviewer)
@@ -522,6 +540,20 @@ def test_a_signed_in_user_gets_the_role_the_roster_gives_their_address(oidc_rost
     assert len(outbox(oidc_roster)) == 1
 
 
+def cookie_scripts(app: AppTest) -> list[str]:
+    """The identity-cookie scripts the page holds (st.html elements naming the cookie)."""
+    return [str(element.proto.body) for element in app.get("html") if COOKIE in element.proto.body]
+
+
+def test_only_local_mode_keeps_the_identity_in_a_cookie(oidc_roster: Path) -> None:
+    local = session("reviewer")
+    [script] = cookie_scripts(local)
+    assert 'encodeURIComponent("reviewer")' in script
+
+    signed_in = signed_in_session({"is_logged_in": True, "email": "grace@example.com"})
+    assert cookie_scripts(signed_in) == []
+
+
 def test_a_signed_in_user_missing_from_the_roster_can_do_nothing(oidc_roster: Path) -> None:
     operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com"})
     ask(operator, EMAIL)
@@ -560,5 +592,6 @@ def test_a_request_dressed_up_as_the_apps_own_markup_is_shown_literally_and_flag
         assert leaked == []
     assert DRESSED_UP in [str(block.value) for block in operator.text]
     assert DRESSED_UP in [str(block.value) for block in reviewer.text]
-    flags = reviewer.dataframe[1].value
-    assert any("imitates the app's own markup" in reason for reason in flags["reason"].tolist())
+    assert any(
+        markdown_literal("imitates the app's own markup") in block.value for block in reviewer.markdown
+    )

@@ -9,17 +9,24 @@ badges and colours are for Gatehouse's own facts only.
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from collections.abc import Callable
+from datetime import datetime, tzinfo
 from typing import Any
 
 import streamlit as st
 
 from gatehouse.errors import NotAllowedError, ThreadBusyError
+from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.operator_requests import ask
-from gatehouse.visible_text import visible_in
-from gatehouse.web import current_user, services
-from graph.runner import StepListener, new_thread_id
+from gatehouse.outcome import outcome_of
+from gatehouse.reader_time import readable_time
+from gatehouse.result_shape import ResultShape, shape_of
+from gatehouse.short_ids import short_review
+from gatehouse.visible_text import visible, visible_in
+from gatehouse.web import current_user, reader_zone, services
+from graph.runner import StepListener, TextListener, new_thread_id
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError
 
@@ -37,18 +44,57 @@ _BADGE = {
     "cancelled": ":gray-badge[withdrawn]",
     "error": ":red-badge[error]",
 }
-_SEVERITY = {"high": ":red[high]", "medium": ":orange[medium]", "low": ":gray[low]"}
 
 
 def show_flags(flags: list[dict[str, Any]]) -> None:
     for flag in flags:
-        severity = _SEVERITY.get(flag["severity"]) or markdown_literal(str(flag["severity"]))
-        st.markdown(
-            f"- {severity} {name_literal(str(flag['code']))}: {markdown_literal(str(flag['message']))}"
+        st.markdown(f"- {flag_markdown(flag)}")
+
+
+def show_outcome(review: dict[str, Any] | None) -> None:
+    """Who decided, when, the reason they gave and what they changed (before the call ran)."""
+    outcome = outcome_of(review, zone=reader_zone())
+    if outcome is None:
+        return
+    st.markdown(f"**{markdown_literal(outcome.headline)}**")
+    if outcome.reason:
+        st.caption("Reason given:")
+        show(outcome.reason)  # the reviewer's words: never markup
+    if outcome.changes:
+        st.caption("What the reviewer changed (- proposed, + what ran):")
+        for change in outcome.changes:
+            st.markdown(name_literal(change.name))
+            st.code(change.diff, language="diff", wrap_lines=True)
+
+
+def show_result(result: dict[str, Any], shape: ResultShape) -> None:
+    """The call's result as a person reads it: records as tables, text as text, the rest named;
+    the whole of it as JSON behind an expander. Every part is a server's data: literal."""
+    for table in shape.tables:
+        label = markdown_literal(table.title) if table.title else "Result"
+        if not table.rows:
+            st.caption(f"{label}: no items")
+            continue
+        if table.columns != ["field", "value"]:
+            st.caption(f"{label} · {table.total} row(s)")
+        # A table widget draws cells and headers as plain text (no Markdown), in key order.
+        st.dataframe(visible_in(table.rows), hide_index=True)
+        if table.left_out:
+            st.caption(f"{table.left_out} more row(s) not shown here: the raw result below has them.")
+    for text in shape.texts:
+        if text.title:
+            st.caption(markdown_literal(text.title))
+        show(text.body)
+    for other in shape.others:
+        st.caption(markdown_literal(other))
+    with st.expander("Raw result"):
+        st.code(
+            json.dumps(visible_in(result), indent=2, ensure_ascii=False), language="json", wrap_lines=True
         )
 
 
 def show_answer(output: dict[str, Any]) -> None:
+    result = output.get("result")
     # Tool output, flags and errors quote servers: control characters are shown, not hidden.
     output = visible_in(output)
     facts = [_BADGE.get(output["status"], output["status"])]
@@ -66,24 +112,37 @@ def show_answer(output: dict[str, Any]) -> None:
             + (", untrusted output" if summary.get("untrusted") else "")
         )
     st.markdown(" · ".join(facts))
-    show(output["response"])
     review = output.get("review")
+    show_outcome(review)
+    shape = shape_of(result)
+    if result and not shape.empty:
+        if output.get("composed"):
+            # A language model's answer written from the result: above the result it came from.
+            show(output["response"])
+        # The standard response says the same result in one sentence (the command line's form):
+        # here the result itself is shown, as tables and text.
+        show_result(result, shape)
+    else:
+        show(output["response"])
     if review and output["status"] == "needs_review":
         st.caption(
-            f"Review {markdown_literal(str(review['id']))}: a reviewer has to approve this before it runs."
+            f"Review {markdown_literal(short_review(str(review['id'])))}: a reviewer has to approve this "
+            "before it runs.",
+            help=f"Full id: {review['id']}",
         )
         show_flags(review.get("flags", []))
     elif review and review.get("flags"):
-        with st.expander(f"{len(review['flags'])} flag(s) from review {markdown_literal(str(review['id']))}"):
+        short = markdown_literal(short_review(str(review["id"])))
+        with st.expander(f"{len(review['flags'])} flag(s) from review {short}"):
             show_flags(review["flags"])
     for error in output.get("errors", []):
         st.markdown(f":red[:material/error: {markdown_literal(str(error))}]")
 
 
-def thread_label(conversation: Conversation | None) -> str:
+def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
     if conversation is None:
         return "New thread"
-    when = datetime.fromisoformat(conversation.updated_at).strftime("%d %b %H:%M")
+    when = datetime.fromisoformat(conversation.updated_at).astimezone(zone).strftime("%d %b %H:%M")
     status = (conversation.status or "").replace("_", " ")
     title = services().secrets.text(conversation.title)[:48]
     return f"{title} · {status} · {when}" if status else f"{title} · {when}"
@@ -99,6 +158,7 @@ def choose_thread(mine: list[Conversation]) -> str:
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else new_thread_id()
     current: str = st.session_state["thread"]
+    zone = reader_zone()  # read in this run: the picker formats its options later, too
     options = ([] if current in known else [current]) + list(known)
 
     def start_new() -> None:
@@ -116,7 +176,7 @@ def choose_thread(mine: list[Conversation]) -> str:
         "Your threads",
         options,
         key="thread_picker",
-        format_func=lambda thread: thread_label(known.get(thread)),
+        format_func=lambda thread: thread_label(known.get(thread), zone),
         on_change=reopen,
     )
     return current
@@ -138,11 +198,36 @@ _STEP_LABELS = {
 }
 
 
-def send(text: str, thread: str, user: str, on_step: StepListener | None = None) -> None:
+class StreamedAnswer:
+    """A language model's answer drawn as it is written (a preview: the stored answer replaces
+    it when the page is redrawn), with secrets hidden and nothing parsed as markup."""
+
+    def __init__(self, container: Any, hide_secrets: Callable[[str], str]) -> None:
+        self._container = container
+        self._hide_secrets = hide_secrets
+        self._slot: Any = None
+        self._text = ""
+
+    def add(self, piece: str) -> None:
+        if self._slot is None:
+            # Made at the first piece, so it sits below the steps already written.
+            self._slot = self._container.empty()
+        self._text += piece
+        # The whole text each time: a secret split across two pieces is still hidden.
+        self._slot.text(visible(self._hide_secrets(self._text)))
+
+
+def send(
+    text: str,
+    thread: str,
+    user: str,
+    on_step: StepListener | None = None,
+    on_text: TextListener | None = None,
+) -> None:
     """Run the message, then redraw the page from the stored conversation. A refusal is kept
     for the next run to show: it is not part of the thread."""
     try:
-        ask(services(), text, thread_id=thread, requester=user, on_step=on_step)
+        ask(services(), text, thread_id=thread, requester=user, on_step=on_step, on_text=on_text)
     except (ThreadBusyError, NotAllowedError) as exc:
         st.session_state["chat_notice"] = str(exc)
     st.rerun()
@@ -199,7 +284,8 @@ def render_message(message: Message) -> None:
     if message.role == "operator":
         with st.chat_message("user"):
             show(services().secrets.text(message.text or ""))
-            st.caption(f"{markdown_literal(message.author or '')} · {message.at[11:16]} UTC")
+            when = readable_time(message.at, zone=reader_zone())
+            st.caption(f"{markdown_literal(message.author or '')} · {markdown_literal(when)}")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
             show_answer(services().secrets.value(message.output or {}))
@@ -239,7 +325,13 @@ if text:
         with st.chat_message("user"):
             show(app.secrets.text(text))
         with st.status("Working on your request…", expanded=True) as progress:
-            send(text, thread, user, on_step=lambda step: progress.write(_STEP_LABELS.get(step, step)))
+            send(
+                text,
+                thread,
+                user,
+                on_step=lambda step: progress.write(_STEP_LABELS.get(step, step)),
+                on_text=StreamedAnswer(progress, app.secrets.text).add,
+            )
 
 with history_column:
     notice = st.session_state.pop("chat_notice", None)

@@ -1,7 +1,9 @@
 """Reviewers: the pending queue, one review in full, a decision, and the history.
 
 Each run reads one page of the queue and one page of the history (never the whole ledger),
-and the one review opened. Every decision goes through ReviewService.decide, which checks
+and the one review opened. The queue, its count and the open review's status refresh every
+few seconds by themselves (live_queue, a fragment: the argument form being edited is left
+alone); a review decided elsewhere is drawn again, saying who decided it, without buttons. Every decision goes through ReviewService.decide, which checks
 permission again: the page only hides the buttons a person may not use. Secrets are shown as
 ``***`` (policies/secrets.py); an argument left as shown keeps its real value when approved.
 
@@ -31,11 +33,15 @@ from gatehouse.argument_form import (
     schema_problems,
 )
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
+from gatehouse.live_queue import REFRESH_SECONDS, follow, page_count, pending_count, review_to_show
 from gatehouse.notification_panel import notification_status
+from gatehouse.reader_time import readable_time, table_time
 from gatehouse.review_commands import review_row
+from gatehouse.short_ids import short_review
 from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import current_user, services
+from gatehouse.web import current_user, reader_zone, services
 from mcp_host.errors import McpHostError
 from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
@@ -43,7 +49,6 @@ from reviews.ledger import Review
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
-_SEVERITY = {"critical": "CRITICAL", "high": "HIGH", "medium": "medium", "low": "low"}
 
 
 def hidden(text: str) -> str:
@@ -60,11 +65,13 @@ def time_left(seconds: int | None) -> str:
 
 
 def queue_table(rows: list[dict[str, Any]]) -> None:
+    zone = reader_zone()
+    # What a person scans first leads; the id comes last and short (the full one is in the
+    # review's details and its link).
     st.dataframe(
         [
             {
-                "review": r["id"],
-                "waiting since": r["created_at"][:16].replace("T", " "),
+                "waiting since": table_time(r["created_at"], zone),
                 "time left": time_left(r["seconds_left"]),
                 "category": r["category"] or "-",
                 "requester": r["requester"],
@@ -72,6 +79,7 @@ def queue_table(rows: list[dict[str, Any]]) -> None:
                 "capability": r["capability"],
                 "approvals": f"{len(r['approvals'])}/{r['required_approvals']}",
                 "flags": ", ".join(r["flags"]),
+                "review": short_review(r["id"]),
             }
             for r in rows
         ],
@@ -108,33 +116,26 @@ def show_definition(review: Review) -> None:
 
 
 def show_flags_and_rating(review: Review) -> None:
+    """Flags, the rule and the ratings, one after another at full width: each reason wraps
+    (never cut off in a table cell), and no column waits for a taller one beside it."""
     payload = review.payload
-    flags_column, rating_column = st.columns(2)
-    with flags_column:
-        st.markdown(f"**Validation flags** ({len(review.flags)})")
-        if review.flags:
-            st.dataframe(
-                [
-                    {
-                        "severity": _SEVERITY.get(f.get("severity", ""), f.get("severity")),
-                        "flag": f.get("code"),
-                        "reason": visible(hidden(str(f.get("message") or ""))),
-                    }
-                    for f in review.flags
-                ],
-                hide_index=True,
-                width="stretch",
-            )
-        st.markdown(f"Policy rule {markdown_literal(str(payload.get('matched_rule')))}:")
-        show(hidden(str(payload.get("explanation") or "")))
-        if payload.get("previous_capability"):
-            with st.expander("The definition before it changed"):
-                st.json(visible_in(services().secrets.value(payload["previous_capability"])))
-    with rating_column:
-        st.markdown("**The server's annotations** (its own claims)")
-        st.json(visible_in(review.capability.get("annotations") or {}), expanded=True)
-        st.markdown("**The policy's own rating**")
-        show("\n".join(f"- {reason}" for reason in payload.get("risk_reasons") or ["nothing risky found"]))
+    st.markdown(f"**Validation flags** ({len(review.flags)})")
+    for flag in review.flags:
+        st.markdown(flag_markdown(flag | {"message": hidden(str(flag.get("message") or ""))}))
+    st.markdown(f"Policy rule {markdown_literal(str(payload.get('matched_rule')))}:")
+    show(hidden(str(payload.get("explanation") or "")))
+    if payload.get("previous_capability"):
+        with st.expander("The definition before it changed"):
+            st.json(visible_in(services().secrets.value(payload["previous_capability"])))
+    st.markdown("**The policy's own rating**")
+    show("\n".join(f"- {reason}" for reason in payload.get("risk_reasons") or ["nothing risky found"]))
+    annotations = review.capability.get("annotations") or {}
+    st.markdown("**The server's annotations** (its own claims)")
+    # A server's words: one line, as text.
+    show(
+        " · ".join(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in annotations.items())
+        or "(none)"
+    )
 
 
 def show_preview(review: Review, arguments: dict[str, Any]) -> None:
@@ -153,6 +154,12 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             lines.append(f"Subject: {preview.subject}")
             show(hidden("\n".join(lines)))
             show(hidden(preview.body))
+    elif isinstance(preview, FileDiffPreview) and preview.new_file:
+        st.markdown(f"**Preview: a new file,** {markdown_literal(hidden(preview.path))}")
+        count = "1 line" if preview.lines_added == 1 else f"{preview.lines_added} lines"
+        st.caption(f"New file: it does not exist yet, and writing it creates it with {count}.")
+        if preview.diff:
+            st.code(visible(hidden(preview.diff)), language="diff", wrap_lines=True)
     elif isinstance(preview, FileDiffPreview):
         st.markdown(f"**Preview: the change to** {markdown_literal(hidden(preview.path))}")
         if preview.note:
@@ -165,7 +172,8 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
             st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
-            st.code(visible(hidden(preview.diff)), language="diff")
+            # Long lines wrap: a clipped line hides what the write puts at its end.
+            st.code(visible(hidden(preview.diff)), language="diff", wrap_lines=True)
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
@@ -319,7 +327,7 @@ def decide(
             output = result.run.final_output
             notice = (
                 "success",
-                f"Review {review.id} {result.review.status}. Outcome: {output.status}.",
+                f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.",
                 hidden(output.response),
             )
         st.session_state["review_notice"] = notice
@@ -331,14 +339,16 @@ def decide(
 def show_decided(review: Review) -> None:
     """A review opened on this page that is no longer pending: who decided it and when, in
     place of its decision buttons (another tab, another reviewer, or its deadline)."""
-    when = (review.decided_at or "")[:16].replace("T", " ")
+    zone = reader_zone()
     if review.status == "expired":
-        text = f"Review {review.id} expired at {review.expires_at[:16].replace('T', ' ')} UTC."
+        text = f"Review {short_review(review.id)} expired at {readable_time(review.expires_at, zone=zone)}."
     else:
         who = review.decided_by or "someone"
+        # A cancelled review was taken back by its requester (or an admin), not decided.
+        verb = "withdrawn" if review.status == "cancelled" else "decided"
         text = (
-            f"Review {review.id} was decided by {who}"
-            + (f" at {when} UTC" if when else "")
+            f"Review {short_review(review.id)} was {verb} by {who}"
+            + (f" at {readable_time(review.decided_at, zone=zone)}" if review.decided_at else "")
             + f" ({review.status})."
         )
     st.warning(markdown_literal(text), icon=":material/how_to_reg:")
@@ -351,12 +361,15 @@ def show_review(review: Review, user: str) -> None:
     payload = review.payload
     now = datetime.now(UTC)
     row = review_row(review, now)
-    st.subheader(f"Review {markdown_literal(review.id)}")
+    st.subheader(f"Review {markdown_literal(short_review(review.id))}", help=f"Full id: {review.id}")
+    asked = readable_time(review.created_at, zone=reader_zone())
     st.caption(
-        f"Asked by **{markdown_literal(review.requester)}** at {review.created_at[:19].replace('T', ' ')} UTC · "
+        f"Asked by **{markdown_literal(review.requester)}** at {asked} · "
         f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
         f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
     )
+    with st.expander("Details: full ids and link"):
+        st.code(f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}", language=None)
     if review.status != "pending":
         show_decided(review)
     st.markdown("**Request**")
@@ -385,16 +398,17 @@ def show_review(review: Review, user: str) -> None:
 
 
 def history_table(reviews: list[Review]) -> None:
+    zone = reader_zone()
     st.dataframe(
         [
             {
-                "review": r.id,
                 "status": r.status,
                 "decided by": r.decided_by or "-",
-                "decided at": (r.decided_at or "")[:19].replace("T", " "),
+                "decided at": table_time(r.decided_at, zone),
                 "requester": r.requester,
                 "capability": r.capability_key,
                 "reason": hidden(r.reason or ""),
+                "review": short_review(r.id),
             }
             for r in reviews
         ],
@@ -403,70 +417,99 @@ def history_table(reviews: list[Review]) -> None:
     )
 
 
+def reopen() -> None:
+    st.session_state["open_review"] = st.session_state["review_picker"]
+    st.query_params["review"] = st.session_state["open_review"]
+
+
+def review_picker(review: Review, queue: list[Review]) -> None:
+    """Which review is open: the one shown, or any on the queue page (a pick draws the page
+    again, see live_queue)."""
+    by_id = {review.id: review} | {r.id: r for r in queue}
+    # The picker follows the session's open review (set before the widget exists).
+    st.session_state["review_picker"] = st.session_state["open_review"] = review.id
+    st.selectbox(
+        "Open review",
+        list(by_id),
+        key="review_picker",
+        on_change=reopen,
+        format_func=lambda rid: (
+            f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {short_review(rid)}"
+            + ("" if by_id[rid].status == "pending" else f" · {by_id[rid].status}")
+        ),
+    )
+
+
+def live_queue(run: int) -> Review | None:
+    """The counts, the queue and the picker, read again every few seconds by themselves (a
+    fragment: the rest of the page, a half-edited argument form above all, stays as it is).
+
+    The open review is drawn by the page's full run ``run``, from the review returned here.
+    A refresh that finds it decided or changed elsewhere, or another one picked, or a first
+    one arrived, draws the whole page again (see gatehouse/live_queue.follow)."""
+    app = services()
+    pending = pending_count(app.reviews)
+    # The sidebar's count is the same number (gatehouse/web.py), refreshed at the same interval.
+    st.subheader(f"Pending ({pending})")
+    pages = page_count(pending, PAGE_SIZE)
+    page = 1
+    if pages > 1:
+        st.session_state["queue_page"] = min(int(st.session_state.get("queue_page", 1)), pages)
+        page = int(
+            st.number_input(
+                f"Page (of {pages}, oldest first)", min_value=1, max_value=pages, step=1, key="queue_page"
+            )
+        )
+    queue = app.ledger.queue("pending", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE) if pending else []
+    if queue:
+        queue_table([review_row(review) for review in queue])
+    else:
+        st.caption("Nothing waits for a decision.")
+    review = review_to_show(app.ledger, st.session_state.get("open_review"), queue)
+    if review is not None:
+        review_picker(review, queue)
+    drawn, redraw = follow(st.session_state.get("review_drawn"), run, review)
+    st.session_state["review_drawn"] = drawn
+    if redraw:
+        st.rerun()
+    return review
+
+
 st.title("Reviews")
 user = current_user()
 if user is None:
     st.info("Sign in (or pick who you are in the sidebar) to see the queue.")
     st.stop()
 app = services()
+live = st.toggle(
+    "Live updates",
+    value=True,
+    key="live_reviews",
+    help=f"The queue, both pending counts and the open review's status refresh every "
+    f"{REFRESH_SECONDS} s, without touching what you are typing. Off: they change when you act.",
+)
 notice = st.session_state.pop("review_notice", None)
 if notice:
     getattr(st, notice[0])(markdown_literal(notice[1]))
     if notice[2]:
         show(notice[2])
 
-app.reviews.sweep(recover=False)
-pending_total = app.ledger.count("pending")
-st.subheader(f"Pending ({pending_total})")
-# The review this session opened stays open once decided (here or elsewhere): the page says
-# who decided it instead of moving to another review.
 linked = st.query_params.get("review")
 if linked and st.session_state.get("linked_review") != linked:
-    # A link (?review=ID, e.g. from a notification) opens that review, once per link.
-    st.session_state["open_review"] = st.session_state["linked_review"] = linked
-opened: str | None = st.session_state.get("open_review")
-if pending_total:
-    pages = (pending_total + PAGE_SIZE - 1) // PAGE_SIZE
-    page = (
-        st.number_input(f"Page (of {pages}, oldest first)", min_value=1, max_value=pages, value=1, step=1)
-        if pages > 1
-        else 1
-    )
-    queue = app.ledger.queue("pending", limit=PAGE_SIZE, offset=(int(page) - 1) * PAGE_SIZE)
-    queue_table([review_row(review) for review in queue])
-else:
-    queue = []
-    st.caption("Nothing waits for a decision.")
-by_id = {review.id: review for review in queue}
-if opened is not None and opened not in by_id:
+    # A link (?review=ID, e.g. from a notification) opens that review, once per link; the
+    # short id shown on screen works too when it names one review only.
+    st.session_state["linked_review"] = linked
     try:
-        by_id = {opened: app.ledger.require(opened)} | by_id
-    except ReviewError:
-        opened = None
-
-
-def reopen() -> None:
-    st.session_state["open_review"] = st.session_state["review_picker"]
-    st.query_params["review"] = st.session_state["open_review"]
-
-
-if by_id:
-    if opened is not None:
-        # The picker follows the session's open review (set before the widget exists).
-        st.session_state["review_picker"] = opened
-    chosen = st.selectbox(
-        "Open review",
-        list(by_id),
-        key="review_picker",
-        on_change=reopen,
-        format_func=lambda rid: (
-            f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {rid}"
-            + ("" if by_id[rid].status == "pending" else f" · {by_id[rid].status}")
-        ),
-    )
-    st.session_state["open_review"] = chosen
-    if chosen:
-        show_review(by_id[chosen], user)
+        st.session_state["open_review"] = app.ledger.resolve_id(linked)
+    except ReviewError as exc:
+        st.warning(markdown_literal(f"The link names no review to open: {exc}"))
+# The review this session opened stays open once decided (here or elsewhere): the page says
+# who decided it instead of moving to another review.
+run = st.session_state["reviews_run"] = int(st.session_state.get("reviews_run", 0)) + 1
+refreshing = st.fragment(live_queue, run_every=REFRESH_SECONDS if live else None)
+opened = refreshing(run)
+if opened is not None:
+    show_review(opened, user)
 
 st.subheader(f"Decided ({app.ledger.count_decided()})")
 history = app.ledger.history(limit=HISTORY_SIZE)

@@ -10,6 +10,7 @@ import json
 import streamlit as st
 
 from gatehouse.literal import markdown_literal
+from gatehouse.short_ids import short_thread
 from gatehouse.visible_text import visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
@@ -34,7 +35,9 @@ with picked_column:
     thread = st.selectbox(
         "Thread",
         choices,
-        format_func=lambda t: f"{app.secrets.text(recent[t].title)[:60]} · {recent[t].owner} · {t[:8]}",
+        format_func=lambda t: (
+            f"{app.secrets.text(recent[t].title)[:60]} · {recent[t].owner} · {short_thread(t)}"
+        ),
         index=0 if choices else None,
         placeholder="No threads yet: ask something on the Chat page",
     )

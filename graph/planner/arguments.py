@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph.planner.text import STOPWORDS
+from graph.planner.zones import zone_mentions
 
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])""")
@@ -38,8 +39,11 @@ _PERSON = re.compile(r"\b(?i:greet|hello|hi|welcome|named|called|to)\s+([A-Z][\w
 
 _EMAIL_NAMES = frozenset({"to", "recipient", "recipients", "email", "address", "email_address", "cc", "bcc"})
 _PATH_NAMES = frozenset(
-    {"path", "file", "filename", "file_name", "file_path", "filepath", "source", "target"}
-)
+    {"path", "file", "filename", "file_name", "file_path", "filepath", "source", "target", "destination",
+     "dest", "src", "repo_path", "repository"}
+)  # fmt: skip
+_TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 _DIR_NAMES = frozenset({"dir", "directory", "folder"})
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
 _SUBJECT_NAMES = frozenset({"subject", "title"})
@@ -53,6 +57,8 @@ class Extraction:
     missing: list[str] = field(default_factory=list)
     # Why each value was taken, shown to reviewers beside the value.
     sources: dict[str, str] = field(default_factory=dict)
+    # The words of the request (or of the operator's answer) each value was read from.
+    evidence: dict[str, str] = field(default_factory=dict)
     # Values the text stated that do not fit the schema: never passed on, always reported.
     invalid: dict[str, str] = field(default_factory=dict)
 
@@ -142,9 +148,13 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
 
 
 def _number_near(name: str, text: str) -> str | None:
+    """A number written right after the property's name ("limit 5") or right before it ("5 steps")."""
     label = "|".join(re.escape(v) for v in _name_variants(name))
     match = re.search(rf"\b(?:{label})\s*(?:#|no\.?|number)?\s*(-?\d+(?:\.\d+)?)\b", text, re.IGNORECASE)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1)
+    before = re.search(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s+(?:{label})s?\b", text, re.IGNORECASE)
+    return before.group(1) if before else None
 
 
 def _unquote(value: str) -> str:
@@ -154,16 +164,117 @@ def _unquote(value: str) -> str:
     return value
 
 
+def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | None:
+    """The IANA zone a time-zone property is given: after "from" for a source, after "to" or
+    "in" for a target, the only one named otherwise."""
+    mentions = [m for m in zone_mentions(text) if m.words not in used]
+    if not mentions:
+        return None
+
+    def after(*leads: str) -> list[Any]:
+        return [
+            m for m in mentions if re.search(rf"\b(?:{'|'.join(leads)})\s+$", text[: m.start], re.IGNORECASE)
+        ]
+
+    towards = after("to", "into")
+    if "source" in key or "from" in key:
+        # Without "from", the first of two zones is where the time is; one zone alone written
+        # after "to" is the target's, never the source's.
+        source = after("from") or (
+            mentions[:1] if len(mentions) >= 2 else [m for m in mentions if m not in towards]
+        )
+        if not source:
+            return None
+        chosen = source[0]
+    elif "target" in key or "dest" in key or key.startswith("to"):
+        target = towards or (mentions[-1:] if len(mentions) >= 2 else after("in"))
+        if not target:
+            return None
+        chosen = target[0]
+    elif len(mentions) == 1:
+        chosen = mentions[0]
+    else:
+        return None
+    return chosen.zone, f"time zone named in the request ({chosen.words})", chosen.words
+
+
+def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
+    """A time of day as HH:MM, with the words it was read from ("14:30", "9am")."""
+    for match in _TIME_OF_DAY.finditer(text):
+        if match.group(0) in used:
+            continue
+        if match.group(1) is not None:
+            return f"{int(match.group(1)):02d}:{match.group(2)}", match.group(0)
+        hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
+        return f"{hour:02d}:00", match.group(0)
+    return None
+
+
+def _described_options(shape: dict[str, Any]) -> list[str]:
+    """Choices a description lists in quotes ("local branches ('local'), remote ('remote') or
+    all ('all')"): an enum the schema did not declare. Three or more, so an example is not one."""
+    if "string" not in _types(shape):
+        return []
+    options = re.findall(r"\('([\w-]+)'\)|\(\"([\w-]+)\"\)", str(shape.get("description") or ""))
+    found = list(dict.fromkeys(a or b for a, b in options))
+    return found if len(found) >= 3 else []
+
+
+# A glob has a * (or a ? inside a word: a question mark ending a sentence is not one).
+_GLOB = re.compile(r"(?<!\S)([\w./-]*(?:\*|\?(?=[\w.*]))[\w.*?/-]*)")
+_REVISION = re.compile(r"\b(HEAD(?:[~^]\d*)*(?::[\w./-]+)?|[0-9a-f]{7,40})\b")
+_NAMED = re.compile(r"\b(?:named|called)\s+[\"'“]?([\w][\w./-]*)")
+_COUNT = re.compile(r"\b(?:first|last|top|latest|newest|recent)\s+(\d+)\b", re.IGNORECASE)
+_COUNT_NAMES = frozenset(
+    {"limit", "count", "max_count", "max", "max_results", "top", "n", "size", "page_size"}
+)
+_TOPIC = re.compile(r"\b(?:on|about|regarding)\s+(?:the\s+)?(.+?)[.?!]?$", re.IGNORECASE)
+
+
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
     types = _types(shape)
+    description = str(shape.get("description") or "").lower()
+    if key == "pattern" or key.endswith("_pattern") or "glob" in description:
+        glob = next((g for g in _GLOB.findall(text) if g not in used), None)
+        return (glob, "pattern in the request") if glob else None
+    if key in {"revision", "rev", "ref", "commit", "sha"}:
+        revision = next((r for r in _REVISION.findall(text) if r not in used), None)
+        return (revision, "revision in the request") if revision else None
+    if key.endswith("name") and key not in _PERSON_NAMES and "string" in types:
+        named = _NAMED.search(text)
+        if named and named.group(1) not in used:
+            return named.group(1).rstrip(".,;:!?"), "the name after 'named'"
+    if key in {"topic", "subject_matter", "theme"}:
+        topic = _TOPIC.search(text)
+        if topic:
+            return topic.group(1).strip(), "text after 'on'"
+    if "zone" in key or key in {"tz", "timezone"} or "iana" in description:
+        zone = _zone_value(key, text, used)
+        return (zone[0], zone[1]) if zone else None
+    if shape.get("format") in {"date", "date-time"}:
+        for date in _DATE.finditer(text):
+            if date.group(0) not in used:
+                return date.group(0), "date in the request"
+        return None
+    if key == "time" or key.endswith("_time"):
+        found = _time_of_day(text, used)
+        return (found[0], f"time of day in the request ({found[1]})") if found else None
     if key in _EMAIL_NAMES or shape.get("format") == "email":
         if "array" in types and key in {"cc", "bcc"}:
             return None  # copies are only taken when stated as key=value
         for address in _EMAIL.findall(text):
             if address not in used:
                 return address, "e-mail address in the request"
+    if key in {"repo_path", "repository", "repo", "directory", "dir", "folder", "root"}:
+        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
+        # A folder is a path whose last part has no extension (a repository, a directory).
+        for path in _SLASH_PATH.findall(plain):
+            cleaned = path.rstrip(".,;:!?")
+            if cleaned and cleaned not in used and not re.search(r"\.\w{1,8}$", cleaned):
+                return cleaned, "folder path in the request"
+        return None
     if key in _PATH_NAMES or key.endswith("_path") or key.endswith("_file"):
         plain = _URI.sub(" ", _EMAIL.sub(" ", text))
         for path in _PATH.findall(plain):
@@ -185,8 +296,13 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         near = _number_near(name, text) or _number_near(name.removesuffix("_id"), text)
         if near is not None:
             return near, f"number after '{name}'"
+        if key in _COUNT_NAMES:
+            count = _COUNT.search(text)
+            if count:
+                return count.group(1), f"'{count.group(0)}' in the request"
         if key == "id" or key.endswith("_id"):
-            numbers = [n for n in _NUMBER.findall(text) if n not in used]
+            # "the first 5 tickets": a number after first, last or top is a count, not an id.
+            numbers = [n for n in _NUMBER.findall(_COUNT.sub(" ", text)) if n not in used]
             if len(numbers) == 1:
                 return numbers[0], "the only number in the request"
         return None
@@ -232,14 +348,18 @@ def extract_arguments(
     result = Extraction()
     used: set[str] = set()
 
-    def take(name: str, raw: Any, reason: str, schema: dict[str, Any]) -> None:
+    def take(name: str, raw: Any, reason: str, schema: dict[str, Any], words: str | None = None) -> None:
         try:
             result.arguments[name] = coerce(raw, schema)
         except _Coercion as exc:
             result.invalid[name] = str(exc)
             return
         result.sources[name] = reason
+        # The words the value was read from: the value itself, or what it was normalised from.
+        result.evidence[name] = words if words is not None else str(raw)
         used.add(str(raw))
+        if words is not None:
+            used.add(words)
 
     for name, schema in properties.items():
         if not isinstance(schema, dict):
@@ -249,7 +369,7 @@ def extract_arguments(
         if explicit is not None:
             take(name, explicit, f"'{name}=' in the request", schema)
             continue
-        enum = shape.get("enum")
+        enum = shape.get("enum") or _described_options(shape)
         if isinstance(enum, list) and enum:
             option = _enum_value(name, enum, full_text)
             if option is not None:
@@ -257,7 +377,8 @@ def extract_arguments(
             continue
         found = _role_value(name, shape, full_text, used)
         if found is not None:
-            take(name, found[0], found[1], schema)
+            cited = re.search(r"\(([^()]+)\)$", found[1])
+            take(name, found[0], found[1], schema, cited.group(1) if cited else None)
 
     # A bare reply to a question about one argument is that argument's value.
     if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):
@@ -277,6 +398,23 @@ def extract_arguments(
         take(
             open_required[0], unused_quotes[0], "the quoted text in the request", properties[open_required[0]]
         )
+
+    # As many numbers stated as required numeric properties left open: they are those, in the
+    # order both are written ("the sum of 3 and 5" gives a=3, b=5).
+    open_numbers = [
+        n
+        for n in required
+        if n not in result.arguments
+        and n in properties
+        and _types(property_shape(properties[n])) & {"integer", "number"}
+    ]
+    if open_numbers:
+        # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
+        plain = _REVISION.sub(" ", _TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
+        stated = [n for n in _NUMBER.findall(plain) if n not in used]
+        if len(stated) == len(open_numbers):
+            for name, number in zip(open_numbers, stated, strict=True):
+                take(name, number, "number in the request", properties[name])
 
     result.missing = [name for name in required if name not in result.arguments]
     return result

@@ -22,12 +22,25 @@ _GENERAL_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _SMALL_TALK = re.compile(
-    r"^\s*(hi|hello|hey|thanks|thank\s+you|good\s+(morning|afternoon|evening)|ok(ay)?|bye)\b[\s!.?]*$",
+    r"^\s*(hi|hello|hey|thanks|thank\s+you|good\s+(morning|afternoon|evening)|ok(ay)?|bye|cheers)\b"
+    r"[\s!.,?]*(?:(?:that'?s|that\s+is)\s+all(?:\s+for\s+now)?|see\s+you|have\s+a\s+nice\s+day)?[\s!.?]*$",
     re.IGNORECASE,
 )
 # Things that only make sense as arguments to an operation.
 _OPERATIONAL_VALUE = re.compile(
     r"\S+@\S+\.\w+|\b\w+://\S+|\b[\w-]+\.[a-z0-9]{1,8}\b|#\d+|\b\w+\s*=\s*\S+|\"[^\"]+\"",
+    re.IGNORECASE,
+)
+# Two numbers with an operation between them ("3 plus 5", "add 12 and 30") are a calculation
+# a server may offer, not general knowledge.
+_CALCULATION = re.compile(
+    r"-?\d+(?:\.\d+)?\s*(?:[-+*/x×÷]|plus|minus|times|divided by|and|to)\s*-?\d+(?:\.\d+)?",
+    re.IGNORECASE,
+)
+# Writing for the person ("write a haiku", "compose a poem") is an answer, not a file to write.
+_CREATIVE = re.compile(
+    r"^\s*(?:please\s+)?(?:write|compose|draft|tell)\s+(?:me\s+)?(?:a|an|some)\s+"
+    r"(?:short\s+|funny\s+|little\s+)?(?:haiku|poem|story|joke|limerick|song|sonnet|riddle|essay|slogan)s?\b",
     re.IGNORECASE,
 )
 _ACTION_CONCEPTS = frozenset(
@@ -56,11 +69,13 @@ class IntentDecision:
 
 def classify(text: str) -> IntentDecision:
     found = concepts(text)
-    has_value = bool(_OPERATIONAL_VALUE.search(text))
+    has_value = bool(_OPERATIONAL_VALUE.search(text) or _CALCULATION.search(text))
     has_action = bool(found & _ACTION_CONCEPTS)
     has_record = any(stem(word) in _RECORD_NOUNS for word in words(text))
     if _SMALL_TALK.match(text):
         return IntentDecision("answer_without_mcp", "none", "small talk needs no external capability")
+    if _CREATIVE.match(text) and not has_value:
+        return IntentDecision("answer_without_mcp", "none", "a request to write something for the person")
     if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record):
         return IntentDecision(
             "answer_without_mcp", "none", "a general question with no file, record, address or action named"

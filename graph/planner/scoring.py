@@ -9,18 +9,20 @@ against it. Preferred servers get a bonus, never a free pass: a weak match stays
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
 from graph.planner.arguments import extract_arguments, property_shape
 from graph.planner.text import (
-    ACTION_CONCEPTS,
     STOPWORDS,
     concepts,
     concepts_of_words,
     split_identifier,
+    stem,
     words,
 )
 
@@ -28,6 +30,16 @@ if TYPE_CHECKING:
     from mcp_host.manifest import Capability
 
 NAME_WEIGHT = 3.0
+# A name's generic verb (list, read, search) says less than its object: "show the staged
+# changes" is about staged changes more than about showing.
+NAME_VERB_WEIGHT = 1.5
+_VERB_CONCEPTS = frozenset({"list", "read", "search"})
+# Verbs a read's name starts with that say nothing about what it reads (get_x, fetch_x).
+# (list and read are operations of their own: "read" in read_file is a narrowing; a search
+# without a filter lists.)
+_GENERIC_READ_VERBS = frozenset(
+    {"get", "show", "fetch", "view", "display", "retrieve", "search", "find", "query", "lookup"}
+)
 SERVER_WEIGHT = 1.5
 PARAMETER_WEIGHT = 1.0
 ENUM_WEIGHT = 1.0
@@ -40,14 +52,79 @@ PREFERRED_SERVER = 2.5
 UNBOUNDED_LISTING = -2.0
 STATED_ARGUMENT = 1.5
 URI_MATCH = 5.0
-ACTION_MISMATCH = -4.0
+ACTION_MISMATCH = -6.0
+ACTION_MATCH = 1.5
+# A capability that acts, for a request that only reads: never chosen, whatever else matched.
+READ_REQUEST_ACTING_TOOL = -100.0
+# How much of a match's weight holds for a word every capability shares (1 for one unique to
+# a capability): a common word still counts, a distinctive one counts for more.
+COMMON_WORD_SHARE = 0.4
 UNMATCHED_NAME_WORD = -1.5
-MISSING_ARGUMENT = -0.5
+# Even a word many capabilities share narrows a name (list_allowed_directories is not a listing).
+UNMATCHED_FLOOR = 0.6
+MISSING_ARGUMENT = -0.75
+LITERAL_NAME_WORD = 0.5
+UNKNOWN_WORD = -0.75
+# Paths and file names are values, not words of the request (/tmp/eval-runs/x).
+_PATHS = re.compile(r"\S*/\S*|\S+\.\w{1,8}\b")
+# Words of a request that say how, not what: they are not expected in any capability.
+_FILLER = frozenset(
+    "just only also now right today current currently please thanks thank tell know let like want need give "
+    "show see look find get make use using into under over about within inside there exist exists anything "
+    "something everything every whole entire first last next new old recent latest one two three both each "
+    "say says said contents content called named whether which does happen".split()
+)
+# Every required argument stated: the request was written for this capability.
+COMPLETE_ARGUMENTS = 1.0
+DEPRECATED = -2.0
+_DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
 
 _KIND_OF_TYPE = {"tool": "tool", "resource": "resource", "resource_template": "resource", "prompt": "prompt"}
 _UNBOUNDED_WORDS = re.compile(
     r"\b(legacy|every|no filters?|no paging|unpaginated|all records)\b", re.IGNORECASE
 )
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """How many capabilities of the manifest use each concept (in their name, description or
+    parameters): the rarer a concept, the more a request naming it says about which one."""
+
+    document_frequency: dict[str, int]
+    size: int
+
+    @classmethod
+    def of(cls, capabilities: list[Capability]) -> Vocabulary:
+        counts: dict[str, int] = {}
+        for capability in capabilities:
+            for concept in _concepts_of_capability(capability):
+                counts[concept] = counts.get(concept, 0) + 1
+        return cls(counts, len(capabilities))
+
+    def weight(self, concept: str) -> float:
+        """From COMMON_WORD_SHARE (every capability has it) to 1 (only one has it)."""
+        if self.size <= 1:
+            return 1.0
+        seen = max(self.document_frequency.get(concept, 1), 1)
+        rarity = math.log(self.size / seen) / math.log(self.size)
+        return COMMON_WORD_SHARE + (1 - COMMON_WORD_SHARE) * rarity
+
+    def total(self, concepts_found: set[str] | frozenset[str]) -> float:
+        return sum(self.weight(concept) for concept in concepts_found)
+
+
+def _concepts_of_capability(capability: Capability) -> frozenset[str]:
+    found = set(concepts_of_words([w for w in split_identifier(capability.name) if w not in STOPWORDS]))
+    found |= _concepts_of_description(capability.description)
+    found |= concepts_of_words(split_identifier(capability.server))
+    for name, schema in capability.properties.items():
+        found |= concepts_of_words(split_identifier(name))
+        shape = property_shape(schema) if isinstance(schema, dict) else {}
+        found |= _concepts_of_description(str(shape.get("description") or ""))
+        enum = shape.get("enum")
+        if isinstance(enum, list):
+            found |= concepts_of_words([str(v).lower() for v in enum])
+    return frozenset(found)
 
 
 @dataclass
@@ -77,8 +154,13 @@ def _uri_matches(capability: Capability, text: str) -> bool:
 
 
 def score_capability(
-    capability: Capability, text: str, operation_type: str, preferences: list[str]
+    capability: Capability,
+    text: str,
+    operation_type: str,
+    preferences: list[str],
+    vocabulary: Vocabulary | None = None,
 ) -> ScoredCapability:
+    vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
     scored = ScoredCapability(capability, 0.0)
 
@@ -90,23 +172,54 @@ def score_capability(
     name_concepts = concepts_of_words(name_words)
     name_hits = sorted(name_concepts & wanted)
     if name_hits:
-        add(NAME_WEIGHT * len(name_hits), f"name matches {', '.join(name_hits)}")
+        nouns = {c for c in name_hits if c not in _VERB_CONCEPTS}
+        verbs = set(name_hits) - nouns
+        points = NAME_WEIGHT * vocabulary.total(nouns) + NAME_VERB_WEIGHT * vocabulary.total(verbs)
+        add(points, f"name matches {', '.join(name_hits)}")
         # A name that says more than the request asked for is a narrower fit:
         # "list files" is list_directory, not list_allowed_directories.
-        unmatched = [w for w in name_words if not concepts_of_words([w]) & wanted]
+        # Not counted: the server's own name repeated (git_log) and a generic read verb (get_x),
+        # which the request's action already covers. A common word narrows less than a rare one.
+        server_words = set(split_identifier(capability.server))
+        unmatched = [
+            w
+            for w in name_words
+            if not concepts_of_words([w]) & wanted and w not in server_words and w not in _GENERIC_READ_VERBS
+        ]
         if unmatched:
-            add(UNMATCHED_NAME_WORD * len(unmatched), f"name also says {', '.join(unmatched)}")
-    if concepts_of_words(split_identifier(capability.server)) & wanted:
+            penalty = sum(
+                max(vocabulary.weight(c), UNMATCHED_FLOOR)
+                for w in unmatched
+                for c in sorted(concepts_of_words([w]))[:1]
+            )
+            add(UNMATCHED_NAME_WORD * penalty, f"name also says {', '.join(unmatched)}")
+        # The request's own word in the name (read for read_text_file) beats a synonym (get).
+        literal = sorted({stem(w) for w in name_words} & _stems_of_request(text))
+        if literal:
+            add(
+                LITERAL_NAME_WORD * vocabulary.total(set(concepts_of_words(literal))),
+                f"name says {', '.join(literal)} as asked",
+            )
+    # The server by its own name ("in git", "from memory"), not by a synonym: a server called
+    # "files" is not named by every request about a folder.
+    if {stem(w) for w in split_identifier(capability.server)} & _stems_of_request(text):
         add(SERVER_WEIGHT, f"server {capability.server} named")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
-        add(PARAMETER_WEIGHT * min(len(param_hits), 3), f"parameters {', '.join(param_hits)} named")
+        param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
+        add(
+            PARAMETER_WEIGHT * min(vocabulary.total(param_concepts), 3.0),
+            f"parameters {', '.join(param_hits)} named",
+        )
     enum_hits = _stated_enum_values(capability, wanted)
     if enum_hits:
         add(ENUM_WEIGHT * min(len(enum_hits), 3), f"values {', '.join(enum_hits)} stated")
     description_hits = _concepts_of_description(capability.description) & wanted
     if description_hits:
-        add(min(DESCRIPTION_WEIGHT * len(description_hits), DESCRIPTION_CAP), "description matches")
+        add(
+            min(DESCRIPTION_WEIGHT * 2 * vocabulary.total(description_hits), DESCRIPTION_CAP),
+            f"description mentions {', '.join(sorted(description_hits))}",
+        )
     if _uri_matches(capability, text):
         add(URI_MATCH, "URI named in the request")
 
@@ -114,18 +227,29 @@ def score_capability(
     # is about; without a word pointing at this one they must not lift it over the threshold.
     topical = bool(scored.reasons)
     kind = _KIND_OF_TYPE[capability.type]
+    asked = request_action(text)
     if operation_type == kind:
         add(KIND_MATCH, f"a {kind} was asked for")
     elif kind == "prompt":
         add(UNREQUESTED_PROMPT, "a prompt, but none was asked for")
+    elif kind == "resource" and operation_type == "tool" and asked.reads_only:
+        # Nobody says "resource": to someone who asks to read, a resource serves like a tool.
+        add(KIND_MATCH, "a read, as asked")
     elif operation_type in {"tool", "resource"}:
         add(KIND_MISMATCH, f"a {kind}, but a {operation_type} was asked for")
-    acts = name_concepts & ACTION_CONCEPTS
-    asked = wanted & ACTION_CONCEPTS
-    if acts and not acts & asked:
-        add(ACTION_MISMATCH, f"it would {', '.join(sorted(acts))}, which the request does not ask for")
-    elif asked and not acts & asked:
-        add(ACTION_MISMATCH, f"the request asks to {', '.join(sorted(asked))}, which it does not do")
+    does = capability_action(capability)
+    opens_with_its_verb = _opens_with_name_verb(capability, text)
+    if does.acts and asked.reads_only and opens_with_its_verb:
+        # A verb no word list knows, said as an order and named by the tool: "uproot the basil".
+        add(ACTION_MATCH, f"the request opens with its verb ({opens_with_its_verb})")
+    elif does.acts and asked.reads_only:
+        add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
+    elif asked.categories and not does.acts:
+        add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
+    elif asked.categories and does.categories & asked.categories:
+        add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
+    elif asked.categories:
+        add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
     if capability.server in preferences:
         add(PREFERRED_SERVER, f"server {capability.server} preferred")
     if is_unbounded_listing(capability):
@@ -137,6 +261,14 @@ def score_capability(
         add(STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}")
     if extraction.missing:
         add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
+    elif stated_required:
+        add(COMPLETE_ARGUMENTS, "request states everything it needs")
+    if _DEPRECATED.search(capability.description):
+        add(DEPRECATED, "its server marks it deprecated")
+    unknown = _unknown_words(text, vocabulary)
+    if unknown:
+        # The request is about things no configured capability mentions (a pizza, the lights).
+        add(UNKNOWN_WORD * min(len(unknown), 3), f"no capability mentions {', '.join(unknown)}")
     if not topical and scored.score > 0:
         scored.reasons.append(f"capped at 0: nothing in the request refers to {capability.key}")
         scored.score = 0.0
@@ -148,6 +280,38 @@ def score_capability(
 @lru_cache(maxsize=256)
 def _concepts_of_request(text: str) -> frozenset[str]:
     return frozenset(concepts(text))
+
+
+def _opens_with_name_verb(capability: Capability, text: str) -> str | None:
+    """The capability's first name word, when the request opens with it as its verb."""
+    name_words = [
+        w for w in split_identifier(capability.name) if w not in split_identifier(capability.server)
+    ]
+    verb = leading_verb(text)
+    # Only a verb no table knows: a known one ("add" in "add up two numbers") was already read.
+    if name_words and verb is not None and not is_known_verb(verb) and stem(verb) == stem(name_words[0]):
+        return verb
+    return None
+
+
+def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:
+    """Content words of the request that no capability of the manifest uses, in any form."""
+    unknown = []
+    # A capitalised word inside a sentence is a name (Bob, Acme): a value, not a topic.
+    names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
+    for word in words(_PATHS.sub(" ", text)):
+        if word in names:
+            continue
+        if len(word) < 3 or word.isdigit() or word in _FILLER:
+            continue
+        if not concepts_of_words([word]) & vocabulary.document_frequency.keys():
+            unknown.append(word)
+    return sorted(set(unknown))
+
+
+@lru_cache(maxsize=256)
+def _stems_of_request(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text))
 
 
 @lru_cache(maxsize=4096)
@@ -173,8 +337,9 @@ def rank(
 ) -> list[ScoredCapability]:
     """Every capability not excluded, best first; ties broken by key so the order is stable."""
     excluded = exclude or set()
+    vocabulary = Vocabulary.of(capabilities)
     scored = [
-        score_capability(capability, text, operation_type, preferences)
+        score_capability(capability, text, operation_type, preferences, vocabulary)
         for capability in capabilities
         if capability.key not in excluded
     ]

@@ -69,6 +69,45 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "welcome": ("greet",),
     "prompt": ("prompt",),
     "template": ("prompt",),
+    # General English and computing synonyms and abbreviations (no server's own words).
+    "print": ("list", "read"),
+    "env": ("environment",),
+    "environment": ("environment",),
+    "repo": ("repository",),
+    "repository": ("repository",),
+    "info": ("info",),
+    "information": ("info",),
+    "metadata": ("info",),
+    "detail": ("info",),
+    # A label is a concept: a word that is one ("create") must map to itself, or its stem
+    # ("creat") would not meet the synonyms that point at it.
+    "create": ("create",),
+    "make": ("create",),
+    "remember": ("create",),
+    "record": ("create",),
+    "forget": ("delete",),
+    "dump": ("read", "list"),
+    "date": ("date", "time"),
+    "today": ("current",),
+    "history": ("log",),
+    "recent": ("log",),
+    "latest": ("log",),
+    "last": ("log",),
+    "log": ("log",),
+    "clock": ("time",),
+    "now": ("current",),
+    "timezone": ("timezone", "time"),
+    "tz": ("timezone", "time"),
+    "zone": ("timezone",),
+    "plus": ("sum", "add"),
+    "sum": ("sum", "add"),
+    "total": ("sum",),
+    "add": ("add", "sum"),
+    "addition": ("sum",),
+    "tree": ("tree",),
+    "recursive": ("tree",),
+    "size": ("size",),
+    "open": ("read",),
     "document": ("document",),
     "doc": ("document",),
     "report": ("document",),
@@ -76,11 +115,6 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "handbook": ("document",),
     "manual": ("document",),
 }
-
-
-# Concepts that change something. A capability that acts must be asked for that action, and a
-# request for an action is not served by a capability that only reads.
-ACTION_CONCEPTS = frozenset({"write", "update", "delete", "send"})
 
 
 @lru_cache(maxsize=8192)  # vocabulary is small and repeats: every request scores every description
@@ -126,8 +160,14 @@ def concepts_of_words(tokens: list[str]) -> set[str]:
 _FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])")
 
 
+# "What's in the reports folder?" asks for a listing though no word says list.
+_WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
+
+
 def concepts(text: str) -> set[str]:
     found = concepts_of_words(words(text))
+    if _WHATS_IN.search(text):
+        found.add("list")
     if _FILE_NAME.search(_VALUE_TOKENS.sub(" ", text)):
         found.add("file")
     return found

@@ -77,7 +77,13 @@ def test_released_output_shows_every_sequence_as_a_visible_escape_and_forges_no_
     # The server's own "status:" lines stay inside the response, indented under it.
     first = next(line for line in printed.out.splitlines() if line.lstrip().startswith("status:"))
     assert first == "status:   ok"
-    assert all(line.startswith(" ") for line in printed.out.splitlines()[3:]), printed.out
+    lines = printed.out.splitlines()
+    response = lines.index(next(line for line in lines if line.startswith("response:")))
+    fields = [line.split(":")[0] for line in lines if not line.startswith(" ")]
+    # Each field once, at the margin; every line of the server's text is indented under it.
+    assert fields == list(dict.fromkeys(fields)), printed.out
+    assert lines[response + 1].startswith(" "), printed.out
+    assert [line for line in lines if line.startswith("status:")] == ["status:   ok"], printed.out
 
 
 def test_json_output_escapes_c1_and_line_separators_and_keeps_the_text_exact(board: Gatehouse) -> None:

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol
@@ -51,6 +51,11 @@ CHROMIUM_ARGS = (
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 )
 VIEWPORT: ViewportSize = {"width": 1280, "height": 900}  # wide enough for the sidebar to stay open
+# The zone every test browser reports, whatever this machine's zone is; the pages show times in
+# it. Not UTC, the pages' fallback, so a page that ignores the browser's zone shows up; Japan
+# keeps no daylight saving time, so its times are always named JST.
+BROWSER_ZONE = "Asia/Tokyo"
+BROWSER_ZONE_NAME = "JST"
 
 START_SECONDS = 60.0  # until /_stcore/health answers "ok"
 STOP_SECONDS = 10.0  # after SIGTERM, before SIGKILL
@@ -144,24 +149,30 @@ def log_tail(log: Path, lines: int = LOG_TAIL_LINES) -> str:
 
 
 def app_environment(
-    folder: Path, *, db_url: str | None = None, shipped_servers: bool = False
+    folder: Path,
+    *,
+    db_url: str | None = None,
+    shipped_servers: bool = False,
+    extra_servers: Mapping[str, Mapping[str, object]] | None = None,
 ) -> dict[str, str]:
     """The app's environment: data under ``folder/data``, the demo filesystem and email servers
     over stdio (as tests/test_app.py's app_env), the shipped policy, and the default database
-    (or ``db_url``: several apps on one PostgreSQL database are replicas). With
+    (or ``db_url``: several apps on one PostgreSQL database are replicas). ``extra_servers``
+    adds entries (name: {"command", "args"}) beside the two demo servers. With
     ``shipped_servers``, no servers file: every bundled server, started as `make run` starts
     them (servers/bundled.mcp.json)."""
     data = folder / "data"
     env = {k: v for k, v in os.environ.items() if k not in _INHERITED_SETTINGS}
     env["GATEHOUSE_DATA"] = str(data)
     if not shipped_servers:
-        entries = {
+        entries: dict[str, Mapping[str, object]] = {
             name: {
                 "command": sys.executable,
                 "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")],
             }
             for name in ("filesystem", "email")
         }
+        entries.update(extra_servers or {})
         servers = folder / "servers.json"
         servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
         env["GATEHOUSE_SERVERS"] = str(servers)
@@ -213,7 +224,11 @@ def _command(port: int) -> list[str]:
 
 @contextlib.contextmanager
 def running_app(
-    folder: Path, *, db_url: str | None = None, shipped_servers: bool = False
+    folder: Path,
+    *,
+    db_url: str | None = None,
+    shipped_servers: bool = False,
+    extra_servers: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
 
@@ -222,7 +237,7 @@ def running_app(
     binding makes Streamlit exit at once; that is retried on another port.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    env = app_environment(folder, db_url=db_url, shipped_servers=shipped_servers)
+    env = app_environment(folder, db_url=db_url, shipped_servers=shipped_servers, extra_servers=extra_servers)
     log = folder / "streamlit.log"
     for _ in range(START_ATTEMPTS):
         port = free_port()
@@ -332,19 +347,20 @@ def stop_process_tree(process: subprocess.Popen[bytes], timeout: float = STOP_SE
 # -- pages -----------------------------------------------------------------------------------
 
 
-def new_page(browser: Browser, *, height: int | None = None) -> Page:
-    """A blank page in a new browser context: cookies, and so a Streamlit session, of its own.
-    ``height`` makes the viewport taller than usual (for screenshots). Close it with
-    ``page.context.close()``."""
+def new_page(browser: Browser, *, height: int | None = None, zone: str = BROWSER_ZONE) -> Page:
+    """A blank page in a new browser context: cookies, and so a Streamlit session, of its own,
+    and its clock in ``zone``. ``height`` makes the viewport taller than usual (for
+    screenshots). Close it with ``page.context.close()``."""
     viewport: ViewportSize = {"width": VIEWPORT["width"], "height": height or VIEWPORT["height"]}
-    context = browser.new_context(viewport=viewport)
+    context = browser.new_context(viewport=viewport, timezone_id=zone)
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     return context.new_page()
 
 
 def visit(page: Page, url: str) -> None:
     """Load ``url`` and wait for the app's first run to finish. A load starts a new Streamlit
-    session (identity back to operator): within a session, move with go_to()."""
+    session; in local mode it starts as the name in ``?as=``, else the one this browser
+    context picked last (its cookie), else operator. Within a session, move with go_to()."""
     page.goto(url)
     wait_for_app(page)
 
@@ -373,6 +389,19 @@ def wait_for_app(page: Page, timeout_ms: float = RUN_TIMEOUT_MS) -> None:
     app = page.get_by_test_id("stApp")
     expect(app).to_have_attribute("data-test-connection-state", "CONNECTED", timeout=timeout_ms)
     expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout_ms)
+
+
+def new_thread(page: Page) -> None:
+    """On the Chat page, start a new thread and wait until the page shows it.
+
+    A new session reopens the operator's latest thread, which may be a finished one: a message
+    sent before the click's rerun has landed would go there (seen in CI: the click's run had not
+    started when wait_for_app() returned), so wait for the effect, the empty thread's label."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("button", name="New thread").click()
+    expect(selectbox(page, "Your threads")).to_have_value("New thread")
+    wait_for_app(page)
 
 
 def no_exception(page: Page) -> None:
@@ -420,8 +449,9 @@ def pick_identity(page: Page, name: str) -> None:
     """In local mode, become ``name`` (a user of the shipped policy's roster) in this page's
     session, and wait until the sidebar shows that user's role.
 
-    The choice lives in the Streamlit session: a new browser context starts as "operator"
-    again, and so does a reload. Move between pages with go_to(), which keeps the session.
+    The choice lives in the Streamlit session, the page's address (?as=NAME) and a cookie of
+    the browser context: a reload or a new page of the same context keeps it, a new browser
+    context starts as "operator". Move between pages with go_to(), which keeps the session.
     Between two names of the same role (reviewer, reviewer2) the caption does not change, so
     the rerun may still be finishing on return; any later action carries the new value anyway
     (every rerun sends all widget values), so nothing acts under the old name.
@@ -439,7 +469,7 @@ def pick_identity(page: Page, name: str) -> None:
 def go_to(page: Page, title: str) -> None:
     """Open another page of the app by its sidebar link (same session: the identity stays).
 
-    Loading a page's URL instead would start a new Streamlit session, as operator."""
+    Loading a page's URL instead would start a new Streamlit session (see visit())."""
     from playwright.sync_api import expect
 
     link = sidebar(page).get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)
@@ -471,6 +501,22 @@ def send_chat(page: Page, text: str, timeout_ms: float = RUN_TIMEOUT_MS) -> None
     box.press("Enter")
     expect(messages).not_to_have_count(before, timeout=timeout_ms)
     wait_for_app(page, timeout_ms)
+
+
+def expect_waiting_for_a_reviewer(operator: Page) -> None:
+    """The operator's last answer says the request waits for a reviewer."""
+    from playwright.sync_api import expect
+
+    answer = operator.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text("waiting for a reviewer")).to_be_visible()
+
+
+def reviewer_on_reviews(open_app: OpenApp, name: str = "reviewer", *, height: int = 1900) -> Page:
+    """A new session as ``name`` on the Reviews page, tall enough for a review in full."""
+    page = open_app(height=height)
+    pick_identity(page, name)
+    go_to(page, "Reviews")
+    return page
 
 
 def screenshot(page: Page, name: str) -> Path:

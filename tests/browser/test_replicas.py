@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.backends import postgres_schema
 from tests.browser.harness import (
     AppServer,
+    expect_waiting_for_a_reviewer,
     go_to,
     new_page,
     no_exception,
@@ -55,9 +56,7 @@ def test_a_review_asked_on_one_replica_is_approved_on_the_other_and_shows_decide
     try:
         operator = _open(browser, one, pages)
         send_chat(operator, EMAIL)
-        expect(
-            operator.get_by_test_id("stChatMessage").last.get_by_text("waiting for a reviewer")
-        ).to_be_visible()
+        expect_waiting_for_a_reviewer(operator)
 
         watcher = _open(browser, one, pages)
         pick_identity(watcher, "reviewer2")

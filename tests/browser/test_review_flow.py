@@ -14,7 +14,7 @@ from tests.browser.harness import (
     OpenApp,
     go_to,
     no_exception,
-    pick_identity,
+    reviewer_on_reviews,
     screenshot,
     send_chat,
     wait_for_app,
@@ -45,9 +45,7 @@ def test_a_reviewer_in_another_browser_approves_and_the_operator_sees_it_sent(
     screenshot(operator, "chat")
     assert outbox(app_server.data) == []
 
-    reviewer = open_app(height=1900)
-    pick_identity(reviewer, "reviewer")
-    go_to(reviewer, "Reviews")
+    reviewer = reviewer_on_reviews(open_app)
     expect(reviewer.get_by_text("Pending (1)")).to_be_visible()
     expect(reviewer.get_by_text("bob@example.com").first).to_be_visible()
     expect(reviewer.get_by_text(EMAIL).first).to_be_visible()

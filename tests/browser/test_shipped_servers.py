@@ -19,7 +19,9 @@ def test_the_shipped_servers_answer_in_the_app_and_stop_with_it(browser: Browser
         try:
             send_chat(page, "List the files in the managed project folder.")
             answer = page.get_by_test_id("stChatMessage").last
-            expect(answer.get_by_text("sample.txt", exact=False).first).to_be_visible()
+            # The listing is a table (a canvas grid: its cells are in the page, drawn not shown).
+            expect(answer.get_by_test_id("stDataFrame").first).to_be_visible()
+            expect(answer.get_by_text("sample.txt", exact=False).first).to_be_attached()
             no_exception(page)
         finally:
             page.context.close()

@@ -17,11 +17,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.harness import (
+    BROWSER_ZONE_NAME,
     AppServer,
     OpenApp,
     go_to,
+    new_thread,
     no_exception,
-    pick_identity,
+    reviewer_on_reviews,
     selectbox,
     send_chat,
     wait_for_app,
@@ -61,19 +63,6 @@ def image_host() -> Iterator[ImageHost]:
         host.server.shutdown()
         host.server.server_close()
         thread.join()
-
-
-def new_thread(page: Page) -> None:
-    """Start a new thread (a new session reopens the operator's latest, which may be waiting)."""
-    page.get_by_role("button", name="New thread").click()
-    wait_for_app(page)
-
-
-def reviewer_on_reviews(open_app: OpenApp, name: str = "reviewer") -> Page:
-    page = open_app(height=1900)
-    pick_identity(page, name)
-    go_to(page, "Reviews")
-    return page
 
 
 def sent_with_body(data: Path, body: str) -> list[dict[str, object]]:
@@ -162,12 +151,18 @@ def test_a_decision_from_a_stale_tab_is_refused_and_names_who_decided(
     winner = reviewer_on_reviews(open_app, "reviewer2")
     expect(stale.get_by_role("textbox", name="body *", exact=True)).to_have_value("only once")
     expect(winner.get_by_role("textbox", name="body *", exact=True)).to_have_value("only once")
+    # A tab whose refresh has not come yet (live updates off holds it there; a live tab loses
+    # its buttons within seconds, tests/browser/test_live_views.py): its click is refused.
+    live = stale.get_by_test_id("stCheckbox").filter(has_text="Live updates")
+    live.click()
+    expect(live.get_by_role("switch")).not_to_be_checked()
+    wait_for_app(stale)
 
     winner.get_by_role("button", name="Approve", exact=True).click()
     expect(winner.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
     stale.get_by_role("button", name="Approve", exact=True).click()
 
-    expect(stale.get_by_text(re.compile(r"decided by reviewer2 at .* UTC"))).to_be_visible()
+    expect(stale.get_by_text(re.compile(rf"decided by reviewer2 at .* {BROWSER_ZONE_NAME}"))).to_be_visible()
     expect(stale.get_by_role("button", name="Approve", exact=True)).to_have_count(0)
     no_exception(stale)
     assert len(sent_with_body(app_server.data, "only once")) == 1

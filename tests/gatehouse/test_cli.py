@@ -63,7 +63,16 @@ def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -
         "missing_arguments",
         "thread_id",
         "errors",
+        "result",
+        "arguments",
+        "argument_evidence",
+        "explanation",
+        "planner",
+        "composed",
     }
+    # What the call returned, to read as records: the listing's entries.
+    names = {entry["name"] for entry in output["result"]["structured"]["entries"]}
+    assert {"sample.txt", "notes.md"} <= names
     assert (tmp_path / "gatehouse.db").exists()
 
 
@@ -164,6 +173,14 @@ def test_servers_check_lists_every_bundled_server_with_its_counts(tmp_path: Path
     assert (servers["prompts"]["prompts"], servers["documents"]["resources"]) == (1, 2)
     assert all(server["connect_ms"] > 0 for server in servers.values())
     assert servers["greeter"]["transport"]["transport"] == "stdio"
+    assert report["planner"].startswith("deterministic")
+
+
+def test_servers_check_names_the_active_planner_first(tmp_path: Path) -> None:
+    done = gatehouse(tmp_path, "servers", "check")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "planner: deterministic (offline, no language model)"
 
 
 def test_servers_check_reports_a_broken_server_beside_the_working_ones(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview, email_preview
+from mcp_host.errors import ErrorKind
+from mcp_host.results import ContentItem, McpResult
 from policies.engine import PolicyEngine
 from policies.loader import parse_policy
 from tests.fakes import FaultInjectingClient, failure
@@ -136,17 +138,119 @@ def test_previewing_a_write_reads_the_file_and_never_writes_it(
     ]
 
 
-def test_a_write_that_creates_a_file_is_a_diff_against_nothing_and_says_why(
+def test_a_write_that_creates_a_file_is_a_new_file_all_added_not_a_failed_read(
     client: FaultInjectingClient, policy: PolicyEngine, project: Path
 ) -> None:
     preview = preview_write(client, policy, "drafts/new.md", "one\ntwo\n")
 
-    assert preview.current_known is False
-    assert preview.note is not None
-    assert "no such file" in preview.note
-    assert preview.note.startswith("filesystem__read_file: ")
-    assert preview.diff.splitlines()[:2] == ["--- /dev/null", "+++ b/drafts/new.md"]
+    assert preview.new_file is True
+    assert preview.current_known is True
+    # The read's "no such file" is how the preview knew, not something to show.
+    assert preview.note is None
+    assert preview.diff.splitlines() == [
+        "--- /dev/null",
+        "+++ b/drafts/new.md",
+        "@@ -0,0 +1,2 @@",
+        "+one",
+        "+two",
+    ]
     assert (preview.lines_added, preview.lines_removed, preview.unchanged) == (2, 0, False)
+
+
+def test_an_existing_file_is_not_a_new_file(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    assert preview_write(client, policy, "plan.md", "x\n").new_file is False
+
+
+def test_creating_an_empty_file_is_a_new_file_and_not_unchanged(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    preview = preview_write(client, policy, "empty-new.txt", "")
+
+    assert (preview.new_file, preview.unchanged) == (True, False)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ENOENT: no such file or directory, open '/srv/project/new.md'",
+        "[Errno 2] No such file or directory: 'new.md'",
+        "File not found: new.md",
+        "new.md does not exist",
+        "FileNotFoundError: new.md",
+    ],
+)
+def test_not_found_in_another_servers_words_is_a_new_file(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path, message: str
+) -> None:
+    client.faults["filesystem__read_file"] = [failure("tool_error", message)]
+
+    preview = preview_write(client, policy, "new.md", "fresh\n")
+
+    assert (preview.new_file, preview.note) == (True, None)
+
+
+def test_an_unknown_wording_is_settled_by_the_servers_own_listing_of_the_folder(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    client.faults["filesystem__read_file"] = [failure("tool_error", "Datei fehlt")]
+
+    absent = preview_write(client, policy, "new.md", "fresh\n")
+    present = preview_write(client, policy, "plan.md", "x\n")
+
+    assert (absent.new_file, absent.note) == (True, None)
+    # The file is listed: it exists and could not be read, and the preview says why.
+    assert (present.new_file, present.current_known) == (False, False)
+    assert present.note == "filesystem__read_file: Datei fehlt"
+    assert ("filesystem", "list_directory", {"path": "."}) in client.calls
+    assert write_calls(client) == []
+
+
+def listing_text(*lines: str) -> Any:
+    """A list_directory answer as @modelcontextprotocol/server-filesystem writes it."""
+
+    def make(server: str, capability_type: str, name: str) -> McpResult:
+        text = ContentItem(type="text", text="\n".join(lines))
+        return McpResult(
+            success=True, server=server, capability_type=capability_type, name=name, content=[text]
+        )
+
+    return make
+
+
+def test_a_text_listing_in_the_reference_servers_format_is_read_too(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    client.faults["filesystem__read_file"] = [failure("tool_error", "Datei fehlt")]
+    client.faults["filesystem__list_directory"] = [listing_text("[DIR] drafts", "[FILE] plan.md")]
+
+    assert preview_write(client, policy, "new.md", "x\n").new_file is True
+    assert preview_write(client, policy, "plan.md", "x\n").new_file is False
+
+
+def test_a_listing_in_an_unknown_shape_proves_nothing(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    client.faults["filesystem__read_file"] = [failure("tool_error", "Datei fehlt")]
+    client.faults["filesystem__list_directory"] = [listing_text("plan.md  120 bytes")]
+
+    preview = preview_write(client, policy, "new.md", "x\n")
+
+    assert (preview.new_file, preview.current_known) == (False, False)
+
+
+@pytest.mark.parametrize("kind", ["timeout", "unavailable", "auth", "protocol"])
+def test_a_failure_that_is_not_the_tools_own_answer_never_makes_a_new_file(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path, kind: ErrorKind
+) -> None:
+    client.faults["filesystem__read_file"] = [failure(kind, "resource not found")]
+
+    preview = preview_write(client, policy, "new.md", "x\n")
+
+    assert (preview.new_file, preview.current_known) == (False, False)
+    assert preview.note == "filesystem__read_file: resource not found"
+    assert [call for call in client.calls if call[1] == "list_directory"] == []
 
 
 def test_writing_the_same_content_is_shown_as_unchanged(

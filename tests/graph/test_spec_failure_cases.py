@@ -282,11 +282,15 @@ def test_stdio_and_in_process_servers_run_through_the_same_adapter(
 def test_replying_with_either_candidates_name_or_key_settles_which_one(
     graph: CompiledGraph, client: FaultInjectingClient, reply: str
 ) -> None:
+    from graph.runner import start_request
     from graph.state import ReviewDecision
     from reviews.resume import resume
     from tests.support import context_for
 
-    asked = ask(graph, client, "show ticket 13", thread_id="t-which")
+    # The planner tells the ticket resource from the search (by 2 points); a wide ambiguity
+    # margin makes the two a question, as two close candidates are.
+    wide = context_for(client, ambiguity_margin=5.0)
+    asked = start_request(graph, wide, "show ticket 13", thread_id="t-which")
     assert asked.final_output.status == "needs_clarification"
     assert "tickets__ticket" in asked.final_output.response
     assert asked.final_output.review is not None
@@ -296,9 +300,7 @@ def test_replying_with_either_candidates_name_or_key_settles_which_one(
     ]
     assert "choose:     tickets__" in render_text(asked.final_output.model_dump(mode="json"))
 
-    done = resume(
-        graph, context_for(client), "t-which", ReviewDecision(action="answer", by="operator", text=reply)
-    )
+    done = resume(graph, wide, "t-which", ReviewDecision(action="answer", by="operator", text=reply))
 
     assert done.final_output.status == "ok"
     assert done.final_output.selected_capability is not None
@@ -331,3 +333,16 @@ def test_a_tool_whose_input_schema_is_itself_invalid_is_unusable_not_a_question(
     assert outcome.final_output.missing_arguments == []
     assert "not valid JSON Schema" in (outcome.final_output.fallback_reason or "")
     assert calls == []
+
+
+def test_weak_candidates_are_explained_in_a_sentence_not_in_scores_and_thresholds(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    outcome = ask(graph, client, "Book me a flight to Lisbon next week.")
+
+    response = outcome.final_output.response
+    assert response.startswith("No capability matched the request well enough to use it (the closest, ")
+    assert "points needed), so nothing was run." in response
+    assert "threshold" not in response and "score" not in response
+    # The machine's field keeps its words.
+    assert "the threshold is" in (outcome.final_output.fallback_reason or "")

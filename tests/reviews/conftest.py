@@ -1,12 +1,15 @@
-"""Every review test runs on both storage backends: the SQLite file and PostgreSQL."""
+"""Every review test runs on both storage backends: the SQLite file and PostgreSQL. A test that
+works on the ledger alone takes ``ledger``, on the test's backend, with ``clock`` (ticking)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.reviews.review_support import TEST_DB_URL
+from reviews.ledger import ReviewLedger
+from tests.reviews.review_support import TEST_DB_URL, Clock
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +18,15 @@ def _storage_backend(backend: str | Path, monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.setenv(TEST_DB_URL, backend)
     else:
         monkeypatch.delenv(TEST_DB_URL, raising=False)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def ledger(backend: str | Path, clock: Clock) -> Iterator[ReviewLedger]:
+    store = ReviewLedger(backend, clock=clock)
+    yield store
+    store.close()

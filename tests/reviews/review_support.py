@@ -10,7 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +21,9 @@ import psycopg
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from mcp_host.client import McpClient
+from reviews.ledger import ReviewLedger
+from reviews.service import ReviewService
+from tests.held_server import Hold, entry
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_POLICY_TEXT = (REPO / "policies" / "default.toml").read_text(encoding="utf-8")
@@ -44,17 +47,13 @@ def email_servers(data: Path) -> Path:
 def slow_servers(
     data: Path, effects: Path, *, delay: float, timeout: float | None = None, exit_after_effect: bool = False
 ) -> Path:
-    """A servers file with only tests/reviews/slow_mail_server.py, run from the repository root."""
-    args = ["-m", "tests.reviews.slow_mail_server", "--effects", str(effects), "--delay", str(delay)]
-    entry: dict[str, Any] = {
-        "command": sys.executable,
-        "args": [*args, "--exit-after-effect"] if exit_after_effect else args,
-        "cwd": str(REPO),
-    }
+    """A servers file with only tests/held_server.py's mail server, which records its effect and
+    answers ``delay`` seconds later; ``timeout`` is the host's for it."""
+    server = entry("mail", Hold(delay), effects=effects, exit_after_effect=exit_after_effect)
     if timeout is not None:
-        entry["timeout"] = timeout
+        server["timeout"] = timeout
     path = data / "slow-servers.json"
-    path.write_text(json.dumps({"mcpServers": {"slow": entry}}), encoding="utf-8")
+    path.write_text(json.dumps({"mcpServers": {"slow": server}}), encoding="utf-8")
     return path
 
 
@@ -95,6 +94,19 @@ def services_for(
 ) -> Iterator[Services]:
     with open_services(settings_for(data, servers=servers, policy=policy), mcp=mcp) as services:
         yield services
+
+
+@contextmanager
+def later_reviews(services: Services, clock: Callable[[], datetime]) -> Iterator[ReviewService]:
+    """The same app later: a review service over a ledger on the same database with its own
+    clock (open_services has no clock to inject), closed afterwards."""
+    ledger = ReviewLedger(services.settings.store_target, clock=clock)
+    try:
+        yield ReviewService(
+            services.graph, services.context, ledger, services.audit, services.policy, services.conversations
+        )
+    finally:
+        ledger.close()
 
 
 def postgres() -> bool:
@@ -189,11 +201,15 @@ def finish_all(processes: list[subprocess.Popen[str]], *, timeout: float = 60) -
     return results
 
 
+# When the tests' clocks start: a fixed moment, so stored times are the same on every run.
+CLOCK_START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
 class Clock:
     """Moves one second every time it is read, so every change has its own time; ``skip`` jumps."""
 
     def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+        self.now = CLOCK_START
 
     def __call__(self) -> datetime:
         self.now += timedelta(seconds=1)
@@ -201,3 +217,17 @@ class Clock:
 
     def skip(self, minutes: int) -> None:
         self.now += timedelta(minutes=minutes)
+
+
+class StillClock:
+    """Time stands still until the test sets ``now`` or moves it with ``advance``: for the
+    tests that decide exactly which side of a deadline the code looks from."""
+
+    def __init__(self, now: datetime = CLOCK_START) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)

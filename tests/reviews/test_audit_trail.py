@@ -16,6 +16,7 @@ import pytest
 from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
 from reviews.audit import AuditLog, event_hash
+from tests.held_server import Hold, mail_server
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
@@ -26,7 +27,6 @@ from tests.reviews.review_support import (
     services_for,
     start_gatehouse,
 )
-from tests.reviews.slow_mail_server import build_server
 
 Tamper = Callable[[sqlite3.Connection], None]
 
@@ -180,7 +180,7 @@ SECRET_REQUEST = "Send a message to bob@example.com api_token=abc123 saying hi"
 def test_secret_named_arguments_are_redacted_in_every_audit_event(data_dir: Path) -> None:
     effects = data_dir / "effects.jsonl"
     with (
-        SdkMcpClient({"slow": build_server(effects, delay=0)}) as pool,
+        SdkMcpClient({"slow": mail_server(effects, Hold(0))}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
         paused = ask(services, SECRET_REQUEST)
@@ -209,7 +209,7 @@ def test_secret_named_arguments_are_redacted_in_every_audit_event(data_dir: Path
 def test_a_secret_stated_in_the_request_never_reaches_the_audit_export(data_dir: Path) -> None:
     effects = data_dir / "effects.jsonl"
     with (
-        SdkMcpClient({"slow": build_server(effects, delay=0)}) as pool,
+        SdkMcpClient({"slow": mail_server(effects, Hold(0))}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
         paused = ask(services, SECRET_REQUEST)

@@ -3,11 +3,8 @@ that agree with the lists, and every review carrying its own decisions (read in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
-
-import pytest
 
 from reviews.ledger import Review, ReviewLedger
 from tests.reviews.review_support import Clock
@@ -71,18 +68,6 @@ def pages(read: Callable[[int, int], list[Review]], size: int) -> list[list[str]
         found.append([r.id for r in page])
         assert len(found) < 1000, "paging does not end"
     return found
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def ledger(backend: str | Path, clock: Clock) -> Iterator[ReviewLedger]:
-    store = ReviewLedger(backend, clock=clock)
-    yield store
-    store.close()
 
 
 # -- the queue -------------------------------------------------------------------------------------

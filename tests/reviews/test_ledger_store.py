@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +13,7 @@ import pytest
 from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError
 from reviews.ledger import ReviewLedger
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.reviews.review_support import StillClock
 
 
 def payload(review_id: str = "t1-r1", **extra: Any) -> dict[str, Any]:
@@ -84,7 +77,7 @@ def test_of_many_concurrent_decisions_exactly_one_settles_the_review(tmp_path: P
 
 
 def test_a_pending_review_past_its_deadline_expires_and_only_once(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = StillClock()
     ledger = ReviewLedger(tmp_path / "g.db", clock=clock)
     ledger.open_review(payload())
 

@@ -7,7 +7,7 @@ import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,14 @@ from gatehouse.webhook_message import webhook_body
 from gatehouse.wiring import Services, open_services
 from reviews.ledger import ReviewLedger
 from reviews.notifications import Outbox, RetryPolicy
-from tests.reviews.review_support import EMAIL_REQUEST, email_servers, gatehouse, run_sql, settings_for
+from tests.reviews.review_support import (
+    EMAIL_REQUEST,
+    StillClock,
+    email_servers,
+    gatehouse,
+    run_sql,
+    settings_for,
+)
 from tests.reviews.webhook_receiver import webhook_receiver
 
 PUBLIC_URL = "https://gatehouse.example.com/"
@@ -34,20 +41,7 @@ def notifying_services(data: Path, url: str, *, send: bool = True) -> Iterator[S
         yield services
 
 
-class FrozenClock:
-    """Time stands still until the test moves it."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-def _open_review(backend: str | Path, clock: FrozenClock) -> str:
+def _open_review(backend: str | Path, clock: StillClock) -> str:
     ledger = ReviewLedger(backend, clock=clock)
     try:
         review, _ = ledger.open_review(
@@ -131,7 +125,7 @@ def test_opened_decided_and_expired_reach_the_webhook_once_each_with_their_field
 def test_a_receiver_answering_500_gets_the_notification_again_after_a_pause_that_doubles(
     backend: str | Path,
 ) -> None:
-    clock = FrozenClock()
+    clock = StillClock()
     review_id = _open_review(backend, clock)
     outbox = Outbox(backend, clock=clock, retry=RetryPolicy(first_delay=5, max_attempts=5))
     ledger = ReviewLedger(backend)
@@ -164,7 +158,7 @@ def test_a_receiver_answering_500_gets_the_notification_again_after_a_pause_that
 def test_a_receiver_that_keeps_failing_is_given_up_after_the_last_attempt_with_its_error_kept(
     backend: str | Path, answers: tuple[int, ...], attempts: int
 ) -> None:
-    clock = FrozenClock()
+    clock = StillClock()
     review_id = _open_review(backend, clock)
     outbox = Outbox(backend, clock=clock, retry=RetryPolicy(first_delay=1, max_attempts=3))
     ledger = ReviewLedger(backend)
@@ -255,7 +249,7 @@ def test_the_webhook_token_is_never_printed(data_dir: Path, monkeypatch: pytest.
 
 
 def test_a_withdrawn_request_is_reported_as_cancelled_by_whoever_withdrew_it(backend: str | Path) -> None:
-    clock = FrozenClock()
+    clock = StillClock()
     review_id = _open_review(backend, clock)
     outbox = Outbox(backend, clock=clock)
     ledger = ReviewLedger(backend)
@@ -284,7 +278,7 @@ def test_a_withdrawn_request_is_reported_as_cancelled_by_whoever_withdrew_it(bac
 def test_an_attempt_is_claimed_by_one_sender_and_is_due_again_if_that_sender_dies(
     backend: str | Path,
 ) -> None:
-    clock = FrozenClock()
+    clock = StillClock()
     review_id = _open_review(backend, clock)
     first = Outbox(backend, clock=clock, retry=RetryPolicy(lease=60))
     second = Outbox(backend, clock=clock, retry=RetryPolicy(lease=60))

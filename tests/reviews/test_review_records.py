@@ -4,6 +4,7 @@ arguments that ran, the approvals that count, and released output."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -99,3 +100,72 @@ def test_the_operator_is_told_who_approved_and_what_they_changed(data_dir: Path)
     assert changed.run.final_output.response.startswith("Approved by reviewer2, who changed body. ")
     assert changed.run.final_output.review is not None
     assert changed.run.final_output.review.decided_by == "reviewer2"
+
+
+def test_each_ending_says_how_who_and_when_in_the_output_and_an_edit_says_from_what_to_what(
+    data_dir: Path,
+) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        asks = [
+            ask(
+                services, f"Send an email to bob@example.com saying {word}", requester="operator"
+            ).final_output
+            for word in ("draft", "no", "later")
+        ]
+        edited, rejected, withdrawn = (output.review.id for output in asks if output.review is not None)
+
+        approved = services.reviews.decide(
+            edited, reviewer="reviewer2", approve=True, arguments={"to": "bob@example.com", "body": "final"}
+        )
+        refused = services.reviews.decide(rejected, reviewer="reviewer", approve=False, reason="not today")
+        cancelled = services.reviews.withdraw(withdrawn, by="operator")
+
+        assert approved.run is not None and refused.run is not None
+        endings = {
+            "approve": (approved.run.final_output.review, edited),
+            "reject": (refused.run.final_output.review, rejected),
+            "cancel": (cancelled.final_output.review, withdrawn),
+        }
+        for action, (summary, review_id) in endings.items():
+            assert summary is not None
+            ledger = services.ledger.require(review_id)
+            assert (summary.decision, summary.decided_by) == (action, ledger.decided_by)
+            assert summary.decided_at is not None and summary.decided_at == ledger.decided_at
+        approved_summary = endings["approve"][0]
+        assert approved_summary is not None and approved_summary.changes is not None
+        assert approved_summary.changes.model_dump() == {
+            "proposed": {"body": "draft"},
+            "approved": {"body": "final"},
+        }
+        assert endings["reject"][0] is not None and endings["reject"][0].reason == "not today"
+        assert endings["reject"][0].changes is None
+        # What ran, for a person to read: the tool's structured result rides along.
+        assert approved.run.final_output.result is not None
+        assert approved.run.final_output.result["structured"]["queued"] is True
+        assert refused.run.final_output.result is None
+
+
+def test_the_command_line_says_who_decided_when_and_the_diff_of_what_they_changed(data_dir: Path) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, "Send an email to bob@example.com saying draft", requester="operator")
+        assert paused.final_output.review is not None
+        review_id = paused.final_output.review.id
+
+    decided = gatehouse(
+        data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer2",
+        "--args", '{"to": "bob@example.com", "body": "final"}', "--servers", str(servers),
+    )  # fmt: skip
+
+    assert decided.returncode == 0, decided.stderr
+    lines = decided.stdout.splitlines()
+    [headline] = [line for line in lines if line.startswith("decided:")]
+    assert re.fullmatch(r"decided:\s+Approved by reviewer2 at (\d+ \w+, )?\d\d:\d\d( \S+)?", headline)
+    changed = lines.index(next(line for line in lines if line.startswith("changed:")))
+    assert [line.strip() for line in lines[changed : changed + 3]] == [
+        "changed:    body",
+        "- draft",
+        "+ final",
+    ]
+    # The e-mail server's answer as fields, not as its JSON.
+    assert "queued: true" in decided.stdout and '"queued"' not in decided.stdout

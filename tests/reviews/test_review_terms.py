@@ -24,15 +24,16 @@ from reviews.errors import (
     ReviewError,
     ReviewNotFoundError,
 )
-from reviews.ledger import ReviewLedger
 from reviews.resume import resume
-from reviews.service import ReviewExpiredError, ReviewService
+from reviews.service import ReviewExpiredError
 from tests.backends import postgres_schema
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     VIOLATION_LINE,
+    StillClock,
     email_servers,
     gatehouse,
+    later_reviews,
     outbox,
     policy_file,
     services_for,
@@ -150,14 +151,6 @@ def test_a_decided_review_cannot_be_decided_again_and_its_finished_thread_cannot
     assert _sent(shared.data, "once") == ["bob@example.com"]
 
 
-class _Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expired(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
@@ -165,31 +158,21 @@ def test_an_expired_review_cannot_be_approved_and_the_operators_thread_ends_expi
         review = services.ledger.require(review_id)
         deadline = datetime.fromisoformat(review.expires_at)
         assert deadline - datetime.fromisoformat(review.created_at) == timedelta(minutes=30)
-        # open_services has no clock to inject; a ledger on the same file with its own clock
-        # and a ReviewService over it stand in for "the same app, later".
-        clock = _Clock(deadline - timedelta(seconds=1))
-        later_ledger = ReviewLedger(services.settings.store_target, clock=clock)
-        try:
-            later = ReviewService(
-                services.graph,
-                services.context,
-                later_ledger,
-                services.audit,
-                services.policy,
-                services.conversations,
-            )
+        clock = StillClock(deadline - timedelta(seconds=1))
+        with later_reviews(services, clock) as later:
             assert later.sweep() == {"expired": [], "outcome_unknown": [], "resumed": []}
             clock.now = deadline
             with pytest.raises(ReviewExpiredError, match="can no longer be approved"):
                 later.decide(review_id, reviewer="reviewer", approve=True)
-        finally:
-            later_ledger.close()
         # In real time again: still expired, still not approvable.
         with pytest.raises(ReviewExpiredError):
             services.reviews.decide(review_id, reviewer="reviewer2", approve=True)
 
         final = services.graph.get_state(thread_config(thread_id)).values["final_output"]
         assert final["status"] == "expired"
+        # The operator is told when: the ledger's time of the expiry.
+        assert final["review"]["decision"] == "expire"
+        assert final["review"]["decided_at"] == services.ledger.require(review_id).decided_at
         assert pending_interrupt(services.graph, thread_id) is None
         assert services.ledger.require(review_id).status == "expired"
         kinds = [e.kind for e in services.audit.events(thread_id=thread_id)]

@@ -1,0 +1,94 @@
+"""What the host knows about each offered capability, for scoring: whether it has side effects,
+the defaults its schema declares, and the status the shipped policy gives a call of it.
+
+"Side-effecting" is defined here once, from the host's own judgement, never from the planner's:
+a tool is side-effecting when the policy engine rates it in an action category (writes files,
+updates records, sends messages, destructive, financial action, runs commands, controls
+devices), or when its annotations do not say it is read-only (the MCP default for a tool
+without annotations is "not read-only"). Reading a resource and getting a prompt change
+nothing, so neither is side-effecting. "Sensitive data" and "open world" are risks of a read,
+not effects, and do not count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_host.manifest import Capability, Manifest
+from policies.engine import PolicyEngine
+from policies.model import Category
+
+ACTION_CATEGORIES: frozenset[Category] = frozenset(
+    {
+        "writes files",
+        "updates records",
+        "sends messages",
+        "destructive",
+        "financial action",
+        "runs commands",
+        "controls devices",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CapabilityFacts:
+    key: str
+    side_effecting: bool
+    # Why it counts as side-effecting (empty when it does not), for the failure table.
+    why: str = ""
+    # The values the input schema declares as defaults: sending one is the same as omitting it.
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+def _read_only_annotation(capability: Capability) -> bool:
+    annotations = capability.annotations
+    return annotations.get("read_only_hint", annotations.get("readOnlyHint")) is True
+
+
+def side_effect_reason(capability: Capability, categories: list[str]) -> str:
+    """Why a capability has side effects, or "" when it only reads."""
+    if capability.type != "tool":
+        return ""
+    acting = [c for c in categories if c in ACTION_CATEGORIES]
+    if acting:
+        return f"the policy engine rates it {', '.join(acting)}"
+    if not _read_only_annotation(capability):
+        return "its annotations do not say it is read-only"
+    return ""
+
+
+def schema_defaults(capability: Capability) -> dict[str, Any]:
+    return {
+        name: schema["default"]
+        for name, schema in capability.properties.items()
+        if isinstance(schema, dict) and "default" in schema
+    }
+
+
+def capability_facts(manifest: Manifest, engine: PolicyEngine) -> dict[str, CapabilityFacts]:
+    """Facts for every capability the servers offer, keyed ``server__name``."""
+    facts: dict[str, CapabilityFacts] = {}
+    for capability in manifest.capabilities():
+        decision = engine.evaluate(capability, {})
+        why = side_effect_reason(capability, list(decision.categories))
+        facts[capability.key] = CapabilityFacts(
+            key=capability.key, side_effecting=bool(why), why=why, defaults=schema_defaults(capability)
+        )
+    return facts
+
+
+def policy_status(engine: PolicyEngine, capability: Capability, arguments: dict[str, Any]) -> str:
+    """The final status the policy gives a call of ``capability`` with ``arguments`` that
+    holds every required argument (the graph's validate_capability, without a planner): refused
+    is ``error``, review is ``needs_review``, an allowed resource the agent cannot read is
+    answered without MCP, anything else allowed runs (``ok``)."""
+    decision = engine.evaluate(capability, arguments)
+    if decision.action == "deny":
+        return "error"
+    if decision.action == "review":
+        return "needs_review"
+    if decision.output_expectation == "opaque":
+        return "answered_without_mcp"
+    return "ok"

@@ -1,0 +1,290 @@
+"""Scoring one answer of Gatehouse against one case, and the figures over all of them.
+
+Pure functions on plain data (a case, a final_output dict, the capability facts), so the
+scoring is tested on hand-made answers without any server (tests/eval/test_scoring.py).
+
+- **Right**: the selected capability is one the case accepts (none, when it expects none) and
+  the status is one it accepts; a case that expects a clarification also needs the question to
+  ask for every argument it names.
+- **Side-effecting selection**: a read-only case for which a side-effecting capability was
+  selected (eval/facts.py), whatever the status: a review or a refusal still means the wrong
+  kind of tool was chosen.
+- **Invented argument**: a proposed argument that the case does not expect with that value, whose
+  value the request does not state (after normalising case, spaces, quotes and trailing
+  slashes) and that is not the default the capability's schema declares.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval.cases import Case
+from eval.facts import CapabilityFacts
+
+TARGET_ACCURACY = 0.90
+TARGET_SIDE_EFFECTS = 0
+TARGET_INVENTED = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What Gatehouse answered for one request, read from its final_output."""
+
+    status: str
+    capability: str | None
+    arguments: dict[str, Any]
+    missing: tuple[str, ...]
+    response: str = ""
+
+
+def answer_from_output(output: Mapping[str, Any]) -> Answer:
+    selected = output.get("selected_capability")
+    key = f"{selected['server']}__{selected['name']}" if selected else None
+    return Answer(
+        status=str(output.get("status")),
+        capability=key,
+        # The planner's proposal, as final_output carries it (graph/output.py).
+        arguments=dict(output.get("arguments") or {}),
+        missing=tuple(output.get("missing_arguments") or ()),
+        response=str(output.get("response") or ""),
+    )
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+def _text(value: str) -> str:
+    """A value or a request as compared: lower case, one space, no surrounding quotes, no
+    trailing slash on a path."""
+    flat = " ".join(value.casefold().split()).strip("'\"`")
+    return flat.rstrip("/") if len(flat) > 1 else flat
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def value_matches(expected: Any, got: Any) -> bool:
+    """Whether a proposed value is the expected one, after normalisation."""
+    if isinstance(expected, dict) and "one_of" in expected:
+        return any(value_matches(option, got) for option in expected["one_of"])
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return expected is got
+    if isinstance(expected, list):
+        if not isinstance(got, list) or len(got) != len(expected):
+            return False
+        remaining = list(got)
+        for item in expected:
+            found = next((i for i, candidate in enumerate(remaining) if value_matches(item, candidate)), None)
+            if found is None:
+                return False
+            remaining.pop(found)
+        return True
+    wanted, offered = _number(expected), _number(got)
+    if wanted is not None and offered is not None:
+        return wanted == offered
+    if isinstance(expected, str) and isinstance(got, str):
+        return _text(expected) == _text(got)
+    return bool(expected == got)
+
+
+def _number_forms(number: float) -> list[str]:
+    return [str(int(number))] if number.is_integer() else [repr(number), str(number)]
+
+
+def _contains(text: str, fragment: str) -> bool:
+    """``fragment`` occurs in ``text`` and is not a piece of a longer word."""
+    if not fragment:
+        return False
+    pattern = re.escape(fragment)
+    if fragment[0].isalnum():
+        pattern = r"(?<![\w])" + pattern
+    if fragment[-1].isalnum():
+        pattern += r"(?![\w])"
+    return re.search(pattern, text) is not None
+
+
+def stated_in(value: Any, request: str) -> bool:
+    """Whether the request states ``value``: every string and number in it occurs in the text."""
+    text = _text(request)
+    if isinstance(value, bool) or value is None:
+        return False  # a flag is an inference, never a quotation
+    number = _number(value) if not isinstance(value, str) else None
+    if number is not None:
+        return any(_contains(text, form) for form in _number_forms(number))
+    if isinstance(value, str):
+        return _contains(text, _text(value))
+    if isinstance(value, list):
+        return bool(value) and all(stated_in(item, request) for item in value)
+    if isinstance(value, dict):
+        leaves = [item for item in value.values() if item is not None]
+        return bool(leaves) and all(stated_in(item, request) for item in leaves)
+    return False
+
+
+def invented_arguments(case: Case, answer: Answer, defaults: Mapping[str, Any]) -> list[str]:
+    """The proposed arguments nobody can point at: not expected, not stated, not a default."""
+    invented = []
+    for name, value in answer.arguments.items():
+        if value is None:
+            continue  # an explicit null is an omitted optional argument
+        if name in case.arguments and value_matches(case.arguments[name], value):
+            continue
+        if name in defaults and value_matches(defaults[name], value):
+            continue
+        if stated_in(value, case.request):
+            continue
+        invented.append(f"{name}={value!r}")
+    return invented
+
+
+def argument_mismatches(case: Case, answer: Answer) -> list[str]:
+    """The expected arguments the proposal lacks or gives another value."""
+    problems = []
+    for name, expected in case.arguments.items():
+        if name not in answer.arguments:
+            asked = " (asked for, though the request states it)" if name in answer.missing else ""
+            problems.append(f"{name}: not proposed{asked}, expected {expected!r}")
+        elif not value_matches(expected, answer.arguments[name]):
+            problems.append(f"{name}: {answer.arguments[name]!r}, expected {expected!r}")
+    return problems
+
+
+# -- one case --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    case: Case
+    answer: Answer | None
+    capability_right: bool
+    status_right: bool
+    argument_problems: list[str] = field(default_factory=list)
+    invented: list[str] = field(default_factory=list)
+    # Why the selection counts as side-effecting for a read-only request ("" when it does not).
+    side_effect: str = ""
+    # The command failed (exit code and its error line), so there is no answer to score.
+    failure: str = ""
+    # For a clarification: the arguments the case expects it to ask for that it did not.
+    unasked: list[str] = field(default_factory=list)
+
+    @property
+    def right(self) -> bool:
+        return self.capability_right and self.status_right
+
+    @property
+    def problems(self) -> list[str]:
+        found = []
+        if self.failure:
+            found.append(self.failure)
+        if self.answer is not None and not self.capability_right:
+            found.append("wrong capability")
+        if self.answer is not None and not self.status_right:
+            if self.unasked and self.answer.status in self.case.statuses:
+                found.append(f"the question does not ask for {', '.join(self.unasked)}")
+            else:
+                found.append("wrong status")
+        if self.side_effect:
+            found.append(f"side-effecting selection for a read-only request ({self.side_effect})")
+        found += [f"invented {item}" for item in self.invented]
+        found += [f"argument {item}" for item in self.argument_problems]
+        return found
+
+
+def score_case(case: Case, answer: Answer, facts: Mapping[str, CapabilityFacts]) -> CaseResult:
+    if case.capabilities:
+        capability_right = answer.capability in case.capabilities
+    else:
+        capability_right = answer.capability is None
+    unasked = []
+    if answer.status == "needs_clarification":
+        unasked = [name for name in case.missing if name not in answer.missing]
+    status_right = answer.status in case.statuses and not unasked
+    selected = facts.get(answer.capability) if answer.capability else None
+    side_effect = selected.why if case.read_only and selected is not None and selected.side_effecting else ""
+    defaults = selected.defaults if selected is not None else {}
+    return CaseResult(
+        case=case,
+        answer=answer,
+        capability_right=capability_right,
+        status_right=status_right,
+        argument_problems=argument_mismatches(case, answer) if capability_right else [],
+        invented=invented_arguments(case, answer, defaults),
+        side_effect=side_effect,
+        unasked=unasked,
+    )
+
+
+def failed_case(case: Case, failure: str) -> CaseResult:
+    """A case whose command did not answer (a usage error, an internal error): wrong."""
+    return CaseResult(case=case, answer=None, capability_right=False, status_right=False, failure=failure)
+
+
+# -- all cases -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupFigure:
+    group: str
+    cases: int
+    right: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.cases if self.cases else 0.0
+
+
+@dataclass(frozen=True)
+class Figures:
+    groups: list[GroupFigure]
+    overall: GroupFigure
+    side_effects: int
+    invented: int
+    # Of the cases with the right capability and expected arguments: how many got them all.
+    arguments_checked: int
+    arguments_right: int
+
+    @property
+    def targets_met(self) -> dict[str, bool]:
+        return {
+            "accuracy": self.overall.accuracy >= TARGET_ACCURACY,
+            "side_effects": self.side_effects <= TARGET_SIDE_EFFECTS,
+            "invented": self.invented <= TARGET_INVENTED,
+        }
+
+    @property
+    def passed(self) -> bool:
+        return all(self.targets_met.values())
+
+
+def figures(results: Iterable[CaseResult], group_order: Iterable[str] = ()) -> Figures:
+    results = list(results)
+    order = list(group_order) + sorted({r.case.group for r in results} - set(group_order))
+    groups = []
+    for group in order:
+        members = [r for r in results if r.case.group == group]
+        if members:
+            groups.append(GroupFigure(group, len(members), sum(r.right for r in members)))
+    with_arguments = [r for r in results if r.capability_right and r.case.arguments]
+    return Figures(
+        groups=groups,
+        overall=GroupFigure("overall", len(results), sum(r.right for r in results)),
+        side_effects=sum(1 for r in results if r.side_effect),
+        invented=sum(len(r.invented) for r in results),
+        arguments_checked=len(with_arguments),
+        arguments_right=sum(1 for r in with_arguments if not r.argument_problems),
+    )

@@ -1,0 +1,183 @@
+"""What a request asks to do, and what a capability would do: reading, or acting.
+
+A request that only reads or looks up must never be served by a capability that writes,
+creates, deletes, sends or moves. Both sides are read with the policy's word tables
+(policies/risk.py), so the planner and the policy agree on what "acting" means; the planner
+adds how a sentence is built: in "show the latest commit" the word commit is a noun, in
+"commit the staged files" it is what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from policies.names import words
+from policies.risk import action_of_word, is_read_word, stated_actions
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Capability
+    from policies.model import Category
+
+# Words that name an action only where a verb stands (first, or after "please", "to"...):
+# elsewhere they are usually nouns ("the last message", "recent commits", "the git log").
+_NOUN_LIKE = frozenset(
+    "message messages email emails mail post posts tag tags log logs commit commits store set sets add "
+    "record records note notes change changes branch branches stage reset checkout post patch merge "
+    "archive clear close order orders run runs start stop switch turn lock lock copy format share".split()
+)
+# Verbs the policy's tables leave out that still change something when a person asks for them.
+_EXTRA_ACTING: dict[str, Category] = {
+    "toggle": "controls devices",
+    "trigger": "controls devices",
+    "remember": "updates records",
+    "make": "updates records",
+    "mark": "updates records",
+    "unstage": "updates records",
+    "stage": "updates records",
+    "rename": "writes files",
+    "restore": "updates records",
+    "forget": "destructive",
+    "bump": "updates records",
+    "escalate": "updates records",
+    "raise": "updates records",
+    "lower": "updates records",
+}
+# Words after which the next word is the verb of a request.
+_VERB_LEADS = frozenset("please to and then also you lets let us i d like want need go now just".split())
+_READ_OPENERS = re.compile(
+    r"^\s*(what|which|who|whom|whose|how|when|where|why|is|are|was|were|does|do|did|has|have|can i see|"
+    r"show|list|get|find|search|look|tell me|give me|display|view|read|fetch|check|count)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+# Values are not verbs: a path, an address, a file name or a quotation says nothing about what
+# to do with it (/tmp/eval-runs/x holds "eval", a command word).
+_VALUES = re.compile(r"""\S*[/@=\\]\S*|\S+\.\w{1,8}\b|"[^"]*"|“[^”]*”|'[^']*'""")
+# policies.names.words splits "don't" into "don" and "t".
+_NEGATED = re.compile(r"\b(?:don t|do not|never|not|without|no need to|doesn t|won t)\b(?: \w+)?$")
+# "Let dave@example.com know that...", "tell her the meeting moved": a message to someone.
+_TELL_SOMEONE = re.compile(
+    r"\blet\s+\S+\s+know\b|\btell\s+(?!me\b|us\b)(?:him|her|them|\S+@\S+|[A-Z]\w+)\b", re.IGNORECASE
+)
+_ARITHMETIC = frozenset({"add", "plus", "sum", "total", "minus", "subtract", "times", "multiply", "divide"})
+
+
+@dataclass(frozen=True)
+class RequestAction:
+    """The acting categories a request asks for (empty: it only reads) and the words that did."""
+
+    categories: frozenset[Category]
+    verbs: tuple[str, ...]
+
+    @property
+    def reads_only(self) -> bool:
+        return not self.categories
+
+
+def _acting(word: str) -> Category | None:
+    return _EXTRA_ACTING.get(word) or action_of_word(word)
+
+
+@lru_cache(maxsize=512)
+def request_action(text: str) -> RequestAction:
+    """What ``text`` asks to do. A verb counts where a verb stands: the first word, or after a
+    lead such as "please", "to", "and" or "can you"; a word that is no noun ("delete", "send")
+    counts anywhere unless it is a participle ("deleted files" is a filter, not an order)."""
+    tokens = _joined_email(words(_VALUES.sub(" ", text)))
+    numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
+    arithmetic = numbers and bool(_ARITHMETIC & set(tokens))
+    found: dict[str, Category] = {}
+    for index, word in enumerate(tokens):
+        category = _acting(word)
+        if category is None or (arithmetic and word in _ARITHMETIC):
+            continue
+        if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
+            continue  # "just look, don't create anything"
+        in_verb_place = index == 0 or tokens[index - 1] in _VERB_LEADS
+        # A participle is a filter or a report ("deleted files", "I removed"), not an order.
+        if (word.endswith("ed") and index > 0) or (word.endswith("ing") and not in_verb_place):
+            continue
+        if word in _NOUN_LIKE and not in_verb_place:
+            continue
+        if index > 0 and not in_verb_place and _READ_OPENERS.match(text) and word in _NOUN_LIKE:
+            continue
+        found[word] = category
+    if _TELL_SOMEONE.search(text):
+        found.setdefault("tell", "sends messages")
+    return RequestAction(frozenset(found.values()), tuple(found))
+
+
+def _joined_email(tokens: list[str]) -> list[str]:
+    """ "e-mail" is split into "e" and "mail"; as one word it is the verb "email"."""
+    joined: list[str] = []
+    for token in tokens:
+        if token == "mail" and joined and joined[-1] == "e":
+            joined[-1] = "email"
+        else:
+            joined.append(token)
+    return joined
+
+
+@dataclass(frozen=True)
+class CapabilityAction:
+    """Whether a capability changes something, which categories, and what said so."""
+
+    categories: frozenset[Category]
+    why: str
+
+    @property
+    def acts(self) -> bool:
+        return bool(self.categories)
+
+
+def capability_action(capability: Capability) -> CapabilityAction:
+    """What ``capability`` would do. Resources and prompts only read (the protocol gives them
+    no way to act). A tool's name says most: its first word is its verb ("get_annotated_message"
+    reads, whatever noun follows); its description speaks when the name has no read verb; a
+    destructive annotation always counts, a read-only one never clears an acting name."""
+    if capability.type != "tool":
+        return CapabilityAction(frozenset(), f"a {capability.type.replace('_', ' ')} only reads")
+    # git_commit's verb is commit: a name that repeats its server's name starts after it.
+    server_words = set(words(capability.server))
+    name_words = words(capability.name)
+    while len(name_words) > 1 and name_words[0] in server_words:
+        name_words = name_words[1:]
+    annotations = capability.annotations
+    destructive = annotations.get("destructiveHint", annotations.get("destructive_hint")) is True
+    reads_first = bool(name_words) and is_read_word(name_words[0])
+    by_name: dict[str, Category] = {}
+    for word in name_words:
+        category = _acting(word)
+        # After a read verb, action-like words are its object: get_annotated_message reads.
+        if category is not None and not (reads_first and word in _NOUN_LIKE):
+            by_name[word] = category
+    if by_name:
+        return CapabilityAction(frozenset(by_name.values()), f"its name says {', '.join(by_name)}")
+    if destructive:
+        return CapabilityAction(frozenset({"destructive"}), "the server marks it destructive")
+    if reads_first:
+        return CapabilityAction(frozenset(), f"its name says {name_words[0]}")
+    described = stated_actions(capability.model_copy(update={"name": "", "input_schema": {}}))
+    if described:
+        return CapabilityAction(frozenset(described), "its description says it changes something")
+    return CapabilityAction(frozenset(), "nothing in its name or description says it changes anything")
+
+
+_POLITE = frozenset("please can could would you kindly just now".split())
+
+
+def leading_verb(text: str) -> str | None:
+    """The word a request opens with once politeness is set aside ("Please uproot the basil"
+    opens with uproot): where an imperative puts its verb."""
+    for word in words(_VALUES.sub(" ", text)):
+        if word not in _POLITE:
+            return word
+    return None
+
+
+def is_known_verb(word: str) -> bool:
+    """Whether a word is one the action tables read (acting or reading) either way."""
+    return _acting(word) is not None or is_read_word(word)

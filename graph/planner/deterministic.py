@@ -1,0 +1,67 @@
+"""The deterministic planner: the default, offline, and the same plan for the same request and
+manifest every time, so every route the graph takes can be reproduced and explained."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from graph.planner.arguments import Extraction, extract_arguments
+from graph.planner.explain import explanation
+from graph.planner.intent import IntentDecision, classify
+from graph.planner.protocol import Composition, PlanningRequest, Selection
+from graph.planner.scoring import is_unbounded_listing, rank
+
+if TYPE_CHECKING:
+    from graph.context import Limits
+    from mcp_host.manifest import Capability
+
+CANDIDATES_KEPT = 5
+
+
+class DeterministicPlanner:
+    """Scores every capability on the evidence in the request (graph/planner/scoring.py) and
+    reads arguments off the capability's JSON Schema (graph/planner/arguments.py)."""
+
+    @property
+    def label(self) -> str:
+        return "deterministic (offline, no language model)"
+
+    def classify(self, text: str) -> IntentDecision:
+        return classify(text)
+
+    def select(
+        self, request: PlanningRequest, capabilities: Sequence[Capability], limits: Limits
+    ) -> Selection:
+        ranked = rank(
+            list(capabilities),
+            request.full_text.replace("\n", " "),
+            request.operation_type,
+            list(request.preferences),
+            exclude=set(request.exclude),
+        )
+        selection = Selection(candidates=ranked[:CANDIDATES_KEPT])
+        viable = [s for s in ranked if s.score >= limits.min_score]
+        bounded = [s for s in viable if not is_unbounded_listing(s.capability)]
+        if bounded:
+            # A broad legacy listing is only considered when nothing bounded fits.
+            viable = bounded
+        if not viable:
+            return selection
+        selection.chosen = viable[0]
+        runner_up = viable[1] if len(viable) > 1 else None
+        if runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin:
+            selection.ambiguous_with = runner_up
+        selection.explanation = explanation(viable[0])
+        return selection
+
+    def extract(self, capability: Capability, request: PlanningRequest) -> Extraction:
+        return extract_arguments(
+            capability.input_schema, request.text, answer=request.answer, asked=list(request.asked) or None
+        )
+
+    def answer(self, question: str) -> str | None:
+        return None
+
+    def compose(self, composition: Composition) -> str:
+        return composition.draft

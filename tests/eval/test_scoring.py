@@ -1,0 +1,228 @@
+"""The benchmark's scoring on hand-made answers: what counts as right, as a side-effecting
+selection and as an invented argument, and the figures over several cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval.cases import Case
+from eval.facts import CapabilityFacts
+from eval.scoring import (
+    Answer,
+    answer_from_output,
+    failed_case,
+    figures,
+    score_case,
+    stated_in,
+    value_matches,
+)
+
+FACTS = {
+    "time__get_current_time": CapabilityFacts("time__get_current_time", side_effecting=False),
+    "files__create_directory": CapabilityFacts(
+        "files__create_directory", side_effecting=True, why="the policy engine rates it writes files"
+    ),
+    "git__git_log": CapabilityFacts("git__git_log", side_effecting=False, defaults={"max_count": 10}),
+}
+
+
+def _case(**overrides: Any) -> Case:
+    fields: dict[str, Any] = {
+        "id": "time-tokyo",
+        "group": "time",
+        "request": "What time is it in Tokyo?",
+        "capabilities": ("time__get_current_time",),
+        "statuses": ("ok",),
+        "read_only": True,
+        "arguments": {"timezone": "Asia/Tokyo"},
+    }
+    return Case(**(fields | overrides))
+
+
+def _output(server: str | None, name: str = "", status: str = "ok", **extra: Any) -> dict[str, Any]:
+    selected = {"server": server, "type": "tool", "name": name} if server else None
+    return {"status": status, "selected_capability": selected, "response": "", "thread_id": "t"} | extra
+
+
+def test_the_answer_is_read_from_final_output() -> None:
+    answer = answer_from_output(
+        _output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"}, missing_arguments=["x"])
+    )
+    assert answer == Answer(
+        status="ok", capability="time__get_current_time", arguments={"timezone": "Asia/Tokyo"}, missing=("x",)
+    )
+    assert answer_from_output(_output(None, status="answered_without_mcp")).capability is None
+
+
+def test_right_needs_the_capability_and_the_status() -> None:
+    case = _case()
+    right = score_case(
+        case,
+        answer_from_output(_output("time", "get_current_time", arguments={"timezone": "asia/tokyo"})),
+        FACTS,
+    )
+    assert right.right and right.problems == []
+    wrong_status = score_case(
+        case, answer_from_output(_output("time", "get_current_time", "needs_review")), FACTS
+    )
+    assert wrong_status.capability_right and not wrong_status.status_right and not wrong_status.right
+    wrong_tool = score_case(case, answer_from_output(_output("files", "create_directory")), FACTS)
+    assert not wrong_tool.capability_right and not wrong_tool.right
+
+
+def test_any_listed_capability_and_status_is_right() -> None:
+    case = _case(capabilities=("git__git_log", "time__get_current_time"), statuses=("ok", "needs_review"))
+    assert score_case(case, answer_from_output(_output("git", "git_log", "needs_review")), FACTS).right
+
+
+def test_a_case_expecting_no_capability_is_wrong_when_one_is_selected() -> None:
+    case = _case(capabilities=(), statuses=("answered_without_mcp",), arguments={})
+    assert score_case(case, answer_from_output(_output(None, status="answered_without_mcp")), FACTS).right
+    chosen = score_case(
+        case, answer_from_output(_output("time", "get_current_time", "answered_without_mcp")), FACTS
+    )
+    assert not chosen.right
+
+
+def test_a_clarification_must_ask_for_the_missing_arguments() -> None:
+    case = _case(statuses=("needs_clarification",), arguments={}, missing=("timezone",))
+    asked = _output("time", "get_current_time", "needs_clarification", missing_arguments=["timezone"])
+    assert score_case(case, answer_from_output(asked), FACTS).right
+    other = _output("time", "get_current_time", "needs_clarification", missing_arguments=[])
+    result = score_case(case, answer_from_output(other), FACTS)
+    assert not result.right
+    assert result.problems == ["the question does not ask for timezone"]
+
+
+def test_a_side_effecting_selection_counts_only_for_read_only_requests() -> None:
+    answer = answer_from_output(_output("files", "create_directory", "needs_review"))
+    read = score_case(_case(), answer, FACTS)
+    assert read.side_effect == "the policy engine rates it writes files"
+    assert read.problems == [
+        "wrong capability",
+        "wrong status",
+        "side-effecting selection for a read-only request (the policy engine rates it writes files)",
+    ]
+    write = score_case(_case(read_only=False), answer, FACTS)
+    assert write.side_effect == ""
+    harmless = score_case(_case(), answer_from_output(_output("git", "git_log")), FACTS)
+    assert harmless.side_effect == ""
+
+
+def test_invented_arguments() -> None:
+    case = _case(request="Show the last 3 commits of /srv/Repo", capabilities=("git__git_log",), arguments={})
+
+    def invented(arguments: dict[str, Any]) -> list[str]:
+        return score_case(
+            case, answer_from_output(_output("git", "git_log", arguments=arguments)), FACTS
+        ).invented
+
+    # Stated in the request, whatever the case or a trailing slash: not invented.
+    assert invented({"repo_path": "/srv/repo/", "max_count": 3}) == []
+    # The schema's own default, and an explicit null: not invented.
+    assert invented({"max_count": 10, "start_timestamp": None}) == []
+    # Not in the request, not expected, not a default: invented, each one.
+    assert invented({"repo_path": "/srv/other", "max_count": 5}) == ["repo_path='/srv/other'", "max_count=5"]
+    # A piece of a longer word or number is not a statement of the value.
+    assert invented({"max_count": 1, "branch": "rv"}) == ["max_count=1", "branch='rv'"]
+    # A flag is never quoted from a request.
+    assert invented({"verbose": True}) == ["verbose=True"]
+
+
+def test_an_expected_normalised_value_is_not_invented() -> None:
+    # "Tokyo" is said, "Asia/Tokyo" is what the case expects: not invented; another zone is.
+    case = _case()
+    ok = score_case(
+        case,
+        answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"})),
+        FACTS,
+    )
+    assert ok.invented == [] and ok.argument_problems == []
+    off = score_case(
+        case,
+        answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Seoul"})),
+        FACTS,
+    )
+    assert off.invented == ["timezone='Asia/Seoul'"]
+    assert off.argument_problems == ["timezone: 'Asia/Seoul', expected 'Asia/Tokyo'"]
+
+
+def test_an_expected_argument_that_was_asked_for_is_a_problem() -> None:
+    answer = answer_from_output(
+        _output("time", "get_current_time", "needs_clarification", missing_arguments=["timezone"])
+    )
+    result = score_case(_case(), answer, FACTS)
+    assert result.argument_problems == [
+        "timezone: not proposed (asked for, though the request states it), expected 'Asia/Tokyo'"
+    ]
+
+
+def test_values_match_after_normalisation() -> None:
+    assert value_matches("Europe/Berlin", " europe/berlin ")
+    assert value_matches("/srv/repo", "/srv/repo/")
+    assert value_matches(12, "12") and value_matches("12", 12.0)
+    assert value_matches(["Alice", "Acme Corp"], ["acme corp", "Alice"])
+    assert value_matches({"one_of": ["08:15", "8:15"]}, "8:15")
+    assert not value_matches(["Alice"], ["Alice", "Bob"])
+    assert not value_matches(True, 1)
+    assert not value_matches("Asia/Tokyo", "Tokyo")
+
+
+def test_stated_in_reads_lists_and_objects_leaf_by_leaf() -> None:
+    request = "Open the nodes named Alice and Acme Corp"
+    assert stated_in(["Alice", "Acme Corp"], request)
+    assert not stated_in(["Alice", "Bob"], request)
+    assert stated_in({"name": "Alice", "note": None}, request)
+    assert not stated_in([], request)
+
+
+def test_figures_per_group_and_against_the_targets() -> None:
+    time_right = score_case(
+        _case(),
+        answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"})),
+        FACTS,
+    )
+    time_wrong = score_case(
+        _case(id="t2"),
+        answer_from_output(_output("files", "create_directory", arguments={"path": "/x"})),
+        FACTS,
+    )
+    git_case = _case(
+        id="g1",
+        group="git",
+        request="log of /r",
+        capabilities=("git__git_log",),
+        arguments={"repo_path": "/r"},
+    )
+    git_right = score_case(
+        git_case, answer_from_output(_output("git", "git_log", arguments={"repo_path": "/q"})), FACTS
+    )
+    broken = failed_case(_case(id="t3"), "gatehouse ask exited 2: bad")
+    summary = figures([time_right, time_wrong, git_right, broken], ["time", "git"])
+
+    assert [(g.group, g.cases, g.right) for g in summary.groups] == [("time", 3, 1), ("git", 1, 1)]
+    assert (summary.overall.cases, summary.overall.right) == (4, 2)
+    assert summary.overall.accuracy == 0.5
+    assert summary.side_effects == 1
+    # /x in time_wrong, /q in git_right.
+    assert summary.invented == 2
+    # Right capability with expected arguments: time_right (all right), git_right (wrong repo).
+    assert (summary.arguments_checked, summary.arguments_right) == (2, 1)
+    assert summary.targets_met == {"accuracy": False, "side_effects": False, "invented": False}
+    assert not summary.passed
+    assert broken.problems == ["gatehouse ask exited 2: bad"]
+
+
+def test_all_targets_met_passes() -> None:
+    results = [
+        score_case(
+            _case(id=f"c{i}"),
+            answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"})),
+            FACTS,
+        )
+        for i in range(9)
+    ]
+    results.append(score_case(_case(id="c9"), answer_from_output(_output("git", "git_log")), FACTS))
+    summary = figures(results)
+    assert summary.overall.accuracy == 0.9
+    assert summary.passed
