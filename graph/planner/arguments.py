@@ -300,6 +300,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
             count = _COUNT.search(text)
             if count:
                 return count.group(1), f"'{count.group(0)}' in the request"
+        # A count the description places ("returns only the last N lines"): "the last 3 lines".
+        for place in ("first", "last"):
+            if re.search(rf"\b{place}\s+n\b", description):
+                counted = re.search(rf"\b{place}\s+(\d+)\b", text, re.IGNORECASE)
+                if counted:
+                    return counted.group(1), f"'{counted.group(0)}' in the request"
         if key == "id" or key.endswith("_id"):
             # "the first 5 tickets": a number after first, last or top is a count, not an id.
             numbers = [n for n in _NUMBER.findall(_COUNT.sub(" ", text)) if n not in used]
@@ -322,13 +328,25 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
         if match:
             return match.group(1).strip(), "text after 'for'"
-    if "string" in types or not types:
-        # Last resort, and only when the text puts the value right after the name: "priority urgent".
+    if ("string" in types or not types) and key not in STOPWORDS:
+        # Last resort, and only when the text puts the value right after the name: "priority urgent"
+        # (never for a name that is an English word of its own: "to", "from", "in").
         label = "|".join(re.escape(v) for v in _name_variants(name))
         match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", text, re.IGNORECASE)
         if match and match.group(1).lower() not in STOPWORDS:
             return match.group(1).rstrip(".,;:!?"), f"word after '{name}'"
     return None
+
+
+def _takes_a_location(name: str, shape: dict[str, Any]) -> bool:
+    key = name.lower()
+    return (
+        key in _PATH_NAMES
+        or key in _EMAIL_NAMES
+        or key.endswith(("_path", "_file", "_uri", "url"))
+        or key in {"uri", "repo", "directory", "dir", "folder", "root"}
+        or shape.get("format") in {"email", "uri", "date", "date-time"}
+    )
 
 
 def extract_arguments(
@@ -388,10 +406,14 @@ def extract_arguments(
             take(name, answer.strip().rstrip("."), "the operator's answer", schema)
 
     # One quoted string left and one required text property unfilled: the quote is its value.
+    # A path, an address or a URI is never a quotation that does not look like one.
     open_required = [
         n
         for n in required
-        if n not in result.arguments and n in properties and "string" in _types(property_shape(properties[n]))
+        if n not in result.arguments
+        and n in properties
+        and "string" in _types(property_shape(properties[n]))
+        and not _takes_a_location(n, property_shape(properties[n]))
     ]
     unused_quotes = [q for q in quoted if q not in used]
     if len(open_required) == 1 and len(unused_quotes) == 1:

@@ -15,12 +15,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
+from graph.planner.actions import (
+    capability_action,
+    is_known_verb,
+    is_read_word,
+    leading_verb,
+    request_action,
+)
 from graph.planner.arguments import extract_arguments, property_shape
 from graph.planner.text import (
     STOPWORDS,
     concepts,
     concepts_of_words,
+    path_kinds,
     split_identifier,
     stem,
     words,
@@ -41,6 +48,15 @@ _GENERIC_READ_VERBS = frozenset(
     {"get", "show", "fetch", "view", "display", "retrieve", "search", "find", "query", "lookup"}
 )
 SERVER_WEIGHT = 1.5
+# A server called by a word other servers use too ("files", "documents") is hardly named by it.
+COMMON_SERVER_NAME = 0.2
+# A folder tool given a file's path ("sample.txt" for list_directory) is the wrong tool.
+FILE_FOR_A_FOLDER_TOOL = -2.5
+# What a stated path implies (a file, a folder) weighs half what a word saying it does.
+IMPLIED_SHARE = 0.5
+# The request's verb is the one the capability's description opens with ("Switches branches").
+DESCRIPTION_VERB = 2.0
+STATED_OPTION = 0.75
 PARAMETER_WEIGHT = 1.0
 ENUM_WEIGHT = 1.0
 DESCRIPTION_WEIGHT = 0.5
@@ -92,14 +108,22 @@ class Vocabulary:
 
     document_frequency: dict[str, int]
     size: int
+    servers_of: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, capabilities: list[Capability]) -> Vocabulary:
         counts: dict[str, int] = {}
+        servers: dict[str, set[str]] = {}
         for capability in capabilities:
             for concept in _concepts_of_capability(capability):
                 counts[concept] = counts.get(concept, 0) + 1
-        return cls(counts, len(capabilities))
+                servers.setdefault(concept, set()).add(capability.server)
+        return cls(counts, len(capabilities), {c: frozenset(s) for c, s in servers.items()})
+
+    def other_servers_use(self, server: str) -> bool:
+        """Whether the words of ``server``'s name are words other servers' capabilities use."""
+        named = concepts_of_words(split_identifier(server))
+        return any(self.servers_of.get(concept, frozenset()) - {server} for concept in named)
 
     def weight(self, concept: str) -> float:
         """From COMMON_WORD_SHARE (every capability has it) to 1 (only one has it)."""
@@ -147,6 +171,10 @@ def is_unbounded_listing(capability: Capability) -> bool:
 def _uri_matches(capability: Capability, text: str) -> bool:
     if capability.uri and capability.uri in text:
         return True
+    # A resource named like a file ("features.md") is named by that file name.
+    if capability.type != "tool" and "." in capability.name:
+        if re.search(rf"(?<![\w./-]){re.escape(capability.name)}(?![\w/-])", text, re.IGNORECASE):
+            return True
     if capability.uri_template:
         prefix = capability.uri_template.split("{", 1)[0]
         return bool(prefix) and prefix in text
@@ -162,19 +190,22 @@ def score_capability(
 ) -> ScoredCapability:
     vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
+    # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
+    implied = path_kinds(text) - wanted
     scored = ScoredCapability(capability, 0.0)
 
     def add(points: float, reason: str) -> None:
         scored.score += points
         scored.reasons.append(f"{points:+g} {reason}")
 
-    name_words = [w for w in split_identifier(capability.name) if w not in STOPWORDS]
+    name_words = _name_words(capability)
     name_concepts = concepts_of_words(name_words)
-    name_hits = sorted(name_concepts & wanted)
+    name_hits = sorted(name_concepts & (wanted | implied))
     if name_hits:
         nouns = {c for c in name_hits if c not in _VERB_CONCEPTS}
         verbs = set(name_hits) - nouns
         points = NAME_WEIGHT * vocabulary.total(nouns) + NAME_VERB_WEIGHT * vocabulary.total(verbs)
+        points -= NAME_WEIGHT * (1 - IMPLIED_SHARE) * vocabulary.total(nouns & implied)
         add(points, f"name matches {', '.join(name_hits)}")
         # A name that says more than the request asked for is a narrower fit:
         # "list files" is list_directory, not list_allowed_directories.
@@ -184,7 +215,9 @@ def score_capability(
         unmatched = [
             w
             for w in name_words
-            if not concepts_of_words([w]) & wanted and w not in server_words and w not in _GENERIC_READ_VERBS
+            if not concepts_of_words([w]) & (wanted | implied)
+            and w not in server_words
+            and w not in _GENERIC_READ_VERBS
         ]
         if unmatched:
             penalty = sum(
@@ -200,10 +233,14 @@ def score_capability(
                 LITERAL_NAME_WORD * vocabulary.total(set(concepts_of_words(literal))),
                 f"name says {', '.join(literal)} as asked",
             )
-    # The server by its own name ("in git", "from memory"), not by a synonym: a server called
-    # "files" is not named by every request about a folder.
-    if {stem(w) for w in split_identifier(capability.server)} & _stems_of_request(text):
-        add(SERVER_WEIGHT, f"server {capability.server} named")
+    # The server by its own name ("in git", "from memory"), not by a synonym; and a server
+    # called "files" is hardly named by "list the files": a common word names it less.
+    server_stems = {stem(w) for w in split_identifier(capability.server)}
+    if server_stems & _stems_of_request(text):
+        if vocabulary.other_servers_use(capability.server):
+            add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
+        else:
+            add(SERVER_WEIGHT, f"server {capability.server} named")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
         param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
@@ -222,6 +259,9 @@ def score_capability(
         )
     if _uri_matches(capability, text):
         add(URI_MATCH, "URI named in the request")
+    said_verb = _verb_its_description_opens_with(capability, text)
+    if said_verb:
+        add(DESCRIPTION_VERB, f"its description opens with the request's verb ({said_verb})")
 
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
@@ -256,9 +296,21 @@ def score_capability(
         add(UNBOUNDED_LISTING, "returns everything, with no filters or paging")
 
     extraction = extract_arguments(capability.input_schema, text)
+    if _folder_tool_given_a_file(capability, extraction.arguments):
+        add(FILE_FOR_A_FOLDER_TOOL, "the path stated names a file; it works on folders")
     stated_required = [n for n in capability.required_arguments if n in extraction.arguments]
     if stated_required:
         add(STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}")
+    # An option the request fills ("the last 3 lines" for tail), except an enum value, already
+    # counted above.
+    stated_options = [
+        n
+        for n in extraction.arguments
+        if n not in capability.required_arguments
+        and not str(extraction.sources.get(n, "")).endswith("stated in the request")
+    ]
+    if stated_options:
+        add(STATED_OPTION * len(stated_options), f"request states {', '.join(stated_options)} too")
     if extraction.missing:
         add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
     elif stated_required:
@@ -292,6 +344,39 @@ def _opens_with_name_verb(capability: Capability, text: str) -> str | None:
     if name_words and verb is not None and not is_known_verb(verb) and stem(verb) == stem(name_words[0]):
         return verb
     return None
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _name_words(capability: Capability) -> list[str]:
+    """The words of a capability's name; a file name's extension (architecture.md) is not one."""
+    name = _EXTENSION.sub("", capability.name) if capability.type != "tool" else capability.name
+    return [w for w in split_identifier(name) if w not in STOPWORDS]
+
+
+def _folder_tool_given_a_file(capability: Capability, arguments: dict[str, object]) -> bool:
+    """A capability whose name says folder, tree or directory, given a file name as its path."""
+    if capability.type != "tool" or not concepts_of_words(_name_words(capability)) & {"directory", "tree"}:
+        return False
+    paths = [v for k, v in arguments.items() if isinstance(v, str) and "path" in k.lower()]
+    return bool(paths) and all(path_kinds(p) == {"file"} for p in paths)
+
+
+def _verb_its_description_opens_with(capability: Capability, text: str) -> str | None:
+    """The request's leading verb, when the capability's description opens with it too."""
+    verb = leading_verb(text)
+    opening = words(capability.description)[:1]
+    # A reading verb (list, show, get) is already weighed by the name; an acting or unknown one
+    # ("unstage", "switch", "echo") is what this evidence is for.
+    if verb is None or not opening or is_read_word(verb) or not _is_verb_like(verb):
+        return None
+    return verb if stem(opening[0]) == stem(verb) else None
+
+
+def _is_verb_like(word: str) -> bool:
+    """A word no table knows may still be the request's verb ("unstage", "echo")."""
+    return len(word) > 2 and word not in _FILLER
 
 
 def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:

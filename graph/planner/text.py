@@ -7,8 +7,13 @@ from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
-# Argument values are not vocabulary: an address or a path says nothing about the capability.
-_VALUE_TOKENS = re.compile(r"""\S+@\S+|\b\w+://\S+|"[^"]*"|“[^”]*”""")
+# Argument values are not vocabulary: an address, a URI, a quotation, a path or a file name says
+# nothing about which capability to use ("/tmp/reports/q3.md" is not a request about reports).
+_VALUE_TOKENS = re.compile(
+    r"""\S+@\S+|\b\w+://\S+|"[^"]*"|“[^”]*”|(?<!\w)'[^']*'(?!\w)"""
+    r"""|(?<![\w@])(?:~|\.{1,2})?/[\w.~/*-]*|\b[\w.-]+/[\w./*-]*"""
+    r"""|(?<![\w@/.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])"""
+)
 
 STOPWORDS = frozenset(
     "a an the in on of to for from and or with by at as is are was were be been this that these those "
@@ -26,9 +31,11 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "browse": ("list",),
     "display": ("list", "read"),
     "file": ("file",),
-    "folder": ("file",),
-    "directory": ("file",),
-    "dir": ("file",),
+    # A folder is not a file: "list_directory" is what "what is in the reports folder" wants,
+    # "read_file" what "show notes.md" wants.
+    "folder": ("directory",),
+    "directory": ("directory",),
+    "dir": ("directory",),
     "read": ("read",),
     "view": ("read",),
     "content": ("read",),
@@ -164,10 +171,27 @@ _FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 
+# A path with a slash; one whose last part has no extension is a folder (/srv/share, docs/).
+_SLASH_PATH = re.compile(r"(?<![\w@:/.~-])(?:(?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_URI_OR_ADDRESS = re.compile(r"\S+@\S+|\b\w+://\S+")
+
+
+def path_kinds(text: str) -> set[str]:
+    """What the paths and file names a request states name: "file", "directory" or both."""
+    plain = _URI_OR_ADDRESS.sub(" ", text)
+    kinds: set[str] = set()
+    for path in _SLASH_PATH.findall(plain):
+        cleaned = path.rstrip(".,;:!?")
+        if len(cleaned) > 1:
+            kinds.add("file" if _EXTENSION.search(cleaned) else "directory")
+    if _FILE_NAME.search(_SLASH_PATH.sub(" ", plain)):
+        kinds.add("file")
+    return kinds
+
+
 def concepts(text: str) -> set[str]:
     found = concepts_of_words(words(text))
     if _WHATS_IN.search(text):
         found.add("list")
-    if _FILE_NAME.search(_VALUE_TOKENS.sub(" ", text)):
-        found.add("file")
     return found

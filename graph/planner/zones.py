@@ -7,6 +7,8 @@ import re
 import zoneinfo
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 
 _SPELLED = re.compile(r"\b[A-Z][A-Za-z_+-]+(?:/[A-Za-z0-9_+-]+){1,2}\b|\b(?:UTC|GMT)\b")
 _LEGACY_PREFIXES = ("Etc/", "SystemV/", "US/", "posix/", "right/")
@@ -29,7 +31,43 @@ def _zones_by_place() -> dict[str, str]:
             continue
         place = zone.rsplit("/", 1)[1].replace("_", " ").lower()
         seen.setdefault(place, set()).add(zone)
+    for country, zones in _zones_by_country().items():
+        seen.setdefault(country, set()).update(zones)
     return {place: next(iter(zones)) for place, zones in seen.items() if len(zones) == 1}
+
+
+def _table(name: str) -> str:
+    """One of the IANA database's tables, from the tzdata package or the system's zoneinfo."""
+    try:
+        return resources.files("tzdata.zoneinfo").joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    for folder in zoneinfo.TZPATH:
+        path = Path(folder) / name
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return ""
+
+
+def _rows(table: str) -> list[list[str]]:
+    return [line.split("\t") for line in _table(table).splitlines() if line and not line.startswith("#")]
+
+
+@lru_cache(maxsize=1)
+def _zones_by_country() -> dict[str, set[str]]:
+    """ "india" -> {"Asia/Kolkata"}: a country by its name in the IANA tables (iso3166.tab,
+    zone.tab). Countries with several zones keep them all, so they stay ambiguous."""
+    names = {row[0]: row[1] for row in _rows("iso3166.tab") if len(row) >= 2}
+    zones: dict[str, set[str]] = {}
+    for row in _rows("zone.tab"):
+        if len(row) >= 3 and row[0] in names:
+            zones.setdefault(row[0], set()).add(row[2])
+    found: dict[str, set[str]] = {}
+    for code, name in names.items():
+        # "Britain (UK)" is also "Britain"; "Korea (South)" is only itself.
+        for spelling in {name, re.sub(r"\s*\([^)]*\)", "", name)} if "(UK)" in name else {name}:
+            found[spelling.lower()] = zones.get(code, set())
+    return found
 
 
 @lru_cache(maxsize=1)
