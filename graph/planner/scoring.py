@@ -172,9 +172,9 @@ def _uri_matches(capability: Capability, text: str) -> bool:
     if capability.uri and capability.uri in text:
         return True
     # A resource named like a file ("features.md") is named by that file name.
-    if capability.type != "tool" and "." in capability.name:
-        if re.search(rf"(?<![\w./-]){re.escape(capability.name)}(?![\w/-])", text, re.IGNORECASE):
-            return True
+    named = rf"(?<![\w./-]){re.escape(capability.name)}(?![\w/-])"
+    if capability.type != "tool" and "." in capability.name and re.search(named, text, re.IGNORECASE):
+        return True
     if capability.uri_template:
         prefix = capability.uri_template.split("{", 1)[0]
         return bool(prefix) and prefix in text
