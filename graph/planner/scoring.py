@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from graph.planner.actions import (
     capability_action,
     is_known_verb,
-    is_read_word,
     leading_verb,
     request_action,
 )
@@ -32,6 +31,7 @@ from graph.planner.text import (
     stem,
     words,
 )
+from policies.risk import is_read_word
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
