@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from graph.planner.text import concepts_of_words
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
 
@@ -45,6 +46,8 @@ _EXTRA_ACTING: dict[str, Category] = {
     "raise": "updates records",
     "lower": "updates records",
 }
+# Concepts of the planner's synonym table that are actions: a word standing for one acts.
+_ACTING_CONCEPTS = frozenset({"create", "delete", "update", "write", "send"})
 # Words after which the next word is the verb of a request.
 _VERB_LEADS = frozenset("please to and then also you lets let us i d like want need go now just".split())
 _READ_OPENERS = re.compile(
@@ -78,7 +81,13 @@ class RequestAction:
 
 
 def _acting(word: str) -> Category | None:
-    return _EXTRA_ACTING.get(word) or action_of_word(word)
+    """The acting category of a word, or of the concept it stands for ("record" is to create)."""
+    found = _EXTRA_ACTING.get(word) or action_of_word(word)
+    if found is not None:
+        return found
+    for concept in sorted(concepts_of_words([word]) & _ACTING_CONCEPTS):
+        return action_of_word(concept)
+    return None
 
 
 @lru_cache(maxsize=512)

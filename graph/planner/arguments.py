@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.planner.text import STOPWORDS
+from graph.planner.text import STOPWORDS, split_identifier
 from graph.planner.zones import zone_mentions
 
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
@@ -231,10 +231,36 @@ _COUNT_NAMES = frozenset(
 _TOPIC = re.compile(r"\b(?:on|about|regarding)\s+(?:the\s+)?(.+?)[.?!]?$", re.IGNORECASE)
 
 
+# A name written with capitals ("Acme Corp"), not opening the sentence.
+_PROPER_NAME = re.compile(r"(?<=[\w,:;] )[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+
+
+def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[list[str], str] | None:
+    """Several values for an array of strings: every path for ``paths`` or ``files``, every
+    capitalised name for ``names`` or ``entityNames``, in the order the request gives them."""
+    items = shape.get("items")
+    if not isinstance(items, dict) or _types(items) - {"string"}:
+        return None
+    words = split_identifier(name)
+    last = words[-1] if words else ""
+    plain = _URI.sub(" ", _EMAIL.sub(" ", text))
+    if last in {"paths", "files", "filenames"}:
+        found = [p.rstrip(".,;:!?") for p in _SLASH_PATH.findall(plain)]
+        found += [p for p in _PATH.findall(_SLASH_PATH.sub(" ", plain))]
+        found = [p for p in dict.fromkeys(found) if p and p not in used]
+        return (found, "paths in the request") if found else None
+    if last == "names":
+        found = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
+        return (found, "capitalised names in the request") if found else None
+    return None
+
+
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
     types = _types(shape)
+    if "array" in types:
+        return _list_value(name, shape, text, used)
     description = str(shape.get("description") or "").lower()
     if key == "pattern" or key.endswith("_pattern") or "glob" in description:
         glob = next((g for g in _GLOB.findall(text) if g not in used), None)
@@ -374,8 +400,10 @@ def extract_arguments(
             return
         result.sources[name] = reason
         # The words the value was read from: the value itself, or what it was normalised from.
-        result.evidence[name] = words if words is not None else str(raw)
-        used.add(str(raw))
+        result.evidence[name] = (
+            words if words is not None else ", ".join(raw) if isinstance(raw, list) else str(raw)
+        )
+        used.update(raw if isinstance(raw, list) else [str(raw)])
         if words is not None:
             used.add(words)
 

@@ -90,7 +90,11 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     # ("creat") would not meet the synonyms that point at it.
     "create": ("create",),
     "make": ("create",),
-    "remember": ("create",),
+    "remember": ("create", "memory"),
+    "memorize": ("create", "memory"),
+    "recall": ("read", "memory"),
+    "know": ("knowledge",),
+    "knowledge": ("knowledge",),
     "record": ("create",),
     "forget": ("delete",),
     "dump": ("read", "list"),
