@@ -188,6 +188,7 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> dict
         asked=tuple(state.get("missing_arguments") or ()),
         preferences=tuple(state.get("server_preferences", [])),
         exclude=frozenset(state.get("tried_capabilities", [])),
+        folders={server.name: tuple(server.folders) for server in manifest.servers if server.folders},
     )
     selection = planner.select(request, manifest.capabilities(), limits)
     candidates = [

@@ -93,6 +93,8 @@ class ServerManifest(BaseModel):
     # The server declared list_changed for every kind it lists: it promises to say when its
     # offer changes (whether to rely on that promise is the policy's call: trusted servers).
     announces_changes: bool = False
+    # Folders the server's configuration gives it (mcp_host/folders.py): where its paths live.
+    folders: list[str] = Field(default_factory=list)
 
 
 class Manifest(BaseModel):

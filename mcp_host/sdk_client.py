@@ -43,6 +43,7 @@ from mcp_host.errors import (
     UnknownServerError,
     error_from_exception,
 )
+from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
@@ -348,6 +349,7 @@ class SdkMcpClient:
             capabilities=collector.capabilities,
             rejected=collector.rejected,
             announces_changes=_announces_changes(declared),
+            folders=configured_folders(session.target),
         )
         if session.client is client:
             session.manifest = manifest

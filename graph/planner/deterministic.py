@@ -39,6 +39,7 @@ class DeterministicPlanner:
             request.operation_type,
             list(request.preferences),
             exclude=set(request.exclude),
+            folders=request.folders,
         )
         selection = Selection(candidates=ranked[:CANDIDATES_KEPT])
         viable = [s for s in ranked if s.score >= limits.min_score]

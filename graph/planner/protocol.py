@@ -10,7 +10,7 @@ never permits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,6 +34,8 @@ class PlanningRequest:
     asked: Sequence[str] = ()
     preferences: Sequence[str] = ()
     exclude: frozenset[str] = frozenset()
+    # Each server's configured folders (ServerManifest.folders): a path names its server.
+    folders: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     @property
     def full_text(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from graph.planner.text import (
     stem,
     words,
 )
+from mcp_host.folders import holds
 from policies.risk import is_read_word
 
 if TYPE_CHECKING:
@@ -50,6 +52,9 @@ _GENERIC_READ_VERBS = frozenset(
 SERVER_WEIGHT = 1.5
 # A server called by a word other servers use too ("files", "documents") is hardly named by it.
 COMMON_SERVER_NAME = 0.2
+# A path inside a folder the server was started with is strong evidence for that server.
+IN_ITS_FOLDER = 2.0
+OUTSIDE_ITS_FOLDERS = -2.0
 # A folder tool given a file's path ("sample.txt" for list_directory) is the wrong tool.
 FILE_FOR_A_FOLDER_TOOL = -2.5
 # What a stated path implies (a file, a folder) weighs half what a word saying it does.
@@ -187,6 +192,7 @@ def score_capability(
     operation_type: str,
     preferences: list[str],
     vocabulary: Vocabulary | None = None,
+    folders: Mapping[str, Sequence[str]] | None = None,
 ) -> ScoredCapability:
     vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
@@ -296,6 +302,11 @@ def score_capability(
         add(UNBOUNDED_LISTING, "returns everything, with no filters or paging")
 
     extraction = extract_arguments(capability.input_schema, text)
+    placed = _paths_placed(extraction.arguments, (folders or {}).get(capability.server, ()))
+    if placed is True:
+        add(IN_ITS_FOLDER, "the path stated is in a folder its server was given")
+    elif placed is False:
+        add(OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given")
     if _folder_tool_given_a_file(capability, extraction.arguments):
         add(FILE_FOR_A_FOLDER_TOOL, "the path stated names a file; it works on folders")
     stated_required = [n for n in capability.required_arguments if n in extraction.arguments]
@@ -353,6 +364,20 @@ def _name_words(capability: Capability) -> list[str]:
     """The words of a capability's name; a file name's extension (architecture.md) is not one."""
     name = _EXTENSION.sub("", capability.name) if capability.type != "tool" else capability.name
     return [w for w in split_identifier(name) if w not in STOPWORDS]
+
+
+def _paths_placed(arguments: dict[str, object], folders: Sequence[str]) -> bool | None:
+    """Whether the absolute paths among ``arguments`` lie in ``folders`` (None: nothing to say,
+    no folders known or no absolute path stated)."""
+    if not folders:
+        return None
+    values: list[object] = []
+    for value in arguments.values():
+        values.extend(value if isinstance(value, list) else [value])
+    paths = [v for v in values if isinstance(v, str) and v.startswith("/")]
+    if not paths:
+        return None
+    return all(any(holds(folder, path) for folder in folders) for path in paths)
 
 
 def _folder_tool_given_a_file(capability: Capability, arguments: dict[str, object]) -> bool:
@@ -419,12 +444,13 @@ def rank(
     operation_type: str,
     preferences: list[str],
     exclude: set[str] | None = None,
+    folders: Mapping[str, Sequence[str]] | None = None,
 ) -> list[ScoredCapability]:
     """Every capability not excluded, best first; ties broken by key so the order is stable."""
     excluded = exclude or set()
     vocabulary = Vocabulary.of(capabilities)
     scored = [
-        score_capability(capability, text, operation_type, preferences, vocabulary)
+        score_capability(capability, text, operation_type, preferences, vocabulary, folders)
         for capability in capabilities
         if capability.key not in excluded
     ]
