@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from graph.planner.text import concepts_of_words
+from graph.planner.text import TELL_SOMEONE, concepts_of_words
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
 
@@ -61,10 +61,6 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 _VALUES = re.compile(r"""\S*[/@=\\]\S*|\S+\.\w{1,8}\b|"[^"]*"|“[^”]*”|'[^']*'""")
 # policies.names.words splits "don't" into "don" and "t".
 _NEGATED = re.compile(r"\b(?:don t|do not|never|not|without|no need to|doesn t|won t)\b(?: \w+)?$")
-# "Let dave@example.com know that...", "tell her the meeting moved": a message to someone.
-_TELL_SOMEONE = re.compile(
-    r"\blet\s+\S+\s+know\b|\btell\s+(?!me\b|us\b)(?:him|her|them|\S+@\S+|[A-Z]\w+)\b", re.IGNORECASE
-)
 _ARITHMETIC = frozenset({"add", "plus", "sum", "total", "minus", "subtract", "times", "multiply", "divide"})
 
 
@@ -114,7 +110,7 @@ def request_action(text: str) -> RequestAction:
         if index > 0 and not in_verb_place and _READ_OPENERS.match(text) and word in _NOUN_LIKE:
             continue
         found[word] = category
-    if _TELL_SOMEONE.search(text):
+    if TELL_SOMEONE.search(text):
         found.setdefault("tell", "sends messages")
     return RequestAction(frozenset(found.values()), tuple(found))
 

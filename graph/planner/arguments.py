@@ -25,7 +25,8 @@ _PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+\.[A-Za-z0-9
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?![\w.])")
 _CONTENT_LEAD = re.compile(
-    r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading)"
+    r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading"
+    r"|tell (?:him|her|them)(?: that)?|let \S+ know(?: that)?)"
     r"\s+(.+)$",
     # MULTILINE: a clarification's answer is appended on its own line, and the request's own
     # "saying ..." must still end at the end of the request's line.
@@ -157,6 +158,18 @@ def _number_near(name: str, text: str) -> str | None:
     return before.group(1) if before else None
 
 
+_LABELLED_QUOTE = re.compile(
+    r"(?:the\s+)?(?:text|message|words?|line|note)\s+([\"'“].+[\"'”])", re.IGNORECASE
+)
+
+
+def _content(captured: str) -> str:
+    """The text to send or write: "the text 'hi there'" is hi there; a quotation is its inside."""
+    value = captured.strip().rstrip(".")
+    labelled = _LABELLED_QUOTE.fullmatch(value)
+    return _unquote(labelled.group(1) if labelled else value)
+
+
 def _unquote(value: str) -> str:
     for opening, closing in (('"', '"'), ("'", "'"), ("“", "”")):
         if len(value) >= 2 and value.startswith(opening) and value.endswith(closing):
@@ -247,12 +260,25 @@ def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if last in {"paths", "files", "filenames"}:
         found = [p.rstrip(".,;:!?") for p in _SLASH_PATH.findall(plain)]
         found += [p for p in _PATH.findall(_SLASH_PATH.sub(" ", plain))]
+        if last != "paths":
+            # Files, not the folder they are in ("stage login.py in /srv/repo").
+            found = [p for p in found if re.search(r"\.\w{1,8}$", p)]
         found = [p for p in dict.fromkeys(found) if p and p not in used]
         return (found, "paths in the request") if found else None
     if last == "names":
         found = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
         return (found, "capitalised names in the request") if found else None
     return None
+
+
+def _labelled_name(noun: str, text: str) -> str | None:
+    """An identifier written beside the noun it names: "the feature-search branch", "branch
+    release/2.1". Only a token no word could be (a hyphen, a slash, a dot or a digit in it)."""
+    token = r"([\w][\w./-]*[-./\d][\w./-]*)"
+    match = re.search(rf"\b{token}\s+{re.escape(noun)}\b", text, re.IGNORECASE) or re.search(
+        rf"\b{re.escape(noun)}\s+{token}", text, re.IGNORECASE
+    )
+    return match.group(1).rstrip(".,;:!?") if match else None
 
 
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
@@ -272,6 +298,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         named = _NAMED.search(text)
         if named and named.group(1) not in used:
             return named.group(1).rstrip(".,;:!?"), "the name after 'named'"
+        noun = key.removesuffix("name").strip("_-")
+        labelled = _labelled_name(noun, text) if noun else None
+        if labelled and labelled not in used:
+            return labelled, f"the name beside '{noun}'"
     if key in {"topic", "subject_matter", "theme"}:
         topic = _TOPIC.search(text)
         if topic:
@@ -341,7 +371,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if key in _CONTENT_NAMES:
         match = _CONTENT_LEAD.search(text)
         if match:
-            return _unquote(match.group(1).strip().rstrip(".")), "text after 'saying'"
+            return _content(match.group(1)), "text after 'saying'"
     if key in _SUBJECT_NAMES:
         match = _SUBJECT.search(text)
         if match:

@@ -58,6 +58,10 @@ _RECORD_NOUNS = frozenset(
 )
 _RESOURCE_CUES = frozenset({"resourc", "document"})
 _URI = re.compile(r"\b\w+://\S+")
+# "What do you know about Acme?", "what have we stored on Bob?": about what the servers hold.
+_HOLDINGS = re.compile(
+    r"\b(?:you|we)\s+(?:know|have|remember|recall|store|stored|keep|kept|hold|held)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,8 @@ def classify(text: str) -> IntentDecision:
         return IntentDecision("answer_without_mcp", "none", "small talk needs no external capability")
     if _CREATIVE.match(text) and not has_value:
         return IntentDecision("answer_without_mcp", "none", "a request to write something for the person")
-    if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record):
+    about_holdings = bool(_HOLDINGS.search(text))
+    if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record or about_holdings):
         return IntentDecision(
             "answer_without_mcp", "none", "a general question with no file, record, address or action named"
         )

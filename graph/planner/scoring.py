@@ -292,7 +292,7 @@ def score_capability(
         add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
     elif asked.categories and not does.acts:
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
-    elif asked.categories and does.categories & asked.categories:
+    elif asked.categories and (does.categories & asked.categories or said_verb):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")

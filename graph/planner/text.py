@@ -93,7 +93,8 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "remember": ("create", "memory"),
     "memorize": ("create", "memory"),
     "recall": ("read", "memory"),
-    "know": ("knowledge",),
+    "know": ("knowledge", "search"),
+    "anywhere": ("search",),
     "knowledge": ("knowledge",),
     "record": ("create",),
     "forget": ("delete",),
@@ -101,6 +102,14 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "date": ("date", "time"),
     "today": ("current",),
     "history": ("log",),
+    "differ": ("diff",),
+    "difference": ("diff",),
+    "diff": ("diff",),
+    "repeat": ("echo",),
+    "echo": ("echo",),
+    "both": ("multiple",),
+    "several": ("multiple",),
+    "multiple": ("multiple",),
     "recent": ("log",),
     "latest": ("log",),
     "last": ("log",),
@@ -171,6 +180,11 @@ def concepts_of_words(tokens: list[str]) -> set[str]:
 _FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])")
 
 
+# "Let dave@example.com know that...", "tell her the meeting moved": a message to someone.
+TELL_SOMEONE = re.compile(
+    r"\blet\s+\S+\s+know\b|\btell\s+(?!me\b|us\b)(?:him|her|them|\S+@\S+|[A-Z]\w+)\b", re.IGNORECASE
+)
+
 # "What's in the reports folder?" asks for a listing though no word says list.
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
@@ -198,4 +212,6 @@ def concepts(text: str) -> set[str]:
     found = concepts_of_words(words(text))
     if _WHATS_IN.search(text):
         found.add("list")
+    if TELL_SOMEONE.search(text):
+        found.add("send")
     return found
