@@ -258,8 +258,13 @@ def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     last = words[-1] if words else ""
     plain = _URI.sub(" ", _EMAIL.sub(" ", text))
     if last in {"paths", "files", "filenames"}:
-        found = [p.rstrip(".,;:!?") for p in _SLASH_PATH.findall(plain)]
-        found += [p for p in _PATH.findall(_SLASH_PATH.sub(" ", plain))]
+        # In the order written: slash paths and bare file names, wherever each stands.
+        spans = [(m.start(), m.group(1).rstrip(".,;:!?")) for m in _SLASH_PATH.finditer(plain)]
+        spans += [
+            (m.start(), m.group(1))
+            for m in _PATH.finditer(_SLASH_PATH.sub(lambda m: " " * len(m.group(0)), plain))
+        ]
+        found = [p for _, p in sorted(spans)]
         if last != "paths":
             # Files, not the folder they are in ("stage login.py in /srv/repo").
             found = [p for p in found if re.search(r"\.\w{1,8}$", p)]
