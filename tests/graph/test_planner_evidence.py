@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mcp import StdioServerParameters
+
 from graph.planner.arguments import extract_arguments
 from graph.planner.scoring import rank
 from graph.planner.zones import zone_mentions
-from mcp.client.stdio import StdioServerParameters
 from mcp_host.config import StdioServer
 from mcp_host.folders import configured_folders, holds
 from mcp_host.manifest import Capability
