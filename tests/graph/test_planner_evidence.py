@@ -13,11 +13,11 @@ from graph.planner.scoring import rank
 from graph.planner.zones import zone_mentions
 from mcp_host.config import StdioServer
 from mcp_host.folders import configured_folders, holds
-from mcp_host.manifest import Capability
+from mcp_host.manifest import Capability, CapabilityType
 
 
 def tool(server: str, name: str, description: str, properties: dict[str, Any] | None = None,
-         required: list[str] | None = None, kind: str = "tool") -> Capability:  # fmt: skip
+         required: list[str] | None = None, kind: CapabilityType = "tool") -> Capability:  # fmt: skip
     schema = {"type": "object", "properties": properties or {}, "required": required or []}
     return Capability(
         key=f"{server}__{name}",
