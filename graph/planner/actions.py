@@ -55,7 +55,8 @@ _READ_OPENERS = re.compile(
     r"show|list|get|find|search|look|tell me|give me|display|view|read|fetch|check|count)\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_CLAUSE_BREAK = re.compile(r"[,;:!?](?=\s|$)|\.(?:\s|$)")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 # Values are not verbs: a path, an address, a file name or a quotation says nothing about what
 # to do with it (/tmp/eval-runs/x holds "eval", a command word).
 _VALUES = re.compile(r"""\S*[/@=\\]\S*|\S+\.\w{1,8}\b|"[^"]*"|“[^”]*”|'[^']*'""")
@@ -91,7 +92,12 @@ def request_action(text: str) -> RequestAction:
     """What ``text`` asks to do. A verb counts where a verb stands: the first word, or after a
     lead such as "please", "to", "and" or "can you"; a word that is no noun ("delete", "send")
     counts anywhere unless it is a participle ("deleted files" is a filter, not an order)."""
-    tokens = _joined_email(words(_VALUES.sub(" ", text)))
+    # Every clause opens a verb place: "In notes.txt, change 'a' to 'b'" orders a change.
+    tokens: list[str] = []
+    clause_starts: set[int] = set()
+    for clause in _CLAUSE_BREAK.split(text):
+        clause_starts.add(len(tokens))
+        tokens.extend(_joined_email(words(_VALUES.sub(" ", clause))))
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
     arithmetic = numbers and bool(_ARITHMETIC & set(tokens))
     found: dict[str, Category] = {}
@@ -101,9 +107,14 @@ def request_action(text: str) -> RequestAction:
             continue
         if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
             continue  # "just look, don't create anything"
-        in_verb_place = index == 0 or tokens[index - 1] in _VERB_LEADS
-        # A participle is a filter or a report ("deleted files", "I removed"), not an order.
-        if (word.endswith("ed") and index > 0) or (word.endswith("ing") and not in_verb_place):
+        in_verb_place = index in clause_starts or tokens[index - 1] in _VERB_LEADS
+        # A participle is a filter or a report ("deleted files", "I removed"), not an order; a
+        # verb's noun ("the creation date") names a thing.
+        if (
+            word.endswith(("tion", "sion"))
+            or (word.endswith("ed") and index > 0)
+            or (word.endswith("ing") and not in_verb_place)
+        ):
             continue
         if word in _NOUN_LIKE and not in_verb_place:
             continue

@@ -23,7 +23,7 @@ _URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w@])")
 # A path with a slash: /srv/share, ./docs, ~/notes, docs/2024 (file names are _PATH's).
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
-_NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?![\w.])")
+_NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
 _CONTENT_LEAD = re.compile(
     r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading"
     r"|tell (?:him|her|them)(?: that)?|let \S+ know(?: that)?)"
@@ -295,7 +295,13 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     description = str(shape.get("description") or "").lower()
     if key == "pattern" or key.endswith("_pattern") or "glob" in description:
         glob = next((g for g in _GLOB.findall(text) if g not in used), None)
-        return (glob, "pattern in the request") if glob else None
+        if glob:
+            return glob, "pattern in the request"
+        # A name to look for is a pattern that matches it: "a file called config.json".
+        named = _NAMED.search(text)
+        if named and named.group(1).rstrip(".,;:!?") not in used:
+            return named.group(1).rstrip(".,;:!?"), "the name after 'called'"
+        return None
     if key in {"revision", "rev", "ref", "commit", "sha"}:
         revision = next((r for r in _REVISION.findall(text) if r not in used), None)
         return (revision, "revision in the request") if revision else None
@@ -410,6 +416,16 @@ def _takes_a_location(name: str, shape: dict[str, Any]) -> bool:
     )
 
 
+def _searched_first(item: tuple[str, Any]) -> bool:
+    """What to look for is read before where to look ("a file called config.json under /srv"):
+    the name is the pattern's, so the folder is left for the path."""
+    name, schema = item
+    description = str(property_shape(schema).get("description") or "") if isinstance(schema, dict) else ""
+    return not (
+        name.lower() == "pattern" or name.lower().endswith("_pattern") or "glob" in description.lower()
+    )
+
+
 def extract_arguments(
     input_schema: dict[str, Any], text: str, *, answer: str | None = None, asked: list[str] | None = None
 ) -> Extraction:
@@ -442,7 +458,7 @@ def extract_arguments(
         if words is not None:
             used.add(words)
 
-    for name, schema in properties.items():
+    for name, schema in sorted(properties.items(), key=_searched_first):
         if not isinstance(schema, dict):
             continue
         shape = property_shape(schema)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from graph.planner.actions import request_action
 from graph.planner.text import concepts, stem, words
 
 Intent = Literal["read_resource", "execute_tool", "use_prompt", "answer_without_mcp"]
@@ -87,6 +88,7 @@ def classify(text: str) -> IntentDecision:
         )
     if "prompt" in found:
         return IntentDecision("use_prompt", "prompt", "the request asks for a prompt or template")
-    if _URI.search(text) or found & _RESOURCE_CUES:
+    # A resource can only be read: "switch the resource updates off" asks a tool to act.
+    if (_URI.search(text) or found & _RESOURCE_CUES) and request_action(text).reads_only:
         return IntentDecision("read_resource", "resource", "the request names a resource or document")
     return IntentDecision("execute_tool", "tool", "the request asks for an operation")

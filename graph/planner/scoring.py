@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from graph.planner.actions import (
@@ -25,6 +26,7 @@ from graph.planner.actions import (
 from graph.planner.arguments import extract_arguments, property_shape
 from graph.planner.text import (
     STOPWORDS,
+    affirmed,
     concepts,
     concepts_of_words,
     path_kinds,
@@ -66,11 +68,17 @@ PARAMETER_WEIGHT = 1.0
 ENUM_WEIGHT = 1.0
 DESCRIPTION_WEIGHT = 0.5
 DESCRIPTION_CAP = 3.0
+# Two words of the request side by side in the description ("last modified"): a phrase says
+# more than its words apart.
+PHRASE_WEIGHT = 0.75
+PHRASE_CAP = 1.5
 KIND_MATCH = 2.0
 KIND_MISMATCH = -1.0
 UNREQUESTED_PROMPT = -4.0
 PREFERRED_SERVER = 2.5
 UNBOUNDED_LISTING = -2.0
+# "Search the knowledge graph": a capability with no parameters cannot search, it returns all.
+SEARCH_WITHOUT_QUERY = -3.0
 STATED_ARGUMENT = 1.5
 URI_MATCH = 5.0
 ACTION_MISMATCH = -6.0
@@ -83,6 +91,9 @@ COMMON_WORD_SHARE = 0.4
 UNMATCHED_NAME_WORD = -1.5
 # Even a word many capabilities share narrows a name (list_allowed_directories is not a listing).
 UNMATCHED_FLOOR = 0.6
+# An acting name's verb the request does not say (create, when it says "add a new entity")
+# narrows less than a noun: another verb for the same change.
+UNMATCHED_VERB_SHARE = 0.5
 MISSING_ARGUMENT = -0.75
 LITERAL_NAME_WORD = 0.5
 UNKNOWN_WORD = -0.75
@@ -197,7 +208,10 @@ def score_capability(
     vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
     # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
-    implied = path_kinds(text) - wanted
+    implied_kinds = path_kinds(text) - wanted
+    # A file or a folder counts (at a share); what a file holds (text, an image) only excuses a
+    # name for saying it (read_text_file for notes.md), it is no evidence of its own.
+    implied = implied_kinds & {"file", "directory"}
     scored = ScoredCapability(capability, 0.0)
 
     def add(points: float, reason: str) -> None:
@@ -206,9 +220,13 @@ def score_capability(
 
     name_words = _name_words(capability)
     name_concepts = concepts_of_words(name_words)
-    name_hits = sorted(name_concepts & (wanted | implied))
+    name_hits = sorted(_one_per_word(name_concepts & (wanted | implied), text, vocabulary))
+    # The name's verb (create in create_entities) says less than its object: "set the clock"
+    # is not about tickets because update_ticket's verb is a synonym of set.
+    verb = _name_verb(capability)
+    verb_concepts = _VERB_CONCEPTS | (concepts_of_words([verb]) if verb else set())
     if name_hits:
-        nouns = {c for c in name_hits if c not in _VERB_CONCEPTS}
+        nouns = {c for c in name_hits if c not in verb_concepts}
         verbs = set(name_hits) - nouns
         points = NAME_WEIGHT * vocabulary.total(nouns) + NAME_VERB_WEIGHT * vocabulary.total(verbs)
         points -= NAME_WEIGHT * (1 - IMPLIED_SHARE) * vocabulary.total(nouns & implied)
@@ -216,18 +234,18 @@ def score_capability(
         # A name that says more than the request asked for is a narrower fit:
         # "list files" is list_directory, not list_allowed_directories.
         # Not counted: the server's own name repeated (git_log) and a generic read verb (get_x),
-        # which the request's action already covers. A common word narrows less than a rare one.
-        server_words = set(split_identifier(capability.server))
+        # which the request's action already covers. A common word narrows less than a rare one,
+        # and another verb for the same object (create for "add a new entity") less than a noun.
+        acting = not request_action(text).reads_only
         unmatched = [
             w
-            for w in name_words
-            if not concepts_of_words([w]) & (wanted | implied)
-            and w not in server_words
-            and w not in _GENERIC_READ_VERBS
+            for w in _without_server_prefix(name_words, capability.server)
+            if not concepts_of_words([w]) & (wanted | implied_kinds) and w not in _GENERIC_READ_VERBS
         ]
         if unmatched:
             penalty = sum(
                 max(vocabulary.weight(c), UNMATCHED_FLOOR)
+                * (UNMATCHED_VERB_SHARE if w == verb and acting else 1.0)
                 for w in unmatched
                 for c in sorted(concepts_of_words([w]))[:1]
             )
@@ -254,7 +272,7 @@ def score_capability(
             PARAMETER_WEIGHT * min(vocabulary.total(param_concepts), 3.0),
             f"parameters {', '.join(param_hits)} named",
         )
-    enum_hits = _stated_enum_values(capability, wanted)
+    enum_hits = _stated_enum_values(capability, text)
     if enum_hits:
         add(ENUM_WEIGHT * min(len(enum_hits), 3), f"values {', '.join(enum_hits)} stated")
     description_hits = _concepts_of_description(capability.description) & wanted
@@ -263,10 +281,14 @@ def score_capability(
             min(DESCRIPTION_WEIGHT * 2 * vocabulary.total(description_hits), DESCRIPTION_CAP),
             f"description mentions {', '.join(sorted(description_hits))}",
         )
+    phrases = _shared_phrases(capability.description, text)
+    if phrases:
+        add(min(PHRASE_WEIGHT * len(phrases), PHRASE_CAP), f"description says {', '.join(phrases)} as asked")
     if _uri_matches(capability, text):
         add(URI_MATCH, "URI named in the request")
     said_verb = _verb_its_description_opens_with(capability, text)
-    if said_verb:
+    if said_verb and not concepts_of_words([said_verb]) & set(name_hits):
+        # (Once: a name that says the verb already counted it.)
         add(DESCRIPTION_VERB, f"its description opens with the request's verb ({said_verb})")
 
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
@@ -278,11 +300,15 @@ def score_capability(
         add(KIND_MATCH, f"a {kind} was asked for")
     elif kind == "prompt":
         add(UNREQUESTED_PROMPT, "a prompt, but none was asked for")
+    elif operation_type == "prompt":
+        add(KIND_MISMATCH, f"a {kind}, but a prompt was asked for")
     elif kind == "resource" and operation_type == "tool" and asked.reads_only:
         # Nobody says "resource": to someone who asks to read, a resource serves like a tool.
         add(KIND_MATCH, "a read, as asked")
     elif operation_type in {"tool", "resource"}:
         add(KIND_MISMATCH, f"a {kind}, but a {operation_type} was asked for")
+    if not capability.properties and capability.type != "prompt" and _asks_to_search(text):
+        add(SEARCH_WITHOUT_QUERY, "it takes nothing to search by; the request asks to search")
     does = capability_action(capability)
     opens_with_its_verb = _opens_with_name_verb(capability, text)
     if does.acts and asked.reads_only and opens_with_its_verb:
@@ -345,6 +371,48 @@ def _concepts_of_request(text: str) -> frozenset[str]:
     return frozenset(concepts(text))
 
 
+def _one_per_word(found: set[str] | frozenset[str], text: str, vocabulary: Vocabulary) -> set[str]:
+    """``found`` with one concept per word of the request: "add" stands for add and sum, but
+    a name that has both is matched once, by the rarer. Concepts no single word gave (a path's
+    kind, "what's in") are kept as they are."""
+    kept: set[str] = set()
+    covered: set[str] = set()
+    for word in words(text):
+        mine = concepts_of_words([word]) & found
+        if mine - covered:
+            kept.add(max(sorted(mine - covered), key=vocabulary.weight))
+        covered |= mine
+    return kept | (set(found) - covered)
+
+
+def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
+    """A name without its server's name in front (git_log is log on git); a server word later
+    in the name is its object (get_current_time on the server called time)."""
+    server_words = set(split_identifier(server))
+    rest = list(name_words)
+    while len(rest) > 1 and rest[0] in server_words:
+        rest = rest[1:]
+    return rest
+
+
+def _asks_to_search(text: str) -> bool:
+    """Whether the request's verb is a search ("search", "find", "look up", "query")."""
+    verb = leading_verb(text)
+    return verb is not None and "search" in concepts_of_words([verb])
+
+
+def _name_verb(capability: Capability) -> str | None:
+    """The verb a tool's name opens with, after its server's name (git_add: add), when it is a
+    word the action tables know; None for a name that opens with a noun (directory_tree)."""
+    if capability.type != "tool":
+        return None
+    name_words = _without_server_prefix(_name_words(capability), capability.server)
+    # A name that is only a verb (greet, echo) has no object: the verb is all it says.
+    if len(name_words) > 1 and is_known_verb(name_words[0]):
+        return name_words[0]
+    return None
+
+
 def _opens_with_name_verb(capability: Capability, text: str) -> str | None:
     """The capability's first name word, when the request opens with it as its verb."""
     name_words = [
@@ -385,7 +453,7 @@ def _folder_tool_given_a_file(capability: Capability, arguments: dict[str, objec
     if capability.type != "tool" or not concepts_of_words(_name_words(capability)) & {"directory", "tree"}:
         return False
     paths = [v for k, v in arguments.items() if isinstance(v, str) and "path" in k.lower()]
-    return bool(paths) and all(path_kinds(p) == {"file"} for p in paths)
+    return bool(paths) and all(path_kinds(p) & {"file", "directory"} == {"file"} for p in paths)
 
 
 def _verb_its_description_opens_with(capability: Capability, text: str) -> str | None:
@@ -409,7 +477,7 @@ def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:
     unknown = []
     # A capitalised word inside a sentence is a name (Bob, Acme): a value, not a topic.
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
-    for word in words(_PATHS.sub(" ", text)):
+    for word in words(_PATHS.sub(" ", affirmed(text))):
         if word in names:
             continue
         if len(word) < 3 or word.isdigit() or word in _FILLER:
@@ -421,7 +489,7 @@ def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:
 
 @lru_cache(maxsize=256)
 def _stems_of_request(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text))
+    return frozenset(stem(w) for w in words(affirmed(text)))
 
 
 @lru_cache(maxsize=4096)
@@ -429,12 +497,27 @@ def _concepts_of_description(description: str) -> frozenset[str]:
     return frozenset(concepts_of_words(words(description)))
 
 
-def _stated_enum_values(capability: Capability, wanted: frozenset[str]) -> list[str]:
+@lru_cache(maxsize=4096)
+def _phrases(text: str) -> frozenset[tuple[str, str]]:
+    """Pairs of neighbouring content words, stemmed (stop words between them are skipped)."""
+    stems = [stem(w) for w in words(text) if w not in _FILLER or w in {"last", "first", "new"}]
+    return frozenset(pairwise(stems))
+
+
+def _shared_phrases(description: str, text: str) -> list[str]:
+    shared = _phrases(description) & _phrases(affirmed(text))
+    return sorted(" ".join(pair) for pair in shared)
+
+
+def _stated_enum_values(capability: Capability, text: str) -> list[str]:
+    """Enum values the request says in so many words: "closed", not a synonym of one ("open"
+    is also a way to say read)."""
+    said = _stems_of_request(text)
     hits: list[str] = []
     for schema in capability.properties.values():
         enum = property_shape(schema).get("enum")
         if isinstance(enum, list):
-            hits.extend(str(v) for v in enum if concepts_of_words([str(v).lower()]) & wanted)
+            hits.extend(str(v) for v in enum if {stem(w) for w in split_identifier(str(v))} <= said)
     return hits
 
 

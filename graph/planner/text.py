@@ -18,7 +18,7 @@ _VALUE_TOKENS = re.compile(
 STOPWORDS = frozenset(
     "a an the in on of to for from and or with by at as is are was were be been this that these those "
     "it its me my i we our you your please can could would will should do does did all any some "
-    "there here what which who whom whose how when where why hi".split()
+    "there here what which who whom whose how when where why hi not".split()
 )
 
 # Stems that mean the same thing to a person. A stem may stand for several concepts: asking to
@@ -137,10 +137,16 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 
+# British spellings meet American ones: summarise, summarising, organisation, analyse.
+_BRITISH = re.compile(r"(?<=\w\w)(is|ys)(e|es|ed|ing|ation|ations)$")
+
+
 @lru_cache(maxsize=8192)  # vocabulary is small and repeats: every request scores every description
 def stem(word: str) -> str:
     """A deliberately small stemmer: applied to both sides, it only has to be consistent."""
-    if len(word) > 4 and word.endswith("ies"):
+    if len(word) > 5:
+        word = _BRITISH.sub(lambda m: m.group(1)[0] + "z" + m.group(2), word)
+    if len(word) > 4 and word.endswith(("ies", "ied")):
         word = word[:-3] + "y"
     elif len(word) > 5 and word.endswith("ing"):
         word = word[:-3]
@@ -150,6 +156,11 @@ def stem(word: str) -> str:
         word = word[:-1]
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
+    # A verb's noun meets the verb: creation/created, deletion/delete, modification/modified.
+    if len(word) > 7 and word.endswith("ication"):
+        word = word[:-7] + "y"
+    elif len(word) > 6 and word.endswith(("tion", "sion")):
+        word = word[:-3]
     return word
 
 
@@ -162,7 +173,18 @@ def split_identifier(name: str) -> list[str]:
     return _WORD.findall(_CAMEL.sub(r"\1 \2", name).lower())
 
 
+# "don't", "isn't", "it's", "we've": the negation is a word, the clitics are not.
+_NEGATION = re.compile(r"\b(?:(wo)|(ca)|(\w+?))n['’]t\b", re.IGNORECASE)
+_CLITIC = re.compile(r"(?<=\w)['’](?:s|re|ve|ll|d|m)\b", re.IGNORECASE)
+
+
+def _negated(match: re.Match[str]) -> str:
+    won, can, other = match.groups()
+    return ("will" if won else "can" if can else other) + " not"
+
+
 def words(text: str, *, keep_values: bool = False) -> list[str]:
+    text = _CLITIC.sub("", _NEGATION.sub(_negated, text))
     if not keep_values:
         text = _VALUE_TOKENS.sub(" ", text)
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
@@ -177,7 +199,7 @@ def concepts_of_words(tokens: list[str]) -> set[str]:
 
 
 # A file name in a request ("what is in notes.md?") is about files even when no word says so.
-_FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])")
+_FILE_NAME = re.compile(r"(?<![\w@/.-])(?:[\w-]+/)*[\w-]+(?:\.[A-Za-z][A-Za-z0-9]{0,7})+\b(?![@.\w])")
 
 
 # "Let dave@example.com know that...", "tell her the meeting moved": a message to someone.
@@ -195,20 +217,52 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _URI_OR_ADDRESS = re.compile(r"\S+@\S+|\b\w+://\S+")
 
 
+# What a file's extension says it holds: notes.md is text, logo.png an image.
+_EXTENSION_KINDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        "txt md markdown rst csv tsv json yaml yml toml ini cfg conf xml html htm log py js ts sh sql".split(),
+        ("text",),
+    ),
+    **dict.fromkeys("png jpg jpeg gif webp bmp svg".split(), ("image", "media")),
+    **dict.fromkeys("mp3 wav ogg flac m4a".split(), ("audio", "media")),
+    **dict.fromkeys("mp4 mov avi mkv webm".split(), ("video", "media")),
+}
+
+
 def path_kinds(text: str) -> set[str]:
-    """What the paths and file names a request states name: "file", "directory" or both."""
+    """What the paths and file names a request states name: "file" or "directory", and what a
+    file's extension says it holds ("text", "image", "media")."""
     plain = _URI_OR_ADDRESS.sub(" ", text)
     kinds: set[str] = set()
+    files: list[str] = []
     for path in _SLASH_PATH.findall(plain):
         cleaned = path.rstrip(".,;:!?")
         if len(cleaned) > 1:
-            kinds.add("file" if _EXTENSION.search(cleaned) else "directory")
-    if _FILE_NAME.search(_SLASH_PATH.sub(" ", plain)):
+            if _EXTENSION.search(cleaned):
+                files.append(cleaned)
+            else:
+                kinds.add("directory")
+    files += [m.group(0) for m in _FILE_NAME.finditer(_SLASH_PATH.sub(" ", plain))]
+    for name in files:
         kinds.add("file")
+        kinds.update(_EXTENSION_KINDS.get(name.rsplit(".", 1)[-1].lower(), ()))
     return kinds
 
 
+# "Don't stage or commit anything", "without deleting it": what the operator forbids is no
+# evidence for a capability. (A plain "not" stays: "changes not yet staged" describes.)
+_FORBIDDING = re.compile(
+    r"\b(?:do|does|did|will)\s+not\b[^,;.!?]*|\b(?:never|without)\b[^,;.!?]*", re.IGNORECASE
+)
+
+
+def affirmed(text: str) -> str:
+    """``text`` without the clauses that forbid something."""
+    return _FORBIDDING.sub(" ", _NEGATION.sub(_negated, text))
+
+
 def concepts(text: str) -> set[str]:
+    text = affirmed(text)
     found = concepts_of_words(words(text))
     if _WHATS_IN.search(text):
         found.add("list")
