@@ -33,6 +33,11 @@ _NOUN_LIKE = frozenset(
 _EXTRA_ACTING: dict[str, Category] = {
     "toggle": "controls devices",
     "trigger": "controls devices",
+    "kick": "controls devices",
+    "launch": "controls devices",
+    "turn": "controls devices",
+    "reopen": "updates records",
+    "note": "updates records",
     "remember": "updates records",
     "make": "updates records",
     "mark": "updates records",
@@ -192,6 +197,12 @@ def leading_verb(text: str) -> str | None:
         if word not in _POLITE:
             return word
     return None
+
+
+def acting_verb(word: str) -> Category | None:
+    """The acting category of a verb the tables know ("push", "delete", "kick"); None for a
+    reading word, an unknown one, or one acting only through a synonym."""
+    return _EXTRA_ACTING.get(word) or action_of_word(word)
 
 
 def is_known_verb(word: str) -> bool:

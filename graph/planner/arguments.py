@@ -395,6 +395,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
         if match:
             return match.group(1).strip(), "text after 'for'"
+        # What to look for, when the request names one thing: "is Alice in the graph?"
+        names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
+        if len(names) == 1:
+            return names[0], "the name the request looks for"
     if ("string" in types or not types) and key not in STOPWORDS:
         # Last resort, and only when the text puts the value right after the name: "priority urgent"
         # (never for a name that is an English word of its own: "to", "from", "in").
@@ -405,10 +409,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     return None
 
 
-def _takes_a_location(name: str, shape: dict[str, Any]) -> bool:
+def takes_a_location(name: str, shape: dict[str, Any]) -> bool:
+    """Whether a property takes a place: a path, a folder, an address or a URI."""
     key = name.lower()
     return (
-        key in _PATH_NAMES
+        bool({"path", "paths", "file", "files", "dir", "directory", "folder", "uri", "url"} & set(split_identifier(name)))
+        or key in _PATH_NAMES
         or key in _EMAIL_NAMES
         or key.endswith(("_path", "_file", "_uri", "url"))
         or key in {"uri", "repo", "directory", "dir", "folder", "root"}
@@ -492,7 +498,7 @@ def extract_arguments(
         if n not in result.arguments
         and n in properties
         and "string" in _types(property_shape(properties[n]))
-        and not _takes_a_location(n, property_shape(properties[n]))
+        and not takes_a_location(n, property_shape(properties[n]))
     ]
     unused_quotes = [q for q in quoted if q not in used]
     if len(open_required) == 1 and len(unused_quotes) == 1:

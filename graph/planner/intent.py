@@ -54,7 +54,8 @@ _RECORD_NOUNS = frozenset(
     for noun in (
         "file folder directory ticket issue case email mail message inbox outbox record document report "
         "order invoice payment customer user account task item entry row table database log calendar "
-        "event meeting repository repo branch commit resource prompt note status priority"
+        "event meeting repository repo branch commit resource prompt note status priority doc docs server "
+        "readme changelog graph entity memory knowledge"
     ).split()
 )
 _RESOURCE_CUES = frozenset({"resourc", "document"})

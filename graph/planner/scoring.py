@@ -18,15 +18,17 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from graph.planner.actions import (
+    acting_verb,
     capability_action,
     is_known_verb,
     leading_verb,
     request_action,
 )
-from graph.planner.arguments import extract_arguments, property_shape
+from graph.planner.arguments import extract_arguments, property_shape, takes_a_location
 from graph.planner.text import (
     STOPWORDS,
     affirmed,
+    asks_about_a_name,
     concepts,
     concepts_of_words,
     path_kinds,
@@ -78,11 +80,15 @@ UNREQUESTED_PROMPT = -4.0
 PREFERRED_SERVER = 2.5
 UNBOUNDED_LISTING = -2.0
 # "Search the knowledge graph": a capability with no parameters cannot search, it returns all.
-SEARCH_WITHOUT_QUERY = -3.0
+SEARCH_WITHOUT_QUERY = -5.0
 STATED_ARGUMENT = 1.5
 URI_MATCH = 5.0
 ACTION_MISMATCH = -6.0
 ACTION_MATCH = 1.5
+# The request's acting verb is not the tool's, nor a synonym, nor in its description.
+VERB_MISMATCH = -3.0
+# A path, a name or a number the request states that the capability has no parameter for.
+VALUE_WITHOUT_A_PLACE = -3.0
 # A capability that acts, for a request that only reads: never chosen, whatever else matched.
 READ_REQUEST_ACTING_TOOL = -100.0
 # How much of a match's weight holds for a word every capability shares (1 for one unique to
@@ -207,6 +213,11 @@ def score_capability(
 ) -> ScoredCapability:
     vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
+    server_concepts = concepts_of_words(split_identifier(capability.server))
+    if server_concepts & wanted and asks_about_a_name(text):
+        # Asking a named server about a named thing is a look-up there: "according to memory,
+        # who does Alice work with?" (not for questions at large: those may need no server).
+        wanted = wanted | {"search"}
     # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
     implied_kinds = path_kinds(text) - wanted
     # A file or a folder counts (at a share); what a file holds (text, an image) only excuses a
@@ -259,8 +270,7 @@ def score_capability(
             )
     # The server by its own name ("in git", "from memory"), not by a synonym; and a server
     # called "files" is hardly named by "list the files": a common word names it less.
-    server_stems = {stem(w) for w in split_identifier(capability.server)}
-    if server_stems & _stems_of_request(text):
+    if server_concepts & wanted:
         if vocabulary.other_servers_use(capability.server):
             add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
         else:
@@ -311,7 +321,11 @@ def score_capability(
         add(SEARCH_WITHOUT_QUERY, "it takes nothing to search by; the request asks to search")
     does = capability_action(capability)
     opens_with_its_verb = _opens_with_name_verb(capability, text)
-    if does.acts and asked.reads_only and opens_with_its_verb:
+    other_verb = None if said_verb or enum_hits or asked.reads_only else _other_verb(capability, does.acts, text)
+    if other_verb:
+        # "Push the commits" is not git_commit: a verb of its own the tool does not say.
+        add(VERB_MISMATCH, f"the request asks to {other_verb[0]}; it would {other_verb[1]}")
+    elif does.acts and asked.reads_only and opens_with_its_verb:
         # A verb no word list knows, said as an order and named by the tool: "uproot the basil".
         add(ACTION_MATCH, f"the request opens with its verb ({opens_with_its_verb})")
     elif does.acts and asked.reads_only:
@@ -352,6 +366,9 @@ def score_capability(
         add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
     elif stated_required:
         add(COMPLETE_ARGUMENTS, "request states everything it needs")
+    homeless = _values_without_a_place(capability, text, extraction.arguments)
+    if homeless:
+        add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
     if _DEPRECATED.search(capability.description):
         add(DEPRECATED, "its server marks it deprecated")
     unknown = _unknown_words(text, vocabulary)
@@ -393,6 +410,64 @@ def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
     while len(rest) > 1 and rest[0] in server_words:
         rest = rest[1:]
     return rest
+
+
+def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str] | None:
+    """The request's acting verb and the tool's, when the tool acts otherwise: neither the
+    verb nor any of its synonyms is in the tool's name or description."""
+    verb = leading_verb(affirmed(text))
+    if not acts or verb is None or acting_verb(verb) is None:
+        return None
+    own = [w for w in _without_server_prefix(_name_words(capability), capability.server) if acting_verb(w)]
+    if not own:
+        return None
+    meant = concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}
+    said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
+    said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
+    return None if meant & said - {""} else (verb, own[0])
+
+
+# Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the
+# synonyms, which also feed word matching: "remember" must not match git_add through "add".)
+_ACT_FAMILY = {
+    stem(word): family
+    for family, members in {
+        "+create": "add create insert new make register record remember note",
+        "+delete": "delete remove erase drop forget purge destroy",
+        "+update": "update set change modify edit mark close reopen escalate rename",
+        "+send": "send email mail notify tell message post",
+        "+write": "write save store put overwrite",
+        "+start": "start trigger kick launch run begin initiate",
+        "+toggle": "toggle switch turn enable disable",
+    }.items()
+    for word in members.split()
+}
+
+
+# Capitalised words inside a sentence: names (Alice, Acme Corp), not sentence openings.
+_PROPER_NAME = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
+_ID_NUMBER = re.compile(r"(?<![\w.#-])#?\d+(?![\w]|\.\d)")
+
+
+def _values_without_a_place(capability: Capability, text: str, arguments: dict[str, object]) -> str | None:
+    """What the request names (a path, a name, a number) that ``capability`` has no parameter
+    to take, when it takes none of the request's values: "delete /srv/todo.txt" is no job for a
+    tool without a path, "the Acme Corp entity" none for a listing of everything."""
+    if capability.type == "prompt" or arguments or _uri_matches(capability, text):
+        return None
+    about = f"{capability.name} {capability.description}".lower()
+    if path_kinds(text) & {"file", "directory"} and not any(
+        takes_a_location(name, schema if isinstance(schema, dict) else {})
+        for name, schema in capability.properties.items()
+    ):
+        return "a path"
+    if capability.properties:
+        return None
+    names = [n for n in _PROPER_NAME.findall(affirmed(text)) if n.lower() not in about]
+    if names:
+        return names[0]
+    numbers = [n for n in _ID_NUMBER.findall(text) if n.lstrip("#") not in about]
+    return f"number {numbers[0]}" if numbers else None
 
 
 def _asks_to_search(text: str) -> bool:

@@ -127,6 +127,37 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "tree": ("tree",),
     "recursive": ("tree",),
     "size": ("size",),
+    "hour": ("time",),
+    "note": ("note", "observation"),
+    "observation": ("observation",),
+    "fact": ("observation",),
+    # Turning a setting on or off is toggling it.
+    "switch": ("switch", "toggle"),
+    "toggle": ("toggle", "switch"),
+    "turn": ("toggle", "switch"),
+    "enable": ("toggle",),
+    "disable": ("toggle",),
+    # "Reopen ticket 11" sets it open again.
+    "reopen": ("update", "open"),
+    # Starting something off, by any of its verbs.
+    "start": ("start",),
+    "trigger": ("trigger", "start"),
+    "kick": ("start",),
+    "launch": ("start",),
+    "begin": ("start",),
+    "initiate": ("start",),
+    # What is not committed yet: the working tree's status, its unstaged changes.
+    "uncommitted": ("status", "unstag"),
+    "pending": ("pending", "status"),
+    # What a server may reach is what it is allowed to access.
+    "reach": ("access", "allow"),
+    "access": ("access",),
+    "accessible": ("access", "allow"),
+    "permitted": ("allow",),
+    "allowed": ("allow",),
+    # "By its number": an identifier.
+    "number": ("number", "id"),
+    "identifier": ("id",),
     "open": ("read",),
     "document": ("document",),
     "doc": ("document",),
@@ -211,6 +242,10 @@ TELL_SOMEONE = re.compile(
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 
+_QUESTION = re.compile(r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE)
+_NAME_INSIDE = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*")
+
+
 # A path with a slash; one whose last part has no extension is a folder (/srv/share, docs/).
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])(?:(?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -269,3 +304,8 @@ def concepts(text: str) -> set[str]:
     if TELL_SOMEONE.search(text):
         found.add("send")
     return found
+
+
+def asks_about_a_name(text: str) -> bool:
+    """A question about someone or something by name: "who does Alice work with?"."""
+    return bool(_QUESTION.search(text) and _NAME_INSIDE.search(text))
