@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from graph.planner.text import TELL_SOMEONE, concepts_of_words
+from graph.planner.text import TELL_SOMEONE, concepts_of_words, join_phrasal
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
 
@@ -60,6 +60,11 @@ _READ_OPENERS = re.compile(
     r"show|list|get|find|search|look|tell me|give me|display|view|read|fetch|check|count)\b",
     re.IGNORECASE,
 )
+# "Open a new ticket", "start a new branch": making something that does not exist yet.
+_NEW_THING = re.compile(
+    r"^\W*(?:please\s+)?(?:open|start|add|make|file|raise|log|create|set\s+up|begin|draft)\s+(?:a|an)\s+new\b",
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(r"[,;:!?](?=\s|$)|\.(?:\s|$)")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 # Values are not verbs: a path, an address, a file name or a quotation says nothing about what
@@ -100,7 +105,7 @@ def request_action(text: str) -> RequestAction:
     # Every clause opens a verb place: "In notes.txt, change 'a' to 'b'" orders a change.
     tokens: list[str] = []
     clause_starts: set[int] = set()
-    for clause in _CLAUSE_BREAK.split(text):
+    for clause in _CLAUSE_BREAK.split(join_phrasal(text)):
         clause_starts.add(len(tokens))
         tokens.extend(_joined_email(words(_VALUES.sub(" ", clause))))
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
@@ -128,6 +133,8 @@ def request_action(text: str) -> RequestAction:
         found[word] = category
     if TELL_SOMEONE.search(text):
         found.setdefault("tell", "sends messages")
+    if _NEW_THING.search(text):
+        found.setdefault("new", "updates records")
     return RequestAction(frozenset(found.values()), tuple(found))
 
 

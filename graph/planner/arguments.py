@@ -286,6 +286,38 @@ def _labelled_name(noun: str, text: str) -> str | None:
     return match.group(1).rstrip(".,;:!?") if match else None
 
 
+_COMPARED = re.compile(
+    r"\b(?:against|versus|vs\.?|compared?\s+(?:to|with)|differ(?:s|ent)?\s+from)\s+(?:the\s+)?([\w][\w./-]*)",
+    re.IGNORECASE,
+)
+_BASED = re.compile(r"\b(?:off|from|based\s+on|starting\s+(?:at|from))\s+(?:the\s+)?([\w][\w./-]*)", re.IGNORECASE)
+# Where a comparison or a new branch starts from, by a parameter's name.
+# Nouns for a point in a history: a parameter named by one takes an identifier beside it.
+REFERENCE_NOUNS = frozenset({"branch", "tag", "commit", "revision", "release", "version"})
+_COMPARED_NAMES = frozenset({"target", "against", "compare", "compare_to", "other", "ref", "head"})
+_BASE_NAMES = frozenset({"base", "base_branch", "start_point", "from", "from_branch", "source_branch", "base_ref"})
+
+
+def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | None:
+    """A branch, tag or commit a reference parameter is given: beside its noun ("the
+    feature-search branch"), after "against" for a comparison's target, after "off" or "from"
+    for a base."""
+    key = name.lower()
+    nouns = [w for w in split_identifier(name) if w in REFERENCE_NOUNS]
+    if key not in _COMPARED_NAMES | _BASE_NAMES and not (nouns and not key.endswith("name")):
+        return None
+    for noun in nouns or ["branch", "tag", "commit"]:
+        labelled = _labelled_name(noun, text)
+        if labelled and labelled not in used:
+            return labelled, f"the name beside '{noun}'"
+    lead = _BASED if key in _BASE_NAMES or "base" in key else _COMPARED
+    match = lead.search(text)
+    if match and match.group(1).lower() not in STOPWORDS and match.group(1) not in used:
+        value = match.group(1).rstrip(".,;:!?")
+        return value, f"the name after '{match.group(0).split()[0]}'"
+    return None
+
+
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
@@ -313,6 +345,9 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         labelled = _labelled_name(noun, text) if noun else None
         if labelled and labelled not in used:
             return labelled, f"the name beside '{noun}'"
+    reference = _reference_value(name, text, used)
+    if reference is not None:
+        return reference
     if key in {"topic", "subject_matter", "theme"}:
         topic = _TOPIC.search(text)
         if topic:

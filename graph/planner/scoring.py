@@ -415,16 +415,18 @@ def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
 def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str] | None:
     """The request's acting verb and the tool's, when the tool acts otherwise: neither the
     verb nor any of its synonyms is in the tool's name or description."""
-    verb = leading_verb(affirmed(text))
-    if not acts or verb is None or acting_verb(verb) is None:
+    asked = request_action(text).verbs
+    if not acts or not asked:
         return None
     own = [w for w in _without_server_prefix(_name_words(capability), capability.server) if acting_verb(w)]
     if not own:
         return None
-    meant = concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}
     said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
     said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
-    return None if meant & said - {""} else (verb, own[0])
+    for verb in asked:
+        if (concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}) & said - {""}:
+            return None
+    return asked[0], own[0]
 
 
 # Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the

@@ -9,6 +9,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 # Argument values are not vocabulary: an address, a URI, a quotation, a path or a file name says
 # nothing about which capability to use ("/tmp/reports/q3.md" is not a request about reports).
+# A token no plain word could be: a hyphen, a dot or a digit inside it (feature-search, v1.2).
+IDENTIFIER = r"(?<![\w./-])[A-Za-z0-9][\w]*(?:[-./][\w]+)+(?![\w/-])|(?<![\w./-])[A-Za-z]+\d[\w]*(?![\w/-])"
+# Nouns that name things by an identifier written beside them.
+NAMING_NOUNS = (
+    "branch tag commit revision release version repo repository project folder directory ticket entity "
+    "server bucket table database service channel team environment department page label milestone"
+).split()
 _VALUE_TOKENS = re.compile(
     r"""\S+@\S+|\b\w+://\S+|"[^"]*"|“[^”]*”|(?<!\w)'[^']*'(?!\w)"""
     r"""|(?<![\w@])(?:~|\.{1,2})?/[\w.~/*-]*|\b[\w.-]+/[\w./*-]*"""
@@ -139,6 +146,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "disable": ("toggle",),
     # "Reopen ticket 11" sets it open again.
     "reopen": ("update", "open"),
+    "checkout": ("checkout", "switch"),
     # Starting something off, by any of its verbs.
     "start": ("start",),
     "trigger": ("trigger", "start"),
@@ -214,10 +222,36 @@ def _negated(match: re.Match[str]) -> str:
     return ("will" if won else "can" if can else other) + " not"
 
 
+_NOUNS = "|".join(NAMING_NOUNS)
+_LABELLED = re.compile(
+    rf"({IDENTIFIER})(?=\s+(?:{_NOUNS})s?\b)|\b(?:called|named)\s+({IDENTIFIER})|\b(?:{_NOUNS})\s+({IDENTIFIER})",
+    re.IGNORECASE,
+)
+
+
+def _without_identifiers(text: str) -> str:
+    """``text`` with the identifiers its nouns name blanked out: values, not vocabulary."""
+
+    def blank(match: re.Match[str]) -> str:
+        start, end = next(match.span(g) for g in (1, 2, 3) if match.group(g) is not None)
+        return match.group(0)[: start - match.start()] + " " + match.group(0)[end - match.start() :]
+
+    return _LABELLED.sub(blank, text)
+
+
+# Two-word verbs that are one word in tools' names.
+_PHRASAL = re.compile(r"\bcheck\s+out\b", re.IGNORECASE)
+
+
+def join_phrasal(text: str) -> str:
+    """Two-word verbs written as the one word tools use ("check out" is checkout)."""
+    return _PHRASAL.sub("checkout", text)
+
+
 def words(text: str, *, keep_values: bool = False) -> list[str]:
-    text = _CLITIC.sub("", _NEGATION.sub(_negated, text))
+    text = join_phrasal(_CLITIC.sub("", _NEGATION.sub(_negated, text)))
     if not keep_values:
-        text = _VALUE_TOKENS.sub(" ", text)
+        text = _VALUE_TOKENS.sub(" ", _without_identifiers(text))
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
