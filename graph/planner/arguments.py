@@ -13,17 +13,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.planner.text import STOPWORDS, split_identifier
+from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import zone_mentions
 
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
+_NAMED_QUOTE = re.compile(r"""\b([A-Za-z][\w-]*(?: [a-z]+)?)\s+(?:"([^"]*)"|“([^”]*)”|'([^']*)')""")
 _QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])""")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
-_PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w@])")
+_PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+(?:\.[A-Za-z0-9]{1,8})+)(?![\w@])")
 # A path with a slash: /srv/share, ./docs, ~/notes, docs/2024 (file names are _PATH's).
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
+# A JSON object or array written out in the request: one value, whatever quotes it holds.
+_JSON_LITERAL = re.compile(r"(?<![\w])(\{.*\}|\[.*\])(?![\w])", re.DOTALL)
 _CONTENT_LEAD = re.compile(
     r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading"
     r"|tell (?:him|her|them)(?: that)?|let \S+ know(?: that)?)"
@@ -123,8 +126,27 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
 
 
 def _name_variants(name: str) -> set[str]:
+    """How a request may write a property's name: resourceType as "resource type", resource_id
+    as "resource id"."""
     lowered = name.lower()
-    return {lowered, lowered.replace("_", "-"), lowered.replace("-", "_"), lowered.replace("_", " ")}
+    parts = split_identifier(name)
+    return {
+        lowered,
+        lowered.replace("_", "-"),
+        lowered.replace("-", "_"),
+        lowered.replace("_", " "),
+        " ".join(parts),
+        "_".join(parts),
+    } - {""}
+
+
+def _id_variants(name: str) -> set[str]:
+    """An identifier property is also written as its noun ("resource 42" for resourceId) or,
+    alone, as "id" ("id 7")."""
+    parts = split_identifier(name)
+    if len(parts) > 1 and parts[-1] == "id":
+        return {" ".join(parts[:-1]), "id"}
+    return set()
 
 
 def _key_values(text: str) -> dict[str, str]:
@@ -133,6 +155,10 @@ def _key_values(text: str) -> dict[str, str]:
         key = match.group(1).lower().replace("-", "_")
         value = match.group(3) if match.group(3) is not None else match.group(4)
         found.setdefault(key, value if value is not None else match.group(2))
+    # "subject 'Outage', body 'The API is down'": a quotation right after a name is its value.
+    for match in _NAMED_QUOTE.finditer(text):
+        key = match.group(1).lower().replace("-", "_").replace(" ", "_")
+        found.setdefault(key, next(g for g in match.groups()[1:] if g is not None))
     return found
 
 
@@ -150,7 +176,9 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
 
 def _number_near(name: str, text: str) -> str | None:
     """A number written right after the property's name ("limit 5") or right before it ("5 steps")."""
-    label = "|".join(re.escape(v) for v in _name_variants(name))
+    label = "|".join(
+        re.escape(v) for v in sorted(_name_variants(name) | _id_variants(name), key=len, reverse=True)
+    )
     match = re.search(rf"\b(?:{label})\s*(?:#|no\.?|number)?\s*(-?\d+(?:\.\d+)?)\b", text, re.IGNORECASE)
     if match:
         return match.group(1)
@@ -223,21 +251,45 @@ def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
     return None
 
 
+# Three or more single words after a colon, "a, b, c or d".
+_LISTED_OPTIONS = re.compile(r":\s*([\w-]+(?:,\s*[\w-]+)+,?\s+(?:or|and)\s+[\w-]+)\s*\.?\s*$")
+
+
 def _described_options(shape: dict[str, Any]) -> list[str]:
     """Choices a description lists in quotes ("local branches ('local'), remote ('remote') or
     all ('all')"): an enum the schema did not declare. Three or more, so an example is not one."""
     if "string" not in _types(shape):
         return []
-    options = re.findall(r"\('([\w-]+)'\)|\(\"([\w-]+)\"\)", str(shape.get("description") or ""))
+    description = str(shape.get("description") or "")
+    options = re.findall(r"\('([\w-]+)'\)|\(\"([\w-]+)\"\)", description)
     found = list(dict.fromkeys(a or b for a, b in options))
+    if len(found) >= 3:
+        return found
+    # "Ticket priority to include: low, medium, high or urgent."
+    listed = _LISTED_OPTIONS.search(description)
+    if listed:
+        found = [w for w in re.split(r",\s*|\s+(?:or|and)\s+", listed.group(1)) if w]
     return found if len(found) >= 3 else []
 
 
+# "Python files", ".md files", "markdown documents": files of one kind.
+_EXTENSIONS = {
+    "python": "py", "javascript": "js", "typescript": "ts", "markdown": "md", "text": "txt", "json": "json",
+    "yaml": "yaml", "csv": "csv", "html": "html", "css": "css", "shell": "sh", "go": "go", "rust": "rs",
+    "java": "java", "ruby": "rb", "php": "php", "sql": "sql", "toml": "toml", "xml": "xml", "log": "log",
+    "pdf": "pdf", "png": "png", "jpeg": "jpg", "jpg": "jpg",
+}  # fmt: skip
+_KIND_OF_FILE = re.compile(
+    rf"(?<![\w.])((?:{'|'.join(_EXTENSIONS)})|\.[a-z0-9]{{1,5}})\s+(?:source\s+)?(?:files?|documents?|scripts?)\b",
+    re.IGNORECASE,
+)
 # A glob has a * (or a ? inside a word: a question mark ending a sentence is not one).
 _GLOB = re.compile(r"(?<!\S)([\w./-]*(?:\*|\?(?=[\w.*]))[\w.*?/-]*)")
 _REVISION = re.compile(r"\b(HEAD(?:[~^]\d*)*(?::[\w./-]+)?|[0-9a-f]{7,40})\b")
 _NAMED = re.compile(r"\b(?:named|called)\s+[\"'“]?([\w][\w./-]*)")
-_COUNT = re.compile(r"\b(?:first|last|top|latest|newest|recent)\s+(\d+)\b", re.IGNORECASE)
+_COUNT = re.compile(
+    r"\b(?:first|last|top|latest|newest|recent)\s+(\d+)\b|(?<![\w-])-n?\s?(\d+)(?![\w.])", re.IGNORECASE
+)
 _COUNT_NAMES = frozenset(
     {"limit", "count", "max_count", "max", "max_results", "top", "n", "size", "page_size"}
 )
@@ -276,6 +328,16 @@ def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     return None
 
 
+def _counted_things(description: str, text: str) -> tuple[str, str] | None:
+    """A number before the things a count property counts: "5 resource links" for a count
+    described as "Number of resource links to return"."""
+    counted = {stem(w) for w in re.findall(r"[a-z]+", description.lower())} - {stem(w) for w in STOPWORDS}
+    for match in re.finditer(r"(?<![\w.])(\d+)\s+([A-Za-z]+)", text):
+        if stem(match.group(2).lower()) in counted - {"number"}:
+            return match.group(1), f"'{match.group(0)}' in the request"
+    return None
+
+
 def _labelled_name(noun: str, text: str) -> str | None:
     """An identifier written beside the noun it names: "the feature-search branch", "branch
     release/2.1". Only a token no word could be (a hyphen, a slash, a dot or a digit in it)."""
@@ -290,12 +352,16 @@ _COMPARED = re.compile(
     r"\b(?:against|versus|vs\.?|compared?\s+(?:to|with)|differ(?:s|ent)?\s+from)\s+(?:the\s+)?([\w][\w./-]*)",
     re.IGNORECASE,
 )
-_BASED = re.compile(r"\b(?:off|from|based\s+on|starting\s+(?:at|from))\s+(?:the\s+)?([\w][\w./-]*)", re.IGNORECASE)
+_BASED = re.compile(
+    r"\b(?:off|from|based\s+on|starting\s+(?:at|from))\s+(?:the\s+)?([\w][\w./-]*)", re.IGNORECASE
+)
 # Where a comparison or a new branch starts from, by a parameter's name.
 # Nouns for a point in a history: a parameter named by one takes an identifier beside it.
 REFERENCE_NOUNS = frozenset({"branch", "tag", "commit", "revision", "release", "version"})
 _COMPARED_NAMES = frozenset({"target", "against", "compare", "compare_to", "other", "ref", "head"})
-_BASE_NAMES = frozenset({"base", "base_branch", "start_point", "from", "from_branch", "source_branch", "base_ref"})
+_BASE_NAMES = frozenset(
+    {"base", "base_branch", "start_point", "from", "from_branch", "source_branch", "base_ref"}
+)
 
 
 def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | None:
@@ -322,6 +388,15 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
     types = _types(shape)
+    if "array" in types and key in {"cc", "bcc"}:
+        # Copies only where the request labels them: "cc grace@example.org and bob@x.org".
+        labelled = re.search(
+            rf"\b{key}\s*:?\s*((?:{_EMAIL.pattern})(?:\s*(?:,|and)\s*(?:{_EMAIL.pattern}))*)",
+            text,
+            re.IGNORECASE,
+        )
+        copies = [a for a in _EMAIL.findall(labelled.group(1)) if a not in used] if labelled else []
+        return (copies, f"addresses after '{key}'") if copies else None
     if "array" in types:
         return _list_value(name, shape, text, used)
     description = str(shape.get("description") or "").lower()
@@ -329,6 +404,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         glob = next((g for g in _GLOB.findall(text) if g not in used), None)
         if glob:
             return glob, "pattern in the request"
+        kind = _KIND_OF_FILE.search(text)
+        if kind:
+            extension = _EXTENSIONS.get(kind.group(1).lower().lstrip("."), kind.group(1).lower().lstrip("."))
+            # A tool that says "**/" matches subfolders with it; "under" and "every" ask for them.
+            prefix = "**/" if "**/" in description else ""
+            return f"{prefix}*.{extension}", f"files of a kind in the request ({kind.group(0)})"
         # A name to look for is a pattern that matches it: "a file called config.json".
         named = _NAMED.search(text)
         if named and named.group(1).rstrip(".,;:!?") not in used:
@@ -364,8 +445,6 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         found = _time_of_day(text, used)
         return (found[0], f"time of day in the request ({found[1]})") if found else None
     if key in _EMAIL_NAMES or shape.get("format") == "email":
-        if "array" in types and key in {"cc", "bcc"}:
-            return None  # copies are only taken when stated as key=value
         for address in _EMAIL.findall(text):
             if address not in used:
                 return address, "e-mail address in the request"
@@ -390,25 +469,36 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", text, re.IGNORECASE)
         if match:
             return match.group(1), "folder named in the request"
-    if key == "uri" or key.endswith("_uri") or key == "url":
+    if key.endswith("name") and "file" in description and "string" in types:
+        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
+        for path in _PATH.findall(plain):
+            if path not in used:
+                return path, "file name in the request"
+    if key == "uri" or key.endswith("_uri") or key == "url" or shape.get("format") in {"uri", "url"}:
         for uri in _URI.findall(text):
             if uri not in used:
                 return uri, "URI in the request"
-    if types & {"integer", "number"} or key == "id" or key.endswith("_id"):
+    is_id = key == "id" or split_identifier(name)[-1:] == ["id"]
+    if types & {"integer", "number"} or is_id:
         near = _number_near(name, text) or _number_near(name.removesuffix("_id"), text)
         if near is not None:
             return near, f"number after '{name}'"
         if key in _COUNT_NAMES:
             count = _COUNT.search(text)
             if count:
-                return count.group(1), f"'{count.group(0)}' in the request"
+                return count.group(1) or count.group(2), f"'{count.group(0).strip()}' in the request"
+        # (A count the description places first or last was looked for above.)
+        placed = re.search(r"\b(?:first|last)\s+n\b", description)
+        counted = _counted_things(description, text) if types & {"integer", "number"} and not placed else None
+        if counted:
+            return counted
         # A count the description places ("returns only the last N lines"): "the last 3 lines".
         for place in ("first", "last"):
             if re.search(rf"\b{place}\s+n\b", description):
                 counted = re.search(rf"\b{place}\s+(\d+)\b", text, re.IGNORECASE)
                 if counted:
                     return counted.group(1), f"'{counted.group(0)}' in the request"
-        if key == "id" or key.endswith("_id"):
+        if is_id:
             # "the first 5 tickets": a number after first, last or top is a count, not an id.
             numbers = [n for n in _NUMBER.findall(_COUNT.sub(" ", text)) if n not in used]
             if len(numbers) == 1:
@@ -418,6 +508,9 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         match = _CONTENT_LEAD.search(text)
         if match:
             return _content(match.group(1)), "text after 'saying'"
+        literal = _JSON_LITERAL.search(text)
+        if literal and literal.group(1) not in used:
+            return literal.group(1), "the JSON in the request"
     if key in _SUBJECT_NAMES:
         match = _SUBJECT.search(text)
         if match:
@@ -429,11 +522,23 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if key in _QUERY_NAMES:
         match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
         if match:
-            return match.group(1).strip(), "text after 'for'"
+            # "for anything about billing" looks for billing.
+            value = re.sub(
+                r"^(?:any|some|every)(?:thing|one|body)\s+(?:about|on|regarding|mentioning|related\s+to)\s+",
+                "",
+                match.group(1).strip(),
+                flags=re.IGNORECASE,
+            )
+            return value, "text after 'for'"
         # What to look for, when the request names one thing: "is Alice in the graph?"
         names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
         if len(names) == 1:
             return names[0], "the name the request looks for"
+    if ("string" in types or not types) and key not in STOPWORDS and key not in _PERSON_NAMES:
+        label = "|".join(re.escape(v) for v in _name_variants(name))
+        beside = re.search(rf"(?<=[\w,:;] )([A-Z][\w-]*)\s+(?i:{label})\b", text)
+        if beside and beside.group(1) not in used:
+            return beside.group(1), f"the name before '{name}'"
     if ("string" in types or not types) and key not in STOPWORDS:
         # Last resort, and only when the text puts the value right after the name: "priority urgent"
         # (never for a name that is an English word of its own: "to", "from", "in").
@@ -448,7 +553,10 @@ def takes_a_location(name: str, shape: dict[str, Any]) -> bool:
     """Whether a property takes a place: a path, a folder, an address or a URI."""
     key = name.lower()
     return (
-        bool({"path", "paths", "file", "files", "dir", "directory", "folder", "uri", "url"} & set(split_identifier(name)))
+        bool(
+            {"path", "paths", "file", "files", "dir", "directory", "folder", "uri", "url"}
+            & set(split_identifier(name))
+        )
         or key in _PATH_NAMES
         or key in _EMAIL_NAMES
         or key.endswith(("_path", "_file", "_uri", "url"))
@@ -480,7 +588,10 @@ def extract_arguments(
     required = [str(name) for name in input_schema.get("required", [])]
     full_text = f"{text}\n{answer}" if answer else text
     pairs = _key_values(full_text)
-    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
+    # Quotes inside a JSON literal are part of it, not quotations of their own.
+    quoted = [
+        next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(_JSON_LITERAL.sub(" ", text))
+    ]
     result = Extraction()
     used: set[str] = set()
 

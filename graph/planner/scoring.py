@@ -312,6 +312,9 @@ def score_capability(
         add(UNREQUESTED_PROMPT, "a prompt, but none was asked for")
     elif operation_type == "prompt":
         add(KIND_MISMATCH, f"a {kind}, but a prompt was asked for")
+    elif kind == "tool" and operation_type == "resource" and not capability_action(capability).acts:
+        # "Get a reference to text resource 3": a tool that reads serves a read of a resource.
+        add(KIND_MATCH / 2, "a tool that reads, for a read")
     elif kind == "resource" and operation_type == "tool" and asked.reads_only:
         # Nobody says "resource": to someone who asks to read, a resource serves like a tool.
         add(KIND_MATCH, "a read, as asked")
@@ -321,7 +324,9 @@ def score_capability(
         add(SEARCH_WITHOUT_QUERY, "it takes nothing to search by; the request asks to search")
     does = capability_action(capability)
     opens_with_its_verb = _opens_with_name_verb(capability, text)
-    other_verb = None if said_verb or enum_hits or asked.reads_only else _other_verb(capability, does.acts, text)
+    other_verb = (
+        None if said_verb or enum_hits or asked.reads_only else _other_verb(capability, does.acts, text)
+    )
     if other_verb:
         # "Push the commits" is not git_commit: a verb of its own the tool does not say.
         add(VERB_MISMATCH, f"the request asks to {other_verb[0]}; it would {other_verb[1]}")

@@ -276,7 +276,9 @@ TELL_SOMEONE = re.compile(
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 
-_QUESTION = re.compile(r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE
+)
 _NAME_INSIDE = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*")
 
 
