@@ -65,6 +65,9 @@ _NEW_THING = re.compile(
     r"^\W*(?:please\s+)?(?:open|start|add|make|file|raise|log|create|set\s+up|begin|draft)\s+(?:a|an)\s+new\b",
     re.IGNORECASE,
 )
+_SUBORDINATORS = frozenset(
+    "before after when whenever once until unless if while since because although".split()
+)
 _CLAUSE_BREAK = re.compile(r"[,;:!?](?=\s|$)|\.(?:\s|$)")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 # Values are not verbs: a path, an address, a file name or a quotation says nothing about what
@@ -103,11 +106,15 @@ def request_action(text: str) -> RequestAction:
     lead such as "please", "to", "and" or "can you"; a word that is no noun ("delete", "send")
     counts anywhere unless it is a participle ("deleted files" is a filter, not an order)."""
     # Every clause opens a verb place: "In notes.txt, change 'a' to 'b'" orders a change.
+    # A clause that sets the scene ("Before I close it, ...", "once it is merged") orders nothing.
     tokens: list[str] = []
     clause_starts: set[int] = set()
     for clause in _CLAUSE_BREAK.split(join_phrasal(text)):
+        clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
+        if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
+            continue
         clause_starts.add(len(tokens))
-        tokens.extend(_joined_email(words(_VALUES.sub(" ", clause))))
+        tokens.extend(clause_words)
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
     arithmetic = numbers and bool(_ARITHMETIC & set(tokens))
     found: dict[str, Category] = {}

@@ -21,7 +21,9 @@ _NAMED_QUOTE = re.compile(r"""\b([A-Za-z][\w-]*(?: [a-z]+)?)\s+(?:"([^"]*)"|“(
 _QUOTED = re.compile(r""""([^"]+)"|“([^”]+)”|(?<![\w])'([^']+)'(?![\w])""")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
-_PATH = re.compile(r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+(?:\.[A-Za-z0-9]{1,8})+)(?![\w@])")
+_PATH = re.compile(
+    r"(?<![\w@/.-])((?:\.{1,2}/|/)?(?:[\w-]+/)*[\w-]+(?:\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8})+)(?![\w@])"
+)
 # A path with a slash: /srv/share, ./docs, ~/notes, docs/2024 (file names are _PATH's).
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
@@ -349,7 +351,7 @@ def _labelled_name(noun: str, text: str) -> str | None:
 
 
 _COMPARED = re.compile(
-    r"\b(?:against|versus|vs\.?|compared?\s+(?:to|with)|differ(?:s|ent)?\s+from)\s+(?:the\s+)?([\w][\w./-]*)",
+    r"\b(?:against|versus|vs\.?|compared?\s+(?:to|with)|differ(?:s|ent)?\s+from)\s+(?:the\s+)?([\w][\w./~^-]*)",
     re.IGNORECASE,
 )
 _BASED = re.compile(

@@ -428,12 +428,16 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
         return None
     said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
     said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
+    if set(asked) & _MANY_ACTS:
+        return None
     for verb in asked:
         if (concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}) & said - {""}:
             return None
     return asked[0], own[0]
 
 
+# Verbs that mean several acts: "add a line to the file" writes, "add Dana" creates.
+_MANY_ACTS = frozenset({"add", "put", "make", "set", "apply", "do", "process", "handle"})
 # Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the
 # synonyms, which also feed word matching: "remember" must not match git_add through "add".)
 _ACT_FAMILY = {

@@ -135,6 +135,8 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "recursive": ("tree",),
     "size": ("size",),
     "hour": ("time",),
+    "weekend": ("date", "time"),
+    "weekday": ("date", "time"),
     "note": ("note", "observation"),
     "observation": ("observation",),
     "fact": ("observation",),
@@ -258,6 +260,8 @@ def words(text: str, *, keep_values: bool = False) -> list[str]:
 def concepts_of_words(tokens: list[str]) -> set[str]:
     found: set[str] = set()
     for token in tokens:
+        if token.isdigit():
+            continue  # a number is a value, never a word to match
         stemmed = stem(token)
         found.update(_CONCEPTS.get(stemmed, (stemmed,)))
     return found
@@ -276,6 +280,8 @@ TELL_SOMEONE = re.compile(
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 
+# "1234 + 4321?": an addition written with its sign.
+_SUM = re.compile(r"\d\s*\+\s*-?\d")
 _QUESTION = re.compile(
     r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE
 )
@@ -339,6 +345,8 @@ def concepts(text: str) -> set[str]:
         found.add("list")
     if TELL_SOMEONE.search(text):
         found.add("send")
+    if _SUM.search(text):
+        found.add("sum")
     return found
 
 

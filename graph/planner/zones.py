@@ -4,6 +4,7 @@ zone is named after ("Tokyo", "New York"), each with the words it was read from.
 from __future__ import annotations
 
 import re
+import unicodedata
 import zoneinfo
 from dataclasses import dataclass
 from functools import lru_cache
@@ -12,6 +13,27 @@ from pathlib import Path
 
 _SPELLED = re.compile(r"\b[A-Z][A-Za-z_+-]+(?:/[A-Za-z0-9_+-]+){1,2}\b|\b(?:UTC|GMT)\b")
 _LEGACY_PREFIXES = ("Etc/", "SystemV/", "US/", "posix/", "right/")
+# Places people name that the IANA database names no zone after: large cities that share a
+# zone with its representative city, and US states that are one zone.
+_CITIES = {
+    **dict.fromkeys(["mumbai", "delhi", "new delhi", "bangalore", "bengaluru", "hyderabad", "chennai", "pune"], "Asia/Kolkata"),
+    **dict.fromkeys(["san francisco", "seattle", "san diego", "las vegas", "san jose", "silicon valley"], "America/Los_Angeles"),
+    **dict.fromkeys(["boston", "washington dc", "miami", "atlanta", "philadelphia", "nyc"], "America/New_York"),
+    **dict.fromkeys(["dallas", "houston", "austin", "minneapolis", "new orleans"], "America/Chicago"),
+    **dict.fromkeys(["beijing", "shenzhen", "guangzhou"], "Asia/Shanghai"),
+    **dict.fromkeys(["osaka", "kyoto"], "Asia/Tokyo"),
+    **dict.fromkeys(["munich", "frankfurt", "hamburg", "cologne"], "Europe/Berlin"),
+    **dict.fromkeys(["milan", "naples", "florence"], "Europe/Rome"),
+    "barcelona": "Europe/Madrid",
+    "geneva": "Europe/Zurich",
+    "rio de janeiro": "America/Sao_Paulo",
+    "abu dhabi": "Asia/Dubai",
+    "tel aviv": "Asia/Jerusalem",
+    "cape town": "Africa/Johannesburg",
+    "hawaii": "Pacific/Honolulu",
+    "alaska": "America/Anchorage",
+    "arizona": "America/Phoenix",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -33,6 +55,8 @@ def _zones_by_place() -> dict[str, str]:
         seen.setdefault(place, set()).add(zone)
     for country, zones in _zones_by_country().items():
         seen.setdefault(country, set()).update(zones)
+    for place, zone in _CITIES.items():
+        seen.setdefault(place, set()).add(zone)
     return {place: next(iter(zones)) for place, zones in seen.items() if len(zones) == 1}
 
 
@@ -76,8 +100,20 @@ def _place_pattern() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(place) for place in places) + r")\b", re.IGNORECASE)
 
 
+def _folded(text: str) -> str:
+    """``text`` without accents, letter for letter ("São Paulo" is "Sao Paulo" at the same
+    positions), so places match however they are written."""
+    return "".join(
+        next((c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)), ch)
+        for ch in text
+    )
+
+
 def zone_mentions(text: str) -> list[ZoneMention]:
     """Every zone the text names, in the order it names them."""
+    written, text = text, _folded(text)
+    # Typed all in lower case ("current time hawaii"), a place needs no capital.
+    lower_case = text == text.lower()
     known = zoneinfo.available_timezones()
     found: list[ZoneMention] = []
     taken: list[tuple[int, int]] = []
@@ -89,7 +125,11 @@ def zone_mentions(text: str) -> list[ZoneMention]:
         # Places count as written with a capital ("in Tokyo"), or right before "time" ("sydney
         # time"), never as ordinary words elsewhere.
         before_time = re.match(r"\s+time\b", text[match.end() :], re.IGNORECASE)
-        if not (match.group(0)[0].isupper() or before_time) or any(a <= match.start() < b for a, b in taken):
+        if not (match.group(0)[0].isupper() or before_time or lower_case) or any(
+            a <= match.start() < b for a, b in taken
+        ):
             continue
-        found.append(ZoneMention(_zones_by_place()[match.group(0).lower()], match.group(0), match.start()))
+        # The words as written (with their accents): what the operator can be shown as evidence.
+        place = written[match.start() : match.end()]
+        found.append(ZoneMention(_zones_by_place()[match.group(0).lower()], place, match.start()))
     return sorted(found, key=lambda mention: mention.start)
