@@ -366,6 +366,19 @@ _BASE_NAMES = frozenset(
 )
 
 
+# "since yesterday", "in the last 2 weeks", "after 3 days ago": where a period starts.
+_RELATIVE_DATE = re.compile(
+    r"\b(?:since|after|from)\s+(?P<word>yesterday|today|last\s+(?:week|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\s+ago)\b"
+    r"|\b(?:in\s+)?the\s+(?:last|past)\s+(?P<span>\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?))\b",
+    re.IGNORECASE,
+)
+
+
+def _takes_a_relative_date(key: str, description: str) -> bool:
+    """A start of a period that its description says may be relative ("2 weeks ago")."""
+    return any(w in key for w in ("start", "since", "after")) and ("ago" in description or "relative" in description)
+
+
 def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | None:
     """A branch, tag or commit a reference parameter is given: beside its noun ("the
     feature-search branch"), after "against" for a comparison's target, after "off" or "from"
@@ -438,6 +451,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if "zone" in key or key in {"tz", "timezone"} or "iana" in description:
         zone = _zone_value(key, text, used)
         return (zone[0], zone[1]) if zone else None
+    if _takes_a_relative_date(key, description):
+        relative = _RELATIVE_DATE.search(text)
+        if relative:
+            # As written ("2 weeks" for "the last 2 weeks"): git and most parsers read it so.
+            value = relative.group("word") or relative.group("span")
+            return value, f"'{relative.group(0).strip()}' in the request"
     if shape.get("format") in {"date", "date-time"}:
         for date in _DATE.finditer(text):
             if date.group(0) not in used:

@@ -33,6 +33,7 @@ from graph.planner.text import (
     concepts_of_words,
     path_kinds,
     split_identifier,
+    stated_paths,
     stem,
     words,
 )
@@ -87,6 +88,8 @@ ACTION_MISMATCH = -6.0
 ACTION_MATCH = 1.5
 # The request's acting verb is not the tool's, nor a synonym, nor in its description.
 VERB_MISMATCH = -3.0
+# Paths the request names that the capability has no place for, when it takes some.
+PATHS_LEFT_OVER = -1.5
 # A path, a name or a number the request states that the capability has no parameter for.
 VALUE_WITHOUT_A_PLACE = -3.0
 # A capability that acts, for a request that only reads: never chosen, whatever else matched.
@@ -220,9 +223,13 @@ def score_capability(
         wanted = wanted | {"search"}
     # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
     implied_kinds = path_kinds(text) - wanted
-    # A file or a folder counts (at a share); what a file holds (text, an image) only excuses a
-    # name for saying it (read_text_file for notes.md), it is no evidence of its own.
-    implied = implied_kinds & {"file", "directory"}
+    named_files, named_folders = stated_paths(text)
+    paths_named = len(named_files) + len(named_folders)
+    if paths_named >= 2:
+        implied_kinds.add("multiple")  # two paths ask for several at once
+    # A file, a folder or several count (at a share); what a file holds (text, an image) only
+    # excuses a name for saying it (read_text_file for notes.md), it is no evidence of its own.
+    implied = implied_kinds & {"file", "directory", "multiple"}
     scored = ScoredCapability(capability, 0.0)
 
     def add(points: float, reason: str) -> None:
@@ -371,6 +378,10 @@ def score_capability(
         add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
     elif stated_required:
         add(COMPLETE_ARGUMENTS, "request states everything it needs")
+    taken = _paths_taken(extraction.arguments)
+    if paths_named >= 2 and 0 < taken < paths_named:
+        # "Show me a.md next to b.md": a tool that reads one file serves half the request.
+        add(PATHS_LEFT_OVER, f"the request names {paths_named} paths; it takes {taken}")
     homeless = _values_without_a_place(capability, text, extraction.arguments)
     if homeless:
         add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
@@ -458,6 +469,14 @@ _ACT_FAMILY = {
 # Capitalised words inside a sentence: names (Alice, Acme Corp), not sentence openings.
 _PROPER_NAME = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
 _ID_NUMBER = re.compile(r"(?<![\w.#-])#?\d+(?![\w]|\.\d)")
+
+
+def _paths_taken(arguments: dict[str, object]) -> int:
+    """How many of the request's paths the arguments hold (a list counts each)."""
+    values: list[object] = []
+    for value in arguments.values():
+        values.extend(value if isinstance(value, list) else [value])
+    return sum(1 for v in values if isinstance(v, str) and ("/" in v or path_kinds(v) & {"file", "directory"}))
 
 
 def _values_without_a_place(capability: Capability, text: str, arguments: dict[str, object]) -> str | None:

@@ -306,20 +306,24 @@ _EXTENSION_KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def path_kinds(text: str) -> set[str]:
-    """What the paths and file names a request states name: "file" or "directory", and what a
-    file's extension says it holds ("text", "image", "media")."""
+def stated_paths(text: str) -> tuple[list[str], list[str]]:
+    """The files and the folders a request names, each once, in the order written."""
     plain = _URI_OR_ADDRESS.sub(" ", text)
-    kinds: set[str] = set()
     files: list[str] = []
+    folders: list[str] = []
     for path in _SLASH_PATH.findall(plain):
         cleaned = path.rstrip(".,;:!?")
         if len(cleaned) > 1:
-            if _EXTENSION.search(cleaned):
-                files.append(cleaned)
-            else:
-                kinds.add("directory")
+            (files if _EXTENSION.search(cleaned) else folders).append(cleaned)
     files += [m.group(0) for m in _FILE_NAME.finditer(_SLASH_PATH.sub(" ", plain))]
+    return list(dict.fromkeys(files)), list(dict.fromkeys(folders))
+
+
+def path_kinds(text: str) -> set[str]:
+    """What the paths and file names a request states name: "file" or "directory", and what a
+    file's extension says it holds ("text", "image", "media")."""
+    files, folders = stated_paths(text)
+    kinds: set[str] = {"directory"} if folders else set()
     for name in files:
         kinds.add("file")
         kinds.update(_EXTENSION_KINDS.get(name.rsplit(".", 1)[-1].lower(), ()))
