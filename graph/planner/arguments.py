@@ -26,6 +26,12 @@ _PATH = re.compile(
 )
 # A path with a slash: /srv/share, ./docs, ~/notes, docs/2024 (file names are _PATH's).
 _SLASH_PATH = re.compile(r"(?<![\w@:/.~-])((?:~|\.{1,2})?/[\w.~/-]*|[\w.-]+/[\w./-]*)(?![\w@])")
+_QUANTITY = re.compile(
+    r"(?<![\w.#])-?\d+(?:\.\d+)?\s*(?:%|(?:degrees?|percent|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?"
+    r"|months?|years?|times|am|pm|km|kilometers?|kilometres?|miles?|meters?|metres?|feet|foot|inch(?:es)?|kg|g|lbs?"
+    r"|pounds?|dollars?|euros?|bytes?|kb|mb|gb|tb|items?|lines?|steps?|people|persons?|users?)\b)",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
 # A JSON object or array written out in the request: one value, whatever quotes it holds.
 _JSON_LITERAL = re.compile(r"(?<![\w])(\{.*\}|\[.*\])(?![\w])", re.DOTALL)
@@ -376,7 +382,9 @@ _RELATIVE_DATE = re.compile(
 
 def _takes_a_relative_date(key: str, description: str) -> bool:
     """A start of a period that its description says may be relative ("2 weeks ago")."""
-    return any(w in key for w in ("start", "since", "after")) and ("ago" in description or "relative" in description)
+    return any(w in key for w in ("start", "since", "after")) and (
+        "ago" in description or "relative" in description
+    )
 
 
 def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | None:
@@ -399,21 +407,29 @@ def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | 
     return None
 
 
+def _is_identifier(name: str) -> bool:
+    return name.lower() == "id" or split_identifier(name)[-1:] == ["id"]
+
+
 def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A value whose shape fits what the property is for, with the reason it was chosen."""
     key = name.lower()
     types = _types(shape)
     if "array" in types and key in {"cc", "bcc"}:
         # Copies only where the request labels them: "cc grace@example.org and bob@x.org".
-        labelled = re.search(
+        copied = re.search(
             rf"\b{key}\s*:?\s*((?:{_EMAIL.pattern})(?:\s*(?:,|and)\s*(?:{_EMAIL.pattern}))*)",
             text,
             re.IGNORECASE,
         )
-        copies = [a for a in _EMAIL.findall(labelled.group(1)) if a not in used] if labelled else []
+        copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in used] if copied else []
         return (copies, f"addresses after '{key}'") if copies else None
     if "array" in types:
         return _list_value(name, shape, text, used)
+    if shape.get("format") in {"uri", "url"}:
+        # Whatever the name ("source", "data"), a property declared a URI takes a URI.
+        uri = next((u for u in _URI.findall(text) if u not in used), None)
+        return (uri, "URI in the request") if uri else None
     description = str(shape.get("description") or "").lower()
     if key == "pattern" or key.endswith("_pattern") or "glob" in description:
         glob = next((g for g in _GLOB.findall(text) if g not in used), None)
@@ -426,17 +442,17 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
             prefix = "**/" if "**/" in description else ""
             return f"{prefix}*.{extension}", f"files of a kind in the request ({kind.group(0)})"
         # A name to look for is a pattern that matches it: "a file called config.json".
-        named = _NAMED.search(text)
-        if named and named.group(1).rstrip(".,;:!?") not in used:
-            return named.group(1).rstrip(".,;:!?"), "the name after 'called'"
+        sought = _NAMED.search(text)
+        if sought and sought.group(1).rstrip(".,;:!?") not in used:
+            return sought.group(1).rstrip(".,;:!?"), "the name after 'called'"
         return None
     if key in {"revision", "rev", "ref", "commit", "sha"}:
         revision = next((r for r in _REVISION.findall(text) if r not in used), None)
         return (revision, "revision in the request") if revision else None
     if key.endswith("name") and key not in _PERSON_NAMES and "string" in types:
-        named = _NAMED.search(text)
-        if named and named.group(1) not in used:
-            return named.group(1).rstrip(".,;:!?"), "the name after 'named'"
+        called = _NAMED.search(text)
+        if called and called.group(1) not in used:
+            return called.group(1).rstrip(".,;:!?"), "the name after 'named'"
         noun = key.removesuffix("name").strip("_-")
         labelled = _labelled_name(noun, text) if noun else None
         if labelled and labelled not in used:
@@ -499,7 +515,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         for uri in _URI.findall(text):
             if uri not in used:
                 return uri, "URI in the request"
-    is_id = key == "id" or split_identifier(name)[-1:] == ["id"]
+    is_id = _is_identifier(name)
     if types & {"integer", "number"} or is_id:
         near = _number_near(name, text) or _number_near(name.removesuffix("_id"), text)
         if near is not None:
@@ -516,12 +532,14 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         # A count the description places ("returns only the last N lines"): "the last 3 lines".
         for place in ("first", "last"):
             if re.search(rf"\b{place}\s+n\b", description):
-                counted = re.search(rf"\b{place}\s+(\d+)\b", text, re.IGNORECASE)
-                if counted:
-                    return counted.group(1), f"'{counted.group(0)}' in the request"
+                stated = re.search(rf"\b{place}\s+(\d+)\b", text, re.IGNORECASE)
+                if stated:
+                    return stated.group(1), f"'{stated.group(0)}' in the request"
         if is_id:
             # "the first 5 tickets": a number after first, last or top is a count, not an id.
-            numbers = [n for n in _NUMBER.findall(_COUNT.sub(" ", text)) if n not in used]
+            # A number with its unit ("21 degrees", "5 minutes") is a quantity, not an id.
+            plain = _QUANTITY.sub(" ", _TIME_OF_DAY.sub(" ", _COUNT.sub(" ", text)))
+            numbers = [n for n in _NUMBER.findall(plain) if n not in used]
             if len(numbers) == 1:
                 return numbers[0], "the only number in the request"
         return None
@@ -685,6 +703,8 @@ def extract_arguments(
     if open_numbers:
         # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
         plain = _REVISION.sub(" ", _TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
+        if any(_is_identifier(n) for n in open_numbers):
+            plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
         stated = [n for n in _NUMBER.findall(plain) if n not in used]
         if len(stated) == len(open_numbers):
             for name, number in zip(open_numbers, stated, strict=True):

@@ -476,7 +476,9 @@ def _paths_taken(arguments: dict[str, object]) -> int:
     values: list[object] = []
     for value in arguments.values():
         values.extend(value if isinstance(value, list) else [value])
-    return sum(1 for v in values if isinstance(v, str) and ("/" in v or path_kinds(v) & {"file", "directory"}))
+    return sum(
+        1 for v in values if isinstance(v, str) and ("/" in v or path_kinds(v) & {"file", "directory"})
+    )
 
 
 def _values_without_a_place(capability: Capability, text: str, arguments: dict[str, object]) -> str | None:
@@ -493,7 +495,7 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
         return "a path"
     if capability.properties:
         return None
-    names = [n for n in _PROPER_NAME.findall(affirmed(text)) if n.lower() not in about]
+    names = [str(n) for n in _PROPER_NAME.findall(affirmed(text)) if str(n).lower() not in about]
     if names:
         return names[0]
     numbers = [n for n in _ID_NUMBER.findall(text) if n.lstrip("#") not in about]

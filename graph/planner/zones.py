@@ -48,8 +48,10 @@ def _zones_by_place() -> dict[str, str]:
     """ "tokyo" -> "Asia/Tokyo", "new york" -> "America/New_York": a place that names exactly one
     zone (a place two zones share says nothing for sure, so it is left out)."""
     seen: dict[str, set[str]] = {}
+    # Canonical zones only: the old country-named links ("Mexico/General") name no place.
+    canonical = {row[2] for row in _rows("zone.tab") if len(row) >= 3} or zoneinfo.available_timezones()
     for zone in zoneinfo.available_timezones():
-        if "/" not in zone or zone.startswith(_LEGACY_PREFIXES):
+        if "/" not in zone or zone.startswith(_LEGACY_PREFIXES) or zone not in canonical:
             continue
         place = zone.rsplit("/", 1)[1].replace("_", " ").lower()
         seen.setdefault(place, set()).add(zone)
