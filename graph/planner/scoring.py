@@ -290,6 +290,10 @@ def score_capability(
             f"parameters {', '.join(param_hits)} named",
         )
     enum_hits = _stated_enum_values(capability, text)
+    verb_word = leading_verb(text)
+    if verb_word is not None and _opens_with(text, verb_word):
+        # The request's own verb is not a value it states: "Open a new ticket" sets no status.
+        enum_hits = [v for v in enum_hits if stem(v.lower()) != stem(verb_word)]
     if enum_hits:
         add(ENUM_WEIGHT * min(len(enum_hits), 3), f"values {', '.join(enum_hits)} stated")
     description_hits = _concepts_of_description(capability.description) & wanted
@@ -346,7 +350,7 @@ def score_capability(
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
     elif asked.categories and (does.categories & asked.categories or said_verb):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
-    elif asked.categories:
+    elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
     if capability.server in preferences:
         add(PREFERRED_SERVER, f"server {capability.server} preferred")
@@ -431,7 +435,8 @@ def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
 def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str] | None:
     """The request's acting verb and the tool's, when the tool acts otherwise: neither the
     verb nor any of its synonyms is in the tool's name or description."""
-    asked = request_action(text).verbs
+    # A verb of several acts ("add") says nothing against any one of them; another verb does.
+    asked = tuple(v for v in request_action(text).verbs if v not in _MANY_ACTS)
     if not acts or not asked:
         return None
     own = [w for w in _without_server_prefix(_name_words(capability), capability.server) if acting_verb(w)]
@@ -439,8 +444,6 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
         return None
     said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
     said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
-    if set(asked) & _MANY_ACTS:
-        return None
     for verb in asked:
         if (concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}) & said - {""}:
             return None
@@ -500,6 +503,11 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
         return names[0]
     numbers = [n for n in _ID_NUMBER.findall(text) if n.lstrip("#") not in about]
     return f"number {numbers[0]}" if numbers else None
+
+
+def _opens_with(text: str, verb: str) -> bool:
+    """Whether ``verb`` is the first word of the request (after politeness), as an order."""
+    return bool(re.match(rf"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*{re.escape(verb)}\b", text, re.IGNORECASE))
 
 
 def _asks_to_search(text: str) -> bool:

@@ -181,6 +181,25 @@ def test_a_destructive_proposal_waits_for_a_reviewer(
     assert output.review is not None and output.review.stage == "before_execution"
 
 
+def test_a_proposal_the_policy_refuses_stays_refused(graph: CompiledGraph, client: FaultInjectingClient) -> None:
+    chosen, _ = planner(
+        tool_call(
+            "filesystem__write_file",
+            {"path": "../escape.txt", "content": "owned"},
+            {"path": "../escape.txt", "content": "owned"},
+            "The operator asked to write the file.",
+        ),
+    )
+
+    outcome = run(graph, client, chosen, "Write 'owned' to ../escape.txt")
+
+    output = outcome.final_output
+    assert output.status == "error"
+    assert client.calls == []
+    assert output.review is None, "a refusal is not offered to a reviewer"
+    assert any("outside" in error or "refus" in error for error in output.errors), output.errors
+
+
 def project_file(data_dir: Path, name: str, text: str) -> None:
     (data_dir / PROJECT_FOLDER / name).write_text(text, encoding="utf-8")
 
