@@ -62,7 +62,8 @@ _READ_OPENERS = re.compile(
 )
 # "Open a new ticket", "start a new branch": making something that does not exist yet.
 _NEW_THING = re.compile(
-    r"^\W*(?:please\s+)?(?:open|start|add|make|file|raise|log|create|set\s+up|begin|draft)\s+(?:a|an)\s+new\b",
+    r"^\W*(?:please\s+)?(?:open|start|add|make|file|raise|log|create|set\s+up|begin|draft)\s+(?:a|an)\s+new\b"
+    r"|\b(?:a|an)\s+new\s+[\w-]+\s+(?:called|named)\b",
     re.IGNORECASE,
 )
 _SUBORDINATORS = frozenset(

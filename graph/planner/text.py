@@ -68,7 +68,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "update": ("update",),
     "change": ("update",),
     "modify": ("update",),
-    "edit": ("update", "write"),
+    "edit": ("edit", "update"),
     "set": ("update",),
     "delete": ("delete",),
     "remove": ("delete",),
@@ -282,6 +282,11 @@ _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 # "1234 + 4321?": an addition written with its sign.
 _SUM = re.compile(r"\d\s*\+\s*-?\d")
+# "since yesterday", "over the past 3 days", "in the last week".
+_PERIOD = re.compile(
+    r"\b(?:since\s+(?:yesterday|last\s+\w+|\d+\s+\w+\s+ago|\d{4}-\d{2}-\d{2})|(?:in|over|during)\s+the\s+(?:last|past)\s+(?:\d+\s+)?\w+)\b",
+    re.IGNORECASE,
+)
 _QUESTION = re.compile(
     r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE
 )
@@ -351,6 +356,8 @@ def concepts(text: str) -> set[str]:
         found.add("send")
     if _SUM.search(text):
         found.add("sum")
+    if _PERIOD.search(text):
+        found.add("log")  # what happened over a period is a history
     return found
 
 
