@@ -507,7 +507,11 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
 
 def _opens_with(text: str, verb: str) -> bool:
     """Whether ``verb`` is the first word of the request (after politeness), as an order."""
-    return bool(re.match(rf"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*{re.escape(verb)}\b", text, re.IGNORECASE))
+    return bool(
+        re.match(
+            rf"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*{re.escape(verb)}\b", text, re.IGNORECASE
+        )
+    )
 
 
 def _asks_to_search(text: str) -> bool:

@@ -181,7 +181,9 @@ def test_a_destructive_proposal_waits_for_a_reviewer(
     assert output.review is not None and output.review.stage == "before_execution"
 
 
-def test_a_proposal_the_policy_refuses_stays_refused(graph: CompiledGraph, client: FaultInjectingClient) -> None:
+def test_a_proposal_the_policy_refuses_stays_refused(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
     chosen, _ = planner(
         tool_call(
             "filesystem__write_file",
