@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 _NOUN_LIKE = frozenset(
     "message messages email emails mail post posts tag tags log logs commit commits store set sets add "
     "record records note notes change changes branch branches stage reset checkout post patch merge "
-    "archive clear close order orders run runs start stop switch turn lock lock copy format share".split()
+    "archive clear close order orders run runs start stop switch turn lock lock copy format share link links "
+    "book books note notes schedule".split()
 )
 # Verbs the policy's tables leave out that still change something when a person asks for them.
 _EXTRA_ACTING: dict[str, Category] = {
@@ -38,6 +39,15 @@ _EXTRA_ACTING: dict[str, Category] = {
     "turn": "controls devices",
     "reopen": "updates records",
     "note": "updates records",
+    "link": "updates records",
+    "relate": "updates records",
+    "associate": "updates records",
+    "attach": "updates records",
+    "undo": "destructive",
+    # Reservations and purchases change something in the world.
+    "book": "updates records",
+    "reserve": "updates records",
+    "schedule": "updates records",
     "remember": "updates records",
     "make": "updates records",
     "mark": "updates records",

@@ -73,6 +73,9 @@ class Extraction:
     evidence: dict[str, str] = field(default_factory=dict)
     # Values the text stated that do not fit the schema: never passed on, always reported.
     invalid: dict[str, str] = field(default_factory=dict)
+    # Arguments whose value has a shape only such a parameter takes (an e-mail
+    # address, a URI, a date, a time of day): evidence the request is about this capability.
+    distinctive: set[str] = field(default_factory=set)
 
 
 def property_shape(schema: dict[str, Any]) -> dict[str, Any]:
@@ -221,11 +224,12 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
         return None
 
     def after(*leads: str) -> list[Any]:
+        lead = "|".join(re.escape(word) for word in leads)
         return [
-            m for m in mentions if re.search(rf"\b(?:{'|'.join(leads)})\s+$", text[: m.start], re.IGNORECASE)
+            m for m in mentions if re.search(rf"(?:^|[\s(])(?:{lead})\s*$", text[: m.start], re.IGNORECASE)
         ]
 
-    towards = after("to", "into")
+    towards = after("to", "into", "->", "→")
     if "source" in key or "from" in key:
         # Without "from", the first of two zones is where the time is; one zone alone written
         # after "to" is the target's, never the source's.
@@ -604,6 +608,16 @@ def takes_a_location(name: str, shape: dict[str, Any]) -> bool:
     )
 
 
+# The reasons _role_value gives for values of a shape only some parameters take.
+# (Not a place: "a flight to Paris" names a city, not a time zone.)
+_DISTINCTIVE_REASONS = (
+    "e-mail address in the request",
+    "URI in the request",
+    "date in the request",
+    "time of day in the request",
+)
+
+
 def _searched_first(item: tuple[str, Any]) -> bool:
     """What to look for is read before where to look ("a file called config.json under /srv"):
     the name is the pattern's, so the folder is left for the path."""
@@ -641,6 +655,8 @@ def extract_arguments(
             result.invalid[name] = str(exc)
             return
         result.sources[name] = reason
+        if reason.startswith(_DISTINCTIVE_REASONS):
+            result.distinctive.add(name)
         # The words the value was read from: the value itself, or what it was normalised from.
         result.evidence[name] = (
             words if words is not None else ", ".join(raw) if isinstance(raw, list) else str(raw)

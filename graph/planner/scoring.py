@@ -106,6 +106,9 @@ UNMATCHED_VERB_SHARE = 0.5
 MISSING_ARGUMENT = -0.75
 LITERAL_NAME_WORD = 0.5
 UNKNOWN_WORD = -0.75
+# Content words from which a request counts as long (its unknown words weigh by their share).
+LONG_REQUEST = 6
+_TIME_STATED = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b(?:1[0-2]|0?[1-9])\s*(?:am|pm)\b", re.IGNORECASE)
 # Paths and file names are values, not words of the request (/tmp/eval-runs/x).
 _PATHS = re.compile(r"\S*/\S*|\S+\.\w{1,8}\b")
 # Words of a request that say how, not what: they are not expected in any capability.
@@ -113,7 +116,8 @@ _FILLER = frozenset(
     "just only also now right today current currently please thanks thank tell know let like want need give "
     "show see look find get make use using into under over about within inside there exist exists anything "
     "something everything every whole entire first last next new old recent latest one two three both each "
-    "say says said contents content called named whether which does happen".split()
+    "say says said contents content called named whether which does happen still yet already anymore sitting "
+    "currently there".split()
 )
 # Every required argument stated: the request was written for this capability.
 COMPLETE_ARGUMENTS = 1.0
@@ -223,13 +227,15 @@ def score_capability(
         wanted = wanted | {"search"}
     # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
     implied_kinds = path_kinds(text) - wanted
+    if _TIME_STATED.search(text):
+        implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
     named_files, named_folders = stated_paths(text)
     paths_named = len(named_files) + len(named_folders)
     if paths_named >= 2:
         implied_kinds.add("multiple")  # two paths ask for several at once
     # A file, a folder or several count (at a share); what a file holds (text, an image) only
     # excuses a name for saying it (read_text_file for notes.md), it is no evidence of its own.
-    implied = implied_kinds & {"file", "directory", "multiple"}
+    implied = implied_kinds & {"file", "directory", "multiple", "time"}
     scored = ScoredCapability(capability, 0.0)
 
     def add(points: float, reason: str) -> None:
@@ -314,7 +320,10 @@ def score_capability(
 
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
-    topical = bool(scored.reasons)
+    extraction = extract_arguments(capability.input_schema, text)
+    # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
+    # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
+    topical = bool(scored.reasons) or bool(extraction.distinctive)
     kind = _KIND_OF_TYPE[capability.type]
     asked = request_action(text)
     if operation_type == kind:
@@ -357,7 +366,6 @@ def score_capability(
     if is_unbounded_listing(capability):
         add(UNBOUNDED_LISTING, "returns everything, with no filters or paging")
 
-    extraction = extract_arguments(capability.input_schema, text)
     placed = _paths_placed(extraction.arguments, (folders or {}).get(capability.server, ()))
     if placed is True:
         add(IN_ITS_FOLDER, "the path stated is in a folder its server was given")
@@ -394,7 +402,11 @@ def score_capability(
     unknown = _unknown_words(text, vocabulary)
     if unknown:
         # The request is about things no configured capability mentions (a pizza, the lights).
-        add(UNKNOWN_WORD * min(len(unknown), 3), f"no capability mentions {', '.join(unknown)}")
+        # A long request carries context too ("I need to call a colleague, ..."): there the share
+        # of such words says how far off it is, not their number alone.
+        content = _content_words(text)
+        share = 1.0 if len(content) < LONG_REQUEST else max(0.5, len(unknown) / len(content))
+        add(UNKNOWN_WORD * min(len(unknown), 3) * share, f"no capability mentions {', '.join(unknown)}")
     if not topical and scored.score > 0:
         scored.reasons.append(f"capped at 0: nothing in the request refers to {capability.key}")
         scored.score = 0.0
@@ -589,6 +601,14 @@ def _verb_its_description_opens_with(capability: Capability, text: str) -> str |
 def _is_verb_like(word: str) -> bool:
     """A word no table knows may still be the request's verb ("unstage", "echo")."""
     return len(word) > 2 and word not in _FILLER
+
+
+def _content_words(text: str) -> list[str]:
+    return [
+        w
+        for w in words(_PATHS.sub(" ", affirmed(text)))
+        if len(w) >= 3 and not w.isdigit() and w not in _FILLER
+    ]
 
 
 def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:

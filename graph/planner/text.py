@@ -20,6 +20,7 @@ _VALUE_TOKENS = re.compile(
     r"""\S+@\S+|\b\w+://\S+|"[^"]*"|“[^”]*”|(?<!\w)'[^']*'(?!\w)"""
     r"""|(?<![\w@])(?:~|\.{1,2})?/[\w.~/*-]*|\b[\w.-]+/[\w./*-]*"""
     r"""|(?<![\w@/.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])"""
+    r"""|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"""
 )
 
 STOPWORDS = frozenset(
@@ -136,6 +137,19 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "size": ("size",),
     "hour": ("time",),
     "weekend": ("date", "time"),
+    **dict.fromkeys(
+        ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"], ("date", "time")
+    ),
+    "compare": ("diff",),
+    "comparison": ("diff",),
+    "nested": ("tree",),
+    "hierarchy": ("tree",),
+    "biggest": ("size",),
+    "largest": ("size",),
+    "smallest": ("size",),
+    "space": ("size",),
+    "relate": ("relation",),
+    "relationship": ("relation",),
     "weekday": ("date", "time"),
     "note": ("note", "observation"),
     "observation": ("observation",),
