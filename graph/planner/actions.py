@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from graph.planner.text import TELL_SOMEONE, concepts_of_words, join_phrasal
+from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
 
@@ -120,7 +120,7 @@ def request_action(text: str) -> RequestAction:
     # A clause that sets the scene ("Before I close it, ...", "once it is merged") orders nothing.
     tokens: list[str] = []
     clause_starts: set[int] = set()
-    for clause in _CLAUSE_BREAK.split(join_phrasal(text)):
+    for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(text))):
         clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
         if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
             continue
@@ -144,8 +144,8 @@ def request_action(text: str) -> RequestAction:
             or (word.endswith("ing") and not in_verb_place)
         ):
             continue
-        if word in _NOUN_LIKE and not in_verb_place:
-            continue
+        if (word in _NOUN_LIKE or _is_plural(word)) and not in_verb_place:
+            continue  # "the payments team": a noun, whatever verb it shares a stem with
         if index > 0 and not in_verb_place and _READ_OPENERS.match(text) and word in _NOUN_LIKE:
             continue
         found[word] = category
@@ -154,6 +154,10 @@ def request_action(text: str) -> RequestAction:
     if _NEW_THING.search(text):
         found.setdefault("new", "updates records")
     return RequestAction(frozenset(found.values()), tuple(found))
+
+
+def _is_plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _joined_email(tokens: list[str]) -> list[str]:

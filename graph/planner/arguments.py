@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph.planner.text import STOPWORDS, split_identifier, stem
-from graph.planner.zones import zone_mentions
+from graph.planner.zones import is_zone_name, zone_mentions
 
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _NAMED_QUOTE = re.compile(r"""\b([A-Za-z][\w-]*(?: [a-z]+)?)\s+(?:"([^"]*)"|“([^”]*)”|'([^']*)')""")
@@ -60,6 +60,7 @@ _DIR_NAMES = frozenset({"dir", "directory", "folder"})
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
 _SUBJECT_NAMES = frozenset({"subject", "title"})
 _PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
+_PLACE_NAMES = frozenset({"city", "location", "place", "town", "region", "country", "destination_city"})
 _QUERY_NAMES = frozenset({"query", "q", "search", "term", "keyword", "keywords"})
 
 
@@ -168,8 +169,11 @@ def _key_values(text: str) -> dict[str, str]:
         found.setdefault(key, value if value is not None else match.group(2))
     # "subject 'Outage', body 'The API is down'": a quotation right after a name is its value.
     for match in _NAMED_QUOTE.finditer(text):
-        key = match.group(1).lower().replace("-", "_").replace(" ", "_")
-        found.setdefault(key, next(g for g in match.groups()[1:] if g is not None))
+        value = next(g for g in match.groups()[1:] if g is not None)
+        label = match.group(1).lower().replace("-", "_")
+        # "add a note 'x'": the name is the last word (note), or both words (resource type).
+        found.setdefault(label.replace(" ", "_"), value)
+        found.setdefault(label.rsplit(" ", 1)[-1], value)
     return found
 
 
@@ -332,7 +336,7 @@ def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         if last != "paths":
             # Files, not the folder they are in ("stage login.py in /srv/repo").
             found = [p for p in found if re.search(r"\.\w{1,8}$", p)]
-        found = [p for p in dict.fromkeys(found) if p and p not in used]
+        found = [p for p in dict.fromkeys(found) if p and p not in used and not is_zone_name(p)]
         return (found, "paths in the request") if found else None
     if last == "names":
         found = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
@@ -378,7 +382,7 @@ _BASE_NAMES = frozenset(
 
 # "since yesterday", "in the last 2 weeks", "after 3 days ago": where a period starts.
 _RELATIVE_DATE = re.compile(
-    r"\b(?:since|after|from)\s+(?P<word>yesterday|today|last\s+(?:week|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\s+ago)\b"
+    r"\b(?:since|after|from)\s+(?P<word>\d{4}-\d{2}-\d{2}|yesterday|today|last\s+(?:week|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\s+ago)\b"
     r"|\b(?:in\s+)?the\s+(?:last|past)\s+(?P<span>\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?))\b",
     re.IGNORECASE,
 )
@@ -404,6 +408,10 @@ def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | 
         if labelled and labelled not in used:
             return labelled, f"the name beside '{noun}'"
     lead = _BASED if key in _BASE_NAMES or "base" in key else _COMPARED
+    if lead is _COMPARED:
+        revision = next((r for r in _REVISION.findall(text) if r not in used), None)
+        if revision:
+            return revision, "revision in the request"
     match = lead.search(text)
     if match and match.group(1).lower() not in STOPWORDS and match.group(1) not in used:
         value = match.group(1).rstrip(".,;:!?")
@@ -461,13 +469,20 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         labelled = _labelled_name(noun, text) if noun else None
         if labelled and labelled not in used:
             return labelled, f"the name beside '{noun}'"
+    if key in _PLACE_NAMES and "string" in types:
+        place = re.search(r"\b(?:in|for|at|near|of)\s+([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)", text)
+        if place and place.group(1) not in used:
+            return place.group(1).rstrip(".,;:!?"), "the place named in the request"
     reference = _reference_value(name, text, used)
     if reference is not None:
         return reference
     if key in {"topic", "subject_matter", "theme"}:
         topic = _TOPIC.search(text)
         if topic:
-            return topic.group(1).strip(), "text after 'on'"
+            # To the end of its clause: "on quantum error correction, and make it short".
+            return re.split(r"\s*(?:[,;]|\band\s+(?:make|then|also)\b)", topic.group(1).strip())[
+                0
+            ], "text after 'on'"
     if "zone" in key or key in {"tz", "timezone"} or "iana" in description:
         zone = _zone_value(key, text, used)
         return (zone[0], zone[1]) if zone else None
@@ -494,7 +509,12 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         # A folder is a path whose last part has no extension (a repository, a directory).
         for path in _SLASH_PATH.findall(plain):
             cleaned = path.rstrip(".,;:!?")
-            if cleaned and cleaned not in used and not re.search(r"\.\w{1,8}$", cleaned):
+            if (
+                cleaned
+                and cleaned not in used
+                and not re.search(r"\.\w{1,8}$", cleaned)
+                and not is_zone_name(cleaned)
+            ):
                 return cleaned, "folder path in the request"
         return None
     if key in _PATH_NAMES or key.endswith("_path") or key.endswith("_file"):
@@ -504,7 +524,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
                 return path, "file name in the request"
         for path in _SLASH_PATH.findall(plain):
             cleaned = path.rstrip(".,;:!?")
-            if cleaned and cleaned not in used:
+            if cleaned and cleaned not in used and not is_zone_name(cleaned):
                 return cleaned, "path in the request"
     if key in _DIR_NAMES:
         match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", text, re.IGNORECASE)
@@ -530,7 +550,11 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
                 return count.group(1) or count.group(2), f"'{count.group(0).strip()}' in the request"
         # (A count the description places first or last was looked for above.)
         placed = re.search(r"\b(?:first|last)\s+n\b", description)
-        counted = _counted_things(description, text) if types & {"integer", "number"} and not placed else None
+        counted = (
+            _counted_things(f"{description} {' '.join(split_identifier(name))}", text)
+            if types & {"integer", "number"} and not placed
+            else None
+        )
         if counted:
             return counted
         # A count the description places ("returns only the last N lines"): "the last 3 lines".
@@ -572,6 +596,8 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
                 match.group(1).strip(),
                 flags=re.IGNORECASE,
             )
+            # "Globex in memory": the name, not where to look for it.
+            value = re.sub(r"^([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:in|from|within|on)\s+.*$", r"\1", value)
             return value, "text after 'for'"
         # What to look for, when the request names one thing: "is Alice in the graph?"
         names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]

@@ -79,6 +79,8 @@ KIND_MATCH = 2.0
 KIND_MISMATCH = -1.0
 UNREQUESTED_PROMPT = -4.0
 PREFERRED_SERVER = 2.5
+# Another server is named by the request (and this one is not).
+ANOTHER_SERVER_NAMED = -2.0
 UNBOUNDED_LISTING = -2.0
 # "Search the knowledge graph": a capability with no parameters cannot search, it returns all.
 SEARCH_WITHOUT_QUERY = -5.0
@@ -90,6 +92,8 @@ ACTION_MATCH = 1.5
 VERB_MISMATCH = -3.0
 # Paths the request names that the capability has no place for, when it takes some.
 PATHS_LEFT_OVER = -1.5
+# A time of day, a date, an address or a URI the request states that no argument takes.
+TYPED_VALUE_LEFT = -1.5
 # A path, a name or a number the request states that the capability has no parameter for.
 VALUE_WITHOUT_A_PLACE = -3.0
 # A capability that acts, for a request that only reads: never chosen, whatever else matched.
@@ -130,7 +134,7 @@ _UNBOUNDED_WORDS = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Vocabulary:
     """How many capabilities of the manifest use each concept (in their name, description or
     parameters): the rarer a concept, the more a request naming it says about which one."""
@@ -154,6 +158,11 @@ class Vocabulary:
         named = concepts_of_words(split_identifier(server))
         return any(self.servers_of.get(concept, frozenset()) - {server} for concept in named)
 
+    def servers_named(self, text: str) -> frozenset[str]:
+        """The servers a request names for sure: by a name no other server's capabilities use
+        ("memory", "git"), or as a server ("the time server")."""
+        return _servers_named(text, self)
+
     def weight(self, concept: str) -> float:
         """From COMMON_WORD_SHARE (every capability has it) to 1 (only one has it)."""
         if self.size <= 1:
@@ -164,6 +173,22 @@ class Vocabulary:
 
     def total(self, concepts_found: set[str] | frozenset[str]) -> float:
         return sum(self.weight(concept) for concept in concepts_found)
+
+
+_ANY_SEPARATOR = r"[\s_-]+"
+
+
+@lru_cache(maxsize=256)
+def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
+    wanted = _concepts_of_request(text)
+    named = set()
+    for server in {s for servers in vocabulary.servers_of.values() for s in servers}:
+        parts = split_identifier(server)
+        spelled = _ANY_SEPARATOR.join(map(re.escape, parts))
+        said_as_server = re.search(rf"\b{spelled}(?:'s)?\s+(?:server|mcp)\b", text, re.IGNORECASE)
+        if said_as_server or (concepts_of_words(parts) & wanted and not vocabulary.other_servers_use(server)):
+            named.add(server)
+    return frozenset(named)
 
 
 def _concepts_of_capability(capability: Capability) -> frozenset[str]:
@@ -288,6 +313,10 @@ def score_capability(
             add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
         else:
             add(SERVER_WEIGHT, f"server {capability.server} named")
+    named_elsewhere = sorted(vocabulary.servers_named(text) - {capability.server})
+    if named_elsewhere and capability.server not in vocabulary.servers_named(text):
+        # "Add Globex to memory", "the time server's zone": the operator said where.
+        add(ANOTHER_SERVER_NAMED, f"the request names {', '.join(named_elsewhere)}, not {capability.server}")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
         param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
@@ -394,6 +423,10 @@ def score_capability(
     if paths_named >= 2 and 0 < taken < paths_named:
         # "Show me a.md next to b.md": a tool that reads one file serves half the request.
         add(PATHS_LEFT_OVER, f"the request names {paths_named} paths; it takes {taken}")
+    unplaced = _typed_values_left(text, extraction.arguments)
+    if unplaced:
+        # "What would 10:00 Tokyo time be?" states a time the current-time tool has no use for.
+        add(TYPED_VALUE_LEFT, f"the request states {unplaced}; it takes no such value")
     homeless = _values_without_a_place(capability, text, extraction.arguments)
     if homeless:
         add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
@@ -469,7 +502,7 @@ _MANY_ACTS = frozenset({"add", "put", "make", "set", "apply", "do", "process", "
 _ACT_FAMILY = {
     stem(word): family
     for family, members in {
-        "+create": "add create insert new make register record remember note",
+        "+create": "add create insert new make register record remember note link connect relate associate",
         "+delete": "delete remove erase drop forget purge destroy",
         "+update": "update set change modify edit mark close reopen escalate rename",
         "+send": "send email mail notify tell message post",
@@ -494,6 +527,23 @@ def _paths_taken(arguments: dict[str, object]) -> int:
     return sum(
         1 for v in values if isinstance(v, str) and ("/" in v or path_kinds(v) & {"file", "directory"})
     )
+
+
+_TYPED_VALUES = re.compile(
+    r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b\d{4}-\d{2}-\d{2}\b|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}|\b[a-z][a-z0-9+.-]*://\S+",
+    re.IGNORECASE,
+)
+
+
+def _typed_values_left(text: str, arguments: dict[str, object]) -> str | None:
+    """The first time of day, date, e-mail address or URI the request states that none of the
+    arguments holds."""
+    taken = " ".join(str(v) for v in arguments.values())
+    for match in _TYPED_VALUES.finditer(text):
+        value = match.group(0).rstrip(".,;:!?)")
+        if value not in taken and value.lstrip("0") not in taken:
+            return value
+    return None
 
 
 def _values_without_a_place(capability: Capability, text: str, arguments: dict[str, object]) -> str | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from graph.planner.zones import is_zone_name
+
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 # Argument values are not vocabulary: an address, a URI, a quotation, a path or a file name says
@@ -221,6 +223,10 @@ def stem(word: str) -> str:
 
 # Keyed by stem so "files", "listed" and "summarized" find their entry.
 _CONCEPTS: dict[str, tuple[str, ...]] = {stem(word): labels for word, labels in _SYNONYMS.items()}
+# A label is met by its own word too: "clock" stands for time, and so does "time" (whose stem,
+# "tim", would otherwise be a concept of its own that "clock" never meets).
+for _label in sorted({label for labels in _SYNONYMS.values() for label in labels}):
+    _CONCEPTS.setdefault(stem(_label), (_label,))
 
 
 def split_identifier(name: str) -> list[str]:
@@ -259,9 +265,14 @@ def _without_identifiers(text: str) -> str:
 _PHRASAL = re.compile(r"\bcheck\s+out\b", re.IGNORECASE)
 
 
+# "12 times 12" multiplies; "times" would otherwise be the stem of time.
+_MULTIPLIED = re.compile(r"(?<=\d)\s+times\s+(?=-?\d)", re.IGNORECASE)
+
+
 def join_phrasal(text: str) -> str:
-    """Two-word verbs written as the one word tools use ("check out" is checkout)."""
-    return _PHRASAL.sub("checkout", text)
+    """Two-word verbs written as the one word tools use ("check out" is checkout), and "times"
+    between numbers as the sign it stands for."""
+    return _MULTIPLIED.sub(" × ", _PHRASAL.sub("checkout", text))
 
 
 def words(text: str, *, keep_values: bool = False) -> list[str]:
@@ -332,7 +343,7 @@ def stated_paths(text: str) -> tuple[list[str], list[str]]:
     folders: list[str] = []
     for path in _SLASH_PATH.findall(plain):
         cleaned = path.rstrip(".,;:!?")
-        if len(cleaned) > 1:
+        if len(cleaned) > 1 and not is_zone_name(cleaned):
             (files if _EXTENSION.search(cleaned) else folders).append(cleaned)
     files += [m.group(0) for m in _FILE_NAME.finditer(_SLASH_PATH.sub(" ", plain))]
     return list(dict.fromkeys(files)), list(dict.fromkeys(folders))

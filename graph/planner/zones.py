@@ -44,6 +44,16 @@ class ZoneMention:
 
 
 @lru_cache(maxsize=1)
+def _zone_names() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def is_zone_name(value: str) -> bool:
+    """Whether ``value`` is an IANA zone name ("Europe/Madrid" looks like a path, but is not)."""
+    return value in _zone_names()
+
+
+@lru_cache(maxsize=1)
 def _zones_by_place() -> dict[str, str]:
     """ "tokyo" -> "Asia/Tokyo", "new york" -> "America/New_York": a place that names exactly one
     zone (a place two zones share says nothing for sure, so it is left out)."""
