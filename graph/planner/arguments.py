@@ -472,7 +472,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if key in _PLACE_NAMES and "string" in types:
         named_place = re.search(r"\b(?:in|for|at|near|of)\s+([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)", text)
         if named_place and named_place.group(1) not in used:
-            return named_place.group(1).rstrip(".,;:!?"), "the named_place named in the request"
+            return named_place.group(1).rstrip(".,;:!?"), "the place named in the request"
     reference = _reference_value(name, text, used)
     if reference is not None:
         return reference
