@@ -146,3 +146,42 @@ def test_places_are_found_without_accents_capitals_or_a_zone_named_after_them() 
         "Asia/Kolkata",
     ]
     assert zone_mentions("the reading in general") == []
+
+
+def test_a_zone_name_is_never_a_path() -> None:
+    assert args({"repo_path": STRING}, "Switch the zone from UTC to Europe/Madrid") == {}
+
+
+def test_a_note_quoted_after_its_article_and_a_topic_to_the_end_of_its_clause() -> None:
+    note = {"id": {"type": "integer"}, "note": STRING}
+    assert args(note, "Drop ticket 14 to low and add a note 'customer found a workaround'") == {
+        "id": 14,
+        "note": "customer found a workaround",
+    }
+    topic = {"topic": STRING}
+    assert args(topic, "Simulate a study on tidal power, and make it short") == {"topic": "tidal power"}
+
+
+def test_a_place_for_a_city_and_a_name_without_where_to_look() -> None:
+    assert args({"city": STRING}, "Fill the prompt in for Austin, state Texas") == {"city": "Austin"}
+    assert args({"query": STRING}, "Do we have anything stored about Globex in memory?", ["query"]) == {
+        "query": "Globex"
+    }
+
+
+def test_a_start_date_after_since_and_a_count_by_the_propertys_own_words() -> None:
+    since = {
+        "start_timestamp": {"type": "string", "description": "Start; relative dates like '2 weeks ago'."}
+    }
+    assert args(since, "What was committed since 2024-01-01?") == {"start_timestamp": "2024-01-01"}
+    assert args({"context_lines": {"type": "integer"}}, "unstaged diff, 10 lines of context") == {
+        "context_lines": 10
+    }
+
+
+def test_a_revision_is_what_a_comparison_is_against() -> None:
+    compare = {"repo_path": STRING, "target": STRING}
+    assert args(compare, "Compare the working tree of /srv/r with HEAD~3") == {
+        "repo_path": "/srv/r",
+        "target": "HEAD~3",
+    }

@@ -266,3 +266,66 @@ def test_a_phrase_of_the_description_said_in_the_request_tells_near_twins_apart(
     ]
     text = "When was /srv/a.md last modified?"
     assert score_of(files, text, "disk__file_details") - score_of(files, text, "disk__read_file") >= 0.5
+
+
+CLOCK = [
+    cap(
+        "clock",
+        "get_current_time",
+        "Current time in a time zone.",
+        {"timezone": {"type": "string"}},
+        ["timezone"],
+    ),
+    cap(
+        "clock",
+        "convert_time",
+        "Convert a time between time zones.",
+        {
+            "source_timezone": {"type": "string"},
+            "time": {"type": "string"},
+            "target_timezone": {"type": "string"},
+        },
+        ["source_timezone", "time", "target_timezone"],
+    ),
+    cap(
+        "vcs",
+        "vcs_checkout",
+        "Switches branches",
+        {"repo_path": {"type": "string"}, "branch_name": {"type": "string"}},
+        ["repo_path", "branch_name"],
+    ),
+    cap("shop", "search_orders", "Search orders by their status.", QUERY, ["query"]),
+]
+
+
+def test_a_time_of_day_names_time_and_a_time_the_tool_cannot_take_counts_against_it() -> None:
+    assert ranked(CLOCK, "9am Denver -> Honolulu?")[:1] == ["clock__convert_time"]
+    assert ranked(CLOCK, "What would 10:00 Tokyo time be?")[:1] == ["clock__convert_time"]
+    assert ranked(CLOCK, "Convert 16:45 for me")[:1] == ["clock__convert_time"]
+
+
+def test_times_between_numbers_multiplies() -> None:
+    assert ranked(CLOCK, "What's 12 times 12?") == []
+
+
+def test_a_zone_name_is_not_a_path_and_a_named_server_leaves_the_others_out() -> None:
+    assert ranked(CLOCK, "Switch the clock server's local zone from UTC to Europe/Madrid") == []
+
+
+def test_a_plural_noun_beside_a_verb_is_no_order() -> None:
+    assert request_action("Alice moved to the payments team last week").reads_only
+    assert not request_action("Pay the invoice").reads_only
+
+
+def test_what_the_operator_forbids_orders_nothing_however_many_verbs_it_lists() -> None:
+    assert request_action("Which file is biggest? Just check, don't move or delete anything.").reads_only
+
+
+def test_a_link_to_a_result_is_a_noun_and_booking_acts() -> None:
+    assert "link" not in request_action("Compress it and give me a link to the result").verbs
+    assert not request_action("Book a flight to Paris for next Tuesday").reads_only
+    assert ranked(CLOCK, "Book a flight to Paris for next Tuesday") == []
+
+
+def test_a_synonyms_label_is_met_by_its_own_word() -> None:
+    assert concepts("what's on the clock") & concepts("what time is it")
