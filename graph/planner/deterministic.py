@@ -6,17 +6,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from graph.planner.actions import capability_action
 from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
 from graph.planner.protocol import Composition, PlanningRequest, Selection
-from graph.planner.scoring import is_unbounded_listing, rank
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
 
 if TYPE_CHECKING:
     from graph.context import Limits
     from mcp_host.manifest import Capability
 
 CANDIDATES_KEPT = 5
+
+
+def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: PlanningRequest) -> bool:
+    """Two reads of one server that use exactly the same values of the request and lack none:
+    they differ only in what they return, so running the better-evidenced one harms nothing and
+    shows which ran, and the operator is not asked to choose ("the memory graph, all of it": the
+    read_graph tool or the graph resource). Anything that acts, lacks an argument, or leaves a
+    stated value unused ("show ticket 13": the ticket, or a search that ignores 13) is asked."""
+    if best.capability.server != other.capability.server:
+        return False
+    used: list[list[str]] = []
+    for scored in (best, other):
+        extraction = extract_arguments(scored.capability.input_schema, request.full_text)
+        if capability_action(scored.capability).acts or extraction.missing:
+            return False
+        values = [
+            v
+            for value in extraction.arguments.values()
+            for v in (value if isinstance(value, list) else [value])
+        ]
+        used.append(sorted(str(value) for value in values))
+    return used[0] == used[1]
 
 
 class DeterministicPlanner:
@@ -51,7 +74,8 @@ class DeterministicPlanner:
             return selection
         selection.chosen = viable[0]
         runner_up = viable[1] if len(viable) > 1 else None
-        if runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin:
+        close = runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin
+        if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
         selection.explanation = explanation(viable[0])
         return selection

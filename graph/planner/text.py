@@ -126,6 +126,10 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "log": ("log",),
     "clock": ("time",),
     "now": ("current",),
+    # "Is it Saturday yet?", "already past nine?": about the present moment.
+    "yet": ("current",),
+    "already": ("current",),
+    "see": ("read",),
     "timezone": ("timezone", "time"),
     "tz": ("timezone", "time"),
     "zone": ("timezone",),
@@ -263,6 +267,8 @@ def _without_identifiers(text: str) -> str:
 
 # Two-word verbs that are one word in tools' names.
 _PHRASAL = re.compile(r"\bcheck\s+out\b", re.IGNORECASE)
+# "Pull up the Q3 report", "bring up ticket 4": to fetch and show.
+_FETCHING = re.compile(r"\b(?:pull|bring)\s+up\b", re.IGNORECASE)
 
 
 # "12 times 12" multiplies; "times" would otherwise be the stem of time.
@@ -272,7 +278,7 @@ _MULTIPLIED = re.compile(r"(?<=\d)\s+times\s+(?=-?\d)", re.IGNORECASE)
 def join_phrasal(text: str) -> str:
     """Two-word verbs written as the one word tools use ("check out" is checkout), and "times"
     between numbers as the sign it stands for."""
-    return _MULTIPLIED.sub(" × ", _PHRASAL.sub("checkout", text))
+    return _MULTIPLIED.sub(" × ", _FETCHING.sub("fetch", _PHRASAL.sub("checkout", text)))
 
 
 def words(text: str, *, keep_values: bool = False) -> list[str]:

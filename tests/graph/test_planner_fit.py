@@ -329,3 +329,46 @@ def test_a_link_to_a_result_is_a_noun_and_booking_acts() -> None:
 
 def test_a_synonyms_label_is_met_by_its_own_word() -> None:
     assert concepts("what's on the clock") & concepts("what time is it")
+
+
+def test_two_reads_that_use_the_same_values_run_the_better_one_instead_of_asking() -> None:
+    from graph.context import Limits
+    from graph.planner.deterministic import DeterministicPlanner
+    from graph.planner.protocol import PlanningRequest
+
+    atlas = [
+        cap("atlas", "search_places", "Search places in the atlas.", QUERY, ["query"]),
+        cap(
+            "atlas",
+            "open_places",
+            "Open places in the atlas by their names.",
+            {"names": {"type": "array", "items": {"type": "string"}}},
+            ["names"],
+        ),
+        cap(
+            "atlas",
+            "delete_places",
+            "Delete places from the atlas.",
+            {"names": {"type": "array", "items": {"type": "string"}}},
+            ["names"],
+        ),
+    ]
+    wide = Limits(ambiguity_margin=100.0)
+    planner = DeterministicPlanner()
+
+    read = planner.select(PlanningRequest(text="Look up Lake Bled in the atlas"), atlas, wide)
+    assert read.chosen is not None and read.ambiguous_with is None
+
+    # Whatever acts is still a question when it is close.
+    acting = [
+        atlas[2],
+        cap(
+            "atlas",
+            "remove_places",
+            "Remove places from the atlas.",
+            {"names": {"type": "array", "items": {"type": "string"}}},
+            ["names"],
+        ),
+    ]
+    removal = planner.select(PlanningRequest(text="Remove Lake Bled from the atlas"), acting, wide)
+    assert removal.chosen is not None and removal.ambiguous_with is not None
