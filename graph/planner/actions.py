@@ -28,7 +28,7 @@ _NOUN_LIKE = frozenset(
     "message messages email emails mail post posts tag tags log logs commit commits store set sets add "
     "record records note notes change changes branch branches stage reset checkout post patch merge "
     "archive clear close order orders run runs start stop switch turn lock lock copy format share link links "
-    "book books note notes schedule".split()
+    "book books note notes schedule launch launches".split()
 )
 # Verbs the policy's tables leave out that still change something when a person asks for them.
 _EXTRA_ACTING: dict[str, Category] = {
@@ -46,6 +46,7 @@ _EXTRA_ACTING: dict[str, Category] = {
     "undo": "destructive",
     # Reservations and purchases change something in the world.
     "book": "updates records",
+    "replace": "writes files",
     "reserve": "updates records",
     "schedule": "updates records",
     "remember": "updates records",

@@ -226,6 +226,8 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
     mentions = [m for m in zone_mentions(text) if m.words not in used]
     if not mentions:
         return None
+    if len({m.zone for m in mentions}) == 1:
+        mentions = mentions[:1]  # "Phoenix, Arizona": one zone, named twice
 
     def after(*leads: str) -> list[Any]:
         lead = "|".join(re.escape(word) for word in leads)
@@ -233,7 +235,7 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
             m for m in mentions if re.search(rf"(?:^|[\s(])(?:{lead})\s*$", text[: m.start], re.IGNORECASE)
         ]
 
-    towards = after("to", "into", "->", "→")
+    towards = after("to", "into", "->", "→", "for", "for the")
     if "source" in key or "from" in key:
         # Without "from", the first of two zones is where the time is; one zone alone written
         # after "to" is the target's, never the source's.
@@ -388,6 +390,12 @@ _RELATIVE_DATE = re.compile(
 )
 
 
+_PERIOD_RANGE = re.compile(
+    r"\b(?:between|from)\s+(\d{4}-\d{2}-\d{2})\s+(?:and|to|until|through)\s+(\d{4}-\d{2}-\d{2})\b",
+    re.IGNORECASE,
+)
+
+
 def _takes_a_relative_date(key: str, description: str) -> bool:
     """A start of a period that its description says may be relative ("2 weeks ago")."""
     return any(w in key for w in ("start", "since", "after")) and (
@@ -461,6 +469,14 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if key in {"revision", "rev", "ref", "commit", "sha"}:
         revision = next((r for r in _REVISION.findall(text) if r not in used), None)
         return (revision, "revision in the request") if revision else None
+    if "branch" in key and "base" not in key and "string" in types:
+        target = re.search(
+            r"\b(?:checkout|check\s+out|switch\s+to|go\s+(?:back\s+)?to)\s+(?:the\s+)?([\w][\w./-]*)",
+            text,
+            re.IGNORECASE,
+        )
+        if target and target.group(1).lower() not in STOPWORDS | {"branch"} and target.group(1) not in used:
+            return target.group(1), f"the branch after '{target.group(0).split()[0]}'"
     if key.endswith("name") and key not in _PERSON_NAMES and "string" in types:
         called = _NAMED.search(text)
         if called and called.group(1) not in used:
@@ -486,6 +502,13 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     if "zone" in key or key in {"tz", "timezone"} or "iana" in description:
         zone = _zone_value(key, text, used)
         return (zone[0], zone[1]) if zone else None
+    period = _PERIOD_RANGE.search(text)
+    if period and ("date" in description or "timestamp" in key or "date" in key):
+        # "between 2024-03-01 and 2024-03-31": where a period starts and where it ends.
+        if any(w in key for w in ("start", "since", "after", "from")):
+            return period.group(1), f"'{period.group(0)}' in the request"
+        if any(w in key for w in ("end", "until", "before", "to")):
+            return period.group(2), f"'{period.group(0)}' in the request"
     if _takes_a_relative_date(key, description):
         relative = _RELATIVE_DATE.search(text)
         if relative:

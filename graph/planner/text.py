@@ -168,6 +168,8 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "disable": ("toggle",),
     # "Reopen ticket 11" sets it open again.
     "reopen": ("update", "open"),
+    "replace": ("edit", "update"),
+    "touch": ("update",),
     "checkout": ("checkout", "switch"),
     # Starting something off, by any of its verbs.
     "start": ("start",),

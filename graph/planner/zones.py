@@ -33,6 +33,11 @@ _CITIES = {
     "hawaii": "Pacific/Honolulu",
     "alaska": "America/Anchorage",
     "arizona": "America/Phoenix",
+    # The names people give the US zones ("11am Pacific").
+    "pacific": "America/Los_Angeles",
+    "eastern": "America/New_York",
+    "central": "America/Chicago",
+    "mountain": "America/Denver",
 }  # fmt: skip
 
 

@@ -185,3 +185,32 @@ def test_a_revision_is_what_a_comparison_is_against() -> None:
         "repo_path": "/srv/r",
         "target": "HEAD~3",
     }
+
+
+def test_one_zone_named_twice_the_us_zone_names_and_for_whom_a_time_is() -> None:
+    assert args({"timezone": STRING}, "The customer is in Phoenix, Arizona. What time is it there?") == {
+        "timezone": "America/Phoenix"
+    }
+    convert = {"source_timezone": STRING, "time": STRING, "target_timezone": STRING}
+    assert args(convert, "Town hall is at 11am Pacific. When is that for the Bangalore team?") == {
+        "source_timezone": "America/Los_Angeles",
+        "time": "11:00",
+        "target_timezone": "Asia/Kolkata",
+    }
+
+
+def test_a_period_between_two_dates_gives_its_start_and_its_end() -> None:
+    period = {
+        "start_timestamp": {"type": "string", "description": "Start date"},
+        "end_timestamp": {"type": "string", "description": "End date"},
+    }
+    assert args(period, "commits between 2024-03-01 and 2024-03-31") == {
+        "start_timestamp": "2024-03-01",
+        "end_timestamp": "2024-03-31",
+    }
+
+
+def test_the_branch_to_go_to_is_the_word_after_check_out() -> None:
+    checkout = {"repo_path": STRING, "branch_name": STRING}
+    assert args(checkout, "Check out main again in /srv/r.") == {"repo_path": "/srv/r", "branch_name": "main"}
+    assert args(checkout, "Check out the branch in /srv/r") == {"repo_path": "/srv/r"}

@@ -372,3 +372,9 @@ def test_two_reads_that_use_the_same_values_run_the_better_one_instead_of_asking
     ]
     removal = planner.select(PlanningRequest(text="Remove Lake Bled from the atlas"), acting, wide)
     assert removal.chosen is not None and removal.ambiguous_with is not None
+
+
+def test_replacing_words_edits_and_a_launch_after_its_article_is_a_noun() -> None:
+    assert not request_action("In /srv/a.md replace the word 'draft' with 'final'").reads_only
+    assert request_action("Have we stored anything about the Q4 launch in memory?").reads_only
+    assert "update" in concepts("when was it last touched?")
