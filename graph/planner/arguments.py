@@ -390,6 +390,11 @@ _RELATIVE_DATE = re.compile(
 )
 
 
+# "check out main", "switch to release-2", "go back to the develop branch".
+_GOING_TO = re.compile(
+    r"\b(?:checkout|check\s+out|switch\s+to|go\s+(?:back\s+)?to)\s+(?:the\s+)?([\w][\w./-]*)(\s+branch\b)?",
+    re.IGNORECASE,
+)
 _PERIOD_RANGE = re.compile(
     r"\b(?:between|from)\s+(\d{4}-\d{2}-\d{2})\s+(?:and|to|until|through)\s+(\d{4}-\d{2}-\d{2})\b",
     re.IGNORECASE,
@@ -470,12 +475,15 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         revision = next((r for r in _REVISION.findall(text) if r not in used), None)
         return (revision, "revision in the request") if revision else None
     if "branch" in key and "base" not in key and "string" in types:
-        target = re.search(
-            r"\b(?:checkout|check\s+out|switch\s+to|go\s+(?:back\s+)?to)\s+(?:the\s+)?([\w][\w./-]*)",
-            text,
-            re.IGNORECASE,
-        )
-        if target and target.group(1).lower() not in STOPWORDS | {"branch"} and target.group(1) not in used:
+        target = _GOING_TO.search(text)
+        # "the other branch": a plain word right before "branch" says which, it is no name.
+        adjective = target is not None and target.group(2) is not None and target.group(1).isalpha()
+        if (
+            target
+            and not adjective
+            and target.group(1).lower() not in STOPWORDS | {"branch"}
+            and target.group(1) not in used
+        ):
             return target.group(1), f"the branch after '{target.group(0).split()[0]}'"
     if key.endswith("name") and key not in _PERSON_NAMES and "string" in types:
         called = _NAMED.search(text)
