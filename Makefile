@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
 
-.PHONY: run test lint typecheck pytest peers lock bench eval clean
+.PHONY: run test lint typecheck pytest peers lock bench eval conformance conformance-next clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Gatehouse needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -68,6 +68,17 @@ EVAL_ARGS ?=
 eval: $(STAMP) peers
 	$(BIN)/python -m eval $(EVAL_ARGS)
 
+# The official MCP conformance suite's client scenarios against Gatehouse's host
+# (conformance/client.py): Node 22 and the suite, pinned in conformance/package-lock.json, are
+# installed into .conformance/ on the first run. One line per scenario, then "N passed, M
+# failed"; a failed scenario exits 1. `conformance-next` reports the pre-release's scenarios
+# (conformance/next/) without failing.
+conformance: $(STAMP)
+	$(BIN)/python -m conformance
+
+conformance-next: $(STAMP)
+	$(BIN)/python -m conformance --suite next --report-only
+
 # Regenerate requirements.lock after changing dependencies in pyproject.toml.
 lock:
 	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv
@@ -76,4 +87,4 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) $(PEERS) build *.egg-info
+	rm -rf $(VENV) $(PEERS) .conformance build *.egg-info

@@ -29,12 +29,20 @@ from typing import Any, TypeVar
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
-from mcp.client.session import IncomingMessage, MessageHandlerFnT
-from mcp.types import CallToolResult, Implementation
+from mcp.client.session import ClientRequestContext, ElicitationFnT, IncomingMessage, MessageHandlerFnT
+from mcp.types import (
+    INTERNAL_ERROR,
+    CallToolResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+)
 from pydantic import BaseModel
 
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
+from mcp_host.elicitation import ElicitationHandler
 from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
@@ -109,8 +117,12 @@ class SdkMcpClient:
         max_restarts: int = 3,
         restart_backoff: float = 0.25,
         log_dir: Path | None = None,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
+        """``elicitation`` answers servers that ask the person for input during a call
+        (mcp_host/elicitation.py); without one, servers are told the host cannot ask."""
         self._call_timeout = call_timeout
+        self._elicitation = elicitation
         self._connect_timeout = connect_timeout
         self._output_cap = output_cap_bytes
         self._max_restarts = max_restarts
@@ -176,6 +188,7 @@ class SdkMcpClient:
                 cache=None,  # the host decides when a manifest is fresh
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
+                elicitation_callback=self._elicitation_callback(session.name),
             ) as client:
                 _record_invalid_output(client)
                 connected = True
@@ -199,6 +212,22 @@ class SdkMcpClient:
         if not ready.done():
             ready.set_result(None)
         return connected
+
+    def _elicitation_callback(self, server: str) -> ElicitationFnT | None:
+        """The SDK callback for one server's questions, or None (no capability declared)."""
+        handler = self._elicitation
+        if handler is None:
+            return None
+
+        async def answer(
+            context: ClientRequestContext, params: ElicitRequestParams
+        ) -> ElicitResult | ErrorData:
+            try:
+                return await handler(server, params)
+            except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
+                return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
+
+        return answer
 
     def _notification_handler(self, session: _Session) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
