@@ -66,8 +66,6 @@ def install(version: str) -> Path:
     for name in ("package.json", "package-lock.json", ".npmrc"):
         if (source / name).exists():
             shutil.copy(source / name, target / name)
-    if (ROOT / "conformance" / ".npmrc").exists() and not (target / ".npmrc").exists():
-        shutil.copy(ROOT / "conformance" / ".npmrc", target / ".npmrc")
     # Scripts run: the node package's own install step places the Node 22 binary.
     done = subprocess.run(
         [npm, "ci", "--prefix", str(target), "--no-audit", "--no-fund", "--loglevel=error"],

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult
+from mcp.types import ElicitRequestParams, ElicitResult
 
 # What an answer may hold, per the protocol: strings, numbers, booleans, lists of strings.
 ElicitValue = str | int | float | bool | list[str] | None
@@ -58,7 +58,3 @@ def _fits(value: Any, spec: Mapping[str, Any]) -> bool:
     if kind == "array":
         return isinstance(value, list) and all(isinstance(item, str) for item in value)
     return False
-
-
-def is_form(request: ElicitRequestParams) -> bool:
-    return isinstance(request, ElicitRequestFormParams)

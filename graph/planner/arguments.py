@@ -54,7 +54,7 @@ _PATH_NAMES = frozenset(
     {"path", "file", "filename", "file_name", "file_path", "filepath", "source", "target", "destination",
      "dest", "src", "repo_path", "repository"}
 )  # fmt: skip
-_TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
+TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 _DIR_NAMES = frozenset({"dir", "directory", "folder"})
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
@@ -259,7 +259,7 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
 
 def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
     """A time of day as HH:MM, with the words it was read from ("14:30", "9am")."""
-    for match in _TIME_OF_DAY.finditer(text):
+    for match in TIME_OF_DAY.finditer(text):
         if match.group(0) in used:
             continue
         if match.group(1) is not None:
@@ -597,7 +597,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         if is_id:
             # "the first 5 tickets": a number after first, last or top is a count, not an id.
             # A number with its unit ("21 degrees", "5 minutes") is a quantity, not an id.
-            plain = _QUANTITY.sub(" ", _TIME_OF_DAY.sub(" ", _COUNT.sub(" ", text)))
+            plain = _QUANTITY.sub(" ", TIME_OF_DAY.sub(" ", _COUNT.sub(" ", text)))
             numbers = [n for n in _NUMBER.findall(plain) if n not in used]
             if len(numbers) == 1:
                 return numbers[0], "the only number in the request"
@@ -775,7 +775,7 @@ def extract_arguments(
     ]
     if open_numbers:
         # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
-        plain = _REVISION.sub(" ", _TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
+        plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
         if any(_is_identifier(n) for n in open_numbers):
             plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
         stated = [n for n in _NUMBER.findall(plain) if n not in used]

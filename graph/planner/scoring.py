@@ -24,8 +24,9 @@ from graph.planner.actions import (
     leading_verb,
     request_action,
 )
-from graph.planner.arguments import extract_arguments, property_shape, takes_a_location
+from graph.planner.arguments import TIME_OF_DAY, extract_arguments, property_shape, takes_a_location
 from graph.planner.text import (
+    PROPER_NAME,
     STOPWORDS,
     affirmed,
     asks_about_a_name,
@@ -112,7 +113,6 @@ LITERAL_NAME_WORD = 0.5
 UNKNOWN_WORD = -0.75
 # Content words from which a request counts as long (its unknown words weigh by their share).
 LONG_REQUEST = 6
-_TIME_STATED = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b(?:1[0-2]|0?[1-9])\s*(?:am|pm)\b", re.IGNORECASE)
 # Paths and file names are values, not words of the request (/tmp/eval-runs/x).
 _PATHS = re.compile(r"\S*/\S*|\S+\.\w{1,8}\b")
 # Words of a request that say how, not what: they are not expected in any capability.
@@ -252,7 +252,7 @@ def score_capability(
         wanted = wanted | {"search"}
     # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
     implied_kinds = path_kinds(text) - wanted
-    if _TIME_STATED.search(text):
+    if TIME_OF_DAY.search(text):
         implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
     named_files, named_folders = stated_paths(text)
     paths_named = len(named_files) + len(named_folders)
@@ -514,8 +514,6 @@ _ACT_FAMILY = {
 }
 
 
-# Capitalised words inside a sentence: names (Alice, Acme Corp), not sentence openings.
-_PROPER_NAME = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
 _ID_NUMBER = re.compile(r"(?<![\w.#-])#?\d+(?![\w]|\.\d)")
 
 
@@ -560,7 +558,7 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
         return "a path"
     if capability.properties:
         return None
-    names = [str(n) for n in _PROPER_NAME.findall(affirmed(text)) if str(n).lower() not in about]
+    names = [str(n) for n in PROPER_NAME.findall(affirmed(text)) if str(n).lower() not in about]
     if names:
         return names[0]
     numbers = [n for n in _ID_NUMBER.findall(text) if n.lstrip("#") not in about]

@@ -323,7 +323,8 @@ _PERIOD = re.compile(
 _QUESTION = re.compile(
     r"^\W*(?:who|what|which|where|when|how|whose|is|are|does|do|did|has|have)\b|\?\s*$", re.IGNORECASE
 )
-_NAME_INSIDE = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*")
+# Capitalised words inside a sentence: names (Alice, Acme Corp), not a sentence's first word.
+PROPER_NAME = re.compile(r"(?<=[\w,:;] )[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
 
 
 # A path with a slash; one whose last part has no extension is a folder (/srv/share, docs/).
@@ -396,4 +397,4 @@ def concepts(text: str) -> set[str]:
 
 def asks_about_a_name(text: str) -> bool:
     """A question about someone or something by name: "who does Alice work with?"."""
-    return bool(_QUESTION.search(text) and _NAME_INSIDE.search(text))
+    return bool(_QUESTION.search(text) and PROPER_NAME.search(text))

@@ -4,32 +4,12 @@ anything to search by, a verb the tool does not do, words the operator forbids."
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph.planner.actions import request_action
 from graph.planner.intent import classify
 from graph.planner.scoring import rank
 from graph.planner.text import affirmed, concepts, stem, words
-from mcp_host.manifest import Capability, CapabilityType
-
-
-def cap(
-    server: str,
-    name: str,
-    description: str,
-    properties: dict[str, Any] | None = None,
-    required: list[str] | None = None,
-    kind: CapabilityType = "tool",
-) -> Capability:
-    schema = {"type": "object", "properties": properties or {}, "required": required or []}
-    return Capability(
-        key=f"{server}__{name}",
-        server=server,
-        type=kind,
-        name=name,
-        description=description,
-        input_schema=schema,
-    )
+from mcp_host.manifest import Capability
+from tests.graph.test_planner_evidence import tool as cap
 
 
 def ranked(capabilities: list[Capability], text: str, operation: str | None = None) -> list[str]:
@@ -44,6 +24,7 @@ def score_of(capabilities: list[Capability], text: str, key: str) -> float:
 
 NAME = {"name": {"type": "string"}}
 QUERY = {"query": {"type": "string", "description": "Words to look for."}}
+NAMES = {"names": {"type": "array", "items": {"type": "string"}}}
 
 GARDEN = [
     cap(
@@ -104,7 +85,7 @@ def test_a_named_thing_goes_to_a_capability_that_takes_a_name_not_to_the_whole_l
             "registry",
             "open_entries",
             "Open specific entries in the vessel registry by their names",
-            {"names": {"type": "array", "items": {"type": "string"}}},
+            NAMES,
             ["names"],
         ),
         cap("registry", "search_entries", "Search entries in the vessel registry", QUERY, ["query"]),
@@ -219,7 +200,7 @@ def test_a_questions_named_server_asked_about_a_name_is_a_look_up_there() -> Non
             "atlas",
             "open_places",
             "Open places in the atlas by their names.",
-            {"names": {"type": "array", "items": {"type": "string"}}},
+            NAMES,
             ["names"],
         ),
     ]
@@ -342,14 +323,14 @@ def test_two_reads_that_use_the_same_values_run_the_better_one_instead_of_asking
             "atlas",
             "open_places",
             "Open places in the atlas by their names.",
-            {"names": {"type": "array", "items": {"type": "string"}}},
+            NAMES,
             ["names"],
         ),
         cap(
             "atlas",
             "delete_places",
             "Delete places from the atlas.",
-            {"names": {"type": "array", "items": {"type": "string"}}},
+            NAMES,
             ["names"],
         ),
     ]
@@ -366,7 +347,7 @@ def test_two_reads_that_use_the_same_values_run_the_better_one_instead_of_asking
             "atlas",
             "remove_places",
             "Remove places from the atlas.",
-            {"names": {"type": "array", "items": {"type": "string"}}},
+            NAMES,
             ["names"],
         ),
     ]
