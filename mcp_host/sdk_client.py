@@ -29,10 +29,19 @@ from typing import Any, TypeVar
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
-from mcp.client.session import ClientRequestContext, ElicitationFnT, IncomingMessage, MessageHandlerFnT
+from mcp.client.session import (
+    ClientRequestContext,
+    ElicitationFnT,
+    IncomingMessage,
+    MessageHandlerFnT,
+    SamplingFnT,
+)
 from mcp.types import (
     INTERNAL_ERROR,
     CallToolResult,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    CreateMessageResultWithTools,
     ElicitRequestParams,
     ElicitResult,
     ErrorData,
@@ -54,6 +63,7 @@ from mcp_host.errors import (
 from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
+from mcp_host.sampling import CallClocks, SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.transports import ServerTarget, client_target, is_restartable
 
@@ -102,6 +112,8 @@ class _Session:
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
     settled: anyio.Event | None = None
     keeper: concurrent.futures.Future[None] | None = field(default=None, repr=False)
+    # The time limits of the calls in flight, stopped while a person answers this server.
+    clocks: CallClocks = field(default_factory=CallClocks, repr=False)
 
 
 class SdkMcpClient:
@@ -118,11 +130,15 @@ class SdkMcpClient:
         restart_backoff: float = 0.25,
         log_dir: Path | None = None,
         elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
     ) -> None:
         """``elicitation`` answers servers that ask the person for input during a call
-        (mcp_host/elicitation.py); without one, servers are told the host cannot ask."""
+        (mcp_host/elicitation.py); without one, servers are told the host cannot ask.
+        ``sampling`` answers servers that ask for a model completion (mcp_host/sampling.py);
+        without one, servers are told the host offers none."""
         self._call_timeout = call_timeout
         self._elicitation = elicitation
+        self._sampling = sampling
         self._connect_timeout = connect_timeout
         self._output_cap = output_cap_bytes
         self._max_restarts = max_restarts
@@ -189,6 +205,7 @@ class SdkMcpClient:
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
                 elicitation_callback=self._elicitation_callback(session.name),
+                sampling_callback=self._sampling_callback(session),
             ) as client:
                 _record_invalid_output(client)
                 connected = True
@@ -226,6 +243,27 @@ class SdkMcpClient:
                 return await handler(server, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
+
+        return answer
+
+    def _sampling_callback(self, session: _Session) -> SamplingFnT | None:
+        """The SDK callback for one server's requests for a completion, or None (no capability
+        declared). A person decides each one: the server's calls in flight wait without their
+        time limit running meanwhile (the handler bounds the wait)."""
+        handler = self._sampling
+        if handler is None:
+            return None
+
+        async def answer(
+            context: ClientRequestContext, params: CreateMessageRequestParams
+        ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
+            try:
+                with session.clocks.person_answering():
+                    return await handler(session.name, params)
+            except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
+                return ErrorData(
+                    code=INTERNAL_ERROR, message=f"the host could not answer: {type(exc).__name__}"
+                )
 
         return answer
 
@@ -445,7 +483,7 @@ class SdkMcpClient:
         if client is None:
             return None
         try:
-            with anyio.fail_after(self._timeout_for(session)):
+            with session.clocks.bounded(self._timeout_for(session)):
                 return await send(client)
         except Exception as exc:
             # A dead transport: have the keeper re-open it for the next call. This call is
