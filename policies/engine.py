@@ -225,6 +225,28 @@ class PolicyEngine:
             capability.key, Pin(fingerprint=capability.fingerprint, definition=definition_of(capability))
         )
 
+    # -- servers asking for a model completion -----------------------------------------------
+
+    def sampling_limit(self, server: str) -> int:
+        """How many requests for a model completion ``server`` may make in a minute."""
+        sampling = self.policy.sampling
+        return sampling.servers.get(server, sampling.requests_per_minute)
+
+    def sampling_terms(self) -> ReviewTerms:
+        """How a server's request for a completion is reviewed: one approval from a role that
+        reviews sampling, within the wait the server's call is given. No person asked for it,
+        so four-eyes has nobody to keep out."""
+        sampling = self.policy.sampling
+        roles = [
+            role
+            for role in sampling.reviewer_roles or self.policy.defaults.reviewer_roles
+            if not self.policy.roles
+            or (role in self.policy.roles and {"*", "sampling"} & set(self.policy.roles[role].review))
+        ]
+        return ReviewTerms(
+            expiry_minutes=sampling.wait_minutes, required_approvals=1, four_eyes=False, reviewer_roles=roles
+        )
+
     # -- the roster --------------------------------------------------------------------------
 
     def trusts(self, server: str) -> bool:

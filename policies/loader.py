@@ -105,6 +105,9 @@ def _check_references(policy: PolicyFile, source: str) -> None:
     for role in policy.defaults.reviewer_roles:
         if roles and role not in roles:
             raise PolicyError(f"{source}: defaults.reviewer_roles", f"unknown role {role!r}")
+    for role in policy.sampling.reviewer_roles or []:
+        if roles and role not in roles:
+            raise PolicyError(f"{source}: sampling.reviewer_roles", f"unknown role {role!r}")
 
 
 def load_policy(path: Path, *, variables: Mapping[str, str] | None = None) -> PolicyFile:

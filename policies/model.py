@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -148,6 +148,22 @@ class Servers(_Strict):
     trusted: list[str] = Field(default_factory=list)
 
 
+class Sampling(_Strict):
+    """Servers asking the host for a model completion (sampling/createMessage) during a call.
+    Every request waits for a reviewer; these bound how many, and for how long."""
+
+    # Requests one server may make in a minute; more are refused at once, without a review.
+    # 0 refuses every request of that server.
+    requests_per_minute: int = Field(default=5, ge=0, le=1000)
+    # Per-server limits (server name = requests per minute) instead of requests_per_minute.
+    servers: dict[str, Annotated[int, Field(ge=0, le=1000)]] = Field(default_factory=dict)
+    # How long the server's call waits for a reviewer; then the request is refused (expired).
+    wait_minutes: int = Field(default=10, gt=0, le=24 * 60)
+    # Who may decide them (of these, the roles that review "sampling" or "*"); unset: the
+    # [defaults] reviewer_roles.
+    reviewer_roles: list[str] | None = None
+
+
 class PolicyFile(_Strict):
     version: Literal[1] = 1
     defaults: Defaults = Field(default_factory=Defaults)
@@ -158,3 +174,4 @@ class PolicyFile(_Strict):
     roles: dict[str, Role] = Field(default_factory=dict)
     users: dict[str, str] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
+    sampling: Sampling = Field(default_factory=Sampling)
