@@ -181,6 +181,11 @@ def _parser() -> argparse.ArgumentParser:
     decide_cmd.add_argument(
         "--args", metavar="JSON", help="edited arguments to approve instead (re-validated)"
     )
+    decide_cmd.add_argument(
+        "--answer",
+        metavar="TEXT",
+        help="a server's request for a model completion: the answer it gets (default: the configured model's)",
+    )
     withdraw_cmd = reviews_actions.add_parser(
         "withdraw", parents=[common], help="withdraw your own request while it waits (it ends cancelled)"
     )
@@ -325,6 +330,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
             approve=args.approve,
             reason=args.reason,
             arguments=edited,
+            answer=args.answer,
         )
         report = {
             "review": review_row(result.review),

@@ -58,6 +58,10 @@ def render_queue(report: dict[str, Any]) -> str:
 
 def render_decision(report: dict[str, Any]) -> str:
     review = report["review"]
+    if review["stage"] == "sampling":
+        # No thread resumes: the server's call, waiting for this decision, gets it.
+        gets = "the answer" if review["status"] in {"approved", "executed"} else "an error"
+        return f"review {review['id']}: {review['status']}; {review['server']} gets {gets}"
     if report.get("final_output") is None:
         # Approvals count per exact arguments: an edit starts its own count.
         approvals, required = report.get("approvals", 0), report.get("required", review["required_approvals"])

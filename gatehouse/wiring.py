@@ -17,11 +17,13 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
+from gatehouse.sampling_model import sampler_for
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
+from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
@@ -33,6 +35,7 @@ from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
+from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
@@ -236,11 +239,15 @@ def server_pool(
     *,
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
     config: ServersConfig | None = None,
+    sampling: SamplingHandler | None = None,
 ) -> SdkMcpClient:
-    """One long-lived session per configured server."""
+    """One long-lived session per configured server. With ``sampling``, servers may ask for
+    model completions (each one reviewed: reviews/sampling.py)."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
-    return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
+    return SdkMcpClient(
+        targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes, sampling=sampling
+    )
 
 
 def build_services(
@@ -274,18 +281,20 @@ def build_services(
         storage.audit,
         storage.conversations,
     )
+    engine = PolicyEngine(policy, pins=pins)
+    notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     try:
         if mcp is not None:
             client = mcp
         elif connect_servers:
-            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes)
+            # A server's request for a model completion is a review in this database.
+            sampling = SamplingReviews(ledger, audit, engine, notifier)
+            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes, sampling=sampling)
         else:
             client = SdkMcpClient({})
     except BaseException:
         storage.close()
         raise
-    engine = PolicyEngine(policy, pins=pins)
-    notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     context = GraphContext(
         mcp=client,
         policy=engine,
@@ -310,7 +319,16 @@ def build_services(
         ledger=ledger,
         audit=audit,
         conversations=conversations,
-        reviews=ReviewService(graph, context, ledger, audit, engine, conversations, notifier=notifier),
+        reviews=ReviewService(
+            graph,
+            context,
+            ledger,
+            audit,
+            engine,
+            conversations,
+            notifier=notifier,
+            sampler=sampler_for(settings.model, timeout=settings.model_timeout),
+        ),
         settings=settings,
         secrets=secrets,
         owns_mcp=owns_mcp,

@@ -458,7 +458,7 @@ class ReviewLedger:
             review=self.require(review_id), final=final, approvals=approvals, required=required
         )
 
-    def cancel(self, review_id: str, by: str) -> bool:
+    def cancel(self, review_id: str, by: str, *, reason: str = "withdrawn by the requester") -> bool:
         """The requester withdrew the request: pending -> cancelled, once (a compare-and-set, so
         a withdrawal and a decision racing each other cannot both win)."""
         now = iso(self._clock())
@@ -467,10 +467,34 @@ class ReviewLedger:
                 conn.execute(
                     "UPDATE reviews SET status = 'cancelled', decided_by = ?, decided_at = ?, reason = ?,"
                     " decider_host = ?, decider_pid = ? WHERE id = ? AND status = 'pending'",
-                    (by, now, "withdrawn by the requester", socket.gethostname(), os.getpid(), review_id),
+                    (by, now, reason, socket.gethostname(), os.getpid(), review_id),
                 ).rowcount
                 == 1
             )
+
+    def expire(self, review_id: str) -> bool:
+        """This one review, pending past its deadline, becomes expired (a compare-and-set, as
+        expire_due makes it for every review due). False if it was decided or is not due."""
+        now = iso(self._clock())
+        with self._db.write() as conn:
+            return (
+                conn.execute(
+                    "UPDATE reviews SET status = 'expired', decided_at = ?, decider_host = ?, decider_pid = ?"
+                    " WHERE id = ? AND status = 'pending' AND expires_at <= ?",
+                    (now, socket.gethostname(), os.getpid(), review_id, now),
+                ).rowcount
+                == 1
+            )
+
+    def count_opened_since(self, stage: str, capability_key: str, since: datetime) -> int:
+        """Reviews of this stage and capability opened at or after ``since``, whatever became of
+        them (how often a server asked, for its rate limit)."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT COUNT(*) AS n FROM reviews WHERE stage = ? AND capability_key = ? AND created_at >= ?",
+                (stage, capability_key, iso(since)),
+            ).fetchone()
+        return int(row["n"])
 
     def set_status(self, review_id: str, status: ReviewStatus) -> None:
         with self._db.write() as conn:

@@ -24,6 +24,7 @@ from reviews.errors import (
 )
 from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import resume
+from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -63,8 +64,11 @@ class ReviewService:
         policy: PolicyEngine,
         conversations: Conversations,
         notifier: Notifier | None = None,
+        sampler: Sampler | None = None,
     ) -> None:
         self.notifier = notifier or NoNotifications()
+        # Answers servers' approved requests for a model completion (None: reviewers write them).
+        self.sampler = sampler
         self.graph = graph
         self.conversations = conversations
         self.context = context
@@ -348,9 +352,11 @@ class ReviewService:
         reason: str | None = None,
         arguments: dict[str, Any] | None = None,
         expected: str | None = None,
+        answer: str | None = None,
     ) -> DecideResult:
         """Decide once. ``expected`` is the call hash of the proposal the decider was shown (the
-        web page sends it): a decision made on a view of anything else is refused."""
+        web page sends it): a decision made on a view of anything else is refused. ``answer``
+        is a reviewer's own answer to a server's request for a model completion."""
         self.sweep(recover=False)
         review = self.ledger.require(review_id)
         if review.status == "expired":
@@ -367,6 +373,12 @@ class ReviewService:
         self.check_permission(review, reviewer)
         if not approve and not (reason or "").strip():
             raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
+        if review.stage == SAMPLING_STAGE:
+            return self._decide_sampling(review, reviewer, approve, reason, arguments, answer)
+        if answer is not None:
+            raise DecisionNotAllowedError(
+                "an answer goes with a server's request for a model completion only"
+            )
         if arguments is not None and (not approve or review.stage != "before_execution"):
             raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
         pending = pending_interrupt(self.graph, review.thread_id)
@@ -427,4 +439,32 @@ class ReviewService:
             run=run,
             approvals=recorded.approvals,
             required=recorded.required,
+        )
+
+    def _decide_sampling(
+        self,
+        review: Review,
+        reviewer: str,
+        approve: bool,
+        reason: str | None,
+        arguments: dict[str, Any] | None,
+        answer: str | None,
+    ) -> DecideResult:
+        """A server's request for a model completion: no thread resumes; the server's call,
+        waiting on the ledger (reviews/sampling.py), gets the answer or an error."""
+        if arguments is not None:
+            raise DecisionNotAllowedError("a request for a model completion has no arguments to edit")
+        recorded = decide_sampling(
+            self.ledger,
+            self.audit,
+            self.sampler,
+            review,
+            reviewer=reviewer,
+            approve=approve,
+            reason=reason,
+            answer=answer,
+        )
+        self.notifier.review_event("review_decided", recorded.review)
+        return DecideResult(
+            review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
         )
