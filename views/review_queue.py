@@ -39,6 +39,7 @@ from gatehouse.live_queue import REFRESH_SECONDS, follow, page_count, pending_co
 from gatehouse.notification_panel import notification_status
 from gatehouse.reader_time import readable_time, table_time
 from gatehouse.review_commands import review_row
+from gatehouse.sampling_panel import show_sampling_review
 from gatehouse.short_ids import short_review
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, reader_zone, services
@@ -46,6 +47,7 @@ from mcp_host.errors import McpHostError
 from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
 from reviews.ledger import Review
+from reviews.sampling import SAMPLING_STAGE
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
@@ -372,6 +374,9 @@ def show_review(review: Review, user: str) -> None:
         st.code(f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}", language=None)
     if review.status != "pending":
         show_decided(review)
+    if review.stage == SAMPLING_STAGE:
+        show_sampling_review(review, user)
+        return
     st.markdown("**Request**")
     show(hidden(str(payload.get("request") or "")))
     show_definition(review)
