@@ -96,12 +96,15 @@ def test_a_refusal_fails_a_2026_call_with_the_refusals_words() -> None:
     assert result.error is not None and "a reviewer declined" in result.error.message
 
 
-def test_without_a_handler_the_host_does_not_offer_completions() -> None:
+def test_the_host_offers_completions_only_with_a_handler_to_answer_them() -> None:
+    with SdkMcpClient({"writer": writer(legacy=True)}, connect_timeout=20, sampling=Answering()) as pool:
+        offered = pool.call_tool("writer", "draft_reply", {"message": "Lunch on Monday?"})
     with SdkMcpClient({"writer": writer(legacy=True)}, connect_timeout=20) as pool:
-        result = pool.call_tool("writer", "draft_reply", {"message": "Lunch on Monday?"})
+        not_offered = pool.call_tool("writer", "draft_reply", {"message": "Lunch on Monday?"})
 
-    assert text_of(result).startswith("the host refused")
-    assert "draft by" not in text_of(result)
+    assert text_of(offered) == "draft by stand-in: Thanks, see you Monday."
+    # Without a handler the capability is not declared: the server is refused, nothing answers.
+    assert text_of(not_offered).startswith("the host refused")
 
 
 def test_a_call_waits_for_the_person_answering_beyond_its_own_time_limit() -> None:

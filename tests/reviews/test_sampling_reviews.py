@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import anyio
@@ -33,6 +34,7 @@ from tests.reviews.review_support import (
     REPO,
     StillClock,
     gatehouse,
+    later_reviews,
     policy_file,
     services_for,
     settings_for,
@@ -196,7 +198,8 @@ def test_a_server_over_its_rate_limit_is_refused_at_once_without_a_review(
         first = draft(calls, services, "legacy")
         [review] = pending_request(services.ledger)
 
-        second = services.mcp.call_tool("legacy", "draft_reply", {"message": ASKED})
+        # Refused at once: no review to wait for.
+        second = draft(calls, services, "legacy").result(timeout=30)
 
         assert text_of(second) == (
             "the host refused: Gatehouse refused this request for a model completion: "
@@ -245,6 +248,25 @@ def test_a_request_nobody_decides_in_time_expires_and_the_server_gets_an_error(
     finally:
         ledger.close()
         audit.close()
+
+
+def test_a_request_the_sweep_expires_ends_the_servers_wait_with_an_error(
+    data_dir: Path, calls: ThreadPoolExecutor
+) -> None:
+    with services_for(data_dir, servers=writers(data_dir)) as services:
+        call = draft(calls, services, "legacy")
+        [review] = pending_request(services.ledger)
+
+        # Any process's sweep (the Reviews page, `gatehouse reviews sweep`) past the deadline.
+        past = StillClock(datetime.fromisoformat(review.expires_at) + timedelta(seconds=1))
+        with later_reviews(services, past) as reviews:
+            assert reviews.sweep()["expired"] == [review.id]
+        result = call.result(timeout=30)
+
+    assert text_of(result) == (
+        "the host refused: Gatehouse refused this request for a model completion: "
+        "no reviewer decided it within 10 minutes"
+    )
 
 
 def test_a_request_whose_call_ends_leaves_the_queue(backend: str | Path, calls: ThreadPoolExecutor) -> None:
