@@ -53,7 +53,9 @@ def limit_lines(request: CreateMessageRequestParams) -> list[str]:
             )
             if value is not None
         ]
-        lines.append(f"Model preferences: {'; '.join(wishes) or 'none'} (the configured model answers)")
+        lines.append(
+            f"Model preferences: {'; '.join(wishes) or 'none'} (advisory: the configured model, or your text, answers)"
+        )
     context = request.include_context or "none"
     lines.append(
         f"Include context: {context}"
