@@ -25,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
+from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
+from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -32,7 +34,7 @@ _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 # "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
 _STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout"}
-_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout"}
+_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "oauth"}
 # A call that may take longer than a day is not waited for by a person at a terminal.
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
 
@@ -75,12 +77,15 @@ class HttpServer(BaseModel):
     url: str
     headers: dict[str, SecretStr] = Field(default_factory=dict)
     timeout: float | None = None
+    # How the host signs in when the server asks for OAuth (mcp_host/oauth_config.py).
+    oauth: OAuthSettings = DEFAULT_OAUTH
 
     def describe(self) -> dict[str, Any]:
         return {
             "transport": "http",
             "url": redact_url(self.url),
             "headers": dict.fromkeys(self.headers, REDACTED),
+            "oauth": self.oauth.describe(),
         }
 
 
@@ -185,7 +190,11 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
         }
         url = _expand(url, environ, f"{where}.url")
-        return HttpServer(name=name, url=url, headers=headers, timeout=_timeout(raw, where))
+        try:
+            oauth = parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
+        except OAuthConfigError as exc:
+            raise ConfigError(exc.where, exc.reason) from exc
+        return HttpServer(name=name, url=url, headers=headers, timeout=_timeout(raw, where), oauth=oauth)
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
     raise ConfigError(

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT, IncomingMessage, MessageHandlerFnT
@@ -40,6 +41,7 @@ from mcp.types import (
 )
 from pydantic import BaseModel
 
+from mcp_host.config import HttpServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
 from mcp_host.elicitation import ElicitationHandler
@@ -53,6 +55,7 @@ from mcp_host.errors import (
 )
 from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
+from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.transports import ServerTarget, client_target, is_restartable
@@ -95,6 +98,10 @@ class _Session:
     restarts: int = 0
     # The last HTTP status that refused this session's credentials (remote servers only).
     refused_status: int | None = None
+    # Why signing in to a remote server failed last, None once it worked (mcp_host/oauth.py).
+    sign_in_failure: BaseException | None = None
+    # The remote server's OAuth flow, kept across re-opens so its tokens and metadata are too.
+    auth: httpx2.Auth | None = None
     stopping: bool = False
     manifest: ServerManifest | None = None
     # Set when the keeper should wake: to stop, or to re-open a dead session.
@@ -118,9 +125,13 @@ class SdkMcpClient:
         restart_backoff: float = 0.25,
         log_dir: Path | None = None,
         elicitation: ElicitationHandler | None = None,
+        sign_in: SignIn | None = None,
     ) -> None:
         """``elicitation`` answers servers that ask the person for input during a call
-        (mcp_host/elicitation.py); without one, servers are told the host cannot ask."""
+        (mcp_host/elicitation.py); without one, servers are told the host cannot ask.
+        ``sign_in`` keeps remote servers' OAuth credentials and, when it has an authorizer,
+        lets a person sign in (mcp_host/oauth.py); without it no OAuth is attempted."""
+        self._sign_in = sign_in
         self._call_timeout = call_timeout
         self._elicitation = elicitation
         self._connect_timeout = connect_timeout
@@ -184,7 +195,13 @@ class SdkMcpClient:
         connected = False
         try:
             async with Client(
-                client_target(session.name, session.target, self._log_dir, _status_recorder(session)),
+                client_target(
+                    session.name,
+                    session.target,
+                    self._log_dir,
+                    _status_recorder(session),
+                    self._auth_for(session),
+                ),
                 cache=None,  # the host decides when a manifest is fresh
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
@@ -212,6 +229,13 @@ class SdkMcpClient:
         if not ready.done():
             ready.set_result(None)
         return connected
+
+    def _auth_for(self, session: _Session) -> httpx2.Auth | None:
+        if session.auth is None and isinstance(session.target, HttpServer):
+            auth = server_auth(session.target, self._sign_in)
+            if auth is not None:
+                session.auth = watched(auth, _sign_in_recorder(session))
+        return session.auth
 
     def _elicitation_callback(self, server: str) -> ElicitationFnT | None:
         """The SDK callback for one server's questions, or None (no capability declared)."""
@@ -459,19 +483,41 @@ class SdkMcpClient:
             raise ClientClosedError("the MCP client is closed")
 
 
-def _status_recorder(session: _Session) -> Callable[[int], None]:
-    def record(status: int) -> None:
+def _status_recorder(session: _Session) -> Callable[[int | None], None]:
+    def record(status: int | None) -> None:
         session.refused_status = status
 
     return record
 
 
+def _sign_in_recorder(session: _Session) -> Callable[[BaseException | None], None]:
+    def record(failure: BaseException | None) -> None:
+        session.sign_in_failure = failure
+
+    return record
+
+
 def _classify(session: _Session, exc: BaseException) -> ErrorInfo:
+    failure = session.sign_in_failure
+    if isinstance(failure, SignInRequired):
+        return ErrorInfo(kind="auth", message=str(failure))
+    if failure is not None:
+        return ErrorInfo(kind="auth", message=f"signing in failed: {failure}")
+    if session.refused_status == 401 and _has_no_credentials(session.target):
+        return ErrorInfo(
+            kind="auth",
+            message=f"{session.name} needs sign-in (HTTP 401) and OAuth is off for it: "
+            'add an Authorization header to its entry or remove "oauth": false',
+        )
     if session.refused_status is not None:
         return ErrorInfo(
             kind="auth", message=f"the server refused the credentials (HTTP {session.refused_status})"
         )
     return error_from_exception(exc)
+
+
+def _has_no_credentials(target: ServerTarget) -> bool:
+    return isinstance(target, HttpServer) and not target.headers
 
 
 def _record_invalid_output(client: Client) -> None:
