@@ -17,10 +17,12 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
+from gatehouse.server_credentials import CredentialKeyError, EncryptedCredentialStore, credential_key
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
-from mcp_host.config import ConfigError, ServersConfig, load_servers_config
+from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers_config
+from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
@@ -236,11 +238,37 @@ def server_pool(
     *,
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
     config: ServersConfig | None = None,
+    authorizer: Authorizer | None = None,
+    connect_timeout: float = 30.0,
 ) -> SdkMcpClient:
-    """One long-lived session per configured server."""
+    """One long-lived session per configured server. Remote servers' sign-ins are kept in the
+    database, encrypted (gatehouse/server_credentials.py); with an ``authorizer`` a person can
+    sign in during the connection (``gatehouse servers login``), without one a server that
+    needs it says "needs sign-in"."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
-    return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
+    return SdkMcpClient(
+        targets,
+        log_dir=settings.server_log_dir,
+        output_cap_bytes=output_cap_bytes,
+        sign_in=server_sign_in(settings, config, authorizer),
+        connect_timeout=connect_timeout,
+    )
+
+
+def server_sign_in(settings: Settings, config: ServersConfig, authorizer: Authorizer | None) -> SignIn | None:
+    """Where remote servers' sign-ins live, or None when no server is remote (no table, no key)."""
+    if not any(isinstance(entry, HttpServer) for entry in config.servers):
+        return None
+    try:
+        key = credential_key(settings.secret_key)
+    except CredentialKeyError as exc:
+        raise ConfigurationError(str(exc)) from exc
+    with _opening(settings):
+        store = EncryptedCredentialStore(settings.store_target, key)
+    return SignIn(
+        store=store, authorizer=authorizer, app_redirect_uri=settings.sign_in_return_url, close=store.close
+    )
 
 
 def build_services(

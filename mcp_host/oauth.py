@@ -115,6 +115,8 @@ class SignIn:
     # Where the app receives the sign-in's return, registered beside the CLI's loopback address
     # so a client registered from one works from the other.
     app_redirect_uri: str | None = None
+    # Called when the pool closes: the pool owns the store from then on (wiring's database).
+    close: Callable[[], None] | None = None
 
 
 class _ServerTokens(TokenStorage):

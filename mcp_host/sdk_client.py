@@ -72,6 +72,9 @@ _LIST_CHANGED = frozenset(
         "notifications/prompts/list_changed",
     }
 )
+# A session that stopped because its server needs sign-in is opened again on the next
+# discovery after this long: someone may have signed in meanwhile, from another replica too.
+SIGN_IN_RETRY_SECONDS = 15.0
 # Set by the output-schema check inside one call's task; read by that same task.
 _output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
 
@@ -102,6 +105,9 @@ class _Session:
     sign_in_failure: BaseException | None = None
     # The remote server's OAuth flow, kept across re-opens so its tokens and metadata are too.
     auth: httpx2.Auth | None = None
+    # When the keeper last started (monotonic): a session waiting for a sign-in is tried again
+    # on demand, not more often than SIGN_IN_RETRY_SECONDS.
+    started_at: float = 0.0
     stopping: bool = False
     manifest: ServerManifest | None = None
     # Set when the keeper should wake: to stop, or to re-open a dead session.
@@ -164,8 +170,42 @@ class SdkMcpClient:
                 if session.keeper is not None:
                     session.keeper.cancel()
 
+    def reconnect(self, name: str) -> ServerHealth:
+        """Open one server's session again and wait (up to the connect timeout) for it: after a
+        sign-in, so the new tokens are read from the store. Returns the server's health."""
+        self._check_open()
+        session = self._sessions.get(name)
+        if session is None:
+            raise UnknownServerError(name, list(self._sessions))
+        self._portal.call(self._stop_and_wait, session)
+        session.stopping = False
+        session.auth = None  # a new flow reads the stored tokens afresh
+        session.sign_in_failure = None
+        session.refused_status = None
+        session.error = None
+        session.restarts = 0
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        session.keeper = self._portal.start_task_soon(self._keep_open, session, ready)
+        concurrent.futures.wait([ready], timeout=self._connect_timeout)
+        return next(h for h in self.health() if h.name == name)
+
+    async def _stop_and_wait(self, session: _Session) -> None:
+        await self._stop(session)
+        if session.settled is not None:
+            with anyio.move_on_after(10):
+                await session.settled.wait()
+
+    def _retry_signed_out(self) -> None:
+        """Re-open sessions that stopped for want of a sign-in, once the retry pause is over."""
+        for session in list(self._sessions.values()):
+            waiting = isinstance(session.sign_in_failure, SignInRequired) and session.client is None
+            keeper_done = session.keeper is None or session.keeper.done()
+            if waiting and keeper_done and time.monotonic() - session.started_at >= SIGN_IN_RETRY_SECONDS:
+                self.reconnect(session.name)
+
     async def _keep_open(self, session: _Session, ready: concurrent.futures.Future[None]) -> None:
         # The session's tasks (the SDK's reader and writer among them) start from this one.
+        session.started_at = time.monotonic()
         log_to(server_log_path(self._log_dir, session.name))
         session.settled = anyio.Event()
         try:
@@ -287,6 +327,8 @@ class SdkMcpClient:
         # the portal would otherwise wait for it, and the process could never exit.
         self._portal.call(self._portal.stop, True)
         self._portal_cm.__exit__(None, None, None)
+        if self._sign_in is not None and self._sign_in.close is not None:
+            self._sign_in.close()
 
     async def _stop(self, session: _Session) -> None:
         session.stopping = True
@@ -323,6 +365,7 @@ class SdkMcpClient:
         """Every server's offer. Cached per server unless ``fresh``; a list_changed
         notification or a re-opened session drops a server's cached part."""
         self._check_open()
+        self._retry_signed_out()
         refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
         if not refresh and (cached := self._cached_manifest()) is not None:
             return cached
