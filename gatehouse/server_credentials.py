@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from gatehouse.errors import ConfigurationError
 from gatehouse.settings import SECRET_KEY_ENV
 from mcp_host.oauth import CredentialKind
 from storage import Database, open_database
@@ -53,10 +54,22 @@ def credential_key(raw: str | None) -> MultiFernet | None:
     try:
         return MultiFernet([Fernet(key.encode()) for key in keys])
     except ValueError:
-        raise CredentialKeyError(
+        raise ConfigurationError(
             f"{SECRET_KEY_ENV} is not a valid key (32 url-safe base64-encoded bytes each, comma-separated); "
             f"make one with: {_GENERATE}"
         ) from None
+
+
+def required_key(raw: str | None) -> MultiFernet:
+    """The key, for a command that is about to sign in: without one it stops before anything
+    starts, saying which variable to set."""
+    key = credential_key(raw)
+    if key is None:
+        raise ConfigurationError(
+            f"{SECRET_KEY_ENV} is not set: sign-ins are kept encrypted in the database and need a key; "
+            f"make one with: {_GENERATE}"
+        )
+    return key
 
 
 class EncryptedCredentialStore:

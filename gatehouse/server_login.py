@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gatehouse.errors import ConfigurationError
-from gatehouse.server_credentials import EncryptedCredentialStore
+from gatehouse.server_credentials import EncryptedCredentialStore, required_key
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool, servers_config
 from mcp_host.config import HttpServer, ServersConfig
@@ -40,11 +40,7 @@ def login(
     "error"}``. ``show(server, url)`` tells the person where to go."""
     config = servers_config(settings)
     entry = remote_entry(config, name)
-    if settings.secret_key is None:
-        raise ConfigurationError(
-            "GATEHOUSE_SECRET_KEY is not set: sign-ins are kept encrypted in the database and need a key; "
-            'make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
-        )
+    required_key(settings.secret_key)
     authorizer = LoopbackAuthorizer(entry.oauth.callback_port or DEFAULT_CALLBACK_PORT, show, timeout=timeout)
     only = ServersConfig(source=config.source, servers=[entry])
     with server_pool(settings, config=only, authorizer=authorizer, connect_timeout=timeout + 30) as pool:

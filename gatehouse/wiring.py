@@ -17,7 +17,7 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
-from gatehouse.server_credentials import CredentialKeyError, EncryptedCredentialStore, credential_key
+from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
@@ -260,10 +260,7 @@ def server_sign_in(settings: Settings, config: ServersConfig, authorizer: Author
     """Where remote servers' sign-ins live, or None when no server is remote (no table, no key)."""
     if not any(isinstance(entry, HttpServer) for entry in config.servers):
         return None
-    try:
-        key = credential_key(settings.secret_key)
-    except CredentialKeyError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    key = credential_key(settings.secret_key)
     with _opening(settings):
         store = EncryptedCredentialStore(settings.store_target, key)
     return SignIn(

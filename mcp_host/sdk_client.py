@@ -88,6 +88,8 @@ class ServerHealth(BaseModel):
     connect_ms: float | None = None
     restarts: int = 0
     error: ErrorInfo | None = None
+    # The remote server waits for a person to sign in (mcp_host/oauth.py).
+    needs_sign_in: bool = False
 
 
 @dataclass
@@ -355,6 +357,7 @@ class SdkMcpClient:
                 connect_ms=s.connect_ms,
                 restarts=s.restarts,
                 error=s.error,
+                needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
             )
             for s in self._sessions.values()
         ]

@@ -96,6 +96,8 @@ class Role(_Strict):
     take_over_threads: bool = False
     # Categories this role may review; "*" for all, "uncategorised" for the rest.
     review: list[str] = Field(default_factory=list)
+    # May connect remote servers (sign in to them for everyone) and sign them out: the Servers page.
+    manage_servers: bool = False
 
 
 class Paths(_Strict):

@@ -12,6 +12,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from conformance.client import HeadlessAuthorizer
+from gatehouse.errors import ConfigurationError
 from gatehouse.server_credentials import CredentialKeyError, EncryptedCredentialStore, credential_key
 from gatehouse.settings import SECRET_KEY_ENV
 from mcp_host.config import HttpServer
@@ -95,7 +96,7 @@ def test_a_row_moved_onto_another_server_does_not_open(tmp_path: Path) -> None:
 
 
 def test_a_malformed_key_is_named() -> None:
-    with pytest.raises(CredentialKeyError, match=f"{SECRET_KEY_ENV} is not a valid key"):
+    with pytest.raises(ConfigurationError, match=f"{SECRET_KEY_ENV} is not a valid key"):
         credential_key("hunter2")
     assert credential_key(f" {KEY} , ") is not None
 
