@@ -74,9 +74,9 @@ def test_declared_roots_cannot_be_changed_on_the_entry() -> None:
     config = parse_servers_config({"mcpServers": {"fs": {"command": "x", "roots": ["/a"]}}}, source="s.json")
 
     with pytest.raises(ValueError, match="frozen"):
-        config.servers[0].roots = []  # type: ignore[misc]
+        config.servers[0].roots = []
     with pytest.raises(ValueError, match="frozen"):
-        config.servers[0].roots[0].path = "/"  # type: ignore[misc]
+        config.servers[0].roots[0].path = "/"
 
 
 @pytest.mark.parametrize(
