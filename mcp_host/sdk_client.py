@@ -254,11 +254,12 @@ class SdkMcpClient:
     def _roots_callback(self, session: _Session) -> ListRootsFnT | None:
         """The SDK callback answering the server's ``roots/list``, or None (no capability).
 
-        A server whose entry declares no roots is not offered the capability at all: a server
-        that sees it may ask, and some (server-filesystem) then replace the folders they were
-        started with by whatever the answer holds, so an empty answer would take away folders
-        the entry gave it on its command line. Declared roots are read at each request, so a
-        re-opened session and a changed list (set_roots) answer with the current ones."""
+        A server whose entry declares no roots is not offered the capability at all: its entry
+        gives nothing to answer with, and servers act on the answer (server-filesystem trades
+        the folders on its command line for the roots it is told), so roots made up here (the
+        policy's, say) would move a server off the folders its entry gives it. Declared roots
+        are read at each request: a re-opened session and a changed list (set_roots) get the
+        current ones."""
         if session.roots is None:
             return None
 
