@@ -7,7 +7,8 @@ handshake (2025-11-25), like most servers in use today (server-filesystem among 
 tool sends ``roots/list`` to the host mid-call, and a ``notifications/roots/list_changed`` makes
 it ask for the roots again and keep the answer, as server-filesystem does.
 
-Tools: ``roots`` (ask now), ``heard`` (the roots fetched after each change notification).
+Tools: ``roots`` (ask now), ``write_file`` (inside the roots only, 2026-07-28), ``heard`` (the
+roots fetched after each change notification, handshake only).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from mcp.server import Server, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import ListRoots, Resolve
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
@@ -52,6 +56,19 @@ def ask_for_roots() -> ListRoots:
 async def roots(answer: Annotated[ListRootsResult, Resolve(ask_for_roots)]) -> str:
     """The host's roots, as the host answered roots/list."""
     return json.dumps(described(answer))
+
+
+@server.tool()
+async def write_file(
+    path: str, content: str, answer: Annotated[ListRootsResult, Resolve(ask_for_roots)]
+) -> str:
+    """Write a text file (an absolute path) inside one of the host's roots."""
+    target = Path(path).resolve()
+    folders = [Path(unquote(urlsplit(str(root.uri)).path)).resolve() for root in answer.roots]
+    if not any(target == folder or folder in target.parents for folder in folders):
+        raise ToolError(f"{path} is outside the roots")
+    target.write_text(content, encoding="utf-8")
+    return f"wrote {len(content)} characters to {target}"
 
 
 # -- the handshake era only --------------------------------------------------------------------
