@@ -38,8 +38,8 @@ def files_entry(started: Path, roots: list[Path]) -> StdioServer:
     )
 
 
-def allowed(client: SdkMcpClient) -> list[str]:
-    result = client.call_tool("files", "list_allowed_directories", {})
+def allowed(client: SdkMcpClient, server: str = "files") -> list[str]:
+    result = client.call_tool(server, "list_allowed_directories", {})
     assert result.success, result.error
     lines = (result.content[0].text or "").splitlines()
     assert lines[0] == "Allowed directories:"
@@ -49,20 +49,19 @@ def allowed(client: SdkMcpClient) -> list[str]:
 def test_server_filesystem_works_in_the_declared_roots_and_follows_a_change(
     folders: dict[str, Path], logs: Path
 ) -> None:
-    with SdkMcpClient({"files": files_entry(folders["started"], [folders["mine"]])}, log_dir=logs) as client:
+    targets = {
+        "files": files_entry(folders["started"], [folders["mine"]]),
+        "plain": files_entry(folders["started"], []).model_copy(update={"name": "plain"}),
+    }
+    with SdkMcpClient(targets, log_dir=logs) as client:
         # It asks for the roots once initialized, and trades its command-line folder for them.
         wait_until(lambda: allowed(client) == [str(folders["mine"])], timeout=10, what="the declared root")
+        # A server whose entry declares none is not offered roots: it keeps its own folder.
+        assert allowed(client, "plain") == [str(folders["started"])]
 
         assert client.set_roots("files", [folders["later"]])
 
         wait_until(lambda: allowed(client) == [str(folders["later"])], timeout=10, what="the changed root")
-
-
-def test_server_filesystem_without_declared_roots_keeps_its_command_line_folder(
-    folders: dict[str, Path], logs: Path
-) -> None:
-    with SdkMcpClient({"files": files_entry(folders["started"], [])}, log_dir=logs) as client:
-        assert allowed(client) == [str(folders["started"])]
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import StdioServerParameters
 
 from mcp_host.config import ServerRoot, load_servers_config
 from mcp_host.errors import McpHostError
@@ -139,12 +138,3 @@ def test_roots_set_at_runtime_must_be_absolute_folders(declared: Path) -> None:
             pool.set_roots("fs", ["relative/folder"])
 
         assert pool.roots("fs") == [ServerRoot(path=str((declared / "notes").resolve()))]
-
-
-def test_a_server_given_as_sdk_parameters_declares_no_roots() -> None:
-    target = StdioServerParameters(
-        command=sys.executable, args=["-m", "tests.mcp_host.roots_server"], cwd=str(REPO_ROOT)
-    )
-    with SdkMcpClient({"fs": target}, connect_timeout=20) as pool:
-        assert pool.roots("fs") is None
-        assert not pool.call_tool("fs", "roots", {}).success
