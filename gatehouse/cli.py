@@ -39,6 +39,7 @@ from gatehouse.settings import Settings
 from gatehouse.visible_text import visible
 from gatehouse.webhook import notifications_line
 from gatehouse.wiring import (
+    declared_roots,
     open_audit_log,
     open_pins_for_reading,
     open_services,
@@ -303,11 +304,12 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
+    config = servers_config(settings)
     with open_pins_for_reading(settings) as pins:
         try:
-            with server_pool(settings) as pool:
+            with server_pool(settings, config=config) as pool:
                 manifest = pool.discover()
-            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
+            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins), declared_roots=declared_roots(config))
             report = explain(engine, manifest, args.key, arguments)
         except UnknownCapabilityError as exc:
             return _usage_error(f"{args.key}: {exc}")

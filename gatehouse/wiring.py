@@ -25,6 +25,7 @@ from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sdk_client import SdkMcpClient
+from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
@@ -233,6 +234,14 @@ def policy_file(settings: Settings) -> PolicyFile:
         raise ConfigurationError(str(exc)) from exc
 
 
+def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
+    """The roots the servers file declares per server, for the policy engine: they confine
+    those servers' path arguments unless the policy names roots for them (PolicyEngine.roots_for)."""
+    if config is None:
+        return None
+    return DeclaredRoots(source=config.source, servers=config.declared_roots())
+
+
 def server_pool(
     settings: Settings,
     *,
@@ -276,8 +285,13 @@ def build_services(
     connect_servers: bool = True,
     create_database: bool = True,
     send_notifications: bool = True,
+    servers: ServersConfig | None = None,
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close).
+
+    The policy engine holds each server to the roots its entry declares: those of ``servers``,
+    or of the servers file this function reads to start its own sessions (a client handed in
+    comes with no file unless ``servers`` names it).
 
     ``connect_servers=False`` is for commands that only read the database (the queue, a
     trace): no server process is started for them. ``create_database=False`` is for those
@@ -288,6 +302,8 @@ def build_services(
     # handed in belongs to the caller.
     owns_mcp = mcp is None
     policy = policy_file(settings)
+    if servers is None and mcp is None and connect_servers:
+        servers = servers_config(settings)
     if not create_database:
         require_existing_database(settings)
     secrets = SecretRedactor(policy.audit.redact_arguments)
@@ -303,13 +319,13 @@ def build_services(
         if mcp is not None:
             client = mcp
         elif connect_servers:
-            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes)
+            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes, config=servers)
         else:
             client = SdkMcpClient({})
     except BaseException:
         storage.close()
         raise
-    engine = PolicyEngine(policy, pins=pins)
+    engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(servers))
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     context = GraphContext(
         mcp=client,
@@ -353,6 +369,7 @@ def open_services(
     connect_servers: bool = True,
     create_database: bool = True,
     send_notifications: bool = True,
+    servers: ServersConfig | None = None,
 ) -> Iterator[Services]:
     services = build_services(
         settings,
@@ -361,6 +378,7 @@ def open_services(
         connect_servers=connect_servers,
         create_database=create_database,
         send_notifications=send_notifications,
+        servers=servers,
     )
     try:
         yield services

@@ -13,13 +13,16 @@ times with growing pauses, and the failure stays visible in ``health()`` and the
 
 Manifests are cached per server and dropped when the server says its lists changed or its
 session is re-opened; ``discover(fresh=True)`` always asks again, for review decisions.
+
+A server whose entry declares roots (mcp_host/config.py) is offered the roots capability and
+answers its ``roots/list`` with them; ``set_roots`` changes them and tells the server.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -30,7 +33,13 @@ import anyio
 import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
-from mcp.client.session import ClientRequestContext, ElicitationFnT, IncomingMessage, MessageHandlerFnT
+from mcp.client.session import (
+    ClientRequestContext,
+    ElicitationFnT,
+    IncomingMessage,
+    ListRootsFnT,
+    MessageHandlerFnT,
+)
 from mcp.types import (
     INTERNAL_ERROR,
     CallToolResult,
@@ -38,10 +47,14 @@ from mcp.types import (
     ElicitResult,
     ErrorData,
     Implementation,
+    ListRootsResult,
+    Root,
+    RootsListChangedNotification,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from mcp_host.config import HttpServer
+from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
 from mcp_host.elicitation import ElicitationHandler
@@ -49,6 +62,7 @@ from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
     ErrorInfo,
+    McpHostError,
     PaginationError,
     UnknownServerError,
     error_from_exception,
@@ -117,6 +131,12 @@ class _Session:
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
     settled: anyio.Event | None = None
     keeper: concurrent.futures.Future[None] | None = field(default=None, repr=False)
+    # What the server is told its roots are; None when its entry declares none (see _roots_callback).
+    roots: list[ServerRoot] | None = None
+
+    def __post_init__(self) -> None:
+        if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
+            self.roots = list(self.target.roots)
 
 
 class SdkMcpClient:
@@ -248,6 +268,7 @@ class SdkMcpClient:
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
                 elicitation_callback=self._elicitation_callback(session.name),
+                list_roots_callback=self._roots_callback(session),
             ) as client:
                 _record_invalid_output(client)
                 connected = True
@@ -292,6 +313,23 @@ class SdkMcpClient:
                 return await handler(server, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
+
+        return answer
+
+    def _roots_callback(self, session: _Session) -> ListRootsFnT | None:
+        """The SDK callback answering the server's ``roots/list``, or None (no capability).
+
+        A server whose entry declares no roots is not offered the capability at all: its entry
+        gives nothing to answer with, and servers act on the answer (server-filesystem trades
+        the folders on its command line for the roots it is told), so roots made up here (the
+        policy's, say) would move a server off the folders its entry gives it. Declared roots
+        are read at each request: a re-opened session and a changed list (set_roots) get the
+        current ones."""
+        if session.roots is None:
+            return None
+
+        async def answer(context: ClientRequestContext) -> ListRootsResult | ErrorData:
+            return ListRootsResult(roots=[_sdk_root(root) for root in session.roots or []])
 
         return answer
 
@@ -361,6 +399,49 @@ class SdkMcpClient:
             )
             for s in self._sessions.values()
         ]
+
+    # -- roots -----------------------------------------------------------------------------
+
+    def roots(self, server: str) -> list[ServerRoot] | None:
+        """The roots a server is told, or None when it was not offered the roots capability."""
+        session = self._session(server)
+        return None if session.roots is None else list(session.roots)
+
+    def set_roots(self, server: str, roots: Sequence[ServerRoot | str | Path]) -> bool:
+        """Change the roots a server is told (absolute folders), and tell it they changed.
+
+        Only for a server whose entry declared roots: the capability is declared when a
+        session opens, so one opened without it cannot be offered roots later. The new list
+        also answers sessions re-opened after a restart; the servers file is not changed, and
+        the policy keeps checking paths against the roots declared there. The
+        ``notifications/roots/list_changed`` goes out on connections of the handshake
+        versions (up to 2025-11-25), which is what servers that keep their roots listen for;
+        2026-07-28 has no such notification (its servers ask for roots within each call that
+        needs them, so they get the new list anyway). Returns whether it was sent."""
+        self._check_open()
+        session = self._session(server)
+        if session.roots is None:
+            raise McpHostError(
+                f"server {server!r} declared no roots when its session opened; declare them in"
+                " the servers file (roots) to change them later"
+            )
+        session.roots = [_server_root(root) for root in roots]
+        return self._portal.call(self._announce_roots, session)
+
+    async def _announce_roots(self, session: _Session) -> bool:
+        client = session.client
+        if client is None or client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return False
+        # What Client.send_roots_list_changed sends, without its warning that roots are
+        # deprecated as of 2026-07-28: this line is only reached on an older version.
+        await client.session.send_notification(RootsListChangedNotification())
+        return True
+
+    def _session(self, server: str) -> _Session:
+        session = self._sessions.get(server)
+        if session is None:
+            raise UnknownServerError(server, list(self._sessions))
+        return session
 
     # -- discovery -------------------------------------------------------------------------
 
@@ -527,6 +608,19 @@ class SdkMcpClient:
     def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError("the MCP client is closed")
+
+
+def _server_root(root: ServerRoot | str | Path) -> ServerRoot:
+    if isinstance(root, ServerRoot):
+        return root
+    path = Path(root)
+    if not path.is_absolute():
+        raise ValueError(f"a root must be an absolute folder, not {str(root)!r}")
+    return ServerRoot(path=str(path.resolve()))
+
+
+def _sdk_root(root: ServerRoot) -> Root:
+    return Root.model_validate({"uri": root.uri, "name": root.name})
 
 
 def _status_recorder(session: _Session) -> Callable[[int | None], None]:

@@ -22,7 +22,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(module: str, *args: str, timeout: float = 20.0) -> Iterator[int]:
+def serving(module: str, *args: str, timeout: float = 60.0) -> Iterator[int]:
     """Run ``python -m module PORT *args`` and yield PORT once it accepts connections."""
     port = free_port()
     process = subprocess.Popen(
