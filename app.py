@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
+from gatehouse.settings import SERVERS_PAGE_PATH
 from gatehouse.web import current_user, live_pending_count, oidc_configured, role_of, services
 
 
@@ -73,6 +74,7 @@ def main() -> None:
             st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
             st.Page("views/review_queue.py", title="Reviews", icon=":material/fact_check:"),
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
+            st.Page("views/servers.py", title="Servers", icon=":material/dns:", url_path=SERVERS_PAGE_PATH),
         ]
     )
     with st.sidebar:

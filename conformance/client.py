@@ -9,6 +9,13 @@ and a call of every tool the server offers, with arguments built from each tool'
 server's question during a call is answered with the form's defaults (SEP-1034), as a
 person who accepts the form as shown would.
 
+Signing in goes through mcp_host/oauth.py like any remote server's. What the suite hands over
+in ``MCP_CONFORMANCE_CONTEXT`` (a pre-registered client, a private key, an identity provider's
+token) becomes the entry's ``oauth`` object, exactly what an operator would write, with the
+secrets passed as ``${VAR}`` references. The person who signs in is a headless authorizer: it
+opens the authorization URL without following the redirect and reads the code from it, as the
+suite's authorization server approves every request at once.
+
 Exit status: 0 when every step worked, 1 otherwise (the suite judges the protocol; the exit
 status only helps reading its logs).
 """
@@ -19,15 +26,41 @@ import json
 import os
 import sys
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+import httpx2
+from mcp.shared.auth import AuthorizationCodeResult
 from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult
 
 from mcp_host.config import parse_servers_config
 from mcp_host.elicitation import form_defaults
 from mcp_host.manifest import Capability
+from mcp_host.oauth import MemoryCredentialStore, SignIn
 from mcp_host.sdk_client import SdkMcpClient
 
 SERVER = "conformance"
+# The Client ID Metadata Document URL the suite expects a client to present (SEP-991).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+REDIRECT_URI = "http://127.0.0.1:33418/callback"
+
+
+class HeadlessAuthorizer:
+    """A person who approves at once: the suite's authorization server redirects straight back."""
+
+    redirect_uri = REDIRECT_URI
+
+    async def authorize(self, server: str, authorization_url: str) -> AuthorizationCodeResult:
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=20.0) as http:
+            response = await http.get(authorization_url)
+        location = response.headers.get("location")
+        if location is None:
+            raise RuntimeError(
+                f"the authorization endpoint answered HTTP {response.status_code}, not a redirect"
+            )
+        query = {key: values[0] for key, values in parse_qs(urlsplit(location).query).items()}
+        if "code" not in query:
+            raise RuntimeError(f"the redirect carries no code: {query.get('error', 'no error either')}")
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
 async def accept_defaults(server: str, request: ElicitRequestParams) -> ElicitResult:
@@ -56,15 +89,65 @@ def sample_arguments(capability: Capability) -> dict[str, Any]:
     return arguments
 
 
-def servers_file(url: str) -> dict[str, Any]:
+def oauth_entry(scenario: str, context: dict[str, Any], url: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The entry's ``oauth`` object for what the suite handed over, and the variables its
+    ``${VAR}`` references name."""
+    oauth: dict[str, Any] = {"clientMetadataUrl": CLIENT_METADATA_URL}
+    secrets: dict[str, str] = {}
+    if "client_id" in context:
+        oauth = {"clientId": context["client_id"]}
+    if "client_secret" in context:
+        secrets["CONFORMANCE_CLIENT_SECRET"] = context["client_secret"]
+        oauth["clientSecret"] = "${CONFORMANCE_CLIENT_SECRET}"
+    if "private_key_pem" in context:
+        secrets["CONFORMANCE_PRIVATE_KEY"] = context["private_key_pem"]
+        oauth["privateKey"] = "${CONFORMANCE_PRIVATE_KEY}"
+        oauth["signingAlgorithm"] = context.get("signing_algorithm", "RS256")
+        oauth["tokenEndpointAuthMethod"] = "private_key_jwt"
+    if scenario.startswith("auth/client-credentials"):
+        oauth["grant"] = "client_credentials"
+    if "idp_token_endpoint" in context:
+        secrets["CONFORMANCE_ID_TOKEN"] = context["idp_id_token"]
+        oauth["grant"] = "jwt_bearer"
+        # The operator reads the authorization server off the server's protected-resource
+        # metadata once and writes it down: cross-app access never lets the server choose.
+        oauth["issuer"] = authorization_server_of(url)
+        oauth["idp"] = {
+            "tokenEndpoint": context["idp_token_endpoint"],
+            "clientId": context["idp_client_id"],
+            "idToken": "${CONFORMANCE_ID_TOKEN}",
+        }
+    return oauth, secrets
+
+
+def authorization_server_of(url: str) -> str:
+    parts = urlsplit(url)
+    metadata = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
+    response = httpx2.get(metadata, timeout=20.0)
+    response.raise_for_status()
+    servers = response.json().get("authorization_servers") or []
+    if not servers:
+        raise RuntimeError(f"{metadata} names no authorization server")
+    return str(servers[0])
+
+
+def servers_file(url: str, oauth: dict[str, Any]) -> dict[str, Any]:
     """The servers file an operator would write for this server."""
-    return {"mcpServers": {SERVER: {"type": "http", "url": url}}}
+    return {"mcpServers": {SERVER: {"type": "http", "url": url, "oauth": oauth}}}
 
 
 def run(url: str, scenario: str, context: dict[str, Any]) -> int:
-    config = parse_servers_config(servers_file(url), source=f"conformance scenario {scenario or '?'}")
+    oauth, secrets = oauth_entry(scenario, context, url)
+    config = parse_servers_config(
+        servers_file(url, oauth),
+        source=f"conformance scenario {scenario or '?'}",
+        environ={**os.environ, **secrets},
+    )
     pool = SdkMcpClient(
-        {entry.name: entry for entry in config.servers}, connect_timeout=20, elicitation=accept_defaults
+        {entry.name: entry for entry in config.servers},
+        connect_timeout=20,
+        elicitation=accept_defaults,
+        sign_in=SignIn(store=MemoryCredentialStore(), authorizer=HeadlessAuthorizer()),
     )
     failures = 0
     try:

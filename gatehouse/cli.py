@@ -33,11 +33,13 @@ from gatehouse.policy_report import (
 )
 from gatehouse.render import render_text
 from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
+from gatehouse.server_login import DEFAULT_LOGIN_SECONDS, login, logout
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
 from gatehouse.visible_text import visible
 from gatehouse.webhook import notifications_line
 from gatehouse.wiring import (
+    declared_roots,
     open_audit_log,
     open_pins_for_reading,
     open_services,
@@ -145,6 +147,23 @@ def _parser() -> argparse.ArgumentParser:
     servers_actions.add_parser(
         "check", parents=[common], help="connect to every server; report protocol, counts and connect time"
     )
+    login_cmd = servers_actions.add_parser(
+        "login",
+        parents=[common],
+        help="sign in to a remote server (OAuth): prints the address to open, waits on 127.0.0.1",
+    )
+    login_cmd.add_argument("name", metavar="NAME", help="the server's name in the servers file")
+    login_cmd.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_LOGIN_SECONDS,
+        metavar="SECONDS",
+        help=f"how long to wait for the browser to come back (default: {DEFAULT_LOGIN_SECONDS:g})",
+    )
+    logout_cmd = servers_actions.add_parser(
+        "logout", parents=[common], help="forget a remote server's sign-in (for every replica)"
+    )
+    logout_cmd.add_argument("name", metavar="NAME", help="the server's name in the servers file")
 
     policy_cmd = commands.add_parser("policy", help="check a policy file or explain a decision")
     policy_actions = policy_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -259,6 +278,19 @@ def _run_servers_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_servers_login(args: argparse.Namespace) -> int:
+    def show(server: str, url: str) -> None:
+        _emit(
+            f"Open this address in a browser to sign in to {server}:\n\n  {url}\n\nWaiting for the sign-in to come back ..."
+        )
+
+    report = login(_settings(args), args.name, show, timeout=args.timeout)
+    if not report["connected"]:
+        return _error(f"{args.name}: {report['error']}", EXIT_USAGE)
+    _emit(f"Signed in to {args.name}: connected, {report['tools']} tools. Every replica uses this sign-in.")
+    return EXIT_OK
+
+
 def _settings(args: argparse.Namespace) -> Settings:
     return Settings.resolve(db=args.db, servers=args.servers, policy=args.policy)
 
@@ -277,11 +309,12 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
+    config = servers_config(settings)
     with open_pins_for_reading(settings) as pins:
         try:
-            with server_pool(settings) as pool:
+            with server_pool(settings, config=config) as pool:
                 manifest = pool.discover()
-            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins))
+            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins), declared_roots=declared_roots(config))
             report = explain(engine, manifest, args.key, arguments)
         except UnknownCapabilityError as exc:
             return _usage_error(f"{args.key}: {exc}")
@@ -404,6 +437,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "ask":
         return _run_ask(args)
     if args.command == "servers":
+        if args.action == "login":
+            return _run_servers_login(args)
+        if args.action == "logout":
+            logout(_settings(args), args.name)
+            _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
+            return EXIT_OK
         return _run_servers_check(args)
     if args.command == "policy":
         return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)

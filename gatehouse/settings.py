@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from storage.database import DEFAULT_POOL_SIZE, is_postgres_url
@@ -21,6 +21,11 @@ MODEL_ENV = "GATEHOUSE_MODEL"
 # Seconds a language model may take to answer before the deterministic planner stands in.
 MODEL_TIMEOUT_ENV = "GATEHOUSE_MODEL_TIMEOUT"
 DEFAULT_MODEL_TIMEOUT = 30.0
+# Encrypts remote servers' sign-ins in the database (storage/credentials.py); a root-level
+# entry of .streamlit/secrets.toml is exported as this variable by Streamlit itself.
+SECRET_KEY_ENV = "GATEHOUSE_SECRET_KEY"
+# The Servers page's address in the app (app.py), where sign-ins started there return.
+SERVERS_PAGE_PATH = "servers"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
@@ -47,11 +52,25 @@ class Settings:
     model: str | None = None
     # How long the model may take per call before the deterministic planner stands in.
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    # The key(s) that encrypt sign-ins to remote servers; None: sign-ins cannot be kept.
+    secret_key: str | None = field(default=None, repr=False)
 
     @property
     def demo_data_dir(self) -> Path:
         """Where the bundled demo servers keep their files (the managed folder, tickets, outbox)."""
         return self.data_dir / "demo"
+
+    @property
+    def app_url(self) -> str:
+        """The app's address as browsers reach it (GATEHOUSE_PUBLIC_URL), Streamlit's default
+        without one."""
+        return (self.public_url or "http://localhost:8501").rstrip("/")
+
+    @property
+    def sign_in_return_url(self) -> str:
+        """Where a remote server's authorization server sends the browser back after a sign-in
+        started from the app: its Servers page."""
+        return f"{self.app_url}/{SERVERS_PAGE_PATH}"
 
     @property
     def server_log_dir(self) -> Path:
@@ -86,6 +105,7 @@ class Settings:
             public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
             model=(env.get(MODEL_ENV) or "").strip() or None,
             model_timeout=_seconds(env.get(MODEL_TIMEOUT_ENV), MODEL_TIMEOUT_ENV, DEFAULT_MODEL_TIMEOUT),
+            secret_key=(env.get(SECRET_KEY_ENV) or "").strip() or None,
         )
 
     @property

@@ -78,6 +78,11 @@ def may_review(user: str | None) -> bool:
     return role is not None and bool(services().policy.policy.roles[role].review)
 
 
+def may_manage_servers(user: str | None) -> bool:
+    role = role_of(user)
+    return role is not None and services().policy.policy.roles[role].manage_servers
+
+
 @st.fragment(run_every=REFRESH_SECONDS)
 def live_pending_count() -> None:
     """The sidebar's "Pending reviews" (call it inside ``with st.sidebar``), refreshed by itself:

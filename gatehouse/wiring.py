@@ -18,13 +18,16 @@ from psycopg_pool import PoolTimeout
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
 from gatehouse.sampling_model import sampler_for
+from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
-from mcp_host.config import ConfigError, ServersConfig, load_servers_config
+from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers_config
+from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
+from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
@@ -234,19 +237,49 @@ def policy_file(settings: Settings) -> PolicyFile:
         raise ConfigurationError(str(exc)) from exc
 
 
+def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
+    """The roots the servers file declares per server, for the policy engine: they confine
+    those servers' path arguments unless the policy names roots for them (PolicyEngine.roots_for)."""
+    if config is None:
+        return None
+    return DeclaredRoots(source=config.source, servers=config.declared_roots())
+
+
 def server_pool(
     settings: Settings,
     *,
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
     config: ServersConfig | None = None,
+    authorizer: Authorizer | None = None,
+    connect_timeout: float = 30.0,
     sampling: SamplingHandler | None = None,
 ) -> SdkMcpClient:
-    """One long-lived session per configured server. With ``sampling``, servers may ask for
-    model completions (each one reviewed: reviews/sampling.py)."""
+    """One long-lived session per configured server. Remote servers' sign-ins are kept in the
+    database, encrypted (gatehouse/server_credentials.py); with an ``authorizer`` a person can
+    sign in during the connection (``gatehouse servers login``), without one a server that
+    needs it says "needs sign-in". With ``sampling``, servers may ask for model completions
+    (each one reviewed: reviews/sampling.py)."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
     return SdkMcpClient(
-        targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes, sampling=sampling
+        targets,
+        log_dir=settings.server_log_dir,
+        output_cap_bytes=output_cap_bytes,
+        sign_in=server_sign_in(settings, config, authorizer),
+        connect_timeout=connect_timeout,
+        sampling=sampling,
+    )
+
+
+def server_sign_in(settings: Settings, config: ServersConfig, authorizer: Authorizer | None) -> SignIn | None:
+    """Where remote servers' sign-ins live, or None when no server is remote (no table, no key)."""
+    if not any(isinstance(entry, HttpServer) for entry in config.servers):
+        return None
+    key = credential_key(settings.secret_key)
+    with _opening(settings):
+        store = EncryptedCredentialStore(settings.store_target, key)
+    return SignIn(
+        store=store, authorizer=authorizer, app_redirect_uri=settings.sign_in_return_url, close=store.close
     )
 
 
@@ -258,8 +291,13 @@ def build_services(
     connect_servers: bool = True,
     create_database: bool = True,
     send_notifications: bool = True,
+    servers: ServersConfig | None = None,
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close).
+
+    The policy engine holds each server to the roots its entry declares: those of ``servers``,
+    or of the servers file this function reads to start its own sessions (a client handed in
+    comes with no file unless ``servers`` names it).
 
     ``connect_servers=False`` is for commands that only read the database (the queue, a
     trace): no server process is started for them. ``create_database=False`` is for those
@@ -270,6 +308,8 @@ def build_services(
     # handed in belongs to the caller.
     owns_mcp = mcp is None
     policy = policy_file(settings)
+    if servers is None and mcp is None and connect_servers:
+        servers = servers_config(settings)
     if not create_database:
         require_existing_database(settings)
     secrets = SecretRedactor(policy.audit.redact_arguments)
@@ -281,7 +321,7 @@ def build_services(
         storage.audit,
         storage.conversations,
     )
-    engine = PolicyEngine(policy, pins=pins)
+    engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(servers))
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     try:
         if mcp is not None:
@@ -289,7 +329,9 @@ def build_services(
         elif connect_servers:
             # A server's request for a model completion is a review in this database.
             sampling = SamplingReviews(ledger, audit, engine, notifier)
-            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes, sampling=sampling)
+            client = server_pool(
+                settings, output_cap_bytes=policy.output.max_bytes, config=servers, sampling=sampling
+            )
         else:
             client = SdkMcpClient({})
     except BaseException:
@@ -346,6 +388,7 @@ def open_services(
     connect_servers: bool = True,
     create_database: bool = True,
     send_notifications: bool = True,
+    servers: ServersConfig | None = None,
 ) -> Iterator[Services]:
     services = build_services(
         settings,
@@ -354,6 +397,7 @@ def open_services(
         connect_servers=connect_servers,
         create_database=create_database,
         send_notifications=send_notifications,
+        servers=servers,
     )
     try:
         yield services

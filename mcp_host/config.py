@@ -1,7 +1,9 @@
 """Server configuration in the formats users already have.
 
 Reads Claude Desktop's and ``.mcp.json``'s ``mcpServers`` and VS Code's ``servers``: stdio
-entries (command, args, env, cwd) and remote entries (type "http", url, headers). ``${VAR}``
+entries (command, args, env, cwd) and remote entries (type "http", url, headers). Either kind
+may declare ``roots``: the folders the server is told it may work in (MCP roots), which are
+also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
 (and VS Code's ``${env:VAR}``) in any string is taken from the environment, so secrets stay
 out of the file. Every problem is reported as one line naming the file, the entry and the
 reason; nothing is half-loaded.
@@ -19,20 +21,24 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
+from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
+from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 # "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
-_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout"}
-_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout"}
+_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout", "roots"}
+_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth"}
+_ROOT_KEYS = {"uri", "name"}
 # A call that may take longer than a day is not waited for by a person at a terminal.
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
 
@@ -46,6 +52,23 @@ class ConfigError(McpHostError):
         self.reason = reason
 
 
+class ServerRoot(BaseModel):
+    """One declared root: an absolute folder (resolved, like ``cwd``) and an optional name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    name: str | None = None
+
+    @property
+    def uri(self) -> str:
+        """The root as MCP sends it: a file:// URI."""
+        return Path(self.path).as_uri()
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.name})" if self.name else self.path
+
+
 class StdioServer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -56,6 +79,8 @@ class StdioServer(BaseModel):
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
     timeout: float | None = None
+    # Empty: the entry declares no roots (and the host does not offer the roots capability).
+    roots: list[ServerRoot] = Field(default_factory=list)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -64,6 +89,7 @@ class StdioServer(BaseModel):
             "args": DEFAULT_REDACTOR.argv(self.args),
             "env": dict.fromkeys(self.env, REDACTED),
             "cwd": self.cwd,
+            "roots": [root.describe() for root in self.roots],
         }
 
 
@@ -75,12 +101,17 @@ class HttpServer(BaseModel):
     url: str
     headers: dict[str, SecretStr] = Field(default_factory=dict)
     timeout: float | None = None
+    # How the host signs in when the server asks for OAuth (mcp_host/oauth_config.py).
+    oauth: OAuthSettings = DEFAULT_OAUTH
+    roots: list[ServerRoot] = Field(default_factory=list)
 
     def describe(self) -> dict[str, Any]:
         return {
             "transport": "http",
             "url": redact_url(self.url),
             "headers": dict.fromkeys(self.headers, REDACTED),
+            "oauth": self.oauth.describe(),
+            "roots": [root.describe() for root in self.roots],
         }
 
 
@@ -98,6 +129,10 @@ class ServersConfig(BaseModel):
 
     def describe(self) -> dict[str, Any]:
         return {"source": self.source, "servers": {s.name: s.describe() for s in self.servers}}
+
+    def declared_roots(self) -> dict[str, list[str]]:
+        """The folders of every server that declares roots, by server name."""
+        return {s.name: [root.path for root in s.roots] for s in self.servers if s.roots}
 
 
 def redact_url(url: str) -> str:
@@ -138,6 +173,63 @@ def _timeout(raw: dict[str, Any], where: str) -> float | None:
     return float(value)
 
 
+def _file_uri_path(uri: str, where: str) -> str:
+    parts = urlsplit(uri)
+    if (
+        parts.scheme.lower() != "file"
+        or parts.netloc not in {"", "localhost"}
+        or parts.query
+        or parts.fragment
+    ):
+        raise ConfigError(where, f"{uri!r} is not a file:// URI of a local folder (file:///path)")
+    path = unquote(parts.path)
+    if not path.startswith("/"):
+        raise ConfigError(where, f"{uri!r} names no absolute folder")
+    return path
+
+
+def _root(item: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerRoot:
+    """A folder path (relative to the servers file, like cwd) or an MCP Root object."""
+    name: str | None = None
+    if isinstance(item, str):
+        path = _expand(item, environ, where)
+    elif isinstance(item, dict):
+        unknown = sorted(set(item) - _ROOT_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a root (uri, name)")
+        uri = item.get("uri")
+        if not isinstance(uri, str) or not uri.strip():
+            raise ConfigError(f"{where}.uri", "a root object needs a uri (file:///path)")
+        path = _file_uri_path(_expand(uri, environ, f"{where}.uri"), f"{where}.uri")
+        raw_name = item.get("name")
+        if raw_name is not None:
+            if not isinstance(raw_name, str):
+                raise ConfigError(f"{where}.name", "must be a string")
+            name = _expand(raw_name, environ, f"{where}.name").strip() or None
+    else:
+        raise ConfigError(where, "must be a folder path (a string) or an object with a file:// uri")
+    if not path.strip():
+        raise ConfigError(where, "is empty: name a folder")
+    return ServerRoot(path=str((base_dir / path).resolve()), name=name)
+
+
+def _roots(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path) -> list[ServerRoot]:
+    value = raw.get("roots")
+    if value is None:
+        return []
+    where = f"{where}.roots"
+    if not isinstance(value, list):
+        raise ConfigError(where, "must be a list of folders (paths, or objects with a file:// uri)")
+    if not value:
+        raise ConfigError(where, "is empty: list at least one folder, or leave roots out")
+    roots: list[ServerRoot] = []
+    for index, item in enumerate(value):
+        root = _root(item, f"{where}[{index}]", environ, base_dir)
+        if all(known.path != root.path for known in roots):
+            roots.append(root)
+    return roots
+
+
 def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
     if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
         raise ConfigError(
@@ -171,7 +263,13 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
         command = _expand(command, environ, f"{where}.command")
         return StdioServer(
-            name=name, command=command, args=args, env=env, cwd=cwd, timeout=_timeout(raw, where)
+            name=name,
+            command=command,
+            args=args,
+            env=env,
+            cwd=cwd,
+            timeout=_timeout(raw, where),
+            roots=_roots(raw, where, environ, base_dir),
         )
     if kind in _HTTP_TYPES:
         unknown = sorted(set(raw) - _HTTP_KEYS)
@@ -185,7 +283,18 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
         }
         url = _expand(url, environ, f"{where}.url")
-        return HttpServer(name=name, url=url, headers=headers, timeout=_timeout(raw, where))
+        try:
+            oauth = parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
+        except OAuthConfigError as exc:
+            raise ConfigError(exc.where, exc.reason) from exc
+        return HttpServer(
+            name=name,
+            url=url,
+            headers=headers,
+            timeout=_timeout(raw, where),
+            roots=_roots(raw, where, environ, base_dir),
+            oauth=oauth,
+        )
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
     raise ConfigError(

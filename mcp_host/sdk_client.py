@@ -13,13 +13,16 @@ times with growing pauses, and the failure stays visible in ``health()`` and the
 
 Manifests are cached per server and dropped when the server says its lists changed or its
 session is re-opened; ``discover(fresh=True)`` always asks again, for review decisions.
+
+A server whose entry declares roots (mcp_host/config.py) is offered the roots capability and
+answers its ``roots/list`` with them; ``set_roots`` changes them and tells the server.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -27,12 +30,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.session import (
     ClientRequestContext,
     ElicitationFnT,
     IncomingMessage,
+    ListRootsFnT,
     MessageHandlerFnT,
     SamplingFnT,
 )
@@ -46,9 +51,14 @@ from mcp.types import (
     ElicitResult,
     ErrorData,
     Implementation,
+    ListRootsResult,
+    Root,
+    RootsListChangedNotification,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
+from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
 from mcp_host.elicitation import ElicitationHandler
@@ -56,12 +66,14 @@ from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
     ErrorInfo,
+    McpHostError,
     PaginationError,
     UnknownServerError,
     error_from_exception,
 )
 from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
+from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
 from mcp_host.sampling import CallClocks, SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
@@ -79,6 +91,9 @@ _LIST_CHANGED = frozenset(
         "notifications/prompts/list_changed",
     }
 )
+# A session that stopped because its server needs sign-in is opened again on the next
+# discovery after this long: someone may have signed in meanwhile, from another replica too.
+SIGN_IN_RETRY_SECONDS = 15.0
 # Set by the output-schema check inside one call's task; read by that same task.
 _output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
 
@@ -92,6 +107,8 @@ class ServerHealth(BaseModel):
     connect_ms: float | None = None
     restarts: int = 0
     error: ErrorInfo | None = None
+    # The remote server waits for a person to sign in (mcp_host/oauth.py).
+    needs_sign_in: bool = False
 
 
 @dataclass
@@ -105,6 +122,13 @@ class _Session:
     restarts: int = 0
     # The last HTTP status that refused this session's credentials (remote servers only).
     refused_status: int | None = None
+    # Why signing in to a remote server failed last, None once it worked (mcp_host/oauth.py).
+    sign_in_failure: BaseException | None = None
+    # The remote server's OAuth flow, kept across re-opens so its tokens and metadata are too.
+    auth: httpx2.Auth | None = None
+    # When the keeper last started (monotonic): a session waiting for a sign-in is tried again
+    # on demand, not more often than SIGN_IN_RETRY_SECONDS.
+    started_at: float = 0.0
     stopping: bool = False
     manifest: ServerManifest | None = None
     # Set when the keeper should wake: to stop, or to re-open a dead session.
@@ -112,8 +136,14 @@ class _Session:
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
     settled: anyio.Event | None = None
     keeper: concurrent.futures.Future[None] | None = field(default=None, repr=False)
+    # What the server is told its roots are; None when its entry declares none (see _roots_callback).
+    roots: list[ServerRoot] | None = None
     # The time limits of the calls in flight, stopped while a person answers this server.
     clocks: CallClocks = field(default_factory=CallClocks, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
+            self.roots = list(self.target.roots)
 
 
 class SdkMcpClient:
@@ -130,12 +160,16 @@ class SdkMcpClient:
         restart_backoff: float = 0.25,
         log_dir: Path | None = None,
         elicitation: ElicitationHandler | None = None,
+        sign_in: SignIn | None = None,
         sampling: SamplingHandler | None = None,
     ) -> None:
         """``elicitation`` answers servers that ask the person for input during a call
         (mcp_host/elicitation.py); without one, servers are told the host cannot ask.
+        ``sign_in`` keeps remote servers' OAuth credentials and, when it has an authorizer,
+        lets a person sign in (mcp_host/oauth.py); without it no OAuth is attempted.
         ``sampling`` answers servers that ask for a model completion (mcp_host/sampling.py);
         without one, servers are told the host offers none."""
+        self._sign_in = sign_in
         self._call_timeout = call_timeout
         self._elicitation = elicitation
         self._sampling = sampling
@@ -169,8 +203,42 @@ class SdkMcpClient:
                 if session.keeper is not None:
                     session.keeper.cancel()
 
+    def reconnect(self, name: str) -> ServerHealth:
+        """Open one server's session again and wait (up to the connect timeout) for it: after a
+        sign-in, so the new tokens are read from the store. Returns the server's health."""
+        self._check_open()
+        session = self._sessions.get(name)
+        if session is None:
+            raise UnknownServerError(name, list(self._sessions))
+        self._portal.call(self._stop_and_wait, session)
+        session.stopping = False
+        session.auth = None  # a new flow reads the stored tokens afresh
+        session.sign_in_failure = None
+        session.refused_status = None
+        session.error = None
+        session.restarts = 0
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        session.keeper = self._portal.start_task_soon(self._keep_open, session, ready)
+        concurrent.futures.wait([ready], timeout=self._connect_timeout)
+        return next(h for h in self.health() if h.name == name)
+
+    async def _stop_and_wait(self, session: _Session) -> None:
+        await self._stop(session)
+        if session.settled is not None:
+            with anyio.move_on_after(10):
+                await session.settled.wait()
+
+    def _retry_signed_out(self) -> None:
+        """Re-open sessions that stopped for want of a sign-in, once the retry pause is over."""
+        for session in list(self._sessions.values()):
+            waiting = isinstance(session.sign_in_failure, SignInRequired) and session.client is None
+            keeper_done = session.keeper is None or session.keeper.done()
+            if waiting and keeper_done and time.monotonic() - session.started_at >= SIGN_IN_RETRY_SECONDS:
+                self.reconnect(session.name)
+
     async def _keep_open(self, session: _Session, ready: concurrent.futures.Future[None]) -> None:
         # The session's tasks (the SDK's reader and writer among them) start from this one.
+        session.started_at = time.monotonic()
         log_to(server_log_path(self._log_dir, session.name))
         session.settled = anyio.Event()
         try:
@@ -200,11 +268,18 @@ class SdkMcpClient:
         connected = False
         try:
             async with Client(
-                client_target(session.name, session.target, self._log_dir, _status_recorder(session)),
+                client_target(
+                    session.name,
+                    session.target,
+                    self._log_dir,
+                    _status_recorder(session),
+                    self._auth_for(session),
+                ),
                 cache=None,  # the host decides when a manifest is fresh
                 client_info=CLIENT_INFO,
                 message_handler=self._notification_handler(session),
                 elicitation_callback=self._elicitation_callback(session.name),
+                list_roots_callback=self._roots_callback(session),
                 sampling_callback=self._sampling_callback(session),
             ) as client:
                 _record_invalid_output(client)
@@ -230,6 +305,13 @@ class SdkMcpClient:
             ready.set_result(None)
         return connected
 
+    def _auth_for(self, session: _Session) -> httpx2.Auth | None:
+        if session.auth is None and isinstance(session.target, HttpServer):
+            auth = server_auth(session.target, self._sign_in)
+            if auth is not None:
+                session.auth = watched(auth, _sign_in_recorder(session))
+        return session.auth
+
     def _elicitation_callback(self, server: str) -> ElicitationFnT | None:
         """The SDK callback for one server's questions, or None (no capability declared)."""
         handler = self._elicitation
@@ -243,6 +325,23 @@ class SdkMcpClient:
                 return await handler(server, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
+
+        return answer
+
+    def _roots_callback(self, session: _Session) -> ListRootsFnT | None:
+        """The SDK callback answering the server's ``roots/list``, or None (no capability).
+
+        A server whose entry declares no roots is not offered the capability at all: its entry
+        gives nothing to answer with, and servers act on the answer (server-filesystem trades
+        the folders on its command line for the roots it is told), so roots made up here (the
+        policy's, say) would move a server off the folders its entry gives it. Declared roots
+        are read at each request: a re-opened session and a changed list (set_roots) get the
+        current ones."""
+        if session.roots is None:
+            return None
+
+        async def answer(context: ClientRequestContext) -> ListRootsResult | ErrorData:
+            return ListRootsResult(roots=[_sdk_root(root) for root in session.roots or []])
 
         return answer
 
@@ -301,6 +400,8 @@ class SdkMcpClient:
         # the portal would otherwise wait for it, and the process could never exit.
         self._portal.call(self._portal.stop, True)
         self._portal_cm.__exit__(None, None, None)
+        if self._sign_in is not None and self._sign_in.close is not None:
+            self._sign_in.close()
 
     async def _stop(self, session: _Session) -> None:
         session.stopping = True
@@ -327,9 +428,53 @@ class SdkMcpClient:
                 connect_ms=s.connect_ms,
                 restarts=s.restarts,
                 error=s.error,
+                needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
             )
             for s in self._sessions.values()
         ]
+
+    # -- roots -----------------------------------------------------------------------------
+
+    def roots(self, server: str) -> list[ServerRoot] | None:
+        """The roots a server is told, or None when it was not offered the roots capability."""
+        session = self._session(server)
+        return None if session.roots is None else list(session.roots)
+
+    def set_roots(self, server: str, roots: Sequence[ServerRoot | str | Path]) -> bool:
+        """Change the roots a server is told (absolute folders), and tell it they changed.
+
+        Only for a server whose entry declared roots: the capability is declared when a
+        session opens, so one opened without it cannot be offered roots later. The new list
+        also answers sessions re-opened after a restart; the servers file is not changed, and
+        the policy keeps checking paths against the roots declared there. The
+        ``notifications/roots/list_changed`` goes out on connections of the handshake
+        versions (up to 2025-11-25), which is what servers that keep their roots listen for;
+        2026-07-28 has no such notification (its servers ask for roots within each call that
+        needs them, so they get the new list anyway). Returns whether it was sent."""
+        self._check_open()
+        session = self._session(server)
+        if session.roots is None:
+            raise McpHostError(
+                f"server {server!r} declared no roots when its session opened; declare them in"
+                " the servers file (roots) to change them later"
+            )
+        session.roots = [_server_root(root) for root in roots]
+        return self._portal.call(self._announce_roots, session)
+
+    async def _announce_roots(self, session: _Session) -> bool:
+        client = session.client
+        if client is None or client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return False
+        # What Client.send_roots_list_changed sends, without its warning that roots are
+        # deprecated as of 2026-07-28: this line is only reached on an older version.
+        await client.session.send_notification(RootsListChangedNotification())
+        return True
+
+    def _session(self, server: str) -> _Session:
+        session = self._sessions.get(server)
+        if session is None:
+            raise UnknownServerError(server, list(self._sessions))
+        return session
 
     # -- discovery -------------------------------------------------------------------------
 
@@ -337,6 +482,7 @@ class SdkMcpClient:
         """Every server's offer. Cached per server unless ``fresh``; a list_changed
         notification or a re-opened session drops a server's cached part."""
         self._check_open()
+        self._retry_signed_out()
         refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
         if not refresh and (cached := self._cached_manifest()) is not None:
             return cached
@@ -497,19 +643,54 @@ class SdkMcpClient:
             raise ClientClosedError("the MCP client is closed")
 
 
-def _status_recorder(session: _Session) -> Callable[[int], None]:
-    def record(status: int) -> None:
+def _server_root(root: ServerRoot | str | Path) -> ServerRoot:
+    if isinstance(root, ServerRoot):
+        return root
+    path = Path(root)
+    if not path.is_absolute():
+        raise ValueError(f"a root must be an absolute folder, not {str(root)!r}")
+    return ServerRoot(path=str(path.resolve()))
+
+
+def _sdk_root(root: ServerRoot) -> Root:
+    return Root.model_validate({"uri": root.uri, "name": root.name})
+
+
+def _status_recorder(session: _Session) -> Callable[[int | None], None]:
+    def record(status: int | None) -> None:
         session.refused_status = status
 
     return record
 
 
+def _sign_in_recorder(session: _Session) -> Callable[[BaseException | None], None]:
+    def record(failure: BaseException | None) -> None:
+        session.sign_in_failure = failure
+
+    return record
+
+
 def _classify(session: _Session, exc: BaseException) -> ErrorInfo:
+    failure = session.sign_in_failure
+    if isinstance(failure, SignInRequired):
+        return ErrorInfo(kind="auth", message=str(failure))
+    if failure is not None:
+        return ErrorInfo(kind="auth", message=f"signing in failed: {failure}")
+    if session.refused_status == 401 and _has_no_credentials(session.target):
+        return ErrorInfo(
+            kind="auth",
+            message=f"{session.name} needs sign-in (HTTP 401) and OAuth is off for it: "
+            'add an Authorization header to its entry or remove "oauth": false',
+        )
     if session.refused_status is not None:
         return ErrorInfo(
             kind="auth", message=f"the server refused the credentials (HTTP {session.refused_status})"
         )
     return error_from_exception(exc)
+
+
+def _has_no_credentials(target: ServerTarget) -> bool:
+    return isinstance(target, HttpServer) and not target.headers
 
 
 def _record_invalid_output(client: Client) -> None:

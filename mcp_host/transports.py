@@ -46,22 +46,30 @@ def stdio_parameters(entry: StdioServer) -> StdioServerParameters:
     return StdioServerParameters(command=entry.command, args=entry.args, env=env, cwd=entry.cwd)
 
 
-StatusListener = Callable[[int], None]
+StatusListener = Callable[[int | None], None]
+"""Told the status of every refusal (401/403), and None when a later response got through: an
+OAuth flow meets a 401 on its way to a token, so only the last word counts."""
 _AUTH_STATUSES = frozenset({401, 403})
 
 
 @asynccontextmanager
 async def _http_transport(
-    url: str, headers: dict[str, str], on_auth_failure: StatusListener | None
+    url: str, headers: dict[str, str], on_auth_failure: StatusListener | None, auth: httpx2.Auth | None = None
 ) -> AsyncIterator[TransportStreams]:
     async def watch(response: httpx2.Response) -> None:
         # The SDK turns an HTTP 401/403 into a generic JSON-RPC error; the status is the only
         # sign that the credentials were refused, so it is passed on before it is lost.
-        if on_auth_failure is not None and response.status_code in _AUTH_STATUSES:
+        if on_auth_failure is None:
+            return
+        if response.status_code in _AUTH_STATUSES:
             on_auth_failure(response.status_code)
+        elif response.status_code < 400:
+            on_auth_failure(None)
 
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT, event_hooks={"response": [watch]}) as http,
+        httpx2.AsyncClient(
+            headers=headers, timeout=_HTTP_TIMEOUT, event_hooks={"response": [watch]}, auth=auth
+        ) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -89,9 +97,14 @@ async def _stdio_transport(
 
 
 def client_target(
-    name: str, target: ServerTarget, log_dir: Path | None, on_auth_failure: StatusListener | None = None
+    name: str,
+    target: ServerTarget,
+    log_dir: Path | None,
+    on_auth_failure: StatusListener | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> Any:
-    """The value to hand to ``mcp.Client`` for one server."""
+    """The value to hand to ``mcp.Client`` for one server; ``auth`` signs a remote server's
+    requests (mcp_host/oauth.py)."""
     log_path = server_log_path(log_dir, name)
     if isinstance(target, StdioServer):
         return _stdio_transport(stdio_parameters(target), log_path)
@@ -99,7 +112,7 @@ def client_target(
         return _stdio_transport(target, log_path)
     if isinstance(target, HttpServer):
         headers = {key: value.get_secret_value() for key, value in target.headers.items()}
-        return _http_transport(target.url, headers, on_auth_failure)
+        return _http_transport(target.url, headers, on_auth_failure, auth)
     if isinstance(target, str):
         return _http_transport(target, {}, on_auth_failure)
     return target

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,23 @@ _PATH_NAMES = frozenset(
 )  # fmt: skip
 _RECIPIENT_NAMES = frozenset({"to", "cc", "bcc", "recipient", "recipients", "email", "emails", "address"})
 _ADDRESS = re.compile(r"[^\s<>,;\"']+@[^\s<>,;\"']+")
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The folders path arguments were checked against, and where they were set (for messages)."""
+
+    paths: tuple[str, ...]
+    origin: str
+
+
+@dataclass(frozen=True)
+class DeclaredRoots:
+    """The roots servers declare in the servers file (mcp_host/config.py), by server name, and
+    the file's name; handed to the engine by whoever read the file (gatehouse/wiring.py)."""
+
+    source: str = "the servers file"
+    servers: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 _VALIDATORS_CACHED = 1024
@@ -81,7 +100,9 @@ def _values(value: Any) -> list[str]:
     return []
 
 
-def _inside(candidate: str, roots: list[str]) -> bool:
+def _inside(candidate: str, roots: Sequence[str]) -> bool:
+    if not roots:
+        return False
     real_roots = [os.path.realpath(root) for root in roots]
     path = Path(candidate).expanduser()
     base = path if path.is_absolute() else Path(real_roots[0]) / path
@@ -90,7 +111,7 @@ def _inside(candidate: str, roots: list[str]) -> bool:
     return any(resolved == root or resolved.startswith(root + os.sep) for root in real_roots)
 
 
-def path_flags(arguments: dict[str, Any], roots: list[str]) -> list[Flag]:
+def path_flags(arguments: dict[str, Any], roots: Roots) -> list[Flag]:
     flags = []
     for name, value in arguments.items():
         if not _is_path_argument(name):
@@ -104,12 +125,12 @@ def path_flags(arguments: dict[str, Any], roots: list[str]) -> list[Flag]:
                         message=f"argument {name}: '{path}' climbs out with '..'",
                     )
                 )
-            if not _inside(path, roots):
+            if not _inside(path, roots.paths):
                 flags.append(
                     Flag(
                         code="path_outside_roots",
                         severity="high",
-                        message=f"argument {name}: '{path}' resolves outside the allowed roots ({', '.join(roots)})",
+                        message=f"argument {name}: '{path}' resolves outside {roots.origin} ({', '.join(roots.paths)})",
                     )
                 )
     return flags
@@ -158,7 +179,7 @@ def numeric_flags(arguments: dict[str, Any], constraints: Constraints) -> list[F
     return flags
 
 
-def constraint_flags(arguments: dict[str, Any], constraints: Constraints, roots: list[str]) -> list[Flag]:
+def constraint_flags(arguments: dict[str, Any], constraints: Constraints, roots: Roots) -> list[Flag]:
     flags = []
     if constraints.paths_within_roots:
         flags += path_flags(arguments, roots)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
-from policies.constraints import constraint_flags, schema_flags
+from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags
 from policies.decision import Action, Flag, PolicyDecision, ReviewTerms
 from policies.injection import suspicious_reasons
 from policies.names import normalise_glob, normalise_key
@@ -55,9 +55,14 @@ _FINDINGS_CACHED = 4096
 
 
 class PolicyEngine:
-    def __init__(self, policy: PolicyFile, *, pins: PinStore | None = None) -> None:
+    def __init__(
+        self, policy: PolicyFile, *, pins: PinStore | None = None, declared_roots: DeclaredRoots | None = None
+    ) -> None:
+        """``declared_roots``: the roots servers declare in the servers file, which confine
+        their path arguments unless the policy names roots for them itself (roots_for)."""
         self.policy = policy
         self.pins: PinStore = pins if pins is not None else MemoryPinStore()
+        self.declared_roots = declared_roots or DeclaredRoots()
         self._output = OutputRules(policy.output)
         # What the engine reads from a definition (its risk, suspicious text) depends on the
         # definition alone: computed once per fingerprint, not on every request.
@@ -115,6 +120,22 @@ class PolicyEngine:
         )
         return [Flag(code="definition_changed", severity="critical", message=message)], pinned.definition
 
+    def roots_for(self, server: str) -> Roots:
+        """The folders a server's path arguments must resolve inside. The policy's own roots
+        for the server ([paths.servers]) win; then the roots its entry in the servers file
+        declares; then the policy's [paths] roots."""
+        paths = self.policy.paths
+        if server in paths.servers:
+            return Roots(
+                tuple(paths.servers[server]), f"the policy's roots for server '{server}' ([paths.servers])"
+            )
+        declared = self.declared_roots.servers.get(server)
+        if declared:
+            return Roots(
+                tuple(declared), f"the roots declared for server '{server}' in {self.declared_roots.source}"
+            )
+        return Roots(tuple(paths.roots), "the policy's [paths] roots")
+
     def _review_terms(self, rule: Rule | None, category: str | None) -> ReviewTerms:
         defaults = self.policy.defaults
         overrides = rule.review if rule is not None else None
@@ -171,8 +192,9 @@ class PolicyEngine:
             deciding.explanation if deciding else f"no rule covers {capability.key}: the default applies"
         )
 
+        roots = self.roots_for(capability.server)
         for rule in matched:
-            violations = constraint_flags(arguments, rule.constraints, self.policy.paths.roots)
+            violations = constraint_flags(arguments, rule.constraints, roots)
             flags += violations
             if violations:
                 escalated = rule.constraints.on_violation

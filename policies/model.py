@@ -54,7 +54,8 @@ class NumericBound(_Strict):
 
 
 class Constraints(_Strict):
-    # Path-like arguments must resolve inside [paths] roots: no "..", no symlink escape.
+    # Path-like arguments must resolve inside the server's roots (Paths below): no "..", no
+    # symlink escape.
     paths_within_roots: bool = False
     # Recipient-like arguments must be addresses at one of these domains.
     recipient_domains: list[str] | None = None
@@ -96,10 +97,23 @@ class Role(_Strict):
     take_over_threads: bool = False
     # Categories this role may review; "*" for all, "uncategorised" for the rest.
     review: list[str] = Field(default_factory=list)
+    # May connect remote servers (sign in to them for everyone) and sign them out: the Servers page.
+    manage_servers: bool = False
 
 
 class Paths(_Strict):
+    """Where path arguments must stay, for a server, the first of: its entry in ``servers``
+    here, the roots its entry in the servers file declares, ``roots`` here."""
+
     roots: list[str] = Field(default_factory=list)
+    servers: dict[str, list[str]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _servers_name_folders(self) -> Paths:
+        for server, roots in self.servers.items():
+            if not roots:
+                raise ValueError(f"servers.{server}: an empty list would refuse every path; name a folder")
+        return self
 
 
 class Output(_Strict):

@@ -229,19 +229,29 @@ def running_app(
     db_url: str | None = None,
     shipped_servers: bool = False,
     extra_servers: Mapping[str, Mapping[str, object]] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    remote_servers: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
+
+    ``extra_env`` adds variables. ``remote_servers`` adds entries of remote (http) servers to
+    the servers file, and tells the app its own address (GATEHOUSE_PUBLIC_URL), where their
+    sign-ins return.
 
     Yields once /_stcore/health answers "ok". Failing to get there within START_SECONDS, or the
     server exiting first, fails with the tail of its log. A port taken between choosing and
     binding makes Streamlit exit at once; that is retried on another port.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    env = app_environment(folder, db_url=db_url, shipped_servers=shipped_servers, extra_servers=extra_servers)
+    servers = {**(extra_servers or {}), **(remote_servers or {})}
+    env = app_environment(folder, db_url=db_url, shipped_servers=shipped_servers, extra_servers=servers)
+    env.update(extra_env or {})
     log = folder / "streamlit.log"
     for _ in range(START_ATTEMPTS):
         port = free_port()
         url = f"http://127.0.0.1:{port}"
+        if remote_servers:
+            env["GATEHOUSE_PUBLIC_URL"] = url
         with log.open("ab") as sink:
             start = sink.tell()
             sink.write(f"$ {' '.join(_command(port))}\n".encode())

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -19,6 +17,7 @@ from pydantic import SecretStr
 
 from mcp_host.config import HttpServer, StdioServer
 from mcp_host.sdk_client import SdkMcpClient
+from tests.http_servers import serving
 from tests.mcp_host.helpers import REPO_ROOT, child_processes, lowlevel, record_methods
 
 
@@ -129,35 +128,10 @@ def test_structured_output_that_fails_its_schema_is_kept_but_untrusted() -> None
     assert result.structured == {"count": "many"}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def http_greeter() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.mcp_host.http_server", str(port), "letmein"],
-        cwd=REPO_ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the HTTP test server did not start")
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(timeout=10)
+    with serving("tests.mcp_host.http_server", "letmein") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def test_streamable_http_sends_the_configured_headers(http_greeter: str) -> None:

@@ -589,7 +589,7 @@ def test_every_path_in_a_list_argument_is_checked(roots: Path) -> None:
 
     assert decision.action == "deny"
     assert flag_messages(decision, "path_outside_roots") == [
-        f"argument paths: '/etc/shadow' resolves outside the allowed roots ({roots})"
+        f"argument paths: '/etc/shadow' resolves outside the policy's [paths] roots ({roots})"
     ]
 
 

@@ -1,0 +1,149 @@
+"""Servers: each configured MCP server's state, and Connect for remote servers behind OAuth.
+
+Everyone sees the states (connected, needs sign-in, error) and what each server offers; people
+whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
+once for every user and replica (gatehouse/app_sign_in.py). The sign-in's return lands on this
+page (``?code=...&state=...``) and is handed to the waiting flow through the database.
+
+Server names, addresses and error messages come from the servers file and the servers
+themselves: shown as literal text, never as Markdown, addresses without their secrets.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
+from gatehouse.errors import ConfigurationError
+from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.server_credentials import credential_key
+from gatehouse.web import current_user, may_manage_servers, services
+from gatehouse.wiring import servers_config
+from mcp_host.config import HttpServer, ServerEntry
+from mcp_host.sdk_client import SdkMcpClient, ServerHealth
+
+REFRESH_SECONDS = 2
+
+
+@st.cache_resource
+def attempts() -> SignInAttempts:
+    settings = services().settings
+    return SignInAttempts(settings.store_target, credential_key(settings.secret_key))
+
+
+def take_the_return() -> None:
+    """The browser is back from an authorization server: give the code to the waiting flow."""
+    state = st.query_params.get("state")
+    if not state:
+        return
+    server = attempts().returned(
+        state, st.query_params.get("code"), st.query_params.get("iss"), st.query_params.get("error")
+    )
+    for key in ("code", "state", "iss", "error", "error_description", "session_state"):
+        st.query_params.pop(key, None)
+    if server is None:
+        st.warning(
+            "This sign-in is not waited for (finished already, or started too long ago). Connect again."
+        )
+    else:
+        st.session_state["returned_from"] = server
+
+
+def reopen(server: str) -> None:
+    """After a sign-in: this replica's session to the server reads the new tokens."""
+    pool = services().context.mcp
+    if isinstance(pool, SdkMcpClient):
+        pool.reconnect(server)
+
+
+def state_line(entry: ServerEntry, health: ServerHealth | None, tools: int | None) -> str:
+    if health is None:
+        return "not started"
+    if health.connected:
+        return f"connected · {tools if tools is not None else '?'} tools"
+    if health.needs_sign_in:
+        return "needs sign-in"
+    return f"error: {health.error.message if health.error else 'no session'}"
+
+
+def attempt_line(attempt: Attempt, user: str | None) -> None:
+    if attempt.status == "waiting" and attempt.authorization_url:
+        if attempt.started_by == user:
+            st.link_button("Open the sign-in page", attempt.authorization_url, type="primary")
+            st.caption(
+                "Sign in there; the browser comes back to this page and the connection finishes by itself."
+            )
+        else:
+            st.caption(f"{markdown_literal(attempt.started_by)} is signing in to this server.")
+    elif attempt.status in {"waiting", "returned"}:
+        st.caption("Signing in ...")
+    elif attempt.status == "connected":
+        st.caption(
+            f"Connected by {markdown_literal(attempt.started_by)} ({markdown_literal(attempt.detail or '')})."
+        )
+    else:
+        st.caption(f"The last sign-in failed: {markdown_literal(attempt.detail or 'no reason given')}")
+
+
+def connect(server: str, user: str) -> None:
+    app = services()
+    try:
+        start_connect(app.settings, servers_config(app.settings), server, user, on_connected=reopen)
+    except ConfigurationError as exc:
+        st.session_state["connect_error"] = str(exc)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def server_list(entries: list[ServerEntry], user: str | None) -> None:
+    app = services()
+    pool = app.context.mcp
+    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in).
+    manifest = pool.discover()
+    tools = {
+        server.name: sum(1 for c in server.capabilities if c.type == "tool") for server in manifest.servers
+    }
+    healths = {h.name: h for h in pool.health()} if isinstance(pool, SdkMcpClient) else {}
+    manager = may_manage_servers(user)
+    for entry in entries:
+        # Keyed, so each server's box is addressable (the CSS class st-key-server-NAME).
+        with st.container(border=True, key=f"server-{entry.name}"):
+            name_column, state_column, action_column = st.columns([2, 3, 2])
+            health = healths.get(entry.name)
+            with name_column:
+                st.markdown(f"**{name_literal(entry.name)}**")
+                where = (
+                    entry.describe().get("url")
+                    if isinstance(entry, HttpServer)
+                    else entry.describe()["command"]
+                )
+                st.text(str(where))  # plain text: an address is never turned into a link
+            with state_column:
+                st.markdown(markdown_literal(state_line(entry, health, tools.get(entry.name))))
+                latest = attempts().latest(entry.name) if isinstance(entry, HttpServer) else None
+                if latest is not None:
+                    attempt_line(latest, user)
+            with action_column:
+                if isinstance(entry, HttpServer) and entry.oauth.needs_person and manager and user:
+                    label = "Connect" if health is None or not health.connected else "Sign in again"
+                    if st.button(label, key=f"connect-{entry.name}"):
+                        connect(entry.name, user)
+                        st.rerun(scope="fragment")
+    problem = st.session_state.pop("connect_error", None)
+    if problem:
+        st.error(markdown_literal(problem))
+
+
+st.title("Servers")
+st.caption(
+    "The MCP servers in the servers file: connected, waiting for someone to sign in, or failing, "
+    "and what each offers. A remote server behind OAuth is connected once, here or with "
+    "`gatehouse servers login NAME`, for every user and replica; its tokens are kept encrypted."
+)
+take_the_return()
+returned = st.session_state.pop("returned_from", None)
+if returned:
+    st.success(f"Back from signing in to {markdown_literal(returned)}: finishing the connection.")
+person = current_user()
+if not may_manage_servers(person):
+    st.info("Only people whose role may manage servers (admin in the shipped policy) connect servers here.")
+server_list(list(servers_config(services().settings).servers), person)
