@@ -13,14 +13,25 @@ times with growing pauses, and the failure stays visible in ``health()`` and the
 
 Manifests are cached per server and dropped when the server says its lists changed or its
 session is re-opened; ``discover(fresh=True)`` always asks again, for review decisions.
+
+A server may ask the person a question during a call (mcp_host/elicitation.py). The pool
+tells its handler whose call it is: the caller's ``on_behalf_of`` is read on the caller's
+thread and set again inside the call's task (a portal task does not inherit the caller's
+context). A question sent the 2026-07-28 way is answered inside that task, so it sees the
+name; one sent as a server-initiated ``elicitation/create`` arrives on the session's reader
+task, and is taken to belong to the calls in flight on that server when they are all one
+request's (none is named when they are not: a question must never reach the wrong person).
+While a person answers, the call's timeout stands still: a person takes minutes, a call
+timeout is seconds.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +53,7 @@ from pydantic import BaseModel
 
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
-from mcp_host.elicitation import ElicitationHandler
+from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, on_behalf_of
 from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
@@ -73,6 +84,34 @@ _LIST_CHANGED = frozenset(
 _output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """One call under way on a session: whose it is, and the deadline a question pauses."""
+
+    owner: CallOwner | None
+    scope: anyio.CancelScope
+    questions: int = 0
+    remaining: float = 0.0
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The call's clock stands still while a person answers (nested questions count once)."""
+        if self.questions == 0:
+            self.remaining = self.scope.deadline - anyio.current_time()
+            self.scope.deadline = math.inf
+        self.questions += 1
+        try:
+            yield
+        finally:
+            self.questions -= 1
+            if self.questions == 0:
+                self.scope.deadline = anyio.current_time() + max(self.remaining, 0.0)
+
+
+# The call whose task this is (set in the call's task; its child tasks inherit it).
+_current_call: ContextVar[_InFlight | None] = ContextVar("current_call", default=None)
+
+
 class ServerHealth(BaseModel):
     """What the pool knows about one server's session, for `servers check` and the UI."""
 
@@ -97,6 +136,8 @@ class _Session:
     refused_status: int | None = None
     stopping: bool = False
     manifest: ServerManifest | None = None
+    # Calls under way on this session (only the pool's loop touches it).
+    in_flight: list[_InFlight] = field(default_factory=list)
     # Set when the keeper should wake: to stop, or to re-open a dead session.
     wake: anyio.Event | None = None
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
@@ -222,12 +263,25 @@ class SdkMcpClient:
         async def answer(
             context: ClientRequestContext, params: ElicitRequestParams
         ) -> ElicitResult | ErrorData:
+            calls = self._asking_calls(server)
+            owners = {call.owner for call in calls}
+            owner = owners.pop() if len(owners) == 1 else None
             try:
-                return await handler(server, params)
+                with _all_paused(calls), on_behalf_of(owner):
+                    return await handler(server, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
 
         return answer
+
+    def _asking_calls(self, server: str) -> list[_InFlight]:
+        """The calls a question belongs to: the one whose task asks (the 2026-07-28 way), else
+        every call in flight on the server (a server-initiated request names none)."""
+        current = _current_call.get()
+        if current is not None:
+            return [current]
+        session = self._sessions.get(server)
+        return list(session.in_flight) if session is not None else []
 
     def _notification_handler(self, session: _Session) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
@@ -427,7 +481,8 @@ class SdkMcpClient:
         started = time.perf_counter()
         session.refused_status = None
         try:
-            raw = self._portal.call(self._bounded, session, send)
+            # Read here, on the caller's thread: the portal's task does not inherit its context.
+            raw = self._portal.call(self._bounded, session, send, call_owner())
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
             return McpResult.failure(server, capability_type, name, _classify(session, exc))
         if raw is None:
@@ -439,14 +494,23 @@ class SdkMcpClient:
         configured = getattr(session.target, "timeout", None)
         return float(configured) if isinstance(configured, int | float) else self._call_timeout
 
-    async def _bounded(self, session: _Session, send: Callable[[Client], Awaitable[_T]]) -> _T | None:
+    async def _bounded(
+        self, session: _Session, send: Callable[[Client], Awaitable[_T]], owner: CallOwner | None = None
+    ) -> _T | None:
         log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
         if client is None:
             return None
         try:
-            with anyio.fail_after(self._timeout_for(session)):
-                return await send(client)
+            with anyio.fail_after(self._timeout_for(session)) as scope:
+                call = _InFlight(owner, scope)
+                session.in_flight.append(call)
+                token = _current_call.set(call)
+                try:
+                    return await send(client)
+                finally:
+                    _current_call.reset(token)
+                    session.in_flight.remove(call)
         except Exception as exc:
             # A dead transport: have the keeper re-open it for the next call. This call is
             # not repeated here: it may have reached the server before the connection broke.
@@ -457,6 +521,15 @@ class SdkMcpClient:
     def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError("the MCP client is closed")
+
+
+@contextmanager
+def _all_paused(calls: list[_InFlight]) -> Iterator[None]:
+    if not calls:
+        yield
+        return
+    with calls[0].paused(), _all_paused(calls[1:]):
+        yield
 
 
 def _status_recorder(session: _Session) -> Callable[[int], None]:
