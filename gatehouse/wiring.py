@@ -21,6 +21,7 @@ from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, ServersConfig, load_servers_config
+from mcp_host.elicitation import ElicitationHandler
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
@@ -28,11 +29,13 @@ from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
+from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
+from reviews.questions import QuestionStore
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
@@ -55,6 +58,9 @@ class Services:
     conversations: Conversations
     reviews: ReviewService
     settings: Settings
+    # Servers' questions during calls, put to the operator who asked (the pool's elicitation
+    # handler when the pool is this process's own).
+    questions: OperatorQuestions
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     owns_mcp: bool = True
@@ -77,6 +83,7 @@ class Services:
         self.ledger.close()
         self.audit.close()
         self.conversations.close()
+        self.questions.store.close()
         if self.outbox is not None:
             self.outbox.close()
 
@@ -96,9 +103,10 @@ class _Storage:
     audit: AuditLog
     conversations: Conversations
     outbox: Outbox
+    questions: QuestionStore
 
     def close(self) -> None:
-        for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox):
+        for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox, self.questions):
             store.close()
         _close_checkpointer(self.checkpointer)
 
@@ -194,6 +202,8 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         conversations = Conversations(target, secrets=secrets)
         opened.append(conversations.close)
         outbox = Outbox(target, secrets=secrets)
+        opened.append(outbox.close)
+        questions = QuestionStore(target)
     except _DATABASE_ERRORS as exc:
         for close in reversed(opened):
             close()
@@ -202,7 +212,7 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         for close in reversed(opened):
             close()
         raise
-    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox)
+    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox, questions)
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -236,11 +246,14 @@ def server_pool(
     *,
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
     config: ServersConfig | None = None,
+    elicitation: ElicitationHandler | None = None,
 ) -> SdkMcpClient:
-    """One long-lived session per configured server."""
+    """One long-lived session per configured server; ``elicitation`` answers their questions."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
-    return SdkMcpClient(targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes)
+    return SdkMcpClient(
+        targets, log_dir=settings.server_log_dir, output_cap_bytes=output_cap_bytes, elicitation=elicitation
+    )
 
 
 def build_services(
@@ -274,17 +287,18 @@ def build_services(
         storage.audit,
         storage.conversations,
     )
+    engine = PolicyEngine(policy, pins=pins)
+    questions = OperatorQuestions(storage.questions, audit, engine, secrets)
     try:
         if mcp is not None:
             client = mcp
         elif connect_servers:
-            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes)
+            client = server_pool(settings, output_cap_bytes=policy.output.max_bytes, elicitation=questions)
         else:
             client = SdkMcpClient({})
     except BaseException:
         storage.close()
         raise
-    engine = PolicyEngine(policy, pins=pins)
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     context = GraphContext(
         mcp=client,
@@ -312,6 +326,7 @@ def build_services(
         conversations=conversations,
         reviews=ReviewService(graph, context, ledger, audit, engine, conversations, notifier=notifier),
         settings=settings,
+        questions=questions,
         secrets=secrets,
         owns_mcp=owns_mcp,
         outbox=storage.outbox,

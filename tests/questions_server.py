@@ -82,7 +82,8 @@ def question(ask: Ask) -> ElicitRequestParams:
 
 def forecast(ask: Ask, city: str, answer: ElicitResult) -> str:
     if answer.action != "accept":
-        return f"No forecast for {city}: the question was {answer.action}d."
+        said = {"decline": "declined", "cancel": "cancelled"}[answer.action]
+        return f"No forecast for {city}: the question was {said}."
     content = answer.content or {}
     if ask == "form":
         alerts = "on" if content.get("alerts") else "off"
