@@ -132,7 +132,9 @@ class OperatorQuestions:
         if self._declining is not None:
             reason, tell = self._declining
             await self._refused(facts, reason, owner.thread_id, owner.requester)
-            tell(f"{server} asked a question during the call ({request.message!r}); declined: {reason}")
+            tell(
+                f"{server} asked a question during the call ({self._secrets.text(request.message)!r}); declined: {reason}"
+            )
             return ElicitResult(action="decline")
         question = await anyio.to_thread.run_sync(
             lambda: self.store.open(
