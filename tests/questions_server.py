@@ -10,7 +10,9 @@ answers with what it was told (MCP elicitation).
 - ``url``: to open a page of weather.example.com; it answers "Connected ..." when accepted.
 
 Anything but accept makes it answer "No forecast for Paris: the question was declined." (or
-cancelled). By default it asks the 2026-07-28 way (an ``InputRequiredResult``); ``--legacy``
+cancelled). ``--reviewed`` names the tool ``book_forecast`` and leaves out its annotations (so the
+MCP defaults, destructive and open world, apply): the shipped policy sends it to a reviewer, and
+the question comes while the reviewer's approval runs the call. By default it asks the 2026-07-28 way (an ``InputRequiredResult``); ``--legacy``
 serves only the older handshake, where it sends ``elicitation/create`` to the client during the
 call. ``--together N`` makes each call wait until N calls are under way before asking (legacy
 only): questions arrive while several calls are in flight.
@@ -110,12 +112,25 @@ class _Together:
         await self.everyone.wait()
 
 
-def build(ask: Ask, *, legacy: bool, together: int = 1) -> MCPServer:
+def build(ask: Ask, *, legacy: bool, together: int = 1, reviewed: bool = False) -> MCPServer:
     server = MCPServer("almanac")
     gate = _Together(together)
     annotations = ToolAnnotations(
         title="Weather forecast", read_only_hint=True, idempotent_hint=True, open_world_hint=False
     )
+    if reviewed:
+
+        @server.tool(name="book_forecast")
+        async def book_forecast(
+            city: Annotated[str, Field(description="The city to forecast.")], ctx: Context
+        ) -> str | InputRequiredResult:
+            """Book a weather forecast for a city."""
+            answer = (ctx.input_responses or {}).get("forecast")
+            if not isinstance(answer, ElicitResult):
+                return InputRequiredResult(input_requests={"forecast": ElicitRequest(params=question(ask))})
+            return forecast(ask, city, answer)
+
+        return server
 
     if legacy:
 
@@ -157,11 +172,13 @@ def build(ask: Ask, *, legacy: bool, together: int = 1) -> MCPServer:
     return server
 
 
-def entry(ask: Ask, *, legacy: bool = False, together: int = 1) -> dict[str, Any]:
+def entry(ask: Ask, *, legacy: bool = False, together: int = 1, reviewed: bool = False) -> dict[str, Any]:
     """The servers-file entry that starts this server over stdio."""
     args = ["-m", __name__, "--ask", ask, "--together", str(together)]
     if legacy:
         args.append("--legacy")
+    if reviewed:
+        args.append("--reviewed")
     return {"command": sys.executable, "args": args, "cwd": str(REPO)}
 
 
@@ -183,8 +200,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--together", type=int, default=1, help="legacy: ask once this many calls are under way"
     )
+    parser.add_argument(
+        "--reviewed", action="store_true", help="a tool the shipped policy sends to a reviewer"
+    )
     args = parser.parse_args(argv)
-    server = build(args.ask, legacy=args.legacy, together=args.together)
+    server = build(args.ask, legacy=args.legacy, together=args.together, reviewed=args.reviewed)
     if args.legacy:
         anyio.run(_serve_legacy, server)
     else:

@@ -95,16 +95,21 @@ def test_a_question_past_its_deadline_is_no_longer_offered_nor_answerable(backen
 # -- put to the operator while the call waits -----------------------------------------------
 
 
-def servers_file(data: Path, ask_mode: Ask) -> Path:
+def servers_file(data: Path, ask_mode: Ask, *, reviewed: bool = False) -> Path:
     path = data / f"almanac-{ask_mode}.json"
-    path.write_text(json.dumps({"mcpServers": {"almanac": entry(ask_mode)}}), encoding="utf-8")
+    server = entry(ask_mode, reviewed=reviewed)
+    path.write_text(json.dumps({"mcpServers": {"almanac": server}}), encoding="utf-8")
     return path
 
 
 @contextmanager
-def almanac(data: Path, ask_mode: Ask = "form", *edits: tuple[str, str]) -> Iterator[Services]:
+def almanac(
+    data: Path, ask_mode: Ask = "form", *edits: tuple[str, str], reviewed: bool = False
+) -> Iterator[Services]:
     policy = policy_file(data, "policy.toml", *edits) if edits else None
-    with services_for(data, servers=servers_file(data, ask_mode), policy=policy) as services:
+    with services_for(
+        data, servers=servers_file(data, ask_mode, reviewed=reviewed), policy=policy
+    ) as services:
         yield services
 
 
@@ -306,3 +311,28 @@ def test_a_question_outside_any_operators_request_is_declined_without_asking(dat
         assert [item.text for item in result.content] == ["No forecast for Paris: the question was declined."]
         [refused] = audit_of(services, "question_refused")
         assert refused["reason"].startswith("no request to ask for")
+
+
+def test_a_question_asked_while_a_reviewers_approval_runs_the_call_goes_to_the_operator(
+    data_dir: Path,
+) -> None:
+    with almanac(data_dir, reviewed=True) as services:
+        waiting = ask(
+            services, "Book a weather forecast with city=Paris", thread_id=THREAD, requester="operator"
+        )
+        assert waiting.final_output.status == "needs_review"
+        review = waiting.final_output.review
+        assert review is not None
+
+        with concurrent.futures.ThreadPoolExecutor(1) as reviewer:
+            deciding = reviewer.submit(services.reviews.decide, review.id, reviewer="reviewer", approve=True)
+            # The reviewer's process runs the call; the question is the operator's, not theirs.
+            question = first_question(services)
+            assert question.operator == "operator"
+            services.questions.answer(
+                question.id, by="operator", action="accept", content={"units": "fahrenheit", "days": 2}
+            )
+            decided = deciding.result(timeout=60)
+
+        assert decided.run is not None
+        assert tool_text(decided.run) == "Forecast for Paris: 2 day(s) in fahrenheit, alerts off."
