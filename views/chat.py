@@ -2,6 +2,9 @@
 
 The conversation shown is the one stored by the services (reviews/conversations.py), so a
 thread answered by a reviewer in another browser, or reopened tomorrow, shows every answer.
+It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
+Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
+badges and colours are for Gatehouse's own facts only.
 
 A request runs on a thread of its own (gatehouse/background_runs.py), which the page follows:
 its steps as they complete, and, when a server asks the operator something during the call
@@ -9,9 +12,6 @@ its steps as they complete, and, when a server asks the operator something durin
 (gatehouse/question_forms.py). A question asked during a call this page did not start (a
 reviewer's approval, another replica) shows too: the page looks for the thread's questions in
 the database.
-It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
-Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
-badges and colours are for Gatehouse's own facts only.
 """
 
 from __future__ import annotations
