@@ -36,6 +36,7 @@ from gatehouse.review_commands import dumps, render_decision, render_queue, rend
 from gatehouse.server_login import DEFAULT_LOGIN_SECONDS, login, logout
 from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
+from gatehouse.terminal_questions import TerminalQuestions
 from gatehouse.visible_text import visible
 from gatehouse.webhook import notifications_line
 from gatehouse.wiring import (
@@ -405,9 +406,19 @@ def _run_trace(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# Why `gatehouse ask` declines a server's question when it cannot ask anyone.
+NO_TERMINAL = "gatehouse ask has no terminal to ask on (its input is not a terminal)"
+
+
 def _run_ask(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with open_services(settings) as services:
+        # A server's question during the call: put to the person at this terminal, or, with
+        # nobody to ask (a script, a pipe), declined at once and said so on stderr.
+        if sys.stdin.isatty():
+            services.questions.ask_on_terminal(TerminalQuestions(sys.stdin, sys.stderr))
+        else:
+            services.questions.decline_all(NO_TERMINAL, lambda line: _emit(f"gatehouse: {line}", error=True))
         known = services.mcp.server_names()
         unknown = [name for name in args.prefer if name not in known]
         if unknown:

@@ -8,6 +8,7 @@ from datetime import tzinfo
 
 import streamlit as st
 
+from gatehouse.background_runs import RunsInProgress
 from gatehouse.live_queue import REFRESH_SECONDS, pending_count
 from gatehouse.reader_time import zone_named
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
@@ -24,6 +25,12 @@ def services() -> Services:
     # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
     shared.reviews.sweep()
     return shared
+
+
+@st.cache_resource
+def runs_in_progress() -> RunsInProgress:
+    """Process-wide: the chat's requests running on threads of their own (one per thread)."""
+    return RunsInProgress()
 
 
 # Tables of .streamlit/secrets.toml that hold settings: table -> {key: environment variable}.

@@ -23,6 +23,7 @@ from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers_config
+from mcp_host.elicitation import ElicitationHandler
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sampling import SamplingHandler
@@ -33,11 +34,13 @@ from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
 from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
+from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
+from reviews.questions import QuestionStore
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
@@ -61,6 +64,9 @@ class Services:
     conversations: Conversations
     reviews: ReviewService
     settings: Settings
+    # Servers' questions during calls, put to the operator who asked (the pool's elicitation
+    # handler when the pool is this process's own).
+    questions: OperatorQuestions
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     owns_mcp: bool = True
@@ -83,6 +89,7 @@ class Services:
         self.ledger.close()
         self.audit.close()
         self.conversations.close()
+        self.questions.store.close()
         if self.outbox is not None:
             self.outbox.close()
 
@@ -102,9 +109,10 @@ class _Storage:
     audit: AuditLog
     conversations: Conversations
     outbox: Outbox
+    questions: QuestionStore
 
     def close(self) -> None:
-        for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox):
+        for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox, self.questions):
             store.close()
         _close_checkpointer(self.checkpointer)
 
@@ -200,6 +208,8 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         conversations = Conversations(target, secrets=secrets)
         opened.append(conversations.close)
         outbox = Outbox(target, secrets=secrets)
+        opened.append(outbox.close)
+        questions = QuestionStore(target)
     except _DATABASE_ERRORS as exc:
         for close in reversed(opened):
             close()
@@ -208,7 +218,7 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         for close in reversed(opened):
             close()
         raise
-    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox)
+    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox, questions)
 
 
 def servers_config(settings: Settings) -> ServersConfig:
@@ -253,12 +263,14 @@ def server_pool(
     authorizer: Authorizer | None = None,
     connect_timeout: float = 30.0,
     sampling: SamplingHandler | None = None,
+    elicitation: ElicitationHandler | None = None,
 ) -> SdkMcpClient:
     """One long-lived session per configured server. Remote servers' sign-ins are kept in the
     database, encrypted (gatehouse/server_credentials.py); with an ``authorizer`` a person can
     sign in during the connection (``gatehouse servers login``), without one a server that
     needs it says "needs sign-in". With ``sampling``, servers may ask for model completions
-    (each one reviewed: reviews/sampling.py)."""
+    (each one reviewed: reviews/sampling.py); ``elicitation`` answers their questions
+    (reviews/asking.py)."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
     return SdkMcpClient(
@@ -268,6 +280,7 @@ def server_pool(
         sign_in=server_sign_in(settings, config, authorizer),
         connect_timeout=connect_timeout,
         sampling=sampling,
+        elicitation=elicitation,
     )
 
 
@@ -323,6 +336,7 @@ def build_services(
     )
     engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(servers))
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
+    questions = OperatorQuestions(storage.questions, audit, engine, secrets)
     try:
         if mcp is not None:
             client = mcp
@@ -330,7 +344,11 @@ def build_services(
             # A server's request for a model completion is a review in this database.
             sampling = SamplingReviews(ledger, audit, engine, notifier)
             client = server_pool(
-                settings, output_cap_bytes=policy.output.max_bytes, config=servers, sampling=sampling
+                settings,
+                output_cap_bytes=policy.output.max_bytes,
+                config=servers,
+                sampling=sampling,
+                elicitation=questions,
             )
         else:
             client = SdkMcpClient({})
@@ -372,6 +390,7 @@ def build_services(
             sampler=sampler_for(settings.model, timeout=settings.model_timeout),
         ),
         settings=settings,
+        questions=questions,
         secrets=secrets,
         owns_mcp=owns_mcp,
         outbox=storage.outbox,

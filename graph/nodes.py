@@ -24,6 +24,7 @@ from graph.planner.scoring import ScoredCapability, is_unbounded_listing
 from graph.results_view import context_from, readable_text
 from graph.state import GraphState, McpRequest, ReviewDecision
 from mcp_host.client import McpClient
+from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
@@ -656,16 +657,22 @@ def _outcome_unknown(state: GraphState, review_id: str) -> dict[str, Any]:
     }
 
 
-def _call(mcp: McpClient, request: McpRequest) -> McpResult:
+def _call(mcp: McpClient, request: McpRequest, owner: CallOwner) -> McpResult:
     try:
-        if request.method == "tools/call":
-            return mcp.call_tool(request.server, request.name, request.arguments)
-        if request.method == "prompts/get":
-            return mcp.get_prompt(request.server, request.name, request.arguments)
-        return mcp.read_resource(request.server, request.uri or "")
+        # A question the server asks during the call is put to the person who made the request.
+        with on_behalf_of(owner):
+            return _send(mcp, request)
     except McpHostError as exc:
         error = ErrorInfo(kind="unavailable", message=str(exc))
         return McpResult.failure(request.server, request.capability_type, request.name, error)
+
+
+def _send(mcp: McpClient, request: McpRequest) -> McpResult:
+    if request.method == "tools/call":
+        return mcp.call_tool(request.server, request.name, request.arguments)
+    if request.method == "prompts/get":
+        return mcp.get_prompt(request.server, request.name, request.arguments)
+    return mcp.read_resource(request.server, request.uri or "")
 
 
 def _call_outcome(result: McpResult) -> CallOutcome:
@@ -701,7 +708,8 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
                 return _outcome_unknown(state, review_id)
             result = McpResult.model_validate(recorded)
     if result is None:
-        result = _call(runtime.context.mcp, request)
+        owner = CallOwner(thread_id=state["thread_id"], requester=str(state.get("requester") or "operator"))
+        result = _call(runtime.context.mcp, request, owner)
         if reviewed:
             hooks.call_finished(
                 str(approved["review_id"]), _call_outcome(result), result.model_dump(mode="json")

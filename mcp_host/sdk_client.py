@@ -16,6 +16,17 @@ session is re-opened; ``discover(fresh=True)`` always asks again, for review dec
 
 A server whose entry declares roots (mcp_host/config.py) is offered the roots capability and
 answers its ``roots/list`` with them; ``set_roots`` changes them and tells the server.
+
+A server may ask the person a question during a call (mcp_host/elicitation.py). The pool
+tells its handler whose call it is: the caller's ``on_behalf_of`` is read on the caller's
+thread and set again inside the call's task (a portal task does not inherit the caller's
+context). A question sent the 2026-07-28 way is answered inside that task, so it sees the
+name; one sent as a server-initiated ``elicitation/create`` arrives on the session's reader
+task, and is taken to belong to the calls in flight on that server when they are all one
+request's (none is named when they are not: a question must never reach the wrong person).
+While a person answers a server (a question or a request for a completion), the time limits
+of its calls in flight stand still (mcp_host/sampling.py's CallClocks): a person takes minutes,
+a call timeout is seconds.
 """
 
 from __future__ import annotations
@@ -61,7 +72,7 @@ from pydantic import BaseModel
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
-from mcp_host.elicitation import ElicitationHandler
+from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, on_behalf_of
 from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
@@ -98,6 +109,17 @@ SIGN_IN_RETRY_SECONDS = 15.0
 _output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
 
 
+@dataclass(eq=False)
+class _InFlight:
+    """One call under way on a session: whose it is (a question during it goes to that person)."""
+
+    owner: CallOwner | None
+
+
+# The call whose task this is (set in the call's task; its child tasks inherit it).
+_current_call: ContextVar[_InFlight | None] = ContextVar("current_call", default=None)
+
+
 class ServerHealth(BaseModel):
     """What the pool knows about one server's session, for `servers check` and the UI."""
 
@@ -131,6 +153,8 @@ class _Session:
     started_at: float = 0.0
     stopping: bool = False
     manifest: ServerManifest | None = None
+    # Calls under way on this session (only the pool's loop touches it).
+    in_flight: list[_InFlight] = field(default_factory=list)
     # Set when the keeper should wake: to stop, or to re-open a dead session.
     wake: anyio.Event | None = None
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
@@ -321,8 +345,12 @@ class SdkMcpClient:
         async def answer(
             context: ClientRequestContext, params: ElicitRequestParams
         ) -> ElicitResult | ErrorData:
+            calls = self._asking_calls(server)
+            owners = {call.owner for call in calls}
+            owner = owners.pop() if len(owners) == 1 else None
             try:
-                return await handler(server, params)
+                with self._sessions[server].clocks.person_answering(), on_behalf_of(owner):
+                    return await handler(server, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(code=INTERNAL_ERROR, message=f"the host could not ask: {type(exc).__name__}")
 
@@ -365,6 +393,15 @@ class SdkMcpClient:
                 )
 
         return answer
+
+    def _asking_calls(self, server: str) -> list[_InFlight]:
+        """The calls a question belongs to: the one whose task asks (the 2026-07-28 way), else
+        every call in flight on the server (a server-initiated request names none)."""
+        current = _current_call.get()
+        if current is not None:
+            return [current]
+        session = self._sessions.get(server)
+        return list(session.in_flight) if session is not None else []
 
     def _notification_handler(self, session: _Session) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
@@ -611,7 +648,8 @@ class SdkMcpClient:
         started = time.perf_counter()
         session.refused_status = None
         try:
-            raw = self._portal.call(self._bounded, session, send)
+            # Read here, on the caller's thread: the portal's task does not inherit its context.
+            raw = self._portal.call(self._bounded, session, send, call_owner())
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
             return McpResult.failure(server, capability_type, name, _classify(session, exc))
         if raw is None:
@@ -623,14 +661,23 @@ class SdkMcpClient:
         configured = getattr(session.target, "timeout", None)
         return float(configured) if isinstance(configured, int | float) else self._call_timeout
 
-    async def _bounded(self, session: _Session, send: Callable[[Client], Awaitable[_T]]) -> _T | None:
+    async def _bounded(
+        self, session: _Session, send: Callable[[Client], Awaitable[_T]], owner: CallOwner | None = None
+    ) -> _T | None:
         log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
         if client is None:
             return None
         try:
             with session.clocks.bounded(self._timeout_for(session)):
-                return await send(client)
+                call = _InFlight(owner)
+                session.in_flight.append(call)
+                token = _current_call.set(call)
+                try:
+                    return await send(client)
+                finally:
+                    _current_call.reset(token)
+                    session.in_flight.remove(call)
         except Exception as exc:
             # A dead transport: have the keeper re-open it for the next call. This call is
             # not repeated here: it may have reached the server before the connection broke.

@@ -178,6 +178,18 @@ class Sampling(_Strict):
     reviewer_roles: list[str] | None = None
 
 
+class Elicitation(_Strict):
+    """Questions servers ask the operator during a call (MCP elicitation)."""
+
+    # Servers (globs over their names) whose questions are declined without asking anyone.
+    refuse_servers: list[str] = Field(default_factory=list)
+    # How long a question waits for its answer; then the call goes on with "cancel". At most a day.
+    timeout_seconds: int = Field(default=300, gt=0, le=24 * 60 * 60)
+    # A form that asks for a secret (a password, token, API key; the protocol forbids that in
+    # form mode): "decline" it without asking, or "ask" with a warning.
+    secret_forms: Literal["decline", "ask"] = "decline"
+
+
 class PolicyFile(_Strict):
     version: Literal[1] = 1
     defaults: Defaults = Field(default_factory=Defaults)
@@ -185,6 +197,7 @@ class PolicyFile(_Strict):
     paths: Paths = Field(default_factory=Paths)
     output: Output = Field(default_factory=Output)
     audit: Audit = Field(default_factory=Audit)
+    elicitation: Elicitation = Field(default_factory=Elicitation)
     roles: dict[str, Role] = Field(default_factory=dict)
     users: dict[str, str] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)

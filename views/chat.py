@@ -5,33 +5,48 @@ thread answered by a reviewer in another browser, or reopened tomorrow, shows ev
 It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
 Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
 badges and colours are for Gatehouse's own facts only.
+
+A request runs on a thread of its own (gatehouse/background_runs.py), which the page follows:
+its steps as they complete, and, when a server asks the operator something during the call
+(MCP elicitation), the question as a form the operator answers while the call waits
+(gatehouse/question_forms.py). A question asked during a call this page did not start (a
+reviewer's approval, another replica) shows too: the page looks for the thread's questions in
+the database.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
 import streamlit as st
 
-from gatehouse.errors import NotAllowedError, ThreadBusyError
+from gatehouse.background_runs import RunInProgress
+from gatehouse.errors import ThreadBusyError
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.operator_requests import ask
 from gatehouse.outcome import outcome_of
+from gatehouse.question_forms import WAITING_LABEL, show_questions
 from gatehouse.reader_time import readable_time
 from gatehouse.result_shape import ResultShape, shape_of
 from gatehouse.short_ids import short_review
 from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import current_user, reader_zone, services
-from graph.runner import StepListener, TextListener, new_thread_id
+from gatehouse.web import current_user, reader_zone, runs_in_progress, services
+from graph.runner import new_thread_id
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError
 
-# Reviews are decided by other people; a waiting thread looks for its answer this often.
+# Reviews are decided by other people; a waiting thread looks for its answer this often (and
+# for a question a call made elsewhere asks).
 FOLLOW_SECONDS = 3
+# While this page follows its own request: how often it draws new steps and lets a click in.
+RUN_POLL_SECONDS = 0.1
+# ... and how often it looks for a server's new question in the database.
+QUESTION_POLL_SECONDS = 0.5
 THREADS_LISTED = 30
 
 _BADGE = {
@@ -217,28 +232,76 @@ class StreamedAnswer:
         self._slot.text(visible(self._hide_secrets(self._text)))
 
 
-def send(
-    text: str,
-    thread: str,
-    user: str,
-    on_step: StepListener | None = None,
-    on_text: TextListener | None = None,
-) -> None:
-    """Run the message, then redraw the page from the stored conversation. A refusal is kept
-    for the next run to show: it is not part of the thread."""
+def start(text: str, thread: str, user: str) -> RunInProgress | None:
+    """Start the message on a thread of its own (the page follows it). A refusal is kept for
+    the next run to show: it is not part of the thread."""
+    app = services()
+
+    def work(run: RunInProgress) -> None:
+        ask(app, text, thread_id=thread, requester=user, on_step=run.add_step, on_text=run.add_text)
+
     try:
-        ask(services(), text, thread_id=thread, requester=user, on_step=on_step, on_text=on_text)
-    except (ThreadBusyError, NotAllowedError) as exc:
+        return runs_in_progress().start(thread, work)
+    except ThreadBusyError as exc:
         st.session_state["chat_notice"] = str(exc)
+        return None
+
+
+def send(text: str, thread: str, user: str) -> None:
+    """Start the message, then draw the page again: it follows the run."""
+    start(text, thread, user)
     st.rerun()
 
 
 def choose(key: str, thread: str, user: str) -> None:
     """Answer "which one?" with the capability's key (a button's callback: the page reruns)."""
-    try:
-        ask(services(), key, thread_id=thread, requester=user)
-    except (ThreadBusyError, NotAllowedError) as exc:
-        st.session_state["chat_notice"] = str(exc)
+    start(key, thread, user)
+
+
+def question_ids(thread: str) -> list[str]:
+    return [question.id for question in services().questions.pending(thread)]
+
+
+def follow_run(run: RunInProgress, thread: str, user: str) -> None:
+    """Draw the run's steps as they complete and the questions its call asks, until it ends;
+    then draw the page again from the stored conversation. Never returns."""
+    app = services()
+    questions = app.questions.pending(thread)
+    drawn = [question.id for question in questions]
+    # While a question waits, the steps fold away: the form stays where the operator sees it,
+    # and nothing drawn above it moves it while they fill it in.
+    progress = st.status(WAITING_LABEL if questions else "Working on your request…", expanded=not questions)
+    streamed = StreamedAnswer(progress, app.secrets.text)
+    steps_shown = text_shown = 0
+
+    def draw_progress() -> None:
+        nonlocal steps_shown, text_shown
+        for step in run.steps[steps_shown:]:
+            progress.write(_STEP_LABELS.get(step, step))
+            steps_shown += 1
+        if len(run.text) > text_shown:
+            streamed.add(run.text[text_shown:])
+            text_shown = len(run.text)
+
+    draw_progress()
+    show_questions(questions, user)
+    looked = time.monotonic()
+    while True:
+        finished = run.finished.wait(RUN_POLL_SECONDS)
+        # A yield point: a click (an answer to a question) reruns the page now, while the call
+        # still waits, instead of after it. The next run follows the same request again.
+        st.session_state.get("thread")
+        draw_progress()
+        if finished:
+            break
+        if time.monotonic() - looked >= QUESTION_POLL_SECONDS:
+            looked = time.monotonic()
+            if question_ids(thread) != drawn:
+                st.rerun()  # a question came, or was answered elsewhere: draw the forms again
+    notice = runs_in_progress().collect(run)
+    if notice:
+        st.session_state["chat_notice"] = notice
+    st.rerun()
 
 
 def withdraw(thread: str, user: str) -> None:
@@ -274,9 +337,10 @@ def _quoted(value: str) -> str:
 
 
 @st.fragment(run_every=FOLLOW_SECONDS)
-def follow(thread: str, shown: int) -> None:
-    """A thread waiting for a reviewer updates by itself once the reviewer has decided."""
-    if services().conversations.last_seq(thread) > shown:
+def follow(thread: str, shown: int, questions: list[str]) -> None:
+    """A thread waiting for a reviewer updates by itself once the reviewer has decided, and
+    shows a question a call for it asks (a reviewer's approval, a run on another replica)."""
+    if services().conversations.last_seq(thread) > shown or question_ids(thread) != questions:
         st.rerun()
 
 
@@ -309,29 +373,42 @@ with threads_column:
 messages = app.conversations.messages(thread)
 last_output = messages[-1].output if messages and messages[-1].role == "gatehouse" else None
 waiting_for_review = bool(last_output and last_output["status"] == "needs_review")
+running = runs_in_progress().of(thread)
+if running is not None and running.finished.is_set():
+    notice = runs_in_progress().collect(running)
+    if notice:
+        st.session_state["chat_notice"] = notice
+    running = None
 
 text = st.chat_input(
     "Waiting for a reviewer: start a new thread to ask something else"
     if waiting_for_review
+    else "Working on your request: wait for its answer, or start a new thread"
+    if running is not None
     else "Ask for something the servers can do",
-    disabled=waiting_for_review,
+    disabled=waiting_for_review or running is not None,
+    # One box whatever it says: a second one would stand in the page while a run is followed,
+    # and the focus leaving the old one moves the page under the operator's next click.
+    key="chat-input",
 )
 if text:
-    # The message shows at once, and each step of the graph as it completes; the page is
-    # redrawn from the stored conversation when the run ends.
+    started = start(text, thread, user)
+    if started is not None:
+        # The message shows at once, and each step of the graph as it completes; the page is
+        # redrawn from the stored conversation when the run ends.
+        with history_column:
+            for message in messages:
+                render_message(message)
+            with st.chat_message("user"):
+                show(app.secrets.text(text))
+            follow_run(started, thread, user)
+if running is not None:
+    # This page's request is still running (the page was drawn again: an answer to a question,
+    # another click, a message sent meanwhile and refused): follow it again.
     with history_column:
         for message in messages:
             render_message(message)
-        with st.chat_message("user"):
-            show(app.secrets.text(text))
-        with st.status("Working on your request…", expanded=True) as progress:
-            send(
-                text,
-                thread,
-                user,
-                on_step=lambda step: progress.write(_STEP_LABELS.get(step, step)),
-                on_text=StreamedAnswer(progress, app.secrets.text).add,
-            )
+        follow_run(running, thread, user)
 
 with history_column:
     notice = st.session_state.pop("chat_notice", None)
@@ -371,6 +448,13 @@ with history_column:
             args=(thread, user),
             help="Nothing has run for it; it ends cancelled and leaves the reviewers' queue.",
         )
+    # Questions a call for this thread asks that this page did not start: an approved call
+    # running for a reviewer, or a request running on another replica.
+    pending_questions = app.questions.pending(thread)
+    show_questions(pending_questions, user)
 
-if waiting_for_review:
-    follow(thread, messages[-1].seq)
+# A request on its way elsewhere (the last message is the operator's, with no answer yet) may
+# ask a question; a review may be decided: either redraws the page.
+under_way = bool(messages) and messages[-1].role == "operator"
+if waiting_for_review or under_way or pending_questions:
+    follow(thread, messages[-1].seq if messages else 0, [question.id for question in pending_questions])

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import anyio
 from mcp import Client
+from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult
 
+from mcp_host.elicitation import (
+    CallOwner,
+    FormField,
+    call_owner,
+    check_answer,
+    form_defaults,
+    form_fields,
+    on_behalf_of,
+)
 from mcp_host.sdk_client import SdkMcpClient
 from tests.interop.peers import (
     declared_types,
@@ -119,3 +129,34 @@ def test_server_everything_over_streamable_http_is_discovered_and_called_by_url(
     assert echo.success, echo.error
     assert [item.text for item in echo.content] == ["Echo: over http"]
     assert weather.structured == {"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82}
+
+
+def test_server_everythings_question_reaches_the_handler_as_the_operators_and_reads_as_a_form(
+    logs: Path,
+) -> None:
+    """Its elicitation tool (offered only to a client that can ask) sends the older,
+    server-initiated `elicitation/create` with every kind of field the protocol has."""
+    asked: list[tuple[CallOwner | None, list[FormField]]] = []
+
+    async def fill_in(server: str, request: ElicitRequestParams) -> ElicitResult:
+        assert isinstance(request, ElicitRequestFormParams)
+        fields = form_fields(request.requested_schema)
+        asked.append((call_owner(), fields))
+        answer = form_defaults(request.requested_schema) | {"name": "Ada Lovelace"}
+        assert check_answer(fields, answer) == []
+        return ElicitResult(action="accept", content=answer)
+
+    owner = CallOwner(thread_id="t-everything", requester="operator")
+    target = {"everything": everything_server()}
+    with SdkMcpClient(target, log_dir=logs, elicitation=fill_in) as client, on_behalf_of(owner):
+        result = client.call_tool("everything", "trigger-elicitation-request", {})
+
+    assert result.success, result.error
+    assert "- Name: Ada Lovelace" in " ".join(item.text or "" for item in result.content)
+    [(whose, fields)] = asked
+    assert whose == owner
+    kinds = {f.name: f.kind for f in fields}
+    assert kinds["name"] == "string" and kinds["check"] == "boolean" and kinds["integer"] == "integer"
+    assert kinds["titledSingleSelectEnum"] == "choice" and kinds["titledMultipleSelectEnum"] == "choices"
+    legacy = next(f for f in fields if f.name == "legacyTitledEnum")
+    assert legacy.options[0] == ("pet-1", "Cats")

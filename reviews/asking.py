@@ -1,0 +1,282 @@
+"""Servers' questions during a call, put to the person whose request the call is for.
+
+``OperatorQuestions`` is the session pool's elicitation handler (mcp_host/elicitation.py). For
+each question it finds whose call asked (``call_owner()``: the graph names the thread and its
+requester around every call), applies the policy (policies/questions.py), writes the question
+to the database (reviews/questions.py) and waits, polling the row without blocking the pool's
+event loop, until someone answers or the policy's ``[elicitation] timeout_seconds`` pass; then
+the call goes on with "cancel" and the question is marked expired.
+
+The answer comes from wherever the person is: the chat page of any replica (``answer``), or the
+terminal of `gatehouse ask` (``ask_on_terminal``). A command with no terminal to ask on declines
+every question at once and says so (``decline_all``), rather than leave a call waiting for an
+answer nobody can give.
+
+The audit log records each question asked, refused, answered and expired: the server, the
+mode, the domain of a URL, the flags and the names of the fields answered, never their values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
+from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult
+
+from mcp_host.elicitation import FormField, UnsupportedFormError, call_owner, check_answer, form_fields
+from policies.engine import PolicyEngine
+from policies.questions import QuestionVerdict, check_form, check_url
+from policies.secrets import REDACTED, SecretRedactor
+from reviews.audit import AuditLog
+from reviews.questions import (
+    AnswerAction,
+    Question,
+    QuestionClosedError,
+    QuestionError,
+    QuestionMode,
+    QuestionStore,
+)
+
+# How often a waiting call reads its question's row: an answer reaches the server within this.
+POLL_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class Answer:
+    action: AnswerAction
+    content: dict[str, Any] | None = None
+
+
+class TerminalAsker(Protocol):
+    """Puts a question to the person at a terminal (gatehouse/terminal_questions.py). Called on
+    a worker thread; returns their answer, or None when they gave none within ``seconds``."""
+
+    def __call__(self, question: Question, fields: list[FormField], seconds: float) -> Answer | None: ...
+
+
+def question_fields(question: Question) -> list[FormField]:
+    """A stored form question's fields (none for a URL); its schema was checked when asked."""
+    if question.mode != "form" or question.requested_schema is None:
+        return []
+    return form_fields(question.requested_schema)
+
+
+class OperatorQuestions:
+    def __init__(
+        self,
+        store: QuestionStore,
+        audit: AuditLog,
+        policy: PolicyEngine,
+        secrets: SecretRedactor,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        self.store = store
+        self._audit = audit
+        self._policy = policy
+        self._secrets = secrets
+        self._poll = poll_seconds
+        self._terminal: TerminalAsker | None = None
+        self._declining: tuple[str, Callable[[str], None]] | None = None
+
+    # -- where questions go ------------------------------------------------------------------
+
+    def ask_on_terminal(self, asker: TerminalAsker) -> None:
+        """Questions are put to the person at this terminal (they may still be answered in the
+        chat: whichever answer comes first counts)."""
+        self._terminal = asker
+
+    def decline_all(self, reason: str, tell: Callable[[str], None]) -> None:
+        """Every question is declined at once, for ``reason``; ``tell`` says so to the person."""
+        self._declining = (reason, tell)
+
+    @property
+    def timeout_seconds(self) -> float:
+        return float(self._policy.policy.elicitation.timeout_seconds)
+
+    # -- the pool's handler ------------------------------------------------------------------
+
+    async def __call__(self, server: str, request: ElicitRequestParams) -> ElicitResult:
+        owner = call_owner()
+        mode: QuestionMode = "form" if isinstance(request, ElicitRequestFormParams) else "url"
+        facts: dict[str, Any] = {"server": server, "mode": mode}
+        if owner is None:
+            # A call made for nobody in particular (a preview for a reviewer), or a question
+            # that could belong to several requests: never put it to the wrong person.
+            await self._refused(facts, "no request to ask for: it came outside an operator's call", None)
+            return ElicitResult(action="decline")
+        fields: list[FormField] = []
+        rules = self._policy.policy.elicitation
+        if isinstance(request, ElicitRequestFormParams):
+            try:
+                fields = form_fields(request.requested_schema)
+            except UnsupportedFormError as exc:
+                verdict = QuestionVerdict(refusal=f"the form cannot be shown: {exc}")
+            else:
+                verdict = check_form(rules, self._secrets, server, request.message, fields)
+            facts["fields"] = [f.name for f in fields]
+        else:
+            verdict = check_url(rules, server, request.url)
+            facts["domain"] = verdict.domain
+        flags = [flag.model_dump() for flag in verdict.flags]
+        facts["flags"] = [flag["code"] for flag in flags]
+        if verdict.refusal is not None:
+            await self._refused(facts, verdict.refusal, owner.thread_id, owner.requester)
+            return ElicitResult(action="decline")
+        if self._declining is not None:
+            reason, tell = self._declining
+            await self._refused(facts, reason, owner.thread_id, owner.requester)
+            tell(
+                f"{server} asked a question during the call ({self._secrets.text(request.message)!r}); declined: {reason}"
+            )
+            return ElicitResult(action="decline")
+        question = await anyio.to_thread.run_sync(
+            lambda: self.store.open(
+                thread_id=owner.thread_id,
+                operator=owner.requester,
+                server=server,
+                mode=mode,
+                message=self._secrets.text(request.message),
+                timeout=timedelta(seconds=self.timeout_seconds),
+                requested_schema=request.requested_schema
+                if isinstance(request, ElicitRequestFormParams)
+                else None,
+                url=None if isinstance(request, ElicitRequestFormParams) else request.url,
+                domain=verdict.domain,
+                elicitation_id=None
+                if isinstance(request, ElicitRequestFormParams)
+                else request.elicitation_id,
+                flags=flags,
+            )
+        )
+        await self._log("question_asked", facts | {"question": question.id}, owner.thread_id, owner.requester)
+        try:
+            answered = await self._wait(question, fields)
+        except anyio.get_cancelled_exc_class():
+            # The call was abandoned (timed out, closed): the question goes with it.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(self.store.expire, question.id)
+            raise
+        if answered is None:
+            await self._log(
+                "question_expired",
+                {"question": question.id, "server": server, "after_seconds": self.timeout_seconds},
+                owner.thread_id,
+                None,
+            )
+            return ElicitResult(action="cancel")
+        await anyio.to_thread.run_sync(self._keep_shown, answered, fields)
+        content = answered.content if answered.action == "accept" and mode == "form" else None
+        return ElicitResult(action=answered.action or "cancel", content=content)
+
+    async def _wait(self, question: Question, fields: list[FormField]) -> Question | None:
+        """The answered question, or None once it expired unanswered."""
+        deadline = time.monotonic() + self.timeout_seconds
+        if self._terminal is not None:
+            await self._from_terminal(question, fields, deadline)
+        while True:
+            current = await anyio.to_thread.run_sync(self.store.require, question.id)
+            if current.status == "answered":
+                return current
+            if current.status == "expired":
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if await anyio.to_thread.run_sync(self.store.expire, question.id):
+                    return None
+                continue  # answered at the last moment: read it
+            await anyio.sleep(min(self._poll, left))
+
+    async def _from_terminal(self, question: Question, fields: list[FormField], deadline: float) -> None:
+        terminal = self._terminal
+        assert terminal is not None
+        given = await anyio.to_thread.run_sync(
+            terminal, question, fields, max(deadline - time.monotonic(), 0.0), abandon_on_cancel=True
+        )
+        if given is None:
+            return
+        # Answered in the chat first, or expired: the loop reads which.
+        with contextlib.suppress(QuestionClosedError):
+            await anyio.to_thread.run_sync(
+                lambda: self.answer(
+                    question.id, by=question.operator, action=given.action, content=given.content
+                )
+            )
+
+    def _keep_shown(self, question: Question, fields: list[FormField]) -> None:
+        """The stored answer, once the call has it, keeps no secret: values of fields the
+        policy flagged, of secret-like names, and secrets of a known shape are hidden."""
+        if not question.content:
+            return
+        flagged = {
+            f.name for f in fields if f.kind == "string" and any(map(self._secrets.is_secret_name, f.texts))
+        }
+        shown = {
+            name: REDACTED if name in flagged and value is not None else value
+            for name, value in question.content.items()
+        }
+        shown = self._secrets.value(shown)
+        if shown != question.content:
+            self.store.keep_shown(question.id, shown)
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def pending(self, thread_id: str) -> list[Question]:
+        """The thread's questions waiting for an answer, oldest first."""
+        return self.store.pending_for(thread_id)
+
+    def answer(
+        self, question_id: str, *, by: str, action: AnswerAction, content: dict[str, Any] | None = None
+    ) -> Question:
+        """Answer a question once. Only the person it was put to answers it (or a role allowed
+        to take threads over, which is recorded); an accepted form's answer must fit the form."""
+        question = self.store.require(question_id)
+        if by != question.operator:
+            if not self._policy.may_take_over(by):
+                raise QuestionError(
+                    f"question {question_id} was put to {question.operator}; only they, or a role allowed "
+                    "to take threads over, may answer it"
+                )
+            self._audit.append(
+                "thread_taken_over", {"owner": question.operator}, thread_id=question.thread_id, actor=by
+            )
+        if question.status != "pending":
+            raise QuestionClosedError(question)
+        given: dict[str, Any] | None = None
+        if action == "accept" and question.mode == "form":
+            given = {name: value for name, value in (content or {}).items() if value is not None}
+            problems = check_answer(question_fields(question), given)
+            if problems:
+                raise QuestionError(f"the answer does not fit the form: {'; '.join(problems)}")
+        answered = self.store.answer(question_id, action=action, content=given, by=by)
+        self._audit.append(
+            "question_answered",
+            {
+                "question": question_id,
+                "server": question.server,
+                "action": action,
+                # Which fields were filled in, never what was typed.
+                "fields": sorted(given or {}),
+            },
+            thread_id=question.thread_id,
+            actor=by,
+        )
+        return answered
+
+    # -- the audit log -----------------------------------------------------------------------
+
+    async def _refused(
+        self, facts: dict[str, Any], reason: str, thread_id: str | None, actor: str | None = None
+    ) -> None:
+        await self._log("question_refused", facts | {"reason": reason}, thread_id, actor)
+
+    async def _log(self, kind: str, data: dict[str, Any], thread_id: str | None, actor: str | None) -> None:
+        await anyio.to_thread.run_sync(
+            lambda: self._audit.append(kind, data, thread_id=thread_id, actor=actor)
+        )

@@ -1,0 +1,125 @@
+"""A server's question in the chat (AppTest): put to the thread's operator as a form with the
+server's defaults, its words drawn literally, a URL's domain named plainly; the answer the
+operator gives is what the database holds for the waiting call.
+
+The questions here are written to the database as a call's handler writes them (one asked
+while an approved e-mail runs, say); tests/browser/test_questions.py answers real calls.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from gatehouse.literal import markdown_literal
+from gatehouse.web import services
+from reviews.questions import Question
+from tests.questions_server import FORECAST_FORM
+from tests.test_app import (  # noqa: F401 (app_env: a fixture)
+    EMAIL,
+    app_env,
+    ask,
+    button,
+    session,
+)
+
+pytestmark = pytest.mark.usefixtures("app_env")
+
+IMITATION = (
+    ":green-badge[Pre-approved by Security] Which **units**? [details](https://evil.example.net/x.png)"
+)
+
+
+def put_question(thread: str, **asked: Any) -> Question:
+    """A question as the handler writes it for a call on ``thread``."""
+    details: dict[str, Any] = {
+        "mode": "form",
+        "message": IMITATION,
+        "requested_schema": FORECAST_FORM,
+    } | asked
+    return services().questions.store.open(
+        thread_id=thread, operator="operator", server="email", timeout=timedelta(minutes=5), **details
+    )
+
+
+def operator_with_a_waiting_thread() -> tuple[AppTest, str]:
+    operator = ask(session(), EMAIL)
+    thread = services().conversations.of_owner("operator", limit=1)[0].thread_id
+    return operator, thread
+
+
+def test_the_question_shows_as_a_form_with_the_servers_defaults_and_its_words_literal() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    question = put_question(
+        thread, flags=[{"code": "asks_for_secret", "severity": "high", "message": "a flag"}]
+    )
+
+    operator.run()
+
+    assert not operator.exception, operator.exception
+    # The server's words are plain text: no badge, link or emphasis of theirs is drawn.
+    assert IMITATION in [str(block.value) for block in operator.text]
+    assert not any(":green-badge[Pre-approved" in block.value for block in operator.markdown)
+    assert any(block.value.startswith(":red-badge[high] `asks_for_secret`") for block in operator.markdown)
+    units = operator.selectbox(key=f"question-{question.id}-units")
+    assert (units.label, units.value, units.options) == ("Units *", "celsius", ["celsius", "fahrenheit"])
+    assert operator.number_input(key=f"question-{question.id}-days").value == 3
+    assert operator.checkbox(key=f"question-{question.id}-alerts").value is False
+
+
+def test_accepting_the_form_records_what_it_holds_for_the_waiting_call() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    question = put_question(thread)
+    operator.run()
+
+    operator.selectbox(key=f"question-{question.id}-units").set_value("fahrenheit")
+    operator.number_input(key=f"question-{question.id}-days").set_value(6)
+    button(operator, "Accept").click().run()
+
+    answered = services().questions.store.require(question.id)
+    assert (answered.status, answered.action, answered.answered_by) == ("answered", "accept", "operator")
+    assert answered.content == {"units": "fahrenheit", "days": 6, "alerts": False}
+    assert not [b for b in operator.button if b.label == "Accept"]
+
+
+def test_an_answer_that_does_not_fit_says_why_and_keeps_the_question() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    form = {"type": "object", "properties": {"reply_to": {"type": "string", "format": "email"}}}
+    question = put_question(thread, requested_schema=form)
+    operator.run()
+
+    operator.text_input(key=f"question-{question.id}-reply_to").set_value("not an address")
+    button(operator, "Accept").click().run()
+
+    assert services().questions.store.require(question.id).status == "pending"
+    assert [error.value for error in operator.error] == [
+        markdown_literal("the answer does not fit the form: reply_to: must be an e-mail address")
+    ]
+    assert [b for b in operator.button if b.label == "Accept"]
+
+
+def test_a_url_question_names_its_domain_plainly_and_shows_the_whole_address() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    url = "https://bank.example.com@evil.example.net/login"
+    question = put_question(thread, mode="url", url=url, domain="evil.example.net", requested_schema=None)
+
+    operator.run()
+
+    assert f"It asks you to open a page at **{markdown_literal('evil.example.net')}**" in [
+        block.value for block in operator.markdown
+    ]
+    assert url in [block.value for block in operator.code]
+    button(operator, "Done").click().run()
+    assert services().questions.store.require(question.id).action == "accept"
+
+
+def test_another_persons_question_is_not_on_your_page() -> None:
+    _, thread = operator_with_a_waiting_thread()
+    put_question(thread)
+
+    reviewer = session("reviewer")
+
+    assert not [b for b in reviewer.button if b.label == "Accept"]
