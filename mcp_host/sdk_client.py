@@ -25,7 +25,7 @@ name; one sent as a server-initiated ``elicitation/create`` arrives on the sessi
 task, and is taken to belong to the calls in flight on that server when they are all one
 request's (none is named when they are not: a question must never reach the wrong person).
 While a person answers a server (a question or a request for a completion), the time limits
-of its calls in flight stand still (mcp_host/sampling.py's CallClocks): a person takes minutes,
+of its calls in flight stand still (mcp_host/call_clocks.py): a person takes minutes,
 a call timeout is seconds.
 """
 
@@ -69,6 +69,7 @@ from mcp.types import (
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
+from mcp_host.call_clocks import CallClocks
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
@@ -86,7 +87,7 @@ from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
-from mcp_host.sampling import CallClocks, SamplingHandler
+from mcp_host.sampling import SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.transports import ServerTarget, client_target, is_restartable
 
