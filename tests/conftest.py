@@ -70,3 +70,16 @@ def graph(backend: str | Path) -> Iterator[CompiledGraph]:
         yield compile_graph(saver)
     finally:
         saver.conn.close()  # type: ignore[attr-defined]
+
+
+_SLOW_FOLDERS = ("browser", "replicas")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser and multi-process tests are marked ``slow``: still run by `make test` and CI,
+    left out by ``pytest -m "not slow"``."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        parts = item.path.resolve().relative_to(tests).parts if item.path.is_relative_to(tests) else ()
+        if parts and parts[0] in _SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)

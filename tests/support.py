@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 
 from graph.builder import CompiledGraph
@@ -16,11 +17,18 @@ from policies.loader import DEFAULT_POLICY, load_policy
 DEFAULT_TEST_POLICY = load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": "/nonexistent/gatehouse-data"})
 
 # One engine per MCP client, so pins (first-seen definitions) last as long as the servers do.
+# Keyed by id() (clients need not be hashable), and each entry is dropped when its client is
+# collected: otherwise a new client could get a collected one's id, and with it that client's
+# engine and pins.
 _ENGINES: dict[int, PolicyEngine] = {}
 
 
 def context_for(mcp: McpClient, **limits: float) -> GraphContext:
-    engine = _ENGINES.setdefault(id(mcp), PolicyEngine(DEFAULT_TEST_POLICY))
+    key = id(mcp)
+    engine = _ENGINES.get(key)
+    if engine is None:
+        engine = _ENGINES[key] = PolicyEngine(DEFAULT_TEST_POLICY)
+        weakref.finalize(mcp, _ENGINES.pop, key, None)
     return GraphContext(mcp=mcp, policy=engine, limits=Limits(**limits))  # type: ignore[arg-type]
 
 
