@@ -149,21 +149,10 @@ def parse_oauth(raw: Any, where: str, expand: Expand) -> OAuthSettings:
         return DEFAULT
     if raw is False:
         return DISABLED
-    if not isinstance(raw, dict):
-        raise OAuthConfigError(where, "must be an object (or false to turn OAuth off)")
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        raise OAuthConfigError(
-            f"{where}.{unknown[0]}", f"unknown key; known keys: {', '.join(sorted(_KEYS))}"
-        )
+    _check_object(raw, where, _KEYS, "must be an object (or false to turn OAuth off)")
 
     def text(key: str) -> str | None:
-        value = raw.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise OAuthConfigError(f"{where}.{key}", "must be a non-empty string")
-        return expand(value, f"{where}.{key}")
+        return _text(raw, key, where, expand)
 
     grant = raw.get("grant", "authorization_code")
     if grant not in _GRANTS:
@@ -212,21 +201,12 @@ def parse_oauth(raw: Any, where: str, expand: Expand) -> OAuthSettings:
 def _identity_provider(raw: Any, where: str, expand: Expand) -> IdentityProvider | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise OAuthConfigError(where, "must be an object with tokenEndpoint, clientId and idToken")
-    unknown = sorted(set(raw) - _IDP_KEYS)
-    if unknown:
-        raise OAuthConfigError(
-            f"{where}.{unknown[0]}", f"unknown key; known keys: {', '.join(sorted(_IDP_KEYS))}"
-        )
+    _check_object(raw, where, _IDP_KEYS, "must be an object with tokenEndpoint, clientId and idToken")
     values: dict[str, str] = {}
     for key in ("tokenEndpoint", "clientId", "clientSecret", "idToken"):
-        value = raw.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str) or not value.strip():
-            raise OAuthConfigError(f"{where}.{key}", "must be a non-empty string")
-        values[key] = expand(value, f"{where}.{key}")
+        value = _text(raw, key, where, expand)
+        if value is not None:
+            values[key] = value
     for key in ("tokenEndpoint", "clientId", "idToken"):
         if key not in values:
             raise OAuthConfigError(f"{where}.{key}", "is required for cross-app access")
@@ -239,6 +219,24 @@ def _identity_provider(raw: Any, where: str, expand: Expand) -> IdentityProvider
         client_secret=SecretStr(secret) if secret is not None else None,
         id_token=SecretStr(values["idToken"]),
     )
+
+
+def _check_object(raw: Any, where: str, keys: set[str], shape: str) -> None:
+    if not isinstance(raw, dict):
+        raise OAuthConfigError(where, shape)
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        raise OAuthConfigError(f"{where}.{unknown[0]}", f"unknown key; known keys: {', '.join(sorted(keys))}")
+
+
+def _text(raw: dict[str, Any], key: str, where: str, expand: Expand) -> str | None:
+    """A non-empty string value with ``${VAR}`` expanded, or None when the key is absent."""
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise OAuthConfigError(f"{where}.{key}", "must be a non-empty string")
+    return expand(value, f"{where}.{key}")
 
 
 def _check_grant(settings: OAuthSettings, where: str) -> None:
