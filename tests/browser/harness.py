@@ -62,6 +62,9 @@ STOP_SECONDS = 10.0  # after SIGTERM, before SIGKILL
 START_ATTEMPTS = 3  # a port taken between choosing and binding is retried on another
 # A Streamlit run in these tests can start the stdio servers or make MCP calls: generous.
 RUN_TIMEOUT_MS = 60_000
+# How often go_to() clicks a sidebar link a rerun dropped, and how long it waits for each.
+_NAVIGATION_TRIES = 4
+_NAVIGATION_WAIT_MS = 10_000
 # Playwright's defaults (5 s for expect, 30 s for actions) are short for a two-core CI box that
 # also runs the app and its servers; the browser fixture sets these for every context and expect.
 EXPECT_TIMEOUT_MS = 15_000
@@ -483,16 +486,19 @@ def go_to(page: Page, title: str) -> None:
     from playwright.sync_api import expect
 
     link = sidebar(page).get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)
-    # A click that lands while a live fragment reruns the page can be dropped by Streamlit, as
-    # a person's would be; like a person, click again (three tries, then the assertion speaks).
-    for _ in range(2):
+    # A click that lands while a live fragment reruns the page can be dropped by Streamlit, as a
+    # person's would be (seen on loaded machines, three times in a row with 5 s waits). So click
+    # only once the app reports no run in progress, and like a person, click again if dropped.
+    for _ in range(_NAVIGATION_TRIES - 1):
+        wait_for_app(page)
         link.click()
         try:
-            expect(link).to_have_attribute("aria-current", "page", timeout=5000)
+            expect(link).to_have_attribute("aria-current", "page", timeout=_NAVIGATION_WAIT_MS)
             break
         except AssertionError:
             continue
     else:
+        wait_for_app(page)
         link.click()
     expect(link).to_have_attribute("aria-current", "page")
     wait_for_app(page)
