@@ -24,7 +24,6 @@ from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyErro
 from gatehouse.operator_requests import ask
 from gatehouse.planner_choice import planner_for
 from gatehouse.policy_report import (
-    ReadOnlyPins,
     UnknownCapabilityError,
     explain,
     policy_summary,
@@ -315,7 +314,7 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
         try:
             with server_pool(settings, config=config) as pool:
                 manifest = pool.discover()
-            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins), declared_roots=declared_roots(config))
+            engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(config))
             report = explain(engine, manifest, args.key, arguments)
         except UnknownCapabilityError as exc:
             return _usage_error(f"{args.key}: {exc}")
