@@ -147,7 +147,19 @@ class ReviewService:
         return self.sweep(recover=False)["expired"] if self.ledger.any_due() else []
 
     def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
-        self.sweep(recover=False)
+        """The reviews the ledger holds, oldest first: a read that writes nothing.
+
+        A review past its deadline stays ``pending`` here until a sweep (``sweep`` or
+        ``expire_overdue``, which the app and ``gatehouse reviews sweep`` run) expires it.
+
+        Args:
+            status: only reviews with this status (None: every review).
+            limit: at most this many (None: all).
+            offset: skip this many first, for paging.
+
+        Returns:
+            The reviews, oldest first.
+        """
         return self.ledger.queue(status, limit=limit, offset=offset)
 
     def sweep(self, *, recover: bool = True) -> dict[str, list[str]]:
