@@ -83,6 +83,8 @@ def _risk_flags(capability: Capability, risk: Risk) -> list[Flag]:
 
 
 class PolicyEngine:
+    """The host's policy, applied: decisions on calls, pins of definitions, the roster."""
+
     def __init__(
         self, policy: PolicyFile, *, pins: PinStore | None = None, declared_roots: DeclaredRoots | None = None
     ) -> None:
@@ -98,6 +100,7 @@ class PolicyEngine:
 
     @property
     def output(self) -> OutputRules:
+        """What the agent may read of a result ([output]: readable types, the size kept)."""
         return self._output
 
     # -- the parts ---------------------------------------------------------------------------
@@ -106,7 +109,15 @@ class PolicyEngine:
         self, key: str, categories: set[Category] | frozenset[Category] = frozenset()
     ) -> list[Rule]:
         """Rules whose globs match the key (in one spelling: case, camelCase, kebab and snake
-        alike) or whose categories the engine found in the capability's name or parameters."""
+        alike) or whose categories the engine found in the capability's name or parameters.
+
+        Args:
+            key: the capability key, ``server__name``.
+            categories: the risk categories the engine identified in the capability.
+
+        Returns:
+            The matching rules, in the policy's order.
+        """
         name = normalise_key(key)
         return [
             rule
@@ -154,7 +165,14 @@ class PolicyEngine:
     def roots_for(self, server: str) -> Roots:
         """The folders a server's path arguments must resolve inside. The policy's own roots
         for the server ([paths.servers]) win; then the roots its entry in the servers file
-        declares; then the policy's [paths] roots."""
+        declares; then the policy's [paths] roots.
+
+        Args:
+            server: the server's name.
+
+        Returns:
+            The folders, with where they come from (named in a violation's message).
+        """
         paths = self.policy.paths
         if server in paths.servers:
             return Roots(
@@ -326,14 +344,25 @@ class PolicyEngine:
     # -- servers asking for a model completion -----------------------------------------------
 
     def sampling_limit(self, server: str) -> int:
-        """How many requests for a model completion ``server`` may make in a minute."""
+        """How many requests for a model completion ``server`` may make in a minute.
+
+        Args:
+            server: the server's name.
+
+        Returns:
+            Its own limit ([sampling.servers]), else the policy's ``requests_per_minute``.
+        """
         sampling = self.policy.sampling
         return sampling.servers.get(server, sampling.requests_per_minute)
 
     def sampling_terms(self) -> ReviewTerms:
         """How a server's request for a completion is reviewed: one approval from a role that
         reviews sampling, within the wait the server's call is given. No person asked for it,
-        so four-eyes has nobody to keep out."""
+        so four-eyes has nobody to keep out.
+
+        Returns:
+            The terms every such review gets.
+        """
         sampling = self.policy.sampling
         roles = [
             role
@@ -348,17 +377,25 @@ class PolicyEngine:
     # -- the roster --------------------------------------------------------------------------
 
     def trusts(self, server: str) -> bool:
-        """A server whose annotations may lower risk and whose change notifications are relied on."""
+        """Whether the policy trusts a server: its annotations may lower risk and its change
+        notifications are relied on.
+
+        Args:
+            server: the server's name.
+        """
         return server in self.policy.servers.trusted
 
     def role_of(self, user: str) -> str | None:
+        """The user's role in the policy's roster ([users]); None for someone not in it."""
         return self.policy.users.get(user)
 
     def may_request(self, user: str) -> bool:
+        """Whether the user's role may ask for calls; False for someone not in the roster."""
         role = self.role_of(user)
         return role is not None and self.policy.roles[role].request
 
     def may_take_over(self, user: str) -> bool:
-        """Whether this person may continue a thread somebody else started."""
+        """Whether this person may continue (or withdraw) a thread somebody else started;
+        False for someone not in the roster."""
         role = self.role_of(user)
         return role is not None and self.policy.roles[role].take_over_threads
