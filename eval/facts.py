@@ -71,7 +71,7 @@ def capability_facts(manifest: Manifest, engine: PolicyEngine) -> dict[str, Capa
     """Facts for every capability the servers offer, keyed ``server__name``."""
     facts: dict[str, CapabilityFacts] = {}
     for capability in manifest.capabilities():
-        decision = engine.evaluate(capability, {})
+        decision = engine.evaluate(capability, {}).decision
         why = side_effect_reason(capability, list(decision.categories))
         facts[capability.key] = CapabilityFacts(
             key=capability.key, side_effecting=bool(why), why=why, defaults=schema_defaults(capability)
@@ -84,7 +84,7 @@ def policy_status(engine: PolicyEngine, capability: Capability, arguments: dict[
     holds every required argument (the graph's validate_capability, without a planner): refused
     is ``error``, review is ``needs_review``, an allowed resource the agent cannot read is
     answered without MCP, anything else allowed runs (``ok``)."""
-    decision = engine.evaluate(capability, arguments)
+    decision = engine.evaluate(capability, arguments).decision
     if decision.action == "deny":
         return "error"
     if decision.action == "review":

@@ -24,7 +24,6 @@ from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyErro
 from gatehouse.operator_requests import ask
 from gatehouse.planner_choice import planner_for
 from gatehouse.policy_report import (
-    ReadOnlyPins,
     UnknownCapabilityError,
     explain,
     policy_summary,
@@ -182,7 +181,11 @@ def _parser() -> argparse.ArgumentParser:
 
     reviews_cmd = commands.add_parser("reviews", help="the review queue")
     reviews_actions = reviews_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
-    list_cmd = reviews_actions.add_parser("list", parents=[common], help="reviews, oldest first, with expiry")
+    list_cmd = reviews_actions.add_parser(
+        "list",
+        parents=[common],
+        help="reviews, oldest first, with expiry (reads only: overdue ones wait for `reviews sweep`)",
+    )
     list_cmd.add_argument(
         "--status",
         help="only this status (pending, approved, rejected, expired, cancelled, executed, failed, not_run, outcome_unknown)",
@@ -315,7 +318,7 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
         try:
             with server_pool(settings, config=config) as pool:
                 manifest = pool.discover()
-            engine = PolicyEngine(policy, pins=ReadOnlyPins(pins), declared_roots=declared_roots(config))
+            engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(config))
             report = explain(engine, manifest, args.key, arguments)
         except UnknownCapabilityError as exc:
             return _usage_error(f"{args.key}: {exc}")
@@ -326,6 +329,8 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
 def _run_reviews(args: argparse.Namespace) -> int:
     # Checked before anything is opened: a refusal leaves no trace.
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
+    # `reviews list` writes nothing: it expires nothing (overdue reviews are shown as such;
+    # `reviews sweep` expires them) and posts no notification.
     reading = args.action == "list"
     # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
     # the notifications that are due itself (below), in the foreground.
@@ -333,7 +338,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
         _settings(args),
         connect_servers=not reading and args.action != "withdraw",
         create_database=not reading,
-        send_notifications=args.action != "sweep",
+        send_notifications=not reading and args.action != "sweep",
     ) as services:
         if args.action == "list":
             rows = [review_row(r) for r in services.reviews.queue(args.status)]

@@ -138,7 +138,7 @@ def _listed_absent(mcp: McpClient, policy: PolicyEngine, manifest: Manifest, ser
     if lister is None:
         return False
     arguments = {"path": folder or "."}
-    if policy.evaluate(lister, arguments).action != "allow":
+    if policy.evaluate(lister, arguments).decision.action != "allow":
         return False
     listing = mcp.call_tool(server, lister.name, arguments)
     names = _listed_names(listing) if listing.success else None
@@ -154,7 +154,7 @@ def _current_text(mcp: McpClient, policy: PolicyEngine, server: str, path: str) 
     if reader is None:
         return _Current(note=f"server {server} offers no tool to read the current file")
     arguments = {"path": path}
-    decision = policy.evaluate(reader, arguments)
+    decision = policy.evaluate(reader, arguments).decision
     if decision.action != "allow":
         return _Current(note=f"reading it with {reader.key} would need a review ({decision.rule})")
     result = mcp.call_tool(server, reader.name, arguments)

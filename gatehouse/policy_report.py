@@ -7,24 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from gatehouse.visible_text import continued
 from policies.engine import PolicyEngine
-from policies.pins import Pin, PinStore
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Manifest
     from policies.model import PolicyFile
-
-
-class ReadOnlyPins:
-    """Explaining a decision must not pin anything: first sight is recorded by real calls."""
-
-    def __init__(self, inner: PinStore) -> None:
-        self._inner = inner
-
-    def get(self, key: str) -> Pin | None:
-        return self._inner.get(key)
-
-    def put(self, key: str, pin: Pin) -> None:
-        return None
 
 
 def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
@@ -63,7 +49,8 @@ def explain(engine: PolicyEngine, manifest: Manifest, key: str, arguments: dict[
         close = difflib.get_close_matches(key, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(known)} capabilities are offered"
         raise UnknownCapabilityError(f"no configured server offers {key}{hint}")
-    decision = engine.evaluate(capability, arguments)
+    # Evaluating stores nothing: explaining a decision never pins a definition (real requests do).
+    decision = engine.evaluate(capability, arguments).decision
     return {"capability": capability.ref() | {"key": key}, "arguments": arguments} | decision.model_dump(
         mode="json"
     )

@@ -24,6 +24,8 @@ def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
         "created_at": review.created_at,
         "expires_at": review.expires_at,
         "seconds_left": max(int(left), 0) if review.status == "pending" else None,
+        # Listing writes nothing: a pending review past its deadline waits for a sweep to expire it.
+        "overdue": review.status == "pending" and left <= 0,
         "category": review.category,
         "requester": review.requester,
         "server": review.capability.get("server"),
@@ -47,12 +49,17 @@ def render_queue(report: dict[str, Any]) -> str:
     lines = []
     for row in rows:
         left = f"{row['seconds_left'] // 60} min left" if row["seconds_left"] is not None else row["status"]
+        if row.get("overdue"):
+            left = "overdue"
         line = (
             f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
             f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
         )
         # A capability's name is the server's to choose; a line break in it stays in its row.
         lines.append(continued(line, 2))
+    overdue = sum(1 for row in rows if row.get("overdue"))
+    if overdue:
+        lines.append(f"{overdue} past the deadline: `gatehouse reviews sweep` expires them")
     return "\n".join(lines)
 
 

@@ -296,7 +296,10 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> di
             "status": "error",
         }
     arguments = state.get("proposed_arguments", {})
-    policy = runtime.context.policy.evaluate(capability, arguments)
+    evaluation = runtime.context.policy.evaluate(capability, arguments)
+    # A real request is what records first sight of a definition (evaluating stores nothing).
+    runtime.context.policy.record_pins(evaluation.pins_to_record)
+    policy = evaluation.decision
     flags = [flag.model_dump() for flag in policy.flags]
     missing = state.get("missing_arguments", [])
     invalid = dict(state.get("invalid_arguments", {}))

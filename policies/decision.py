@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -9,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
     from mcp_host.results import McpResult
+    from policies.pins import Pin
 
 Action = Literal["allow", "review", "deny"]
 Severity = Literal["info", "low", "medium", "high", "critical"]
@@ -50,6 +53,20 @@ class PolicyDecision(BaseModel):
     previous_definition: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """What evaluating a call found: the decision, and the pins it would record.
+
+    Evaluating stores nothing, so an explanation, a preview or a re-check of edited arguments
+    can evaluate freely. Only a caller that means to record first sight (the graph's
+    validation of a real request) passes ``pins_to_record`` to ``record_pins``.
+    """
+
+    decision: PolicyDecision
+    # Capability key -> the definition seen for the first time (no pin held for it yet).
+    pins_to_record: Mapping[str, Pin] = field(default_factory=dict)
+
+
 class OutputPolicy(Protocol):
     max_bytes: int
 
@@ -64,7 +81,13 @@ class Policy(Protocol):
     @property
     def output(self) -> OutputPolicy: ...
 
-    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision: ...
+    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> Evaluation:
+        """The decision on calling ``capability`` with ``arguments``; stores nothing."""
+        ...
+
+    def record_pins(self, pins: Mapping[str, Pin]) -> None:
+        """Record definitions seen for the first time (an evaluation's ``pins_to_record``)."""
+        ...
 
     def scan_output(self, text: str) -> list[str]:
         """Why output text looks like an attempt to steer the agent (empty when it does not)."""

@@ -10,10 +10,12 @@ go to a reviewer. Nothing a server says can turn a review into an allow.
 from __future__ import annotations
 
 import fnmatch
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags
-from policies.decision import Action, Flag, PolicyDecision, ReviewTerms
+from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms
 from policies.injection import suspicious_reasons
 from policies.names import normalise_glob, normalise_key
 from policies.output import OutputRules
@@ -54,7 +56,35 @@ def server_texts(capability: Capability) -> list[tuple[str, str]]:
 _FINDINGS_CACHED = 4096
 
 
+class _PinCheck(NamedTuple):
+    flags: list[Flag]
+    # The pinned definition, when the one offered now differs from it.
+    previous: dict[str, Any] | None
+    to_record: dict[str, Pin]
+
+
+@dataclass
+class _Verdict:
+    """The action so far, the rule it comes from (None: the default) and why: what the steps
+    of ``evaluate`` refine in turn."""
+
+    action: Action
+    deciding: Rule | None
+    explanation: str
+
+
+def _risk_flags(capability: Capability, risk: Risk) -> list[Flag]:
+    """The engine's own rating, shown to reviewers as flags of their own (not "blocking": an
+    allow rule may knowingly accept a category)."""
+    return [
+        Flag(code=c.replace(" ", "_"), severity="high", message=f"{capability.key}: {c} ({reason})")
+        for c, reason in risk.explained()
+    ]
+
+
 class PolicyEngine:
+    """The host's policy, applied: decisions on calls, pins of definitions, the roster."""
+
     def __init__(
         self, policy: PolicyFile, *, pins: PinStore | None = None, declared_roots: DeclaredRoots | None = None
     ) -> None:
@@ -70,6 +100,7 @@ class PolicyEngine:
 
     @property
     def output(self) -> OutputRules:
+        """What the agent may read of a result ([output]: readable types, the size kept)."""
         return self._output
 
     # -- the parts ---------------------------------------------------------------------------
@@ -78,7 +109,15 @@ class PolicyEngine:
         self, key: str, categories: set[Category] | frozenset[Category] = frozenset()
     ) -> list[Rule]:
         """Rules whose globs match the key (in one spelling: case, camelCase, kebab and snake
-        alike) or whose categories the engine found in the capability's name or parameters."""
+        alike) or whose categories the engine found in the capability's name or parameters.
+
+        Args:
+            key: the capability key, ``server__name``.
+            categories: the risk categories the engine identified in the capability.
+
+        Returns:
+            The matching rules, in the policy's order.
+        """
         name = normalise_key(key)
         return [
             rule
@@ -106,24 +145,34 @@ class PolicyEngine:
                 )
         return flags
 
-    def _pin_check(self, capability: Capability) -> tuple[list[Flag], dict[str, Any] | None]:
+    def _pin_check(self, capability: Capability) -> _PinCheck:
+        """Compare the definition with its pin; a first sight yields a pin to record, not a write."""
         pinned = self.pins.get(capability.key)
         current = definition_of(capability)
         if pinned is None:
-            self.pins.put(capability.key, Pin(fingerprint=capability.fingerprint, definition=current))
-            return [], None
+            return _PinCheck(
+                [], None, {capability.key: Pin(fingerprint=capability.fingerprint, definition=current)}
+            )
         if pinned.fingerprint == capability.fingerprint:
-            return [], None
+            return _PinCheck([], None, {})
         fields = changed_fields(pinned.definition, current) or ["definition"]
         message = (
             f"{capability.key} changed since it was first seen ({', '.join(fields)}); old and new are shown"
         )
-        return [Flag(code="definition_changed", severity="critical", message=message)], pinned.definition
+        flag = Flag(code="definition_changed", severity="critical", message=message)
+        return _PinCheck([flag], pinned.definition, {})
 
     def roots_for(self, server: str) -> Roots:
         """The folders a server's path arguments must resolve inside. The policy's own roots
         for the server ([paths.servers]) win; then the roots its entry in the servers file
-        declares; then the policy's [paths] roots."""
+        declares; then the policy's [paths] roots.
+
+        Args:
+            server: the server's name.
+
+        Returns:
+            The folders, with where they come from (named in a violation's message).
+        """
         paths = self.policy.paths
         if server in paths.servers:
             return Roots(
@@ -167,82 +216,127 @@ class PolicyEngine:
 
     # -- the decision ------------------------------------------------------------------------
 
-    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision:
-        trusted = self.trusts(capability.server)
-        risk, definition_flags = self._findings(capability, trusted)
-        flags: list[Flag] = [*risk.flags, *definition_flags]
-        pin_flags, previous = self._pin_check(capability)
-        flags += pin_flags
+    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> Evaluation:
+        """Decide whether a call may run, needs a reviewer, or is refused. Stores nothing.
+
+        Args:
+            capability: the definition as its server offers it now.
+            arguments: the arguments the call would be made with.
+
+        Returns:
+            The decision (action, deciding rule, flags, review terms) and the pins a caller
+            that records first sight passes to ``record_pins``: this definition's, when no pin
+            is held for it yet.
+        """
+        risk, definition_flags = self._findings(capability, self.trusts(capability.server))
+        pin = self._pin_check(capability)
         argument_flags = schema_flags(capability, arguments)
-        flags += argument_flags
+        flags: list[Flag] = [*risk.flags, *definition_flags, *pin.flags, *argument_flags]
         low = risk.low and not flags
-
-        matched = [
-            r
-            for r in self.matching_rules(capability.key, risk.identified())
-            if r.risk is None or (r.risk == "low" and low)
-        ]
+        matched = self._applicable_rules(capability, risk, low)
         flags += unbounded_amount_flags(capability, risk, matched)
-        action: Action = self.policy.defaults.action
-        deciding: Rule | None = None
-        if matched:
-            deciding = max(matched, key=lambda r: _RANK[r.action])
-            action = deciding.action
-        explanation = (
-            deciding.explanation if deciding else f"no rule covers {capability.key}: the default applies"
-        )
-
-        roots = self.roots_for(capability.server)
-        for rule in matched:
-            violations = constraint_flags(arguments, rule.constraints, roots)
-            flags += violations
-            if violations:
-                escalated = rule.constraints.on_violation
-                if _RANK[escalated] > _RANK[action]:
-                    action, deciding = escalated, rule
-                    explanation = f"rule {rule.name}: {violations[0].message}"
-
-        category = (deciding.category if deciding else None) or (
+        verdict = self._rule_verdict(capability, matched)
+        flags += self._apply_constraints(verdict, matched, arguments, self.roots_for(capability.server))
+        category = (verdict.deciding.category if verdict.deciding else None) or (
             risk.ordered()[0] if risk.categories else None
         )
-        # The engine's own rating, shown to reviewers as flags of their own (not "blocking":
-        # an allow rule may knowingly accept a category).
-        risk_flags = [
-            Flag(code=c.replace(" ", "_"), severity="high", message=f"{capability.key}: {c} ({reason})")
-            for c, reason in risk.explained()
-        ]
-        if action == "allow":
-            # Whether a rule or the default allowed it, a risk nobody accepted goes to review.
-            accepted = deciding.accepts if deciding is not None else []
-            unaccepted = [c for c in risk.categories if c not in accepted]
-            blocking = [f for f in flags if f.severity in {"high", "critical"}]
-            if unaccepted or blocking:
-                action = "review"
-                why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
-                allowed_by = f"rule {deciding.name}" if deciding is not None else "the default"
-                explanation = f"{allowed_by} allows it, but {why}"
-        if pin_flags and action == "allow":
-            action, explanation = "review", pin_flags[0].message
-
-        return PolicyDecision(
-            action=action,
-            rule=deciding.name if deciding else "default",
+        # After the constraints: their escalation may name the deciding rule whose accepted
+        # risks count. A changed definition's flag is critical, so it is among the blocking.
+        self._hold_what_nobody_accepted(verdict, risk, flags)
+        decision = PolicyDecision(
+            action=verdict.action,
+            rule=verdict.deciding.name if verdict.deciding else "default",
             category=category,
             categories=list(risk.categories),
-            explanation=explanation,
-            flags=[*risk_flags, *flags],
+            explanation=verdict.explanation,
+            flags=[*_risk_flags(capability, risk), *flags],
             args_valid=not argument_flags,
             output_expectation=self._output_expectation(capability),
             risk="low" if low else "elevated",
             reasons=risk.reasons,
-            review=self._review_terms(deciding, category),
-            previous_definition=previous,
+            review=self._review_terms(verdict.deciding, category),
+            previous_definition=pin.previous,
         )
+        return Evaluation(decision=decision, pins_to_record=pin.to_record)
+
+    def _applicable_rules(self, capability: Capability, risk: Risk, low: bool) -> list[Rule]:
+        """The rules that match the capability; a rule limited to low risk only when it is."""
+        return [
+            r
+            for r in self.matching_rules(capability.key, risk.identified())
+            if r.risk is None or (r.risk == "low" and low)
+        ]
+
+    def _rule_verdict(self, capability: Capability, matched: list[Rule]) -> _Verdict:
+        """Deny > review > allow among the matching rules; the policy's default without one."""
+        if not matched:
+            return _Verdict(
+                self.policy.defaults.action, None, f"no rule covers {capability.key}: the default applies"
+            )
+        deciding = max(matched, key=lambda r: _RANK[r.action])
+        return _Verdict(deciding.action, deciding, deciding.explanation)
+
+    @staticmethod
+    def _apply_constraints(
+        verdict: _Verdict, matched: list[Rule], arguments: dict[str, Any], roots: Roots
+    ) -> list[Flag]:
+        """Every matching rule's argument constraints; a violation escalates the verdict to the
+        rule's ``on_violation`` when that is stricter. Returns the violations."""
+        flags: list[Flag] = []
+        for rule in matched:
+            violations = constraint_flags(arguments, rule.constraints, roots)
+            flags += violations
+            escalated = rule.constraints.on_violation
+            if violations and _RANK[escalated] > _RANK[verdict.action]:
+                verdict.action, verdict.deciding = escalated, rule
+                verdict.explanation = f"rule {rule.name}: {violations[0].message}"
+        return flags
+
+    @staticmethod
+    def _hold_what_nobody_accepted(verdict: _Verdict, risk: Risk, flags: list[Flag]) -> None:
+        """Whether a rule or the default allowed it, a risk the deciding rule did not accept,
+        or a high or critical flag, sends an allowed call to review."""
+        if verdict.action != "allow":
+            return
+        accepted = verdict.deciding.accepts if verdict.deciding is not None else []
+        unaccepted = [c for c in risk.categories if c not in accepted]
+        blocking = [f for f in flags if f.severity in {"high", "critical"}]
+        if unaccepted or blocking:
+            why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
+            allowed_by = f"rule {verdict.deciding.name}" if verdict.deciding is not None else "the default"
+            verdict.action, verdict.explanation = "review", f"{allowed_by} allows it, but {why}"
+
+    def record_pins(self, pins: Mapping[str, Pin]) -> None:
+        """Record definitions seen for the first time, as the caller acting on a real request
+        does with its evaluation's ``pins_to_record``.
+
+        A key pinned in the meantime (another replica saw it first, or a reviewer accepted a
+        definition) keeps that pin: first sight is the first one recorded.
+
+        Args:
+            pins: capability key -> the pin to record.
+        """
+        for key, pin in pins.items():
+            if self.pins.get(key) is None:
+                self.pins.put(key, pin)
 
     def scan_output(self, text: str) -> list[str]:
+        """Why output text looks like an attempt to steer the agent.
+
+        Args:
+            text: text a server returned.
+
+        Returns:
+            One reason per suspicious passage; empty when there is none.
+        """
         return suspicious_reasons(text)
 
     def accept(self, capability: Capability) -> None:
+        """Pin this definition: a reviewer approved a call to it, so it is the one held from now.
+
+        Args:
+            capability: the definition the reviewer saw.
+        """
         self.pins.put(
             capability.key, Pin(fingerprint=capability.fingerprint, definition=definition_of(capability))
         )
@@ -250,14 +344,25 @@ class PolicyEngine:
     # -- servers asking for a model completion -----------------------------------------------
 
     def sampling_limit(self, server: str) -> int:
-        """How many requests for a model completion ``server`` may make in a minute."""
+        """How many requests for a model completion ``server`` may make in a minute.
+
+        Args:
+            server: the server's name.
+
+        Returns:
+            Its own limit ([sampling.servers]), else the policy's ``requests_per_minute``.
+        """
         sampling = self.policy.sampling
         return sampling.servers.get(server, sampling.requests_per_minute)
 
     def sampling_terms(self) -> ReviewTerms:
         """How a server's request for a completion is reviewed: one approval from a role that
         reviews sampling, within the wait the server's call is given. No person asked for it,
-        so four-eyes has nobody to keep out."""
+        so four-eyes has nobody to keep out.
+
+        Returns:
+            The terms every such review gets.
+        """
         sampling = self.policy.sampling
         roles = [
             role
@@ -272,17 +377,25 @@ class PolicyEngine:
     # -- the roster --------------------------------------------------------------------------
 
     def trusts(self, server: str) -> bool:
-        """A server whose annotations may lower risk and whose change notifications are relied on."""
+        """Whether the policy trusts a server: its annotations may lower risk and its change
+        notifications are relied on.
+
+        Args:
+            server: the server's name.
+        """
         return server in self.policy.servers.trusted
 
     def role_of(self, user: str) -> str | None:
+        """The user's role in the policy's roster ([users]); None for someone not in it."""
         return self.policy.users.get(user)
 
     def may_request(self, user: str) -> bool:
+        """Whether the user's role may ask for calls; False for someone not in the roster."""
         role = self.role_of(user)
         return role is not None and self.policy.roles[role].request
 
     def may_take_over(self, user: str) -> bool:
-        """Whether this person may continue a thread somebody else started."""
+        """Whether this person may continue (or withdraw) a thread somebody else started;
+        False for someone not in the roster."""
         role = self.role_of(user)
         return role is not None and self.policy.roles[role].take_over_threads

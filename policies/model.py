@@ -130,31 +130,10 @@ class Output(_Strict):
     max_bytes: int = Field(default=64 * 1024, gt=0, le=16 * 1024 * 1024)
 
 
-# Argument names (globs) whose values are never stored or shown: the one list. Matched in any
-# spelling (apiKey, api-key, API_KEY and x-api-key are all "*api_key*"), as dict keys and as
-# names in text (key=value, "key": "value", the key is value); see policies/secrets.py.
-SECRET_ARGUMENTS = (
-    "*password*",
-    "*passwd*",
-    "*pwd*",
-    "*passphrase*",
-    "*secret*",
-    "*token*",
-    "*api_key*",
-    "*private_key*",
-    "*access_key*",
-    "*credential*",
-    "*auth",
-    "*auth_key*",
-    "*authorization*",
-    "*cookie*",
-    "sig",
-)
-
-
 class Audit(_Strict):
-    # More argument names (globs) to hide; SECRET_ARGUMENTS always apply as well.
-    redact_arguments: list[str] = Field(default_factory=lambda: list(SECRET_ARGUMENTS))
+    # More argument names (globs) to hide, on top of the built-in ones that always apply
+    # (policies/secrets.py SECRET_ARGUMENTS): none unless the policy names some.
+    redact_arguments: list[str] = Field(default_factory=list)
 
 
 class Servers(_Strict):

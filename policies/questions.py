@@ -6,7 +6,7 @@
 - A form that asks for a secret is flagged ``asks_for_secret``: the protocol forbids asking for
   passwords, tokens or API keys in form mode (a server sends the person to a page of its own
   for that, in URL mode), and what is typed into a form passes through the host. What counts
-  as a secret is the one list the rest of Gatehouse hides (policies/model.py SECRET_ARGUMENTS
+  as a secret is the one list the rest of Gatehouse hides (policies/secrets.py SECRET_ARGUMENTS
   and the policy's ``[audit] redact_arguments``), matched in a free-text field's name, title
   or description, or in the question when the form has a free-text field. A number, a yes/no
   or a choice cannot carry one. ``secret_forms`` says whether such a form is declined (the

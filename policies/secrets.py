@@ -43,9 +43,29 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
 
-from policies.model import SECRET_ARGUMENTS
-
 REDACTED = "***"
+
+# Argument names (globs) whose values are never stored or shown: the one list, which every
+# SecretRedactor applies whatever the policy says (its [audit] redact_arguments only add to
+# it). Matched in any spelling (apiKey, api-key, API_KEY and x-api-key are all "*api_key*"),
+# as dict keys and as names in text (key=value, "key": "value", the key is value).
+SECRET_ARGUMENTS = (
+    "*password*",
+    "*passwd*",
+    "*pwd*",
+    "*passphrase*",
+    "*secret*",
+    "*token*",
+    "*api_key*",
+    "*private_key*",
+    "*access_key*",
+    "*credential*",
+    "*auth",
+    "*auth_key*",
+    "*authorization*",
+    "*cookie*",
+    "sig",
+)
 
 _SEPARATORS = re.compile(r"[\W_]+")
 

@@ -106,7 +106,7 @@ class AuditLog:
     ) -> None:
         self._db = open_database(db)
         self._clock = clock
-        # The built-in secret names and the policy's own (policies/model.py SECRET_ARGUMENTS).
+        # The built-in secret names (policies/secrets.py SECRET_ARGUMENTS) and the policy's own.
         self._secrets = secrets
         migrate(self._db, "audit", _MIGRATIONS)
 

@@ -66,7 +66,7 @@ def check_against_policy(capability: Capability, arguments: dict[str, Any], poli
         raise DecisionNotAllowedError(
             f"the edited arguments leave out what {capability.key} requires: {', '.join(missing)}"
         )
-    verdict = policy.evaluate(capability, arguments)
+    verdict = policy.evaluate(capability, arguments).decision
     invalid = [flag.message for flag in verdict.flags if flag.code in {"invalid_argument", "invalid_schema"}]
     if invalid:
         raise DecisionNotAllowedError(

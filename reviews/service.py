@@ -7,7 +7,7 @@ place that enforces who may decide: the CLI and the web app only call it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
 from graph.state import ReviewDecision
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from graph.context import GraphContext
     from policies.engine import PolicyEngine
     from reviews.conversations import Conversations
-    from reviews.ledger import Review, ReviewLedger
+    from reviews.ledger import DecisionRecorded, Review, ReviewLedger
 
 
 class ReviewExpiredError(ReviewError):
@@ -81,7 +81,12 @@ class ReviewService:
     def record_run(self, run: RunOutcome, *, actor: str | None = None) -> None:
         """Audit what a run decided (selection, validation, errors), add its answer to the
         thread's conversation, and tie its review, if it paused for one, to the checkpoint and
-        interrupt it waits in."""
+        interrupt it waits in.
+
+        Args:
+            run: the outcome of starting, continuing or resuming a thread.
+            actor: who the run was for (None: the thread's own doing, such as an expiry).
+        """
         state = run.state
         thread = run.final_output.thread_id
         self.conversations.record_answer(
@@ -136,6 +141,13 @@ class ReviewService:
             )
 
     def record_request(self, text: str, *, thread_id: str, requester: str) -> None:
+        """Audit an operator's request and add it to the thread's conversation.
+
+        Args:
+            text: the request as the operator wrote it (secrets are redacted when stored).
+            thread_id: the thread it starts or continues.
+            requester: who asked.
+        """
         self.audit.append("request", {"text": text}, thread_id=thread_id, actor=requester)
         self.conversations.record_request(thread_id, requester, text)
 
@@ -143,16 +155,43 @@ class ReviewService:
 
     def expire_overdue(self) -> list[str]:
         """Expire the reviews past their deadline, as sweep(recover=False) does, but only after
-        a read finds one: what a view refreshing every few seconds calls before it counts."""
+        a read finds one: what a view refreshing every few seconds calls before it counts.
+
+        Returns:
+            The ids of the reviews expired (their threads resumed to end ``expired``).
+        """
         return self.sweep(recover=False)["expired"] if self.ledger.any_due() else []
 
     def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
-        self.sweep(recover=False)
+        """The reviews the ledger holds, oldest first: a read that writes nothing.
+
+        A review past its deadline stays ``pending`` here until a sweep (``sweep`` or
+        ``expire_overdue``, which the app and ``gatehouse reviews sweep`` run) expires it.
+
+        Args:
+            status: only reviews with this status (None: every review).
+            limit: at most this many (None: all).
+            offset: skip this many first, for paging.
+
+        Returns:
+            The reviews, oldest first.
+        """
         return self.ledger.queue(status, limit=limit, offset=offset)
 
     def sweep(self, *, recover: bool = True) -> dict[str, list[str]]:
         """Expire what is past its deadline and (with ``recover``) escalate calls whose
-        outcome is unknown, which needs the servers: the thread continues from its checkpoint."""
+        outcome is unknown, which needs the servers: the thread continues from its checkpoint.
+
+        Several sweepers may run at once (replicas, cron): each piece of work is claimed in
+        the ledger first, so it is done once.
+
+        Args:
+            recover: also mark calls cut off mid-run ``outcome_unknown`` and carry out
+                decisions whose process died before it did.
+
+        Returns:
+            The review ids under ``expired``, ``outcome_unknown`` and ``resumed``.
+        """
         expired = []
         for review in self.ledger.expire_due():
             expired.append(review.id)
@@ -280,7 +319,20 @@ class ReviewService:
     def withdraw(self, thread_or_review: str, *, by: str) -> RunOutcome:
         """The requester takes back a request that waits (for a reviewer or for an answer): the
         thread ends ``cancelled`` and its review, if any, leaves the queue as ``cancelled``.
-        A role allowed to take threads over may withdraw someone else's; nobody else may."""
+        A role allowed to take threads over may withdraw someone else's; nobody else may.
+
+        Args:
+            thread_or_review: the thread's id, or its review's.
+            by: who withdraws it.
+
+        Returns:
+            The thread's run, ended ``cancelled``.
+
+        Raises:
+            NothingToResumeError: the thread waits for nothing.
+            NotPermittedError: ``by`` is neither the requester nor allowed to take threads over.
+            AlreadyDecidedError: the review was decided first.
+        """
         review = self.ledger.get(thread_or_review)
         thread_id = review.thread_id if review is not None else thread_or_review
         pending = pending_interrupt(self.graph, thread_id)
@@ -317,6 +369,12 @@ class ReviewService:
     # -- decisions ---------------------------------------------------------------------------
 
     def check_permission(self, review: Review, reviewer: str) -> None:
+        """Whether ``reviewer`` may decide ``review``: their role reviews its kind, and under
+        four-eyes they neither asked for the call nor answered its questions.
+
+        Raises:
+            NotPermittedError: naming the rule that keeps them out.
+        """
         role = self.policy.role_of(reviewer)
         if role is None:
             raise NotPermittedError(f"{reviewer!r} is not in the policy's roster")
@@ -354,92 +412,147 @@ class ReviewService:
         expected: str | None = None,
         answer: str | None = None,
     ) -> DecideResult:
-        """Decide once. ``expected`` is the call hash of the proposal the decider was shown (the
-        web page sends it): a decision made on a view of anything else is refused. ``answer``
-        is a reviewer's own answer to a server's request for a model completion."""
-        self.sweep(recover=False)
+        """Record one reviewer's decision, once, and carry it out when it settles the review.
+
+        Expires what is overdue first (this review included). A settled approval resumes the
+        thread, which runs the call once; a rejection resumes it to tell the operator.
+
+        Args:
+            review_id: the review's full id.
+            reviewer: who decides (a name in the policy's roster).
+            approve: True to approve, False to reject.
+            reason: why; required to reject.
+            arguments: edited arguments, with an approval before execution only; checked
+                against the capability's schema and the policy before anything is recorded.
+            expected: the call hash of the proposal the decider was shown (the web page sends
+                it); a decision made on a view of anything else is refused.
+            answer: a reviewer's own answer to a server's request for a model completion.
+
+        Returns:
+            The review as it is now, the thread's run (None while more approvals are due) and
+            the approvals counted against those required.
+
+        Raises:
+            ReviewExpiredError: the review's deadline passed.
+            AlreadyDecidedError: someone decided it first (or withdrew the request).
+            NotPermittedError: the reviewer's role, four-eyes or the roster forbids it.
+            DecisionNotAllowedError: a stale view, a rejection without a reason, edited
+                arguments or an answer where none may go, or a thread that no longer waits.
+        """
+        self.expire_overdue()
         review = self.ledger.require(review_id)
+        self._check_decidable(review, reviewer, approve=approve, reason=reason, expected=expected)
+        if review.stage == SAMPLING_STAGE:
+            return self._decide_sampling(review, reviewer, approve, reason, arguments, answer)
+        self._check_call_decision(review, approve=approve, arguments=arguments, answer=answer)
+        pending = self._waiting_on(review)
+        if arguments is not None:
+            # Checked before anything is recorded: a refused edit leaves the review pending,
+            # with nothing in the ledger or the audit log, for a corrected decision.
+            self._check_edited(review, arguments)
+        # An approval counts for the exact arguments it saw: edited arguments need their own
+        # full set of approvals, so nobody's approval carries a call they never saw.
+        effective = arguments if arguments is not None else review.arguments
+        recorded = self._record_decision(review, reviewer, approve, reason, arguments, effective)
+        if not recorded.final:
+            return DecideResult(
+                review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
+            )
+        decision = ReviewDecision(
+            action="approve" if approve else "reject",
+            by=reviewer,
+            reason=reason,
+            arguments=effective if approve and effective != review.arguments else None,
+            at=recorded.review.decided_at,
+        )
+        run = self._carry_out(recorded.review, decision, pending)
+        return DecideResult(
+            review=self.ledger.require(review.id),
+            run=run,
+            approvals=recorded.approvals,
+            required=recorded.required,
+        )
+
+    def _check_decidable(
+        self, review: Review, reviewer: str, *, approve: bool, reason: str | None, expected: str | None
+    ) -> None:
+        """Whether anyone may decide this review now, and this reviewer in particular."""
         if review.status == "expired":
             raise ReviewExpiredError(
-                f"review {review_id} expired at {review.expires_at}; it can no longer be approved"
+                f"review {review.id} expired at {review.expires_at}; it can no longer be approved"
             )
         if review.status != "pending":
-            raise AlreadyDecidedError(review_id, review.status, review.decided_by, review.decided_at)
+            raise AlreadyDecidedError(review.id, review.status, review.decided_by, review.decided_at)
         if expected is not None and expected != review.call_hash:
             raise DecisionNotAllowedError(
-                f"review {review_id} changed since it was shown (its capability or arguments differ): "
+                f"review {review.id} changed since it was shown (its capability or arguments differ): "
                 "reload it and decide on what it proposes now"
             )
         self.check_permission(review, reviewer)
         if not approve and not (reason or "").strip():
             raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
-        if review.stage == SAMPLING_STAGE:
-            return self._decide_sampling(review, reviewer, approve, reason, arguments, answer)
+
+    @staticmethod
+    def _check_call_decision(
+        review: Review, *, approve: bool, arguments: dict[str, Any] | None, answer: str | None
+    ) -> None:
+        """What may go with a decision on a paused thread's call (not a completion request)."""
         if answer is not None:
             raise DecisionNotAllowedError(
                 "an answer goes with a server's request for a model completion only"
             )
         if arguments is not None and (not approve or review.stage != "before_execution"):
             raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
+
+    def _waiting_on(self, review: Review) -> dict[str, Any]:
+        """The interrupt the review's thread waits in; refused when it waits for nothing, or
+        for another review."""
         pending = pending_interrupt(self.graph, review.thread_id)
-        if pending is None or pending.get("review_id") != review_id:
-            # Someone may have won the race between our first read and now: say who.
-            current = self.ledger.require(review_id)
-            if current.status != "pending":
-                raise AlreadyDecidedError(review_id, current.status, current.decided_by, current.decided_at)
-            raise DecisionNotAllowedError(
-                f"thread {review.thread_id} no longer waits for review {review_id} (it was resumed already)"
-            )
+        if pending is not None and pending.get("review_id") == review.id:
+            return pending
+        # Someone may have won the race between our first read and now: say who.
+        current = self.ledger.require(review.id)
+        if current.status != "pending":
+            raise AlreadyDecidedError(review.id, current.status, current.decided_by, current.decided_at)
+        raise DecisionNotAllowedError(
+            f"thread {review.thread_id} no longer waits for review {review.id} (it was resumed already)"
+        )
 
-        if arguments is not None:
-            # Checked before anything is recorded: a refused edit leaves the review pending,
-            # with nothing in the ledger or the audit log, for a corrected decision.
-            self._check_edited(review, arguments)
-
-        # An approval counts for the exact arguments it saw: edited arguments need their own
-        # full set of approvals, so nobody's approval carries a call they never saw.
-        effective = arguments if arguments is not None else review.arguments
+    def _record_decision(
+        self,
+        review: Review,
+        reviewer: str,
+        approve: bool,
+        reason: str | None,
+        edited: dict[str, Any] | None,
+        effective: dict[str, Any],
+    ) -> DecisionRecorded:
+        """Count the decision in the ledger (once, whoever races), audit it, and announce a
+        review it settles."""
+        action: Literal["approve", "reject"] = "approve" if approve else "reject"
         recorded = self.ledger.record_decision(
-            review_id,
+            review.id,
             reviewer=reviewer,
-            action="approve" if approve else "reject",
+            action=action,
             reason=reason,
             arguments=effective if approve else None,
         )
         self.audit.append(
             "decision",
             {
-                "action": "approve" if approve else "reject",
+                "action": action,
                 "reason": reason,
-                "edited_arguments": _argument_diff(review.arguments, arguments),
+                "edited_arguments": _argument_diff(review.arguments, edited),
                 "approvals": recorded.approvals,
                 "required": recorded.required,
             },
             thread_id=review.thread_id,
-            review_id=review_id,
+            review_id=review.id,
             actor=reviewer,
         )
         if recorded.final:
             self.notifier.review_event("review_decided", recorded.review)
-        if not recorded.final:
-            return DecideResult(
-                review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
-            )
-        edited = effective if approve and effective != review.arguments else None
-        decision = ReviewDecision(
-            action="approve" if approve else "reject",
-            by=reviewer,
-            reason=reason,
-            arguments=edited,
-            at=recorded.review.decided_at,
-        )
-        run = self._carry_out(recorded.review, decision, pending)
-        return DecideResult(
-            review=self.ledger.require(review_id),
-            run=run,
-            approvals=recorded.approvals,
-            required=recorded.required,
-        )
+        return recorded
 
     def _decide_sampling(
         self,

@@ -381,6 +381,8 @@ def measure(space: Workspace, backend: Backend) -> list[Figure]:
     with space.services(settings) as services:
 
         def per_rerun() -> None:
+            # Reading the queue does not sweep; the page expires what is due itself, as here.
+            services.reviews.sweep(recover=False)
             page = services.reviews.queue("pending", limit=PAGE)
             total = services.ledger.count("pending")
             if len(page) != PAGE or total != PENDING:
@@ -429,7 +431,7 @@ def measure(space: Workspace, backend: Backend) -> list[Figure]:
     )
     split = ", ".join(f"{name} {statistics.median(samples) * 1000:.2f} ms" for name, samples in parts.items())
     queue_notes = (
-        f"reviews.queue('pending', limit={PAGE}) (expiry sweep + one page) + ledger.count('pending'), "
+        f"reviews.sweep(recover=False) + reviews.queue('pending', limit={PAGE}) + ledger.count('pending'), "
         f"median of {REPEATS} after {WARMUP} warm-up (alone, medians: {split}); {built}; "
         f"page plan: {plans['page']}"
     )

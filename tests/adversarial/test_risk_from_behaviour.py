@@ -31,7 +31,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, 
 def _decide(services: Services, key: str, arguments: dict[str, object] | None = None) -> PolicyDecision:
     capability = services.mcp.discover().find(key)
     assert capability is not None, f"{key} is not offered"
-    return services.policy.evaluate(capability, arguments or {})
+    return services.policy.evaluate(capability, arguments or {}).decision
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_a_tool_that_takes_code_waits_for_a_reviewer_but_is_not_refused_as_a_she
     capability = services.mcp.discover().find("spelled-names__format_code")
     assert capability is not None
 
-    decision = services.policy.evaluate(capability, {"code": "x=1"})
+    decision = services.policy.evaluate(capability, {"code": "x=1"}).decision
 
     assert decision.action == "review"
     assert "runs commands" not in decision.categories

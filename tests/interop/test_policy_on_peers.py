@@ -73,7 +73,7 @@ class Peers:
         return PolicyEngine(load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": str(self.data)}))
 
     def evaluate(self, key: str, arguments: dict[str, Any]) -> PolicyDecision:
-        return self.engine().evaluate(self.capability(key), arguments)
+        return self.engine().evaluate(self.capability(key), arguments).decision
 
 
 def _init_repository(repo: Path) -> None:

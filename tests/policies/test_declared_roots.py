@@ -60,8 +60,8 @@ def test_a_write_under_the_servers_declared_root_is_reviewed_and_one_elsewhere_r
     engine = shipped_engine(folders)
     mine, elsewhere = folders["mine"] / "todo.txt", folders["elsewhere"] / "todo.txt"
 
-    inside = engine.evaluate(write_file("fs"), {"path": str(mine), "content": "x"})
-    outside = engine.evaluate(write_file("fs"), {"path": str(elsewhere), "content": "x"})
+    inside = engine.evaluate(write_file("fs"), {"path": str(mine), "content": "x"}).decision
+    outside = engine.evaluate(write_file("fs"), {"path": str(elsewhere), "content": "x"}).decision
 
     assert inside.action == "review"
     assert inside.rule == "file writes"
@@ -79,7 +79,7 @@ def test_the_policys_own_roots_no_longer_hold_a_server_that_declares_its_own(
     engine = shipped_engine(folders)
     demo_file = folders["data"] / "demo" / "project" / "notes.md"
 
-    decision = engine.evaluate(write_file("fs"), {"path": str(demo_file), "content": "x"})
+    decision = engine.evaluate(write_file("fs"), {"path": str(demo_file), "content": "x"}).decision
 
     assert decision.action == "deny"
     assert "outside the roots declared for server 'fs' in servers.json" in decision.explanation
@@ -89,10 +89,12 @@ def test_a_server_declaring_no_roots_is_held_to_the_policys_paths_roots(folders:
     engine = shipped_engine(folders)
     demo_root = folders["data"] / "demo" / "project"
 
-    inside = engine.evaluate(write_file("other"), {"path": str(demo_root / "notes.md"), "content": "x"})
+    inside = engine.evaluate(
+        write_file("other"), {"path": str(demo_root / "notes.md"), "content": "x"}
+    ).decision
     outside = engine.evaluate(
         write_file("other"), {"path": str(folders["mine"] / "todo.txt"), "content": "x"}
-    )
+    ).decision
 
     assert inside.action == "review"
     assert outside.action == "deny"
@@ -102,8 +104,12 @@ def test_a_server_declaring_no_roots_is_held_to_the_policys_paths_roots(folders:
 def test_roots_the_policy_names_for_a_server_win_over_the_ones_it_declares(folders: dict[str, Path]) -> None:
     engine = shipped_engine(folders, servers={"fs": [str(folders["shared"])]})
 
-    declared = engine.evaluate(write_file("fs"), {"path": str(folders["mine"] / "todo.txt"), "content": "x"})
-    named = engine.evaluate(write_file("fs"), {"path": str(folders["shared"] / "todo.txt"), "content": "x"})
+    declared = engine.evaluate(
+        write_file("fs"), {"path": str(folders["mine"] / "todo.txt"), "content": "x"}
+    ).decision
+    named = engine.evaluate(
+        write_file("fs"), {"path": str(folders["shared"] / "todo.txt"), "content": "x"}
+    ).decision
 
     assert declared.action == "deny"
     assert declared.explanation.endswith(
@@ -115,7 +121,7 @@ def test_roots_the_policy_names_for_a_server_win_over_the_ones_it_declares(folde
 def test_relative_paths_are_taken_from_the_first_declared_root(folders: dict[str, Path]) -> None:
     engine = shipped_engine(folders)
 
-    decision = engine.evaluate(write_file("fs"), {"path": "todo.txt", "content": "x"})
+    decision = engine.evaluate(write_file("fs"), {"path": "todo.txt", "content": "x"}).decision
 
     assert decision.action == "review"
 
