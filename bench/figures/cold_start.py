@@ -12,9 +12,12 @@ from bench.report import Figure, Target
 from bench.workspace import READ_REQUEST, Workspace, stdio_entry
 from gatehouse.wiring import server_pool
 from graph.runner import start_request
+from servers.names import BUNDLED
 
 SECTION = "2 cold start"
-SERVERS = ("filesystem", "tickets", "email", "greeter", "documents")
+# Five of the bundled servers, as since the figure's first run (prompts, left out then, is the
+# smallest of them), so its reports stay comparable.
+SERVERS = tuple(name for name in BUNDLED if name != "prompts")
 ROUNDS = 3
 
 
