@@ -19,6 +19,7 @@ SECTION = "2 cold start"
 # smallest of them), so its reports stay comparable.
 SERVERS = tuple(name for name in BUNDLED if name != "prompts")
 ROUNDS = 3
+TARGET_RATIO = 1.5
 
 
 def _cold_discovery_seconds(
@@ -64,6 +65,12 @@ def run(space: Workspace) -> list[Figure]:
     direct = statistics.median(_cold_discovery_seconds(space, SERVERS, r, direct=True) for r in range(ROUNDS))
     slowest_name = max(alone, key=lambda n: alone[n])
     ratio = together / alone[slowest_name]
+    # Without the prefork process, judged the same way: the same slowest server started alone
+    # directly, against the five started directly in parallel (the evidence for keeping it).
+    direct_alone = statistics.median(
+        _cold_discovery_seconds(space, (slowest_name,), r, direct=True) for r in range(ROUNDS)
+    )
+    direct_ratio = direct / direct_alone
     singles = ", ".join(f"{n} {alone[n] * 1000:.0f}" for n in SERVERS)
     return [
         Figure(
@@ -90,7 +97,7 @@ def run(space: Workspace) -> list[Figure]:
             "5 in parallel / slowest alone",
             ratio,
             "x",
-            Target("<=", 1.5),
+            Target("<=", TARGET_RATIO),
             "connections open in parallel; the servers fork from one prefork process that imported the SDK once",
         ),
         Figure(
@@ -99,7 +106,16 @@ def run(space: Workspace) -> list[Figure]:
             direct * 1000,
             "ms",
             None,
-            f"python -m servers.NAME each, median of {ROUNDS}: {direct / alone[slowest_name]:.2f}x the slowest "
-            f"alone; each imports the SDK (about half a second of CPU) on {os.cpu_count()} cores",
+            f"python -m servers.NAME each, median of {ROUNDS}: {direct / together:.2f}x the same five through "
+            f"the prefork process; each imports the SDK (about half a second of CPU) on {os.cpu_count()} cores",
+        ),
+        Figure(
+            SECTION,
+            "without prefork: 5 in parallel / slowest alone",
+            direct_ratio,
+            "x",
+            None,
+            f"{slowest_name} started directly alone: {direct_alone * 1000:.0f} ms; the target above (<= 1.5) "
+            f"would be {'met' if direct_ratio <= TARGET_RATIO else 'missed'} without the prefork process",
         ),
     ]
