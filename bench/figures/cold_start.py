@@ -5,7 +5,10 @@ them started alone."""
 from __future__ import annotations
 
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 
 from bench.report import Figure, Target
@@ -49,6 +52,15 @@ def _cold_discovery_seconds(
     return elapsed
 
 
+def _import_cpu_seconds(module: str) -> float:
+    """CPU seconds (user + system) a fresh interpreter spends importing ``module``: unlike wall
+    time, this barely moves with how busy the machine is."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run(space: Workspace) -> list[Figure]:
     began = time.perf_counter()
     with space.services(space.demo("filesystem", name="first-request")) as services:
@@ -71,6 +83,9 @@ def run(space: Workspace) -> list[Figure]:
         _cold_discovery_seconds(space, (slowest_name,), r, direct=True) for r in range(ROUNDS)
     )
     direct_ratio = direct / direct_alone
+    # What each start costs the machine: a direct start imports the SDK, a launcher does not.
+    server_cpu = statistics.median(_import_cpu_seconds(f"servers.{slowest_name}") for _ in range(ROUNDS))
+    launcher_cpu = statistics.median(_import_cpu_seconds("servers.launch") for _ in range(ROUNDS))
     singles = ", ".join(f"{n} {alone[n] * 1000:.0f}" for n in SERVERS)
     return [
         Figure(
@@ -117,5 +132,15 @@ def run(space: Workspace) -> list[Figure]:
             None,
             f"{slowest_name} started directly alone: {direct_alone * 1000:.0f} ms; the target above (<= 1.5) "
             f"would be {'met' if direct_ratio <= TARGET_RATIO else 'missed'} without the prefork process",
+        ),
+        Figure(
+            SECTION,
+            "CPU of one start: direct / through the launcher",
+            server_cpu / launcher_cpu,
+            "x",
+            None,
+            f"a fresh interpreter importing servers.{slowest_name} {server_cpu * 1000:.0f} ms of CPU, importing "
+            f"servers.launch {launcher_cpu * 1000:.0f} ms (the prefork process pays the server's imports once); "
+            f"five direct starts need at least {5 * server_cpu / (os.cpu_count() or 1):.1f} s on {os.cpu_count()} cores",
         ),
     ]
