@@ -439,7 +439,7 @@ def run(space: Workspace) -> list[Figure]:
                 "req/s",
                 None,
                 f"{CLIENTS} clients, {MEASURE_SECONDS:.0f} s; {result.cycles_per_s:.1f} ask-queue-decide cycles/s; "
-                f"cores busy: replicas with their servers {result.cores['replicas']:.2f}, PostgreSQL "
+                f"cores busy: replicas with their servers {result.cores['replicas']:.2f}, the PostgreSQL server "
                 f"{result.cores['postgres']:.2f}, load generator {result.cores['load_generator']:.2f}, "
                 f"other processes {result.cores['others']:.2f}; machine {result.cores['machine_busy']:.2f} "
                 f"of {os.cpu_count()}; database sessions running a statement {result.waits.get('active_sessions', 0):.1f}, "
