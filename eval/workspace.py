@@ -24,7 +24,6 @@ from tests.interop.peers import EVERYTHING_JS, FILESYSTEM_JS, GIT_BIN, MEMORY_JS
 
 # The peers, by the name the servers file gives them.
 PEER_SERVERS = ("files", "everything", "memory", "time", "git")
-BUNDLED_SERVERS = ("filesystem", "tickets", "email", "greeter", "prompts", "documents")
 
 # What the folder server-filesystem is confined to holds: a few files a request can name.
 SHARED_FILES = {

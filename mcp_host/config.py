@@ -4,8 +4,8 @@ Reads Claude Desktop's and ``.mcp.json``'s ``mcpServers`` and VS Code's ``server
 entries (command, args, env, cwd) and remote entries (type "http", url, headers). Either kind
 may declare ``roots``: the folders the server is told it may work in (MCP roots), which are
 also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
-(and VS Code's ``${env:VAR}``) in any string is taken from the environment, so secrets stay
-out of the file. Every problem is reported as one line naming the file, the entry and the
+(and VS Code's ``${env:VAR}``) in any string is taken from the environment
+(mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file. Every problem is reported as one line naming the file, the entry and the
 reason; nothing is half-loaded.
 
 Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
@@ -30,9 +30,9 @@ from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
+from mcp_host.variables import UnsetVariableError, expand_variables
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
-_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 # "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
@@ -141,13 +141,10 @@ def redact_url(url: str) -> str:
 
 
 def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in environ:
-            raise ConfigError(where, f"environment variable {name} is not set")
-        return environ[name]
-
-    return _VARIABLE.sub(replace, value)
+    try:
+        return expand_variables(value, environ, where)
+    except UnsetVariableError as exc:
+        raise ConfigError(exc.where, exc.reason) from exc
 
 
 def _strings(value: Any, where: str) -> list[str]:

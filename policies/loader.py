@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,10 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
+from mcp_host.variables import UnsetVariableError, expand_variables
 from policies.model import PolicyFile
 
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class PolicyError(Exception):
@@ -29,14 +28,10 @@ class PolicyError(Exception):
 
 def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = "") -> Any:
     if isinstance(value, str):
-
-        def replace(match: re.Match[str]) -> str:
-            name = match.group(1)
-            if name not in variables:
-                raise PolicyError(f"{source}: {key}", f"variable {name} is not set")
-            return variables[name]
-
-        return _VARIABLE.sub(replace, value)
+        try:
+            return expand_variables(value, variables, f"{source}: {key}")
+        except UnsetVariableError as exc:
+            raise PolicyError(exc.where, exc.reason) from exc
     if isinstance(value, list):
         return [_expand(item, variables, source, f"{key}[{index}]") for index, item in enumerate(value)]
     if isinstance(value, dict):

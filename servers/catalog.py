@@ -1,20 +1,23 @@
 """The bundled demo servers by name, so the host can start any of them in-process or as a subprocess."""
 
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
+from typing import cast
 
 from mcp.server.mcpserver import MCPServer
 
-from servers import documents, email, filesystem, greeter, prompts, tickets
+from servers.names import BUNDLED
 
-BUNDLED_SERVERS: dict[str, Callable[[Path], MCPServer]] = {
-    "filesystem": filesystem.build_server,
-    "tickets": tickets.build_server,
-    "email": email.build_server,
-    "greeter": greeter.build_server,
-    "prompts": prompts.build_server,
-    "documents": documents.build_server,
-}
+ServerBuilder = Callable[[Path], MCPServer]
+
+
+def _builder(name: str) -> ServerBuilder:
+    """``servers.<name>.build_server``: every bundled server module has one."""
+    return cast(ServerBuilder, import_module(f"servers.{name}").build_server)
+
+
+BUNDLED_SERVERS: dict[str, ServerBuilder] = {name: _builder(name) for name in BUNDLED}
 
 
 BUNDLED_CONFIG = Path(__file__).with_name("bundled.mcp.json")

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import BinaryIO, NoReturn
 
-from servers.prefork import BUNDLED, PreforkError, StartRequest, read_message, socket_name
+from servers.names import BUNDLED
+from servers.prefork import PreforkError, StartRequest, read_message, socket_name
 
 # How long to wait for the prefork process to accept and fork: it imports the SDK first
 # (about half a second, several on a loaded machine).

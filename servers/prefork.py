@@ -36,8 +36,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-BUNDLED = ("filesystem", "tickets", "email", "greeter", "prompts", "documents")
-"""The servers a prefork process starts: servers/<name>.py, nothing else."""
+# The servers a prefork process starts: servers/<name>.py, nothing else.
+from servers.names import BUNDLED
 
 # A prefork process with no server left waits this long for another before it exits: long
 # enough for the pool to restart a server that died, short enough not to linger after a run.

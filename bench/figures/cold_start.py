@@ -5,17 +5,24 @@ them started alone."""
 from __future__ import annotations
 
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 
 from bench.report import Figure, Target
 from bench.workspace import READ_REQUEST, Workspace, stdio_entry
 from gatehouse.wiring import server_pool
 from graph.runner import start_request
+from servers.names import BUNDLED
 
 SECTION = "2 cold start"
-SERVERS = ("filesystem", "tickets", "email", "greeter", "documents")
+# Five of the bundled servers, as since the figure's first run (prompts, left out then, is the
+# smallest of them), so its reports stay comparable.
+SERVERS = tuple(name for name in BUNDLED if name != "prompts")
 ROUNDS = 3
+TARGET_RATIO = 1.5
 
 
 def _cold_discovery_seconds(
@@ -45,6 +52,15 @@ def _cold_discovery_seconds(
     return elapsed
 
 
+def _import_cpu_seconds(module: str) -> float:
+    """CPU seconds (user + system) a fresh interpreter spends importing ``module``: unlike wall
+    time, this barely moves with how busy the machine is."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run(space: Workspace) -> list[Figure]:
     began = time.perf_counter()
     with space.services(space.demo("filesystem", name="first-request")) as services:
@@ -61,6 +77,15 @@ def run(space: Workspace) -> list[Figure]:
     direct = statistics.median(_cold_discovery_seconds(space, SERVERS, r, direct=True) for r in range(ROUNDS))
     slowest_name = max(alone, key=lambda n: alone[n])
     ratio = together / alone[slowest_name]
+    # Without the prefork process, judged the same way: the same slowest server started alone
+    # directly, against the five started directly in parallel (the evidence for keeping it).
+    direct_alone = statistics.median(
+        _cold_discovery_seconds(space, (slowest_name,), r, direct=True) for r in range(ROUNDS)
+    )
+    direct_ratio = direct / direct_alone
+    # What each start costs the machine: a direct start imports the SDK, a launcher does not.
+    server_cpu = statistics.median(_import_cpu_seconds(f"servers.{slowest_name}") for _ in range(ROUNDS))
+    launcher_cpu = statistics.median(_import_cpu_seconds("servers.launch") for _ in range(ROUNDS))
     singles = ", ".join(f"{n} {alone[n] * 1000:.0f}" for n in SERVERS)
     return [
         Figure(
@@ -87,7 +112,7 @@ def run(space: Workspace) -> list[Figure]:
             "5 in parallel / slowest alone",
             ratio,
             "x",
-            Target("<=", 1.5),
+            Target("<=", TARGET_RATIO),
             "connections open in parallel; the servers fork from one prefork process that imported the SDK once",
         ),
         Figure(
@@ -96,7 +121,26 @@ def run(space: Workspace) -> list[Figure]:
             direct * 1000,
             "ms",
             None,
-            f"python -m servers.NAME each, median of {ROUNDS}: {direct / alone[slowest_name]:.2f}x the slowest "
-            f"alone; each imports the SDK (about half a second of CPU) on {os.cpu_count()} cores",
+            f"python -m servers.NAME each, median of {ROUNDS}: {direct / together:.2f}x the same five through "
+            f"the prefork process; each imports the SDK (about half a second of CPU) on {os.cpu_count()} cores",
+        ),
+        Figure(
+            SECTION,
+            "without prefork: 5 in parallel / slowest alone",
+            direct_ratio,
+            "x",
+            None,
+            f"{slowest_name} started directly alone: {direct_alone * 1000:.0f} ms; the target above (<= 1.5) "
+            f"would be {'met' if direct_ratio <= TARGET_RATIO else 'missed'} without the prefork process",
+        ),
+        Figure(
+            SECTION,
+            "CPU of one start: direct / through the launcher",
+            server_cpu / launcher_cpu,
+            "x",
+            None,
+            f"a fresh interpreter importing servers.{slowest_name} {server_cpu * 1000:.0f} ms of CPU, importing "
+            f"servers.launch {launcher_cpu * 1000:.0f} ms (the prefork process pays the server's imports once); "
+            f"five direct starts need at least {5 * server_cpu / (os.cpu_count() or 1):.1f} s on {os.cpu_count()} cores",
         ),
     ]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
-from servers.prefork import BUNDLED
+from servers.names import BUNDLED
 from tests.browser.harness import no_exception, open_page, running_app, send_chat
 from tests.processes import alive, live_children, prefork_pids
 from tests.support import wait_until

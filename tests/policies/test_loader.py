@@ -42,7 +42,7 @@ def test_the_shipped_default_policy_without_its_data_folder_names_the_missing_va
     with pytest.raises(PolicyError) as caught:
         load_policy(DEFAULT_POLICY, variables={})
 
-    assert caught.value.reason == "variable GATEHOUSE_DATA is not set"
+    assert caught.value.reason == "environment variable GATEHOUSE_DATA is not set"
     assert str(DEFAULT_POLICY) in caught.value.where
 
 
@@ -184,7 +184,7 @@ def test_a_missing_file_is_named_with_the_reason(tmp_path: Path) -> None:
 def test_a_missing_variable_is_refused_with_its_name_and_the_key_that_uses_it() -> None:
     error = _error({"paths": {"roots": ["${NOPE}/data"]}})
 
-    assert error.reason == "variable NOPE is not set"
+    assert error.reason == "environment variable NOPE is not set"
     assert error.where.startswith("p.toml")
     assert "paths.roots" in error.where
 
@@ -198,7 +198,7 @@ def test_a_variable_in_a_file_is_expanded_and_a_missing_one_names_the_file(tmp_p
         load_policy(path, variables={"OTHER": "x"})
 
     assert loaded.paths.roots == ["/srv/data/project"]
-    assert caught.value.reason == "variable DATA is not set"
+    assert caught.value.reason == "environment variable DATA is not set"
     assert str(path) in caught.value.where
 
 

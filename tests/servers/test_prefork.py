@@ -18,7 +18,8 @@ import pytest
 from gatehouse.settings import Settings
 from gatehouse.wiring import bundled_servers_config, server_pool
 from servers.catalog import BUNDLED_CONFIG, BUNDLED_SERVERS
-from servers.prefork import BUNDLED, socket_name
+from servers.names import BUNDLED
+from servers.prefork import socket_name
 from tests.processes import alive, live_children, prefork_pids
 from tests.support import wait_until
 

@@ -1,0 +1,500 @@
+"""Figure 8: replicas. One, two and four Gatehouse replicas (bench/replica.py: a process with
+the services the web app opens) on one PostgreSQL database, serving the same mixed load from
+this process, the load generator: CLIENTS client threads, each repeating a cycle of
+
+    ask    "Send an email to ... saying <unique tag>"  (the policy stops it for a review)
+    queue  read the pending reviews
+    decide approve the review its ask opened
+
+each step on the next replica round-robin, so a review opened on one replica is decided on
+another. The load is the same for every replica count; only where it is served changes.
+
+Besides throughput the figure counts what must not happen: errors (HTTP 500 from a replica:
+any exception), reviews decided twice (ledger rows against decisions won) and calls run twice
+(the e-mail server's outbox, written by the tool itself, against decisions won, by tag). It also
+records what bounds the throughput: CPU of the replicas (with their stdio servers), of
+PostgreSQL's processes and of the whole machine, which has only a few cores.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from bench.backends import postgres_server
+from bench.report import Figure, Target, summary_ms
+from bench.workspace import Workspace
+from gatehouse.settings import Settings
+from gatehouse.wiring import open_services
+from storage.postgres import scratch_schema, unreachable
+
+SECTION = "8 replicas (PostgreSQL)"
+REPLICA_COUNTS = (1, 2, 4)
+CLIENTS = 8
+WARMUP_SECONDS = 4.0
+MEASURE_SECONDS = 20.0
+READY_SECONDS = 120.0
+REQUEST_SECONDS = 120.0
+# Connections per replica's pool: CLIENTS threads at most, and four replicas of it must fit
+# in the server's max_connections beside whatever else uses it.
+POOL_SIZE = 6
+REVIEWER = "reviewer"
+ROOT = Path(__file__).resolve().parents[2]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# The replicas' connections carry this name, so their sessions can be told from others' in
+# pg_stat_activity (the server is shared with whatever else runs on the machine).
+APPLICATION_NAME = "gatehouse-bench-replica"
+SAMPLE_SECONDS = 0.05
+
+
+# -- the replicas ---------------------------------------------------------------------------
+
+
+@dataclass
+class Replica:
+    process: subprocess.Popen[str]
+    port: int
+
+
+@contextmanager
+def replicas(count: int, env: dict[str, str]) -> Iterator[list[Replica]]:
+    """Start ``count`` replicas at once, wait until each has its services open; stop them after."""
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bench.replica"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    try:
+        started = [Replica(p, _ready_port(p)) for p in processes]
+        yield started
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)  # closes its services and servers cleanly
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def _ready_port(process: subprocess.Popen[str]) -> int:
+    assert process.stdout is not None and process.stderr is not None
+    deadline = threading.Timer(READY_SECONDS, process.kill)
+    deadline.start()
+    try:
+        line = process.stdout.readline()
+    finally:
+        deadline.cancel()
+    if not line.startswith("READY "):
+        raise RuntimeError(f"a replica did not start: {process.stderr.read()[-3000:]}")
+    return int(line.split()[1])
+
+
+# -- the load generator ---------------------------------------------------------------------
+
+
+@dataclass
+class ClientLog:
+    """What one client thread saw; each thread writes only its own."""
+
+    done: list[tuple[str, float, float]] = field(default_factory=list)  # (step, ended at, seconds)
+    errors: list[str] = field(default_factory=list)
+    decisions: Counter[str] = field(default_factory=Counter)
+    approved_tags: list[str] = field(default_factory=list)
+
+
+class Client:
+    """One keep-alive connection per replica (so one server thread each, as one browser tab)."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self._connections = [
+            http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_SECONDS) for port in ports
+        ]
+
+    def request(
+        self, replica: int, method: str, path: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        connection = self._connections[replica % len(self._connections)]
+        if body is None:
+            connection.request(method, path)
+        else:
+            payload = json.dumps(body).encode()
+            connection.request(method, path, body=payload, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer: dict[str, Any] = json.loads(response.read())
+        if response.status != 200:
+            raise RuntimeError(f"{path} on replica {replica % len(self._connections)}: {answer.get('error')}")
+        return answer
+
+    def close(self) -> None:
+        for connection in self._connections:
+            connection.close()
+
+
+def client_loop(number: int, ports: list[int], stop: threading.Event, log: ClientLog) -> None:
+    client = Client(ports)
+    replica = number  # clients start on different replicas
+    cycle = 0
+    try:
+        while not stop.is_set():
+            tag = f"c{number}-{cycle}"
+            cycle += 1
+            try:
+                began = time.perf_counter()
+                asked = client.request(
+                    replica, "POST", "/ask", {"text": f"Send an email to bob@example.com saying {tag}"}
+                )
+                log.done.append(("ask", time.perf_counter(), time.perf_counter() - began))
+                if asked["status"] != "needs_review" or not asked["review"]:
+                    raise RuntimeError(f"the send did not wait for a review: {asked}")
+                replica += 1
+                began = time.perf_counter()
+                client.request(replica, "GET", "/queue")
+                log.done.append(("queue", time.perf_counter(), time.perf_counter() - began))
+                replica += 1
+                began = time.perf_counter()
+                decided = client.request(
+                    replica,
+                    "POST",
+                    "/decide",
+                    {"review": asked["review"], "reviewer": REVIEWER, "approve": True},
+                )
+                log.done.append(("decide", time.perf_counter(), time.perf_counter() - began))
+                log.decisions[decided["outcome"]] += 1
+                if decided["outcome"] == "won":
+                    if decided["status"] != "ok":
+                        raise RuntimeError(f"an approved send did not run: {decided}")
+                    log.approved_tags.append(tag)
+            except Exception as exc:  # noqa: BLE001 - counted and reported by the figure
+                log.errors.append(f"{type(exc).__name__}: {exc}")
+                client.close()
+                client = Client(ports)  # a broken keep-alive connection is not reused
+    finally:
+        client.close()
+
+
+# -- CPU from /proc -------------------------------------------------------------------------
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _tree_cpu(root: int) -> float:
+    """CPU seconds of a process and its live descendants (a replica and its stdio servers)."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = _stat(int(entry.name))
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo.extend(child for child, parent in parents.items() if parent == pid)
+    return total
+
+
+def _postgres_cpu() -> float:
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in {"postgres", "postmaster"}:
+                    fields = _stat(int(entry.name))
+                    total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            except OSError:
+                continue
+    return total
+
+
+def _machine() -> tuple[float, float]:
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return float(sum(values) - idle), float(sum(values))
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    replicas: float
+    postgres: float
+    generator: float
+    busy: float
+    total: float
+
+    @classmethod
+    def take(cls, pids: list[int]) -> CpuSample:
+        busy, total = _machine()
+        times = os.times()
+        return cls(
+            sum(_tree_cpu(pid) for pid in pids), _postgres_cpu(), times.user + times.system, busy, total
+        )
+
+
+# -- what the replicas' database sessions wait on -------------------------------------------
+
+
+class DatabaseWaits:
+    """Samples the replicas' sessions in pg_stat_activity (they connect with APPLICATION_NAME)
+    every SAMPLE_SECONDS: how many are running a statement, and which wait on a lock (a row
+    lock held by another session: the ledger's review rows, the audit log's head row)."""
+
+    def __init__(self, server: str) -> None:
+        self._server = server
+        self.samples = 0
+        self.active = 0
+        self.lock_waits: Counter[str] = Counter()
+
+    def run(self, stop: threading.Event) -> None:
+        with psycopg.connect(self._server, autocommit=True) as conn:
+            while not stop.wait(SAMPLE_SECONDS):
+                rows = conn.execute(
+                    "SELECT wait_event_type, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) "
+                    "FROM pg_stat_activity WHERE application_name = %s AND state = 'active'",
+                    (APPLICATION_NAME,),
+                ).fetchall()
+                self.samples += 1
+                self.active += len(rows)
+                for wait_type, query in rows:
+                    if wait_type == "Lock":
+                        self.lock_waits[str(query)] += 1
+
+    def summary(self) -> dict[str, Any]:
+        samples = max(self.samples, 1)
+        return {
+            "samples": self.samples,
+            "active_sessions": self.active / samples,
+            "waiting_on_a_lock": sum(self.lock_waits.values()) / samples,
+            "top_lock_waits": dict(self.lock_waits.most_common(3)),
+        }
+
+
+# -- one replica count ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    count: int
+    steps_per_s: float
+    cycles_per_s: float
+    latency: dict[str, dict[str, float]]
+    errors: list[str]
+    decisions_won: int
+    already_decided: int
+    decided_twice: int
+    run_twice: int
+    lost: int
+    cores: dict[str, float]
+    waits: dict[str, Any] = field(default_factory=dict)
+
+
+def measure(space: Workspace, server: str, count: int) -> Run:
+    with scratch_schema(server, prefix=f"bench_replicas{count}") as url:
+        settings = space.demo("email", name=f"replicas-{count}", db_url=url)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GATEHOUSE_")} | {
+            "GATEHOUSE_DB": f"{url}&application_name={APPLICATION_NAME}",
+            "GATEHOUSE_DATA": str(settings.data_dir),
+            "GATEHOUSE_SERVERS": str(settings.servers_path),
+            "GATEHOUSE_DB_POOL_SIZE": str(POOL_SIZE),
+        }
+        # Create the tables once, before the replicas race to (they would wait on the migration lock).
+        with open_services(settings, connect_servers=False):
+            pass
+        with ExitStack() as stack:
+            started = stack.enter_context(replicas(count, env))
+            ports = [r.port for r in started]
+            pids = [r.process.pid for r in started]
+            stop = threading.Event()
+            logs = [ClientLog() for _ in range(CLIENTS)]
+            threads = [
+                threading.Thread(target=client_loop, args=(n, ports, stop, logs[n]), daemon=True)
+                for n in range(CLIENTS)
+            ]
+            for thread in threads:
+                thread.start()
+            time.sleep(WARMUP_SECONDS)
+            waits = DatabaseWaits(server)
+            stop_sampling = threading.Event()
+            sampler = threading.Thread(target=waits.run, args=(stop_sampling,), daemon=True)
+            window_start = time.perf_counter()
+            before = CpuSample.take(pids)
+            sampler.start()
+            time.sleep(MEASURE_SECONDS)
+            stop_sampling.set()
+            after = CpuSample.take(pids)
+            window_end = time.perf_counter()
+            stop.set()
+            for thread in [*threads, sampler]:
+                thread.join(timeout=REQUEST_SECONDS)
+        run = _judge(count, settings, logs, window_start, window_end, before, after)
+        return replace(run, waits=waits.summary())
+
+
+def _judge(
+    count: int,
+    settings: Settings,
+    logs: list[ClientLog],
+    window_start: float,
+    window_end: float,
+    before: CpuSample,
+    after: CpuSample,
+) -> Run:
+    wall = window_end - window_start
+    in_window = [
+        (step, s) for log in logs for step, ended, s in log.done if window_start <= ended < window_end
+    ]
+    by_step: dict[str, list[float]] = {}
+    for step, seconds in in_window:
+        by_step.setdefault(step, []).append(seconds)
+    won = sum(log.decisions["won"] for log in logs)
+    tags = [tag for log in logs for tag in log.approved_tags]
+    outbox = settings.data_dir / "demo" / "outbox.jsonl"
+    sent = (
+        Counter(
+            json.loads(line)["body"].rsplit("saying ", 1)[-1]
+            for line in outbox.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        )
+        if outbox.exists()
+        else Counter()
+    )
+    with open_services(settings, connect_servers=False) as services:
+        executed = services.ledger.count("executed")
+        decided = services.ledger.count_decided()
+    ticks = after.total - before.total
+    cores = {
+        "replicas": (after.replicas - before.replicas) / wall,
+        "postgres": (after.postgres - before.postgres) / wall,
+        "load_generator": (after.generator - before.generator) / wall,
+        "machine_busy": (after.busy - before.busy) / ticks * (os.cpu_count() or 1) if ticks else 0.0,
+    }
+    # What else ran on the machine meanwhile (other people's tests on a shared machine).
+    cores["others"] = max(
+        cores["machine_busy"] - cores["replicas"] - cores["postgres"] - cores["load_generator"], 0.0
+    )
+    return Run(
+        count=count,
+        steps_per_s=len(in_window) / wall,
+        cycles_per_s=len(by_step.get("decide", [])) / wall,
+        latency={step: summary_ms(samples) for step, samples in sorted(by_step.items())},
+        errors=[error for log in logs for error in log.errors],
+        decisions_won=won,
+        already_decided=sum(log.decisions["already_decided"] for log in logs),
+        # A review the ledger counts as decided more often than decisions were won, or a
+        # message the tool wrote more than once: the two things that must never happen.
+        decided_twice=max(decided - won, 0) + max(executed - won, 0),
+        run_twice=sum(n - 1 for n in sent.values() if n > 1) + max(sum(sent.values()) - won, 0),
+        lost=sum(1 for tag in tags if tag not in sent),
+        cores=cores,
+    )
+
+
+def run(space: Workspace) -> list[Figure]:
+    server = postgres_server()
+    problem = unreachable(server)
+    if problem is not None:
+        return [
+            Figure(SECTION, "2 replicas / 1, throughput", float("nan"), "x", Target(">=", 1.5), error=problem)
+        ]
+    runs = {count: measure(space, server, count) for count in REPLICA_COUNTS}
+    one = runs[1]
+    figures = []
+    for count, result in runs.items():
+        figures.append(
+            Figure(
+                SECTION,
+                f"{count} replica{'s' if count > 1 else ''}: throughput",
+                result.steps_per_s,
+                "req/s",
+                None,
+                f"{CLIENTS} clients, {MEASURE_SECONDS:.0f} s; {result.cycles_per_s:.1f} ask-queue-decide cycles/s; "
+                f"cores busy: replicas with their servers {result.cores['replicas']:.2f}, the PostgreSQL server "
+                f"{result.cores['postgres']:.2f}, load generator {result.cores['load_generator']:.2f}, "
+                f"other processes {result.cores['others']:.2f}; machine {result.cores['machine_busy']:.2f} "
+                f"of {os.cpu_count()}; database sessions running a statement {result.waits.get('active_sessions', 0):.1f}, "
+                f"waiting on a row lock {result.waits.get('waiting_on_a_lock', 0):.2f} (mean of samples)",
+                {
+                    "latency": result.latency,
+                    "cores": result.cores,
+                    "database": result.waits,
+                    "errors": result.errors[:5],
+                },
+            )
+        )
+    two = runs[2]
+    all_runs = list(runs.values())
+    figures += [
+        Figure(
+            SECTION,
+            "2 replicas / 1, throughput",
+            two.steps_per_s / one.steps_per_s,
+            "x",
+            Target(">=", 1.5),
+            f"4 replicas / 1: {runs[4].steps_per_s / one.steps_per_s:.2f}x; the same load from one generator process",
+        ),
+        Figure(
+            SECTION,
+            "errors",
+            sum(len(r.errors) for r in all_runs),
+            "",
+            Target("==", 0),
+            "; ".join(e for r in all_runs for e in r.errors[:2])[:300],
+        ),
+        Figure(
+            SECTION,
+            "reviews decided twice",
+            sum(r.decided_twice for r in all_runs),
+            "",
+            Target("==", 0),
+            f"ledger against {sum(r.decisions_won for r in all_runs)} decisions won "
+            f"({sum(r.already_decided for r in all_runs)} refused as already decided)",
+        ),
+        Figure(
+            SECTION,
+            "calls run twice",
+            sum(r.run_twice for r in all_runs),
+            "",
+            Target("==", 0),
+            "the e-mail server's outbox (written by the tool), by tag, against decisions won",
+        ),
+        Figure(
+            SECTION,
+            "approved calls never run",
+            sum(r.lost for r in all_runs),
+            "",
+            Target("==", 0),
+            "a decision won whose message is not in the outbox",
+        ),
+    ]
+    return figures

@@ -1,0 +1,1 @@
+"""Tests of the benchmark's own parts (bench/)."""
