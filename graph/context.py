@@ -21,7 +21,8 @@ CallOutcome = Literal["executed", "failed", "outcome_unknown"]
 @dataclass(frozen=True)
 class Limits:
     max_input_chars: int = 4000
-    # Invocations per request, across candidates: the spec allows one more safe try.
+    # Invocations per request, across candidates: after a recoverable failure one more try, on
+    # another candidate (graph/routing.py after_invoke).
     max_invoke_attempts: int = 2
     # Transport failures (unavailable, timeout) before a person has to look.
     max_transport_failures: int = 2
