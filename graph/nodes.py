@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -532,10 +533,14 @@ def review_id(state: GraphState) -> str:
     return f"{state.get('thread_id', 'thread')}-r{state.get('review_round', 0) + 1}"
 
 
+def _picked(shape: Mapping[str, object] | None, names: tuple[str, ...]) -> dict[str, object]:
+    """The ``names`` of a shape, None for each one it lacks: what a reviewer is shown of it."""
+    return {name: shape.get(name) if shape else None for name in names}
+
+
 def review_payload(state: GraphState) -> dict[str, Any]:
     """Everything a person needs to decide, as JSON. Pure: it is rebuilt when the node re-runs."""
     stage = state.get("review_stage") or "before_execution"
-    selected: dict[str, object] = dict(state.get("selected_capability") or {})
     verdict = validation(state)
     payload: dict[str, Any] = {
         "review_id": review_id(state),
@@ -544,7 +549,7 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         "request": state.get("request_text"),
         "requester": state.get("requester"),
         "contributors": state.get("contributors", []),
-        "capability": {field: selected.get(field) for field in _REVIEWED_FIELDS},
+        "capability": _picked(state.get("selected_capability"), _REVIEWED_FIELDS),
         "arguments": proposed_arguments(state),
         "argument_sources": state.get("argument_sources", {}),
         "missing_arguments": state.get("missing_arguments", []),
@@ -561,7 +566,7 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         payload["choices"] = _choices(state)
     previous = state.get("previous_definition")
     if previous:
-        payload["previous_capability"] = {field: dict(previous).get(field) for field in _DEFINITION_FIELDS}
+        payload["previous_capability"] = _picked(previous, _DEFINITION_FIELDS)
     result = state.get("mcp_result")
     if result:
         payload["result"] = {k: v for k, v in result.items() if k != "content"}
@@ -667,9 +672,9 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         The decision and what it implies.
 
     Raises:
-        ValueError: the resume value is not a valid ReviewDecision, or its action does not fit
-            the stage (an approval for a clarification, an answer for a call).
-        pydantic.ValidationError: the resume value is not a ReviewDecision.
+        ValueError: the resume value is not a ReviewDecision (pydantic's ValidationError), or
+            its action does not fit the stage (an approval for a clarification, an answer for
+            a call).
     """
     payload = review_payload(state)
     stage: ReviewStage = payload["stage"]
