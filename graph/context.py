@@ -42,7 +42,8 @@ class ReviewHooks(Protocol):
     """
 
     def review_opened(self, payload: dict[str, Any]) -> None:
-        """Called right before interrupt(); may be called again when the node re-runs."""
+        """Called right before interrupt(), and again each time mark_needs_review re-runs (on
+        every resume): it must do nothing for a review id it has opened before."""
         ...
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:

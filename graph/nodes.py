@@ -67,7 +67,7 @@ from graph.state import (
 from mcp_host.client import McpClient
 from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
-from mcp_host.manifest import Capability
+from mcp_host.manifest import Capability, Manifest
 from mcp_host.results import McpResult
 from policies.decision import PolicyDecision
 from policies.injection import request_reasons
@@ -222,6 +222,21 @@ def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> Sc
     return by_name[0] if len(by_name) == 1 else None
 
 
+def _planning_request(state: GraphState, offered: Manifest) -> PlanningRequest:
+    """What the planner is asked: the request with the operator's earlier answers, the latest
+    answer apart (it may name a choice or a missing value), and what it must leave out."""
+    clarifications = state.get("clarifications", [])
+    return PlanningRequest(
+        text=" ".join([state["request_text"], *clarifications[:-1]]),
+        operation_type=state.get("operation_type") or "tool",
+        answer=clarifications[-1] if clarifications else None,
+        asked=tuple(state.get("missing_arguments") or ()),
+        preferences=tuple(state.get("server_preferences", [])),
+        exclude=frozenset(state.get("tried_capabilities", [])),
+        folders={server.name: tuple(server.folders) for server in offered.servers if server.folders},
+    )
+
+
 def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     """Score the offered capabilities against the request and pick one, with its arguments.
 
@@ -244,17 +259,8 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     planner = runtime.context.planner
     limits = runtime.context.limits
     offered = manifest(state)
-    clarifications = state.get("clarifications", [])
-    latest = clarifications[-1] if clarifications else None
-    request = PlanningRequest(
-        text=" ".join([state["request_text"], *clarifications[:-1]]),
-        operation_type=state.get("operation_type") or "tool",
-        answer=latest,
-        asked=tuple(state.get("missing_arguments") or ()),
-        preferences=tuple(state.get("server_preferences", [])),
-        exclude=frozenset(state.get("tried_capabilities", [])),
-        folders={server.name: tuple(server.folders) for server in offered.servers if server.folders},
-    )
+    request = _planning_request(state, offered)
+    latest = request.answer
     selection_ = planner.select(request, offered.capabilities(), limits)
     candidates: list[Candidate] = [
         {"key": s.capability.key, "score": s.score, "reasons": s.reasons} for s in selection_.candidates
