@@ -21,7 +21,8 @@ CallOutcome = Literal["executed", "failed", "outcome_unknown"]
 @dataclass(frozen=True)
 class Limits:
     max_input_chars: int = 4000
-    # Invocations per request, across candidates: the spec allows one more safe try.
+    # Invocations per request, across candidates: after a recoverable failure one more try, on
+    # another candidate (graph/routing.py after_invoke).
     max_invoke_attempts: int = 2
     # Transport failures (unavailable, timeout) before a person has to look.
     max_transport_failures: int = 2
@@ -41,7 +42,8 @@ class ReviewHooks(Protocol):
     """
 
     def review_opened(self, payload: dict[str, Any]) -> None:
-        """Called right before interrupt(); may be called again when the node re-runs."""
+        """Called right before interrupt(), and again each time mark_needs_review re-runs (on
+        every resume): it must do nothing for a review id it has opened before."""
         ...
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.accessors import validation_flags
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
 from graph.results_view import clip, describe, summarize
-from graph.state import ArgumentChanges, CapabilityRef, Choice, FinalOutput, GraphState, ReviewSummary, Status
+from graph.state import (
+    ArgumentChanges,
+    CapabilityRef,
+    Choice,
+    ErrorInfoData,
+    FinalOutput,
+    GraphState,
+    ReviewSummary,
+    Status,
+)
 from mcp_host.results import McpResult
 from policies.decision import Flag
 
@@ -56,18 +66,17 @@ def no_match_sentence(closest: ScoredCapability | None, needed: float) -> str:
 
 
 def clarification_question(state: GraphState) -> str:
-    validation = state.get("capability_validation") or {}
-    selected = state.get("selected_capability") or {}
+    selected = state.get("selected_capability")
     label = _capability_label(state)
-    ambiguous = selected.get("ambiguous_with")
-    if ambiguous:
+    ambiguous = selected.get("ambiguous_with") if selected else None
+    if selected and ambiguous:
         return (
-            f"Two capabilities fit this request about equally well: {selected.get('key')} and {ambiguous}. "
+            f"Two capabilities fit this request about equally well: {selected['key']} and {ambiguous}. "
             "Which one do you mean? Reply on this thread with its name."
         )
-    properties = (selected.get("input_schema") or {}).get("properties", {})
+    properties = selected["input_schema"].get("properties", {}) if selected else {}
     missing = state.get("missing_arguments") or []
-    invalid = [f for f in validation.get("flags", []) if f.get("code") == "invalid_argument"]
+    invalid = [f for f in validation_flags(state) if f["code"] == "invalid_argument"]
     parts = []
     if missing:
         wanted = ", ".join(_describe_argument(n, properties.get(n, {})) for n in missing)
@@ -80,42 +89,48 @@ def clarification_question(state: GraphState) -> str:
     return " ".join(parts)
 
 
-def _failed_result(state: GraphState) -> dict[str, Any] | None:
+def _failed_result(state: GraphState) -> ErrorInfoData | None:
     """The error of the call's result, when the call failed."""
-    result = state.get("mcp_result") or {}
-    return result.get("error") if result and not result.get("success", True) else None
+    result = state.get("mcp_result")
+    return result["error"] if result and not result["success"] else None
 
 
 def _response(state: GraphState, status: Status, limit: int, stage: str | None = None) -> str:
     label = _capability_label(state)
     reason = state.get("fallback_reason")
-    review = state.get("review") or {}
-    decision = review.get("decision") or {}
-    context = state.get("context_update") or {}
+    review = state.get("review")
+    # Who decided, and how, when a person did.
+    decided = review["decision"] if review else None
+    by = decided["by"] if decided else None
+    context = state.get("context_update")
     failed = _failed_result(state)
-    if status == "error" and failed is not None and context.get("untrusted"):
+    if status == "error" and failed is not None and context and context.get("untrusted"):
         # A held error message a reviewer released: quoted, and said to be untrusted.
         return clip(
-            f"{label} failed ({failed['kind']}); its error message, released by {decision.get('by')} "
+            f"{label} failed ({failed['kind']}); its error message, released by {by} "
             f"and marked untrusted: {failed['message']}",
             limit,
         )
     if status == "ok":
-        text = describe(context, limit) if context.get("source") else "Done."
-        if context.get("untrusted"):
-            text = f"[untrusted output, released by {decision.get('by')}] {text}"
+        text = describe(context, limit) if context and context["source"] else "Done."
+        if context and context.get("untrusted"):
+            text = f"[untrusted output, released by {by}] {text}"
         elif (
-            review.get("stage") in {"before_execution", "after_failure"}
-            and decision.get("action") == "approve"
+            review is not None
+            and review["stage"] in {"before_execution", "after_failure"}
+            and decided is not None
+            and decided["action"] == "approve"
         ):
             # Who let it run, and what they changed, come first: the operator asked for something
             # else if a reviewer edited it.
             changed = review.get("changed_arguments") or []
             edits = f", who changed {', '.join(changed)}" if changed else ""
-            text = clip(f"Approved by {decision.get('by')}{edits}. {text}", limit)
+            text = clip(f"Approved by {by}{edits}. {text}", limit)
         return text
     if status == "answered_without_mcp":
-        return str(context.get("text") or reason or "No external capability was needed.")
+        return str(
+            (context.get("text") if context else None) or reason or "No external capability was needed."
+        )
     if status == "needs_clarification":
         return clarification_question(state)
     if status == "needs_review":
@@ -128,14 +143,15 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
             return f"{label} failed and waits for a reviewer before any retry: {why}."
         return f"{label} waits for a reviewer before it runs: {why}. Nothing has run yet."
     if status == "rejected":
-        why = decision.get("reason") or "no reason given"
-        if review.get("stage") == "untrusted_output":
-            return f"{decision.get('by', 'A reviewer')} rejected what {label} returned: {why}. None of it is used."
-        return f"{decision.get('by', 'A reviewer')} rejected {label}: {why}. Nothing was run."
+        why = (decided["reason"] if decided else None) or "no reason given"
+        reviewer = by if decided else "A reviewer"
+        if review is not None and review["stage"] == "untrusted_output":
+            return f"{reviewer} rejected what {label} returned: {why}. None of it is used."
+        return f"{reviewer} rejected {label}: {why}. Nothing was run."
     if status == "expired":
         return f"The review of {label} expired before anyone decided. Nothing was run."
     if status == "cancelled":
-        return f"{decision.get('by', 'The requester')} withdrew the request for {label}. Nothing was run."
+        return f"{by if decided else 'The requester'} withdrew the request for {label}. Nothing was run."
     errors = state.get("errors") or []
     return "; ".join(errors) if errors else (reason or "The request failed.")
 
@@ -162,11 +178,11 @@ def build_final_output(
             status = "error"
         recorded = state.get("review")
         if recorded:
-            decision = recorded.get("decision") or {}
+            decision = recorded["decision"]
             review = ReviewSummary(
                 id=recorded["id"],
                 stage=recorded["stage"],
-                flags=[Flag.model_validate(f) for f in recorded.get("flags", [])],
+                flags=[Flag.model_validate(f) for f in recorded["flags"]],
                 reason=decision.get("reason"),
                 decided_by=decision.get("by"),
                 decision=decision.get("action"),
@@ -176,8 +192,9 @@ def build_final_output(
                 else None,
             )
     result = state.get("mcp_result")
+    selected = state.get("selected_capability")
     parsed = McpResult.model_validate(result) if result else None
-    summary = summarize(parsed) if parsed else None
+    summary = dict(summarize(parsed)) if parsed else None
     return FinalOutput(
         status=status,
         response=_response(state, status, limit, pending["stage"] if pending else None),
@@ -189,10 +206,11 @@ def build_final_output(
         thread_id=state.get("thread_id", ""),
         errors=list(state.get("errors") or []),
         result=_readable_result(parsed) if status == "ok" and pending is None else None,
-        arguments=dict(state.get("proposed_arguments") or {}) if state.get("selected_capability") else {},
+        arguments=dict(state.get("proposed_arguments") or {}) if selected else {},
         argument_evidence=dict(state.get("argument_evidence") or {}),
-        explanation=(state.get("selected_capability") or {}).get("explanation"),
-        planner=(state.get("selected_capability") or {}).get("planner"),
+        # .get: a selection checkpointed by an older release may lack these two fields.
+        explanation=selected.get("explanation") if selected else None,
+        planner=selected.get("planner") if selected else None,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from graph.state import ContextUpdate, ResultSummary
 from mcp_host.results import McpResult
 
 _LABEL_FIELDS = ("title", "name", "subject", "uri", "path")
@@ -28,9 +29,9 @@ def records(structured: dict[str, Any] | None) -> list[Any] | None:
     return None
 
 
-def summarize(result: McpResult) -> dict[str, Any]:
+def summarize(result: McpResult) -> ResultSummary:
     items = records(result.structured)
-    summary: dict[str, Any] = {
+    summary: ResultSummary = {
         "success": result.success,
         "item_count": len(items) if items is not None else len(result.content),
         "content_types": sorted({item.type for item in result.content}),
@@ -46,7 +47,7 @@ def summarize(result: McpResult) -> dict[str, Any]:
     return summary
 
 
-def context_from(result: McpResult) -> dict[str, Any]:
+def context_from(result: McpResult) -> ContextUpdate:
     """The agent-readable context integrate_result adds to the state."""
     return {
         "source": f"{result.server}/{result.name}",
@@ -80,7 +81,7 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def describe(context: dict[str, Any], limit: int) -> str:
+def describe(context: ContextUpdate, limit: int) -> str:
     """One readable answer from the context: the records listed, or the text quoted."""
     source = context["source"]
     items = context.get("records")

@@ -6,6 +6,7 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
+from graph.accessors import validation
 from graph.context import GraphContext
 from graph.state import GraphState
 from mcp_host.errors import RECOVERABLE_KINDS
@@ -36,7 +37,7 @@ def after_select(state: GraphState) -> Literal["validate_capability", "answer_wi
 def after_validate(
     state: GraphState,
 ) -> Literal["build_mcp_request", "mark_needs_review", "answer_without_mcp"]:
-    decision = (state.get("capability_validation") or {}).get("decision")
+    decision = validation(state).get("decision")
     if decision == "allow":
         return "build_mcp_request"
     if decision in {"review", "clarify"}:
@@ -62,7 +63,7 @@ def after_invoke(
     result = state.get("mcp_result")
     if result is None:
         raise ImpossibleStateError("invoke_mcp_capability ran without recording a result")
-    error = result.get("error")
+    error = result["error"]
     limits = runtime.context.limits
     if (
         error is not None

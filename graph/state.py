@@ -7,11 +7,14 @@ the points where they are made or read.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict
 
 from pydantic import BaseModel, Field
 
-from policies.decision import Flag
+from mcp_host.errors import ErrorKind
+from mcp_host.manifest import CapabilityType
+from mcp_host.results import ContentType
+from policies.decision import Flag, Severity
 
 Status = Literal[
     "ok",
@@ -25,6 +28,9 @@ Status = Literal[
 ]
 ReviewStage = Literal["clarification", "before_execution", "after_failure", "untrusted_output"]
 ValidationDecision = Literal["allow", "review", "deny", "clarify", "unusable"]
+McpMethod = Literal["tools/call", "resources/read", "prompts/get"]
+# "cancel": the requester withdrew the request while it waited.
+DecisionAction = Literal["approve", "reject", "expire", "answer", "cancel"]
 
 
 class GraphInput(TypedDict, total=False):
@@ -36,26 +42,307 @@ class GraphInput(TypedDict, total=False):
     server_preferences: list[str]
 
 
+# -- The nested shapes ----------------------------------------------------------------------
+#
+# Each is the JSON a pydantic model dumps (``model_dump(mode="json")``) or a dict a node
+# builds; tests/graph/test_state_shapes.py holds every mirror to its model's fields, so a
+# field added to a model without its mirror fails a test.
+
+
+class FlagData(TypedDict):
+    """A policies.decision.Flag as JSON."""
+
+    code: str
+    severity: Severity
+    message: str
+
+
+class CapabilityDefinition(TypedDict):
+    """A mcp_host.manifest.Capability as JSON, fingerprint included."""
+
+    key: str
+    server: str
+    type: CapabilityType
+    name: str
+    title: str | None
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any]
+    mime_type: str | None
+    uri: str | None
+    uri_template: str | None
+    fingerprint: str
+
+
+class SelectedCapability(CapabilityDefinition):
+    """The capability select_capability chose, with why (validate_capability refreshes its
+    definition from the server and keeps the rest)."""
+
+    score: float
+    reason: str
+    # The one sentence the operator and the reviewer read about the choice.
+    explanation: str
+    planner: str
+    # Why another planner's choice stands in (a model that failed), or None.
+    planner_fallback: str | None
+    # The key of a candidate that fits about as well: the operator is asked which one.
+    ambiguous_with: str | None
+
+
+class Candidate(TypedDict):
+    """One capability the planner considered, with its score and the evidence for it."""
+
+    key: str
+    score: float
+    reasons: list[str]
+
+
+class ErrorInfoData(TypedDict):
+    """A mcp_host.errors.ErrorInfo as JSON."""
+
+    kind: ErrorKind
+    message: str
+    may_have_run: bool
+
+
+class ServerManifestData(TypedDict):
+    """A mcp_host.manifest.ServerManifest as JSON."""
+
+    name: str
+    ok: bool
+    error: ErrorInfoData | None
+    protocol_version: str | None
+    server_version: str | None
+    capabilities: list[CapabilityDefinition]
+    rejected: list[str]
+    announces_changes: bool
+    folders: list[str]
+
+
+class ManifestData(TypedDict, total=False):
+    """A mcp_host.manifest.Manifest as JSON; empty (``{}``) before discovery ran."""
+
+    servers: list[ServerManifestData]
+
+
+class ReviewTermsData(TypedDict):
+    """A policies.decision.ReviewTerms as JSON."""
+
+    expiry_minutes: int
+    required_approvals: int
+    four_eyes: bool
+    reviewer_roles: list[str]
+
+
+class CapabilityValidation(TypedDict, total=False):
+    """validate_capability's verdict. Empty (``{}``) before it ran; only ``decision`` and
+    ``flags`` when the capability is gone; later nodes add flags (a failure, held output)."""
+
+    decision: ValidationDecision
+    matched_rule: str
+    category: str | None
+    categories: list[str]
+    risk: Literal["low", "elevated"]
+    risk_reasons: list[str]
+    explanation: str
+    flags: list[FlagData]
+    args_valid: bool
+    missing_arguments: list[str]
+    output_expectation: str
+    review_terms: ReviewTermsData
+
+
+class McpRequestData(TypedDict):
+    """A McpRequest (below) as JSON."""
+
+    server: str
+    capability_key: str
+    capability_type: str
+    method: McpMethod
+    name: str
+    arguments: dict[str, Any]
+    uri: str | None
+
+
+class ContentItemData(TypedDict):
+    """A mcp_host.results.ContentItem as JSON."""
+
+    type: ContentType
+    text: str | None
+    mime_type: str | None
+    uri: str | None
+    size: int
+
+
+class McpResultData(TypedDict):
+    """A mcp_host.results.McpResult as JSON (already capped by the host)."""
+
+    success: bool
+    server: str
+    capability_type: str
+    name: str
+    content: list[ContentItemData]
+    structured: dict[str, Any] | None
+    error: ErrorInfoData | None
+    untrusted: bool
+    untrusted_reason: str | None
+    original_bytes: int
+    truncated: bool
+    duration_ms: float
+
+
+class ResultSummary(TypedDict):
+    """final_output's ``mcp_result_summary`` (graph/results_view.py summarize)."""
+
+    success: bool
+    item_count: int
+    content_types: list[str]
+    bytes: int
+    truncated: bool
+    untrusted: NotRequired[bool]
+    error_kind: NotRequired[ErrorKind]
+    total: NotRequired[int]
+
+
+class ContextUpdate(TypedDict, total=False):
+    """What the request learned, in one of three shapes: a result's readable context
+    (graph/results_view.py context_from), a failure (``source`` and ``error``), or
+    Gatehouse's own answer (``source`` "gatehouse" and ``text``)."""
+
+    source: Required[str]
+    capability_type: str
+    text: str
+    records: list[Any] | None
+    structured: dict[str, Any] | None
+    truncated: bool
+    # Output a reviewer released although the host could not trust it.
+    untrusted: bool
+    error: ErrorInfoData
+
+
+class PreviousDefinition(TypedDict, total=False):
+    """The definition a reviewer saw before the server changed it, as the policy's pin keeps
+    it (policies/pins.py PINNED_FIELDS)."""
+
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any]
+
+
+class ApprovedCall(TypedDict):
+    """What an approval covers: this capability, this definition, these arguments, once."""
+
+    key: str
+    fingerprint: str
+    arguments: dict[str, Any]
+    by: str
+    review_id: str
+    # graph/calls.py call_hash of server, fingerprint and arguments: the ledger's run-once key.
+    call_hash: str
+
+
+class ReviewDecisionData(TypedDict):
+    """A ReviewDecision (below) as JSON."""
+
+    action: DecisionAction
+    by: str
+    reason: str | None
+    arguments: dict[str, Any] | None
+    text: str | None
+    at: str | None
+
+
+class ArgumentChangesData(TypedDict):
+    """An ArgumentChanges (below) as JSON."""
+
+    proposed: dict[str, Any]
+    approved: dict[str, Any]
+
+
+class ReviewRecord(TypedDict):
+    """What mark_needs_review records when a person decided."""
+
+    id: str
+    stage: ReviewStage
+    flags: list[FlagData]
+    decision: ReviewDecisionData
+    # The arguments the reviewer changed, by name, and from what to what (None: unchanged).
+    changed_arguments: list[str]
+    changes: ArgumentChangesData | None
+
+
+class CapabilityRefData(TypedDict):
+    """A CapabilityRef (below) as JSON."""
+
+    server: str
+    type: str
+    name: str
+
+
+class ChoiceData(TypedDict):
+    """A Choice (below) as JSON."""
+
+    key: str
+    title: str
+
+
+class ReviewSummaryData(TypedDict):
+    """A ReviewSummary (below) as JSON."""
+
+    id: str
+    stage: ReviewStage
+    flags: list[FlagData]
+    reason: str | None
+    decided_by: str | None
+    decision: str | None
+    decided_at: str | None
+    changes: ArgumentChangesData | None
+    choices: list[ChoiceData]
+
+
+class FinalOutputData(TypedDict):
+    """A FinalOutput (below) as JSON: what generate_final_response leaves in the state."""
+
+    status: Status
+    response: str
+    selected_capability: CapabilityRefData | None
+    mcp_result_summary: ResultSummary | None
+    fallback_reason: str | None
+    review: ReviewSummaryData | None
+    missing_arguments: list[str]
+    thread_id: str
+    errors: list[str]
+    result: dict[str, Any] | None
+    arguments: dict[str, Any]
+    argument_evidence: dict[str, str]
+    explanation: str | None
+    planner: str | None
+    composed: bool
+
+
 class GraphState(TypedDict, total=False):
-    # The spec's state table.
+    # What the workflow carries from node to node (graph/nodes.py says who reads and writes
+    # which).
     input: str
     intent: str | None
     operation_type: str | None
     server_preferences: list[str]
-    capability_manifest: dict[str, Any]
-    candidate_capabilities: list[dict[str, Any]]
-    selected_capability: dict[str, Any] | None
-    capability_validation: dict[str, Any]
-    mcp_request: dict[str, Any] | None
-    mcp_result: dict[str, Any] | None
-    context_update: dict[str, Any] | None
+    capability_manifest: ManifestData
+    candidate_capabilities: list[Candidate]
+    selected_capability: SelectedCapability | None
+    capability_validation: CapabilityValidation
+    mcp_request: McpRequestData | None
+    mcp_result: McpResultData | None
+    context_update: ContextUpdate | None
     fallback_reason: str | None
     # The same reason as a sentence for the person who asked, where the machine's words
     # (scores, thresholds) would mean nothing to them; fallback_reason stays as it is.
     fallback_text: str | None
     needs_human_review: bool
     errors: list[str]
-    final_output: dict[str, Any] | None
+    final_output: FinalOutputData | None
     # Who asked, on which thread.
     thread_id: str
     requester: str
@@ -65,6 +352,7 @@ class GraphState(TypedDict, total=False):
     # Everyone besides the requester who shaped this request (answered its questions): they
     # count as requesters for four-eyes.
     contributors: list[str]
+    # The arguments are whatever JSON the capability's input schema admits.
     proposed_arguments: dict[str, Any]
     argument_sources: dict[str, str]
     # The words of the request each argument was read from (never invented: see the planner).
@@ -73,16 +361,63 @@ class GraphState(TypedDict, total=False):
     missing_arguments: list[str]
     # Why the graph stopped for a person, and what they decided.
     review_stage: ReviewStage | None
-    review: dict[str, Any] | None
+    review: ReviewRecord | None
     review_round: int
-    approved_call: dict[str, Any] | None
-    # The definition a reviewer approved, kept when the server changed it afterwards.
-    previous_definition: dict[str, Any] | None
+    approved_call: ApprovedCall | None
+    # The definition a reviewer approved, kept when the server changed it afterwards: the
+    # pinned fields (from the policy) or the whole definition (from invoke_mcp_capability).
+    previous_definition: PreviousDefinition | CapabilityDefinition | None
     status: Status | None
     # Attempt counters: they bound every loop in the graph.
     invoke_attempts: int
     transport_failures: int
     tried_capabilities: list[str]
+
+
+# Fields that span a thread's requests, which fresh_request_state leaves alone: ``input`` is
+# the new request itself, ``thread_id`` names the thread, and ``review_round`` numbers reviews
+# across the whole thread so a later request never reuses an earlier one's review id.
+PER_THREAD_FIELDS = frozenset({"input", "thread_id", "review_round"})
+
+
+def fresh_request_state(text: str, requester: str, server_preferences: list[str]) -> GraphState:
+    """Every per-request field as a new request starts: a thread can carry several requests,
+    and nothing of an earlier one (its selection, its review, its counters) may leak into the
+    next. Covers every field of GraphState but PER_THREAD_FIELDS (a test holds it to that)."""
+    return {
+        "request_text": text,
+        "requester": requester,
+        "server_preferences": list(server_preferences),
+        "intent": None,
+        "operation_type": None,
+        "capability_manifest": {},
+        "candidate_capabilities": [],
+        "selected_capability": None,
+        "capability_validation": {},
+        "mcp_request": None,
+        "mcp_result": None,
+        "context_update": None,
+        "fallback_reason": None,
+        "fallback_text": None,
+        "needs_human_review": False,
+        "errors": [],
+        "final_output": None,
+        "clarifications": [],
+        "contributors": [],
+        "proposed_arguments": {},
+        "argument_sources": {},
+        "argument_evidence": {},
+        "invalid_arguments": {},
+        "missing_arguments": [],
+        "review_stage": None,
+        "review": None,
+        "approved_call": None,
+        "previous_definition": None,
+        "status": None,
+        "invoke_attempts": 0,
+        "transport_failures": 0,
+        "tried_capabilities": [],
+    }
 
 
 class CapabilityRef(BaseModel):
@@ -123,7 +458,7 @@ class ReviewSummary(BaseModel):
 
 
 class FinalOutput(BaseModel):
-    """The contract the UI, the CLI and the tests share (DESIGN.md)."""
+    """The contract the UI, the CLI and the tests share (the README's "final_output" section)."""
 
     status: Status
     response: str
@@ -154,7 +489,7 @@ class McpRequest(BaseModel):
     server: str
     capability_key: str
     capability_type: str
-    method: Literal["tools/call", "resources/read", "prompts/get"]
+    method: McpMethod
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     uri: str | None = None
@@ -163,8 +498,7 @@ class McpRequest(BaseModel):
 class ReviewDecision(BaseModel):
     """What a person answers when the graph is paused in mark_needs_review."""
 
-    # "cancel": the requester withdrew the request while it waited.
-    action: Literal["approve", "reject", "expire", "answer", "cancel"]
+    action: DecisionAction
     by: str
     reason: str | None = None
     # Edited arguments for an approval; the edit is re-validated before anything runs.
