@@ -56,6 +56,19 @@ class PaginationError(McpHostError):
     """A server's listing never ends (a repeated cursor, or more pages than any real server has)."""
 
 
+class MessageTooLargeError(McpHostError):
+    """A server sent one message longer than the host reads (mcp_host/stdio_transport.py)."""
+
+    def __init__(self, server: str, limit: int) -> None:
+        super().__init__(
+            f"server {server!r} sent a message longer than the limit of {limit} bytes per message;"
+            " the host stopped reading it and closed the session (it is opened again for the next"
+            " call)"
+        )
+        self.server = server
+        self.limit = limit
+
+
 # JSON-RPC codes the SDK uses (mcp_types.jsonrpc); repeated here as plain ints so this module
 # stays importable without the SDK and the mapping reads as one table.
 _CONNECTION_CLOSED = -32000
@@ -89,9 +102,9 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
         return ErrorInfo(kind="auth", message=f"the server refused the credentials (HTTP {status})")
     if isinstance(exc, (ValidationError, PaginationError)):
         return ErrorInfo(kind="protocol", message=f"malformed response: {message}")
-    if isinstance(exc, RuntimeError) and "structured content" in message:
-        # The SDK checks structured output against the tool's outputSchema and raises this.
-        return ErrorInfo(kind="protocol", message=message)
+    if isinstance(exc, MessageTooLargeError):
+        # The tool ran: its answer is what was refused.
+        return ErrorInfo(kind="protocol", message=message, may_have_run=True)
     return ErrorInfo(
         kind="unavailable", message=f"{type(exc).__name__}: {message}", may_have_run=not _never_sent(exc)
     )
