@@ -16,6 +16,7 @@ whole group. Windows keeps the SDK's transport (and no cap): the host is run on 
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -39,6 +40,8 @@ KILL_GRACE_SECONDS = 2.0
 _EXIT_POLL_SECONDS = 0.01
 
 OversizeListener = Callable[[MessageTooLargeError], None]
+# Routed to the server's own log file, like the SDK's records (mcp_host/server_logs.py).
+logger = logging.getLogger(__name__)
 
 
 class MessageSplitter:
@@ -83,6 +86,8 @@ def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | E
         text = line.decode(parameters.encoding, parameters.encoding_error_handler)
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as exc:
+        # A server that prints anything else on stdout: noise for its log, with what it printed.
+        logger.exception("Failed to parse JSONRPC message from server")
         return exc
 
 
@@ -102,6 +107,7 @@ async def _read(
             except MessageTooLargeError as refused:
                 # Told before the stream to the session closes (leaving this block), so the
                 # calls that fail with the session already read why.
+                logger.warning("%s", refused)
                 on_oversize(refused)
             else:
                 return
