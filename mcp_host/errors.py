@@ -59,11 +59,14 @@ class PaginationError(McpHostError):
 class MessageTooLargeError(McpHostError):
     """A server sent one message longer than the host reads (mcp_host/stdio_transport.py)."""
 
-    def __init__(self, server: str, limit: int) -> None:
+    def __init__(self, server: str, limit: int, *, session_closed: bool = False) -> None:
+        then = (
+            "; the host closed the session, which is opened again for the next call"
+            if session_closed
+            else "; the host discarded it unread"
+        )
         super().__init__(
-            f"server {server!r} sent a message longer than the limit of {limit} bytes per message;"
-            " the host stopped reading it and closed the session (it is opened again for the next"
-            " call)"
+            f"server {server!r} sent a message longer than the limit of {limit} bytes per message{then}"
         )
         self.server = server
         self.limit = limit
@@ -74,6 +77,9 @@ class MessageTooLargeError(McpHostError):
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 _INVALID_PARAMS = -32602
+# The host's own code, in JSON-RPC's implementation-defined range: the error the stdio transport
+# answers a call with when its response was over the per-message cap (mcp_host/stdio_transport.py).
+MESSAGE_TOO_LARGE = -32097
 _HTTP_AUTH_STATUSES = (401, 403)
 
 
@@ -96,6 +102,9 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
             return ErrorInfo(kind="unavailable", message=message, may_have_run=True)
         if exc.code == _INVALID_PARAMS:
             return ErrorInfo(kind="invalid_params", message=message)
+        if exc.code == MESSAGE_TOO_LARGE:
+            # The tool ran: its answer is what was refused.
+            return ErrorInfo(kind="protocol", message=message, may_have_run=True)
         return ErrorInfo(kind="protocol", message=f"{message} (JSON-RPC error {exc.code})")
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status in _HTTP_AUTH_STATUSES:

@@ -5,9 +5,12 @@ again, so a 50 MB message costs gigabytes of copying on the event loop every ses
 pool shares; and whatever a server sends is buffered whole and parsed, holding the GIL (the
 process's other threads wait) for about a second per 50 MB on these machines. No in-process
 trick hides that parse from the rest of the process, so a message over the cap is never
-buffered or parsed: the reader stops collecting it, tells the pool why (MessageTooLargeError,
-naming the server and the limit), ends the session (its calls fail, the pool re-opens it) and
-discards the rest of the server's output until the process is stopped.
+buffered or parsed: the reader keeps its first and last bytes only, discards the rest as it
+arrives, and answers the call it was the response to with an error naming the server and the
+limit (MessageTooLargeError's text, under the code MESSAGE_TOO_LARGE); the session goes on.
+When the message's ends do not say which call it answers (a request from the server, or a
+response with its id in the middle), the session is ended instead: its calls fail with that
+error (the pool re-opens it), and the rest of the server's output is discarded.
 
 Process start and stop follow the SDK's stdio_client: a new process group, an environment of
 the safe base variables plus the entry's, stdin closed first, then SIGTERM and SIGKILL to the
@@ -16,10 +19,13 @@ whole group. Windows keeps the SDK's transport (and no cap): the host is run on 
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import TextIO
 
 import anyio
@@ -31,8 +37,9 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
+from mcp_types import RequestId
 
-from mcp_host.errors import MessageTooLargeError
+from mcp_host.errors import MESSAGE_TOO_LARGE, MessageTooLargeError
 
 # The SDK's grace periods: for the server to exit once its stdin closes, then after SIGTERM.
 EXIT_GRACE_SECONDS = 2.0
@@ -44,40 +51,86 @@ OversizeListener = Callable[[MessageTooLargeError], None]
 logger = logging.getLogger(__name__)
 
 
+# Enough of a refused message's start and end to find which request it answers.
+_EDGE_BYTES = 256
+_ID = rb'(-?\d+|"(?:[^"\\]|\\.)*")'
+# A response that starts with its id (the Python SDK's servers, most others) ...
+_HEAD_ID = re.compile(
+    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"(?:result|error)"'
+)
+# ... or starts with its result and ends with its id (the TypeScript SDK's servers).
+_HEAD_RESULT = re.compile(rb'\A\s*\{\s*"(?:result|error)"\s*:')
+_TAIL_ID = re.compile(rb'"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A message that passed the cap: its first bytes, and its last ones once it ended."""
+
+    head: bytes
+    tail: bytes | None = None
+
+    def answers(self) -> RequestId | None:
+        """The id of the host's request this message is the response to, when it can be told
+        from the message's ends; None for anything else (a request or notification from the
+        server, or a response whose id sits elsewhere)."""
+        match = _HEAD_ID.match(self.head)
+        if match is None and self.tail is not None and _HEAD_RESULT.match(self.head):
+            match = _TAIL_ID.search(self.tail)
+        if match is None:
+            return None
+        value = json.loads(match.group(1))
+        return value if isinstance(value, int | str) else None
+
+
 class MessageSplitter:
     """Cuts a byte stream into newline-ended messages, each found by scanning its bytes once.
 
-    ``feed`` returns the messages a chunk completes; a message that grows past ``cap`` bytes
-    makes it raise MessageTooLargeError instead, as soon as the cap is passed (not at the
-    message's end, which a hostile server may never send)."""
+    ``feed`` returns the messages a chunk completes, in order. A message longer than ``cap``
+    bytes is not collected: an Oversized with its first bytes comes as soon as it passes the
+    cap (a hostile server may never end it), and another with its last bytes when it ends."""
 
-    def __init__(self, server: str, cap: int) -> None:
+    def __init__(self, cap: int) -> None:
         if cap <= 0:
             raise ValueError(f"the message cap must be a positive number of bytes, not {cap}")
-        self._server = server
-        self._cap = cap
+        self.cap = cap
         self._pieces: list[bytes] = []
         self._size = 0
+        self._head: bytes | None = None  # set while a refused message goes on
+        self._tail = b""
 
-    def feed(self, chunk: bytes) -> list[bytes]:
-        messages: list[bytes] = []
+    def feed(self, chunk: bytes) -> list[bytes | Oversized]:
+        found: list[bytes | Oversized] = []
         start = 0
         while (end := chunk.find(b"\n", start)) != -1:
-            self._take(chunk, start, end)
-            messages.append(b"".join(self._pieces))
+            found.extend(self._take(chunk[start:end], ended=True))
+            start = end + 1
+        found.extend(self._take(chunk[start:], ended=False))
+        return found
+
+    def _take(self, piece: bytes, *, ended: bool) -> list[bytes | Oversized]:
+        found: list[bytes | Oversized] = []
+        if self._head is None:
+            if self._size + len(piece) <= self.cap:
+                self._pieces.append(piece)
+                self._size += len(piece)
+                if not ended:
+                    return found
+                message = b"".join(self._pieces)
+                self._pieces.clear()
+                self._size = 0
+                return [message]
+            # Once per refused message: a copy of at most the cap, for its first bytes.
+            self._head = (b"".join(self._pieces) + piece)[:_EDGE_BYTES]
             self._pieces.clear()
             self._size = 0
-            start = end + 1
-        self._take(chunk, start, len(chunk))
-        return messages
-
-    def _take(self, chunk: bytes, start: int, end: int) -> None:
-        self._size += end - start
-        if self._size > self._cap:
-            self._pieces.clear()
-            raise MessageTooLargeError(self._server, self._cap)
-        if end > start:
-            self._pieces.append(chunk[start:end])
+            found.append(Oversized(self._head))
+        self._tail = (self._tail + piece[-_EDGE_BYTES:])[-_EDGE_BYTES:]
+        if ended:
+            found.append(Oversized(self._head, self._tail))
+            self._head = None
+            self._tail = b""
+        return found
 
 
 def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | Exception:
@@ -91,23 +144,45 @@ def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | E
         return exc
 
 
+def _refusal(request_id: RequestId, refused: MessageTooLargeError) -> SessionMessage:
+    """The error the session gets instead of a response that was too long: the call fails at
+    once with it, and the session goes on."""
+    error = types.ErrorData(code=MESSAGE_TOO_LARGE, message=str(refused))
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
 async def _read(
+    server: str,
     stdout: ByteReceiveStream,
     splitter: MessageSplitter,
     parameters: StdioServerParameters,
     deliver: MemoryObjectSendStream[SessionMessage | Exception],
     on_oversize: OversizeListener,
 ) -> None:
+    answered = False  # whether the refused message under way was answered already
     try:
         async with deliver:
             try:
                 async for chunk in stdout:
-                    for line in splitter.feed(chunk):
-                        await deliver.send(_parse(line, parameters))
+                    for item in splitter.feed(chunk):
+                        if isinstance(item, bytes):
+                            await deliver.send(_parse(item, parameters))
+                            continue
+                        request_id = item.answers()
+                        if request_id is not None and not answered:
+                            refused = MessageTooLargeError(server, splitter.cap)
+                            logger.warning("%s", refused)
+                            await deliver.send(_refusal(request_id, refused))
+                            answered = True
+                        elif item.tail is not None and not answered:
+                            # Nobody can be told which call it answered: end the session.
+                            raise MessageTooLargeError(server, splitter.cap, session_closed=True)
+                        if item.tail is not None:
+                            answered = False
             except MessageTooLargeError as refused:
+                logger.warning("%s", refused)
                 # Told before the stream to the session closes (leaving this block), so the
                 # calls that fail with the session already read why.
-                logger.warning("%s", refused)
                 on_oversize(refused)
             else:
                 return
@@ -165,7 +240,7 @@ async def capped_stdio_client(
         async with stdio_client(parameters, errlog=log) as streams:
             yield streams
         return
-    splitter = MessageSplitter(server, max_message_bytes)
+    splitter = MessageSplitter(max_message_bytes)
     process = await anyio.open_process(
         [parameters.command, *parameters.args],
         env=get_default_environment() | (parameters.env or {}),
@@ -178,7 +253,7 @@ async def capped_stdio_client(
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(_read, process.stdout, splitter, parameters, to_session, on_oversize)
+            group.start_soon(_read, server, process.stdout, splitter, parameters, to_session, on_oversize)
             group.start_soon(_write, process.stdin, parameters, from_session, to_session)
             try:
                 yield read_stream, write_stream
