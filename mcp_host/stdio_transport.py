@@ -187,8 +187,9 @@ async def _read(
             else:
                 return
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-        return  # the session or the process went away first
-    # Keep the pipe flowing: a server blocked writing the rest could not see its stdin close.
+        pass  # the session (or the process) went away first
+    # Keep the pipe flowing until the process is stopped: a server blocked writing to a pipe
+    # nobody reads could not see its stdin close.
     with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
         async for _ in stdout:
             pass
@@ -234,7 +235,8 @@ async def capped_stdio_client(
     errlog: TextIO | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """The streams of a stdio server's session, reading at most ``max_message_bytes`` of any
-    one message; ``on_oversize`` is told when a message passed it (before its session ends)."""
+    one message. ``on_oversize`` is told when one that names no call passed it, just before the
+    session is ended for it (one that answers a call fails only that call)."""
     log = errlog if errlog is not None else sys.stderr
     if sys.platform == "win32":  # pragma: no cover - the host runs on Linux
         async with stdio_client(parameters, errlog=log) as streams:
