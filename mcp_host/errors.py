@@ -56,11 +56,30 @@ class PaginationError(McpHostError):
     """A server's listing never ends (a repeated cursor, or more pages than any real server has)."""
 
 
+class MessageTooLargeError(McpHostError):
+    """A server sent one message longer than the host reads (mcp_host/stdio_transport.py)."""
+
+    def __init__(self, server: str, limit: int, *, session_closed: bool = False) -> None:
+        then = (
+            "; the host closed the session, which is opened again for the next call"
+            if session_closed
+            else "; the host discarded it unread"
+        )
+        super().__init__(
+            f"server {server!r} sent a message longer than the limit of {limit} bytes per message{then}"
+        )
+        self.server = server
+        self.limit = limit
+
+
 # JSON-RPC codes the SDK uses (mcp_types.jsonrpc); repeated here as plain ints so this module
 # stays importable without the SDK and the mapping reads as one table.
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 _INVALID_PARAMS = -32602
+# The host's own code, in JSON-RPC's implementation-defined range: the error the stdio transport
+# answers a call with when its response was over the per-message cap (mcp_host/stdio_transport.py).
+MESSAGE_TOO_LARGE = -32097
 _HTTP_AUTH_STATUSES = (401, 403)
 
 
@@ -83,15 +102,18 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
             return ErrorInfo(kind="unavailable", message=message, may_have_run=True)
         if exc.code == _INVALID_PARAMS:
             return ErrorInfo(kind="invalid_params", message=message)
+        if exc.code == MESSAGE_TOO_LARGE:
+            # The tool ran: its answer is what was refused.
+            return ErrorInfo(kind="protocol", message=message, may_have_run=True)
         return ErrorInfo(kind="protocol", message=f"{message} (JSON-RPC error {exc.code})")
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status in _HTTP_AUTH_STATUSES:
         return ErrorInfo(kind="auth", message=f"the server refused the credentials (HTTP {status})")
     if isinstance(exc, (ValidationError, PaginationError)):
         return ErrorInfo(kind="protocol", message=f"malformed response: {message}")
-    if isinstance(exc, RuntimeError) and "structured content" in message:
-        # The SDK checks structured output against the tool's outputSchema and raises this.
-        return ErrorInfo(kind="protocol", message=message)
+    if isinstance(exc, MessageTooLargeError):
+        # The tool ran: its answer is what was refused.
+        return ErrorInfo(kind="protocol", message=message, may_have_run=True)
     return ErrorInfo(
         kind="unavailable", message=f"{type(exc).__name__}: {message}", may_have_run=not _never_sent(exc)
     )

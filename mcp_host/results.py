@@ -16,6 +16,18 @@ from mcp_host.errors import ErrorInfo
 ContentType = Literal["text", "image", "audio", "blob", "resource", "resource_link"]
 
 DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024
+# What one message from a stdio server may be before the host stops reading it
+# (mcp_host/stdio_transport.py). Parsing a message holds the GIL, so every thread of the process
+# waits while it is parsed: 10 to 30 ms per MB on a busy 2-core machine, so a message at this size
+# holds the rest of the process up to about 100 ms, a 50 MB one a second. Far above what the
+# output cap keeps.
+DEFAULT_MESSAGE_CAP_BYTES = 4 * 1024 * 1024
+
+
+def message_cap_for(output_cap_bytes: int) -> int:
+    """The per-message cap that goes with an output cap: the default, or room for what a larger
+    output cap keeps (its text JSON-escaped, up to 6 bytes a character, plus the envelope)."""
+    return max(DEFAULT_MESSAGE_CAP_BYTES, 6 * output_cap_bytes + 64 * 1024)
 
 
 class ContentItem(BaseModel):

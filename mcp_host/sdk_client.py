@@ -79,6 +79,7 @@ from mcp_host.errors import (
     ClientClosedError,
     ErrorInfo,
     McpHostError,
+    MessageTooLargeError,
     PaginationError,
     UnknownServerError,
     error_from_exception,
@@ -86,7 +87,8 @@ from mcp_host.errors import (
 from mcp_host.folders import configured_folders
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
-from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult
+from mcp_host.output_schema import output_problem
+from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult, message_cap_for
 from mcp_host.sampling import SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.transports import ServerTarget, client_target, is_restartable
@@ -106,8 +108,6 @@ _LIST_CHANGED = frozenset(
 # A session that stopped because its server needs sign-in is opened again on the next
 # discovery after this long: someone may have signed in meanwhile, from another replica too.
 SIGN_IN_RETRY_SECONDS = 15.0
-# Set by the output-schema check inside one call's task; read by that same task.
-_output_problem: ContextVar[str | None] = ContextVar("output_problem", default=None)
 
 
 @dataclass(eq=False)
@@ -165,6 +165,10 @@ class _Session:
     roots: list[ServerRoot] | None = None
     # The time limits of the calls in flight, stopped while a person answers this server.
     clocks: CallClocks = field(default_factory=CallClocks, repr=False)
+    # Each tool's declared output schema, as last listed on the open connection (None: not yet).
+    output_schemas: dict[str, dict[str, Any] | None] | None = None
+    # Why the transport ended the open connection (a message over the cap), None otherwise.
+    transport_failure: MessageTooLargeError | None = None
 
     def __post_init__(self) -> None:
         if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
@@ -181,6 +185,7 @@ class SdkMcpClient:
         call_timeout: float = 30.0,
         connect_timeout: float = 30.0,
         output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES,
+        message_cap_bytes: int | None = None,
         max_restarts: int = 3,
         restart_backoff: float = 0.25,
         log_dir: Path | None = None,
@@ -193,13 +198,20 @@ class SdkMcpClient:
         ``sign_in`` keeps remote servers' OAuth credentials and, when it has an authorizer,
         lets a person sign in (mcp_host/oauth.py); without it no OAuth is attempted.
         ``sampling`` answers servers that ask for a model completion (mcp_host/sampling.py);
-        without one, servers are told the host offers none."""
+        without one, servers are told the host offers none.
+        ``message_cap_bytes`` bounds one message from a stdio server (mcp_host/stdio_transport.py);
+        by default it follows the output cap (mcp_host/results.py)."""
         self._sign_in = sign_in
         self._call_timeout = call_timeout
         self._elicitation = elicitation
         self._sampling = sampling
         self._connect_timeout = connect_timeout
         self._output_cap = output_cap_bytes
+        self._message_cap = (
+            message_cap_bytes if message_cap_bytes is not None else message_cap_for(output_cap_bytes)
+        )
+        if self._message_cap <= 0:
+            raise ValueError(f"message_cap_bytes must be a positive number of bytes, not {self._message_cap}")
         self._max_restarts = max_restarts
         self._restart_backoff = restart_backoff
         self._log_dir = log_dir
@@ -299,6 +311,8 @@ class SdkMcpClient:
                     self._log_dir,
                     _status_recorder(session),
                     self._auth_for(session),
+                    message_cap_bytes=self._message_cap,
+                    on_oversize=_oversize_recorder(session),
                 ),
                 cache=None,  # the host decides when a manifest is fresh
                 client_info=CLIENT_INFO,
@@ -307,9 +321,11 @@ class SdkMcpClient:
                 list_roots_callback=self._roots_callback(session),
                 sampling_callback=self._sampling_callback(session),
             ) as client:
-                _record_invalid_output(client)
+                _skip_sdk_output_check(client)
                 connected = True
                 session.client = client
+                session.output_schemas = None
+                session.transport_failure = None
                 session.error = None
                 session.manifest = None
                 session.protocol_version = client.protocol_version
@@ -591,6 +607,8 @@ class SdkMcpClient:
         for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
             for item in found[kind]:
                 add(item)
+        if "tools" in found and session.client is client:
+            session.output_schemas = _output_schemas(found["tools"])
         server_info = client.server_info
         manifest = ServerManifest(
             name=session.name,
@@ -613,8 +631,29 @@ class SdkMcpClient:
             return tool_result(server, name, raw[0], self._output_cap, ms, untrusted_reason=raw[1])
 
         return self._call(
-            server, "tool", name, lambda client: _checked_call(client, name, arguments), convert
+            server, "tool", name, lambda client: self._checked_call(server, client, name, arguments), convert
         )
+
+    async def _checked_call(
+        self, server: str, client: Client, name: str, arguments: dict[str, Any]
+    ) -> tuple[CallToolResult, str | None]:
+        """The tool's result and, for a successful one, why its structured content breaks the
+        tool's declared output schema (None when it keeps it): such output is kept, marked."""
+        result = await client.call_tool(name, arguments)
+        if result.is_error:
+            return result, None
+        schema = await self._output_schema(self._sessions[server], client, name)
+        return result, output_problem(name, schema, result.structured_content)
+
+    async def _output_schema(self, session: _Session, client: Client, name: str) -> dict[str, Any] | None:
+        """The output schema ``name`` declared on this connection, listing the tools first when
+        they were not listed on it yet (a call made before any discovery)."""
+        schemas = session.output_schemas
+        if schemas is None or name not in schemas:
+            schemas = _output_schemas(await _all_pages(client.list_tools, "tools"))
+            if session.client is client:
+                session.output_schemas = schemas
+        return schemas.get(name)
 
     def read_resource(self, server: str, uri: str) -> McpResult:
         return self._call(
@@ -683,7 +722,11 @@ class SdkMcpClient:
             # A dead transport: have the keeper re-open it for the next call. This call is
             # not repeated here: it may have reached the server before the connection broke.
             if error_from_exception(exc).kind == "unavailable":
+                failure = session.transport_failure
                 await self._reopen(session)
+                if failure is not None:
+                    # Why the connection ended, read before the re-opened one clears it.
+                    raise failure from exc
             raise
 
     def _check_open(self) -> None:
@@ -734,38 +777,44 @@ def _classify(session: _Session, exc: BaseException) -> ErrorInfo:
         return ErrorInfo(
             kind="auth", message=f"the server refused the credentials (HTTP {session.refused_status})"
         )
-    return error_from_exception(exc)
+    info = error_from_exception(exc)
+    if info.kind == "unavailable" and session.transport_failure is not None:
+        # The connection ended because the transport refused a message: say so, not "closed".
+        return error_from_exception(session.transport_failure)
+    return info
 
 
 def _has_no_credentials(target: ServerTarget) -> bool:
     return isinstance(target, HttpServer) and not target.headers
 
 
-def _record_invalid_output(client: Client) -> None:
-    """Keep results whose structured content fails the tool's output schema, marked.
+def _oversize_recorder(session: _Session) -> Callable[[MessageTooLargeError], None]:
+    def record(failure: MessageTooLargeError) -> None:
+        session.transport_failure = failure
 
-    The SDK checks structured content against the tool's outputSchema and raises, dropping
-    the result. The host wants the opposite: keep it, never as trusted context, and let a
-    reviewer see it. So the check is wrapped to record the problem for the calling task.
+    return record
+
+
+def _output_schemas(tools: Sequence[Any]) -> dict[str, dict[str, Any] | None]:
+    return {tool.name: dict(tool.output_schema) if tool.output_schema else None for tool in tools}
+
+
+async def _no_sdk_output_check(name: str, result: CallToolResult) -> None:
+    """Stands in for the SDK's output-schema check: the host checks (mcp_host/output_schema.py)."""
+
+
+def _skip_sdk_output_check(client: Client) -> None:
+    """Turn off the SDK's own check of structured content against the tool's output schema.
+
+    The SDK raises on output that breaks the schema, and the result is lost with it; the host
+    keeps such output, marked untrusted, for a reviewer to see (its own check, in _checked_call).
+    mcp 2.3 offers no switch for this (modelcontextprotocol/python-sdk#2626 asks for one; the
+    pull requests adding a ``validate_output`` flag were closed unmerged), and every path that
+    checks (ClientSession.call_tool and Client.call_tool's claimed results) goes through the
+    session's public ``validate_tool_result``: it is replaced by a no-op, and nothing of what
+    it raised or said is read. When the SDK grows a switch, this is the one line to change.
     """
-    session = client.session
-    check = session.validate_tool_result
-
-    async def record(name: str, result: CallToolResult) -> None:
-        try:
-            await check(name, result)
-        except RuntimeError as exc:
-            _output_problem.set(str(exc))
-
-    session.validate_tool_result = record  # type: ignore[method-assign]
-
-
-async def _checked_call(
-    client: Client, name: str, arguments: dict[str, Any]
-) -> tuple[CallToolResult, str | None]:
-    _output_problem.set(None)
-    result = await client.call_tool(name, arguments)
-    return result, _output_problem.get()
+    client.session.validate_tool_result = _no_sdk_output_check  # type: ignore[method-assign]
 
 
 def _first_of_group(exc: Exception) -> Exception:

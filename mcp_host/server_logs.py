@@ -17,7 +17,8 @@ import threading
 from contextvars import ContextVar
 from pathlib import Path
 
-_SDK_LOGGER = "mcp"
+# The SDK's logger, and the host's own stdio transport (which reads what the SDK's would).
+_ROUTED_LOGGERS = ("mcp", "mcp_host.stdio_transport")
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 _server_log: ContextVar[Path | None] = ContextVar("gatehouse_server_log", default=None)
@@ -53,11 +54,12 @@ class _ServerLogRouter(logging.Handler):
 
 
 def route_sdk_logs() -> None:
-    """Install the router on the SDK's logger, once per process."""
-    sdk = logging.getLogger(_SDK_LOGGER)
+    """Install the router on the SDK's logger (and the host's stdio transport's), once per process."""
     with _installing:
-        if any(isinstance(handler, _ServerLogRouter) for handler in sdk.handlers):
-            return
-        sdk.addHandler(_ServerLogRouter())
-        # The router decides where each record goes, including on to the root logger.
-        sdk.propagate = False
+        for name in _ROUTED_LOGGERS:
+            routed = logging.getLogger(name)
+            if any(isinstance(handler, _ServerLogRouter) for handler in routed.handlers):
+                continue
+            routed.addHandler(_ServerLogRouter())
+            # The router decides where each record goes, including on to the root logger.
+            routed.propagate = False

@@ -1,7 +1,8 @@
 """Turn a configured server into something the SDK's Client connects to.
 
-Every transport goes through the official SDK: stdio_client for local processes,
-streamable_http_client for remote servers, and an MCPServer instance for in-process tests.
+Remote servers go through the SDK's streamable_http_client and in-process servers (tests) are
+handed to the SDK's Client as they are; local processes go through the host's own stdio
+transport (mcp_host/stdio_transport.py), which reads each message once and caps its size.
 A stdio server's environment is built here and nowhere else: the SDK's short list of safe
 variables (PATH, HOME, ...) plus LANG, plus exactly what the entry names; never the host's
 whole environment, where the host's own secrets live.
@@ -18,13 +19,15 @@ from typing import Any, TextIO
 import httpx2
 from mcp import StdioServerParameters
 from mcp.client._transport import TransportStreams
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
 from mcp_host.config import HttpServer, ServerEntry, StdioServer
+from mcp_host.errors import MessageTooLargeError
+from mcp_host.results import DEFAULT_MESSAGE_CAP_BYTES
 from mcp_host.server_logs import server_log_path
+from mcp_host.stdio_transport import OversizeListener, capped_stdio_client
 
 ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
 """What a pool can connect to: a configured entry, SDK stdio parameters, a Streamable HTTP
@@ -77,7 +80,11 @@ async def _http_transport(
 
 @asynccontextmanager
 async def _stdio_transport(
-    parameters: StdioServerParameters, log_path: Path | None
+    name: str,
+    parameters: StdioServerParameters,
+    log_path: Path | None,
+    message_cap_bytes: int,
+    on_oversize: OversizeListener | None,
 ) -> AsyncIterator[TransportStreams]:
     # A server's stderr is its log: kept in a file per server, not mixed into the host's output.
     log: TextIO | None = None
@@ -85,15 +92,21 @@ async def _stdio_transport(
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log = log_path.open("a", encoding="utf-8")
     try:
-        if log is None:
-            async with stdio_client(parameters) as streams:
-                yield streams
-        else:
-            async with stdio_client(parameters, errlog=log) as streams:
-                yield streams
+        async with capped_stdio_client(
+            name,
+            parameters,
+            max_message_bytes=message_cap_bytes,
+            on_oversize=on_oversize or _ignore_oversize,
+            errlog=log,
+        ) as streams:
+            yield streams
     finally:
         if log is not None:
             log.close()
+
+
+def _ignore_oversize(failure: MessageTooLargeError) -> None:
+    """For callers that only need the session to end (the calls fail either way)."""
 
 
 def client_target(
@@ -102,14 +115,19 @@ def client_target(
     log_dir: Path | None,
     on_auth_failure: StatusListener | None = None,
     auth: httpx2.Auth | None = None,
+    *,
+    message_cap_bytes: int = DEFAULT_MESSAGE_CAP_BYTES,
+    on_oversize: OversizeListener | None = None,
 ) -> Any:
     """The value to hand to ``mcp.Client`` for one server; ``auth`` signs a remote server's
-    requests (mcp_host/oauth.py)."""
+    requests (mcp_host/oauth.py). A stdio server's messages are read up to
+    ``message_cap_bytes`` each; ``on_oversize`` hears of one that was longer
+    (mcp_host/stdio_transport.py)."""
     log_path = server_log_path(log_dir, name)
     if isinstance(target, StdioServer):
-        return _stdio_transport(stdio_parameters(target), log_path)
+        return _stdio_transport(name, stdio_parameters(target), log_path, message_cap_bytes, on_oversize)
     if isinstance(target, StdioServerParameters):
-        return _stdio_transport(target, log_path)
+        return _stdio_transport(name, target, log_path, message_cap_bytes, on_oversize)
     if isinstance(target, HttpServer):
         headers = {key: value.get_secret_value() for key, value in target.headers.items()}
         return _http_transport(target.url, headers, on_auth_failure, auth)

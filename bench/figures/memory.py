@@ -8,8 +8,11 @@ read-only request (filesystem server) to load every code path, then resets its R
 mark (``5`` into /proc/self/clear_refs) and makes the big request. Peak growth is VmHWM after the
 request less VmRSS before it. A second big request shows whether what stays after one is kept
 once or accumulates; during a third, another thread sends small requests to the other server, to
-show what the big one costs everyone else in the process. The JSON the child prints is what the
-parent reports."""
+show what the big one costs everyone else in the process: the longest of them less the longest of
+20 of the same request alone is the delay, with a target. A stdio message over the pool's per-message
+cap (mcp_host/results.py) is refused as it is read, so with the defaults the 50 MB answer ends the
+big request with that error, and what is measured is what the refusal costs: memory and the
+other server's wait. The JSON the child prints is what the parent reports."""
 
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ BIG_REQUEST = "Read the service log."
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MB = 1_000_000
 CHILD_TIMEOUT_S = 300
+# Issue 17: a 50 MB answer from one server may delay a request to another by at most this.
+STALL_TARGET_MS = 100.0
 
 
 # -- in the child ------------------------------------------------------------------------------
@@ -193,6 +198,7 @@ def measure(data_dir: Path) -> dict[str, Any]:
         "second": second,
         "third": third,
         "small_request_alone_s": sorted(alone)[len(alone) // 2],
+        "small_request_alone_max_s": max(alone),
     }
 
 
@@ -264,6 +270,10 @@ def figures(m: dict[str, Any], cap: int) -> list[Figure]:
     )
     probes: list[float] = third.get("probe_latencies_s", [])
     stalled = max(probes, default=0.0)
+    alone = m["small_request_alone_s"]
+    # The worst small request alone is the baseline: on a shared machine any 20 requests have
+    # an outlier, and what the big one adds is the outlier it makes beyond that.
+    alone_worst = m.get("small_request_alone_max_s", alone)
     summary = {k: v for k, v in m.items() if k != "state_fields"}
     return [
         Figure(
@@ -306,13 +316,15 @@ def figures(m: dict[str, Any], cap: int) -> list[Figure]:
         ),
         Figure(
             SECTION,
-            "longest small request during the big one",
-            stalled * 1000,
+            "longest delay of a small request on another server during the big one",
+            max(stalled - alone_worst, 0.0) * 1000,
             "ms",
-            None,
-            f"{len(probes)} read-only requests to the filesystem server from another thread during a third "
-            f"big request ({third['seconds']:.1f} s; statuses {', '.join(third.get('probe_statuses', []))}); "
-            f"alone a median {m['small_request_alone_s'] * 1000:.0f} ms",
+            Target("<=", STALL_TARGET_MS),
+            f"the longest of {len(probes)} read-only requests to the filesystem server from another thread "
+            f"during a third big request ({third['seconds']:.1f} s; statuses "
+            f"{', '.join(third.get('probe_statuses', []))}; the big one ended {third['status']}) took "
+            f"{stalled * 1000:.0f} ms against at most {alone_worst * 1000:.0f} ms (median {alone * 1000:.0f} ms)"
+            " in 20 alone just before",
             {"probe_latencies_s": probes},
         ),
     ]

@@ -6,7 +6,7 @@ import pytest
 from mcp import MCPError
 from pydantic import TypeAdapter, ValidationError
 
-from mcp_host.errors import ErrorInfo, error_from_exception
+from mcp_host.errors import ErrorInfo, MessageTooLargeError, error_from_exception
 
 
 def _validation_error() -> ValidationError:
@@ -72,3 +72,19 @@ def test_a_transport_failure_maps_to_unavailable_naming_the_exception(exc: Excep
 
     assert info.kind == "unavailable"
     assert info.message.startswith(type(exc).__name__)
+
+
+def test_a_message_over_the_cap_maps_to_protocol_naming_server_and_limit() -> None:
+    info = error_from_exception(MessageTooLargeError("big", 4096))
+
+    assert info.kind == "protocol"
+    assert "'big'" in info.message and "4096 bytes" in info.message
+    assert info.may_have_run
+
+
+def test_an_error_is_classified_by_its_type_not_by_words_in_its_message() -> None:
+    # The SDK's output-schema check raised a RuntimeError saying "structured content"; the
+    # host no longer reads messages, so such words in any error change nothing.
+    info = error_from_exception(RuntimeError("Invalid structured content returned by tool t"))
+
+    assert info.kind == "unavailable"

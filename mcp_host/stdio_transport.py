@@ -1,0 +1,270 @@
+"""A stdio transport that reads each message once and refuses one over a size cap.
+
+The SDK's stdio reader appends every chunk to the unfinished line and splits the whole line
+again, so a 50 MB message costs gigabytes of copying on the event loop every session of the
+pool shares; and whatever a server sends is buffered whole and parsed, holding the GIL (the
+process's other threads wait) for about a second per 50 MB on these machines. No in-process
+trick hides that parse from the rest of the process, so a message over the cap is never
+buffered or parsed: the reader keeps its first and last bytes only, discards the rest as it
+arrives, and answers the call it was the response to with an error naming the server and the
+limit (MessageTooLargeError's text, under the code MESSAGE_TOO_LARGE); the session goes on.
+When the message's ends do not say which call it answers (a request from the server, or a
+response with its id in the middle), the session is ended instead: its calls fail with that
+error (the pool re-opens it), and the rest of the server's output is discarded.
+
+Process start and stop follow the SDK's stdio_client: a new process group, an environment of
+the safe base variables plus the entry's, stdin closed first, then SIGTERM and SIGKILL to the
+whole group. Windows keeps the SDK's transport (and no cap): the host is run on Linux.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from typing import TextIO
+
+import anyio
+import mcp_types as types
+from anyio.abc import ByteReceiveStream, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import StdioServerParameters
+from mcp.client._transport import TransportStreams
+from mcp.client.stdio import get_default_environment, stdio_client
+from mcp.os.posix.utilities import terminate_posix_process_tree
+from mcp.shared.message import SessionMessage
+from mcp_types import RequestId
+
+from mcp_host.errors import MESSAGE_TOO_LARGE, MessageTooLargeError
+
+# The SDK's grace periods: for the server to exit once its stdin closes, then after SIGTERM.
+EXIT_GRACE_SECONDS = 2.0
+KILL_GRACE_SECONDS = 2.0
+_EXIT_POLL_SECONDS = 0.01
+
+OversizeListener = Callable[[MessageTooLargeError], None]
+# Routed to the server's own log file, like the SDK's records (mcp_host/server_logs.py).
+logger = logging.getLogger(__name__)
+
+
+# Enough of a refused message's start and end to find which request it answers.
+_EDGE_BYTES = 256
+_ID = rb'(-?\d+|"(?:[^"\\]|\\.)*")'
+# A response that starts with its id (the Python SDK's servers, most others) ...
+_HEAD_ID = re.compile(
+    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"(?:result|error)"'
+)
+# ... or starts with its result and ends with its id (the TypeScript SDK's servers).
+_HEAD_RESULT = re.compile(rb'\A\s*\{\s*"(?:result|error)"\s*:')
+_TAIL_ID = re.compile(rb'"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A message that passed the cap: its first bytes, and its last ones once it ended."""
+
+    head: bytes
+    tail: bytes | None = None
+
+    def answers(self) -> RequestId | None:
+        """The id of the host's request this message is the response to, when it can be told
+        from the message's ends; None for anything else (a request or notification from the
+        server, or a response whose id sits elsewhere)."""
+        match = _HEAD_ID.match(self.head)
+        if match is None and self.tail is not None and _HEAD_RESULT.match(self.head):
+            match = _TAIL_ID.search(self.tail)
+        if match is None:
+            return None
+        value = json.loads(match.group(1))
+        return value if isinstance(value, int | str) else None
+
+
+class MessageSplitter:
+    """Cuts a byte stream into newline-ended messages, each found by scanning its bytes once.
+
+    ``feed`` returns the messages a chunk completes, in order. A message longer than ``cap``
+    bytes is not collected: an Oversized with its first bytes comes as soon as it passes the
+    cap (a hostile server may never end it), and another with its last bytes when it ends."""
+
+    def __init__(self, cap: int) -> None:
+        if cap <= 0:
+            raise ValueError(f"the message cap must be a positive number of bytes, not {cap}")
+        self.cap = cap
+        self._pieces: list[bytes] = []
+        self._size = 0
+        self._head: bytes | None = None  # set while a refused message goes on
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> list[bytes | Oversized]:
+        found: list[bytes | Oversized] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            found.extend(self._take(chunk[start:end], ended=True))
+            start = end + 1
+        found.extend(self._take(chunk[start:], ended=False))
+        return found
+
+    def _take(self, piece: bytes, *, ended: bool) -> list[bytes | Oversized]:
+        found: list[bytes | Oversized] = []
+        if self._head is None:
+            if self._size + len(piece) <= self.cap:
+                self._pieces.append(piece)
+                self._size += len(piece)
+                if not ended:
+                    return found
+                message = b"".join(self._pieces)
+                self._pieces.clear()
+                self._size = 0
+                return [message]
+            # Once per refused message: a copy of at most the cap, for its first bytes.
+            self._head = (b"".join(self._pieces) + piece)[:_EDGE_BYTES]
+            self._pieces.clear()
+            self._size = 0
+            found.append(Oversized(self._head))
+        self._tail = (self._tail + piece[-_EDGE_BYTES:])[-_EDGE_BYTES:]
+        if ended:
+            found.append(Oversized(self._head, self._tail))
+            self._head = None
+            self._tail = b""
+        return found
+
+
+def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | Exception:
+    """One message, or its parse error as a value for the session to surface (as the SDK does)."""
+    try:
+        text = line.decode(parameters.encoding, parameters.encoding_error_handler)
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except ValueError as exc:
+        # A server that prints anything else on stdout: noise for its log, with what it printed.
+        logger.exception("Failed to parse JSONRPC message from server")
+        return exc
+
+
+def _refusal(request_id: RequestId, refused: MessageTooLargeError) -> SessionMessage:
+    """The error the session gets instead of a response that was too long: the call fails at
+    once with it, and the session goes on."""
+    error = types.ErrorData(code=MESSAGE_TOO_LARGE, message=str(refused))
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+async def _read(
+    server: str,
+    stdout: ByteReceiveStream,
+    splitter: MessageSplitter,
+    parameters: StdioServerParameters,
+    deliver: MemoryObjectSendStream[SessionMessage | Exception],
+    on_oversize: OversizeListener,
+) -> None:
+    answered = False  # whether the refused message under way was answered already
+    try:
+        async with deliver:
+            try:
+                async for chunk in stdout:
+                    for item in splitter.feed(chunk):
+                        if isinstance(item, bytes):
+                            await deliver.send(_parse(item, parameters))
+                            continue
+                        request_id = item.answers()
+                        if request_id is not None and not answered:
+                            refused = MessageTooLargeError(server, splitter.cap)
+                            logger.warning("%s", refused)
+                            await deliver.send(_refusal(request_id, refused))
+                            answered = True
+                        elif item.tail is not None and not answered:
+                            # Nobody can be told which call it answered: end the session.
+                            raise MessageTooLargeError(server, splitter.cap, session_closed=True)
+                        if item.tail is not None:
+                            answered = False
+            except MessageTooLargeError as refused:
+                logger.warning("%s", refused)
+                # Told before the stream to the session closes (leaving this block), so the
+                # calls that fail with the session already read why.
+                on_oversize(refused)
+            else:
+                return
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+        pass  # the session (or the process) went away first
+    # Keep the pipe flowing until the process is stopped: a server blocked writing to a pipe
+    # nobody reads could not see its stdin close.
+    with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+        async for _ in stdout:
+            pass
+
+
+async def _write(
+    stdin: anyio.abc.ByteSendStream,
+    parameters: StdioServerParameters,
+    messages: MemoryObjectReceiveStream[SessionMessage],
+    deliver: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    try:
+        async with messages:
+            async for message in messages:
+                text = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                await stdin.send(text.encode(parameters.encoding, parameters.encoding_error_handler))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        # The server stopped reading: end the session's reads too, so no call waits forever.
+        await deliver.aclose()
+
+
+async def _stop(process: Process) -> None:
+    """Close stdin, give the server its grace period, then end its whole process group."""
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    with anyio.move_on_after(EXIT_GRACE_SECONDS):
+        while process.returncode is None:
+            await anyio.sleep(_EXIT_POLL_SECONDS)
+    if process.returncode is None:
+        await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
+    with anyio.move_on_after(KILL_GRACE_SECONDS):
+        await process.aclose()
+
+
+@asynccontextmanager
+async def capped_stdio_client(
+    server: str,
+    parameters: StdioServerParameters,
+    *,
+    max_message_bytes: int,
+    on_oversize: OversizeListener,
+    errlog: TextIO | None = None,
+) -> AsyncIterator[TransportStreams]:
+    """The streams of a stdio server's session, reading at most ``max_message_bytes`` of any
+    one message. ``on_oversize`` is told when one that names no call passed it, just before the
+    session is ended for it (one that answers a call fails only that call)."""
+    log = errlog if errlog is not None else sys.stderr
+    if sys.platform == "win32":  # pragma: no cover - the host runs on Linux
+        async with stdio_client(parameters, errlog=log) as streams:
+            yield streams
+        return
+    splitter = MessageSplitter(max_message_bytes)
+    process = await anyio.open_process(
+        [parameters.command, *parameters.args],
+        env=get_default_environment() | (parameters.env or {}),
+        stderr=log,
+        cwd=parameters.cwd,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdin is not None, "spawned with pipes"
+    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_read, server, process.stdout, splitter, parameters, to_session, on_oversize)
+            group.start_soon(_write, process.stdin, parameters, from_session, to_session)
+            try:
+                yield read_stream, write_stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    read_stream.close()
+                    write_stream.close()
+                    await _stop(process)
+                group.cancel_scope.cancel()
+    finally:
+        for stream in (to_session, from_session, read_stream, write_stream):
+            stream.close()
