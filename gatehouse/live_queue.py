@@ -24,7 +24,7 @@ from reviews.service import ReviewService
 REFRESH_SECONDS = 3
 
 
-def pending_count(reviews: ReviewService) -> int:
+def expire_overdue_and_count_pending(reviews: ReviewService) -> int:
     """Every review waiting for a decision, whoever may decide it, with those past their
     deadline expired first (the number the sidebar and the Reviews page both show)."""
     reviews.expire_overdue()

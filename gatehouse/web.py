@@ -9,7 +9,7 @@ from datetime import tzinfo
 import streamlit as st
 
 from gatehouse.background_runs import RunsInProgress
-from gatehouse.live_queue import REFRESH_SECONDS, pending_count
+from gatehouse.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
 from gatehouse.reader_time import zone_named
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
 from gatehouse.wiring import Services, build_services
@@ -94,9 +94,10 @@ def may_manage_servers(user: str | None) -> bool:
 def live_pending_count() -> None:
     """The sidebar's "Pending reviews" (call it inside ``with st.sidebar``), refreshed by itself:
     every review waiting for a decision, whoever may decide it. The Reviews page's "Pending (N)"
-    is the same number, read by the same function at the same interval."""
+    is the same number, read by the same function at the same interval. Writes: each refresh
+    first expires the reviews past their deadline (the app's sweep on a schedule)."""
     st.metric(
         "Pending reviews",
-        pending_count(services().reviews),
+        expire_overdue_and_count_pending(services().reviews),
         help="Every review waiting for a decision, whoever may decide it (the Reviews page counts the same).",
     )

@@ -35,7 +35,13 @@ from gatehouse.argument_form import (
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.live_queue import REFRESH_SECONDS, follow, page_count, pending_count, review_to_show
+from gatehouse.live_queue import (
+    REFRESH_SECONDS,
+    expire_overdue_and_count_pending,
+    follow,
+    page_count,
+    review_to_show,
+)
 from gatehouse.notification_panel import notification_status
 from gatehouse.reader_time import readable_time, table_time
 from gatehouse.review_commands import review_row
@@ -453,7 +459,7 @@ def live_queue(run: int) -> Review | None:
     A refresh that finds it decided or changed elsewhere, or another one picked, or a first
     one arrived, draws the whole page again (see gatehouse/live_queue.follow)."""
     app = services()
-    pending = pending_count(app.reviews)
+    pending = expire_overdue_and_count_pending(app.reviews)
     # The sidebar's count is the same number (gatehouse/web.py), refreshed at the same interval.
     st.subheader(f"Pending ({pending})")
     pages = page_count(pending, PAGE_SIZE)

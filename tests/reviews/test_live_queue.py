@@ -7,7 +7,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from gatehouse.live_queue import Drawn, follow, page_count, pending_count, review_to_show, shown
+from gatehouse.live_queue import (
+    Drawn,
+    expire_overdue_and_count_pending,
+    follow,
+    page_count,
+    review_to_show,
+    shown,
+)
 from gatehouse.operator_requests import ask
 from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import (
@@ -91,10 +98,10 @@ def test_the_pending_count_expires_what_is_overdue_first_and_only_then_writes(da
 
             later.sweep = counted_sweep  # type: ignore[method-assign]
 
-            assert pending_count(later) == 1
+            assert expire_overdue_and_count_pending(later) == 1
             assert swept == []  # nothing due: no sweep, no write
             clock.now = datetime.fromisoformat(review.expires_at)
-            assert pending_count(later) == 0
+            assert expire_overdue_and_count_pending(later) == 0
             assert swept == [False]  # expiring needs no server: nothing is recovered
             assert later.ledger.require(review.id).status == "expired"
-            assert pending_count(later) == 0 and swept == [False]
+            assert expire_overdue_and_count_pending(later) == 0 and swept == [False]
