@@ -1,4 +1,4 @@
-"""Named routes through the graph, so tests read as the spec's flow."""
+"""Named routes through the graph (graph/diagram.py draws them), so tests read as its flow."""
 
 START = ["preprocess_request", "classify_intent"]
 DISCOVER_SELECT_VALIDATE = ["discover_capabilities", "select_capability", "validate_capability"]

@@ -1,4 +1,4 @@
-"""The spec's Failure Cases, one test each."""
+"""The workflow pattern's failure cases (blank input, no server, a malformed manifest, ...), one test each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The spec's Test Ideas, one test each, on the real bundled servers."""
+"""The workflow pattern's test ideas, one test each, on the real bundled servers."""
 
 from __future__ import annotations
 
