@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from gatehouse.audit_commands import anchor_head, render_verify, verify_report
 from gatehouse.cli_input import check_text_arguments, json_arguments
-from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
+from gatehouse.errors import NotAllowedError, ThreadBusyError
 from gatehouse.operator_requests import ask
 from gatehouse.planner_choice import planner_for
 from gatehouse.policy_report import (
@@ -50,18 +50,18 @@ from gatehouse.wiring import (
 )
 from graph.runner import thread_exists
 from graph.trace import trace_steps
+from mcp_host.reported import EXIT_USAGE, ReportedError
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY
 from policies.secrets import DEFAULT_REDACTOR, SecretRedactor, install_log_redaction
-from reviews.audit_anchor import AnchorError, audit_key, read_anchors
-from reviews.errors import AlreadyDecidedError, ReviewError
+from reviews.audit_anchor import audit_key, read_anchors
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
 EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_ALREADY_DECIDED = 3
+# Bad usage or configuration (2) and a review already decided (3) are the exit codes of the
+# errors that carry them (mcp_host/reported.py); EXIT_USAGE is also argparse's.
 # `audit verify` found a tampered row: the command ran, the log failed it.
 EXIT_VERIFY_FAILED = 1
 # Anything else that went wrong: a bug, reported in one line (sysexits' EX_SOFTWARE).
@@ -434,10 +434,11 @@ def _run_ask(args: argparse.Namespace) -> int:
                 requester=args.user,
                 server_preferences=args.prefer,
             )
+        # The option the refusal is about, named before the reason.
         except ThreadBusyError as exc:
-            return _usage_error(f"--thread: {exc}")
+            return _error(f"--thread: {exc}", exc.exit_code)
         except NotAllowedError as exc:
-            return _usage_error(f"--user: {exc}")
+            return _error(f"--user: {exc}", exc.exit_code)
         # Printed before the services close (which lets the notifications sender finish).
         _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
     return EXIT_OK
@@ -470,14 +471,8 @@ def _run_reported(args: argparse.Namespace) -> int:
     """The command, with every error it raises turned into one line and its exit code."""
     try:
         return _run(args)
-    except ConfigurationError as exc:
-        return _usage_error(str(exc))
-    except AnchorError as exc:
-        return _usage_error(str(exc))
-    except AlreadyDecidedError as exc:
-        return _error(str(exc), EXIT_ALREADY_DECIDED)
-    except ReviewError as exc:
-        return _usage_error(str(exc))
+    except ReportedError as exc:  # each carries its own exit code (mcp_host/reported.py)
+        return _error(exc.message, exc.exit_code)
     except BrokenPipeError:
         raise
     except Exception as exc:  # the last resort: one line, never a traceback

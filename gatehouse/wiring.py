@@ -22,7 +22,7 @@ from gatehouse.server_credentials import EncryptedCredentialStore, credential_ke
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
-from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers_config
+from mcp_host.config import HttpServer, ServersConfig, load_servers_config
 from mcp_host.elicitation import ElicitationHandler
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
@@ -30,7 +30,7 @@ from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
 from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
-from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
+from policies.loader import DEFAULT_POLICY, load_policy
 from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
@@ -223,12 +223,10 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
 
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers."""
-    try:
-        if settings.servers_path is not None:
-            return load_servers_config(settings.servers_path)
-        return bundled_servers_config(settings.demo_data_dir)
-    except ConfigError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    # A bad file raises ConfigError, which reports itself (mcp_host/reported.py).
+    if settings.servers_path is not None:
+        return load_servers_config(settings.servers_path)
+    return bundled_servers_config(settings.demo_data_dir)
 
 
 def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
@@ -241,10 +239,8 @@ def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
 def policy_file(settings: Settings) -> PolicyFile:
     """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder."""
     variables = {**os.environ, "GATEHOUSE_DATA": str(settings.data_dir.resolve())}
-    try:
-        return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
-    except PolicyError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    # A bad policy raises PolicyError, which reports itself (mcp_host/reported.py).
+    return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
 
 
 def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
