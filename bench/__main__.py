@@ -20,6 +20,7 @@ FIGURES = (
     "concurrency",
     "memory",
     "ui_render",
+    "cli_start",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

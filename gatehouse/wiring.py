@@ -1,4 +1,8 @@
-"""Build the process-wide services once: MCP sessions, the checkpointer and the compiled graph."""
+"""Build the process-wide services once: MCP sessions, the checkpointer and the compiled graph.
+
+What commands that only read need (the policy, the database check) is in gatehouse/read_only.py,
+which imports neither LangGraph nor the MCP SDK; it is re-exported here for the callers that
+build everything anyway."""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
+from gatehouse.read_only import policy_file as policy_file
+from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
 from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.webhook import WebhookSender
@@ -30,8 +36,6 @@ from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
 from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
-from policies.loader import DEFAULT_POLICY, load_policy
-from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
 from reviews.asking import OperatorQuestions
@@ -45,7 +49,7 @@ from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
-from storage.postgres import PostgresDatabase, unreachable
+from storage.postgres import PostgresDatabase
 
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
@@ -120,21 +124,6 @@ class _Storage:
 # What opening or reading a database raises when it cannot be used: a file that is not a
 # database, a folder in the way, an unreachable or absent PostgreSQL database.
 _DATABASE_ERRORS = (sqlite3.Error, psycopg.Error, PoolTimeout, OSError)
-
-
-def require_existing_database(settings: Settings) -> None:
-    """For commands that only read: the database must be there; they never create one (an
-    empty database would answer "no reviews", "0 events, chain intact")."""
-    if settings.db_url is not None:
-        problem = unreachable(settings.db_url)
-        if problem is not None:
-            raise ConfigurationError(f"database {settings.database}: {problem}")
-    elif not settings.db_path.is_file():
-        what = "not a file" if settings.db_path.exists() else "no such file"
-        raise ConfigurationError(
-            f"database {settings.db_path}: {what} (this command only reads a database;"
-            " check --db or GATEHOUSE_DB)"
-        )
 
 
 @contextmanager
@@ -234,13 +223,6 @@ def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
     this demo data folder."""
     variables = {"GATEHOUSE_PYTHON": sys.executable, "GATEHOUSE_DEMO_DATA": str(demo_data_dir.resolve())}
     return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
-
-
-def policy_file(settings: Settings) -> PolicyFile:
-    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder."""
-    variables = {**os.environ, "GATEHOUSE_DATA": str(settings.data_dir.resolve())}
-    # A bad policy raises PolicyError, which reports itself (mcp_host/reported.py).
-    return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
 
 
 def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
