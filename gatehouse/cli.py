@@ -20,6 +20,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -286,8 +287,6 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _run_policy_check(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from gatehouse.policy_report import policy_summary, render_summary
     from gatehouse.read_only import policy_file
     from policies.loader import DEFAULT_POLICY
@@ -346,8 +345,6 @@ def _run_reviews_list(args: argparse.Namespace) -> int:
 def _run_reviews(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _run_reviews_list(args)
-    from dataclasses import asdict
-
     from gatehouse.render import render_text
     from gatehouse.review_commands import render_decision, review_row
     from gatehouse.webhook import notifications_line
@@ -401,7 +398,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 def _run_audit(args: argparse.Namespace) -> int:
     from gatehouse.audit_commands import anchor_head, render_verify, verify_report
-    from gatehouse.wiring import open_audit_log
+    from gatehouse.read_only import open_audit_log
     from reviews.audit_anchor import audit_key, read_anchors
 
     settings = _settings(args)

@@ -1,5 +1,5 @@
 """What a command that only reads needs, without the graph or the servers: the policy (for the
-secret names it hides), a check that the database is there, and the review ledger.
+secret names it hides), a check that the database is there, the review ledger and the audit log.
 
 Kept apart from gatehouse/wiring.py, which builds everything (LangGraph, the MCP SDK, the
 checkpointer), so that `gatehouse reviews list` starts in a fraction of the time: it imports
@@ -18,6 +18,7 @@ from gatehouse.errors import ConfigurationError
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
     from policies.model import PolicyFile
+    from reviews.audit import AuditLog
     from reviews.ledger import ReviewLedger
 
 
@@ -47,16 +48,18 @@ def require_existing_database(settings: Settings) -> None:
         )
 
 
-def database_errors(settings: Settings) -> tuple[type[BaseException], ...]:
-    """What opening or reading this database raises when it cannot be used: a file that is
-    not a database, a folder in the way, an unreachable or absent PostgreSQL database. The
-    PostgreSQL driver is imported only for a PostgreSQL database."""
-    if settings.db_url is None:
-        return (sqlite3.Error, OSError)
-    import psycopg
-    from psycopg_pool import PoolTimeout
+def database_errors(settings: Settings, *, opening: bool) -> tuple[type[BaseException], ...]:
+    """What this database raises when it cannot be used: a file that is not a database, and
+    while ``opening`` also a folder in the way or an unreachable PostgreSQL database. Once it is
+    open, an OSError is not the database's (a closed pipe while printing must stay exit 141).
+    The PostgreSQL driver is imported only for a PostgreSQL database."""
+    found: tuple[type[BaseException], ...] = (sqlite3.Error,)
+    if settings.db_url is not None:
+        import psycopg
+        from psycopg_pool import PoolTimeout
 
-    return (sqlite3.Error, psycopg.Error, PoolTimeout, OSError)
+        found += (psycopg.Error, PoolTimeout) if opening else (psycopg.Error,)
+    return (*found, OSError) if opening else found
 
 
 @contextmanager
@@ -66,14 +69,31 @@ def open_ledger_for_reading(settings: Settings) -> Iterator[ReviewLedger]:
     from reviews.ledger import ReviewLedger
 
     require_existing_database(settings)
-    errors = database_errors(settings)
     try:
         ledger = ReviewLedger(settings.store_target)
-    except errors as exc:
+    except database_errors(settings, opening=True) as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:
         yield ledger
-    except errors as exc:
+    except database_errors(settings, opening=False) as exc:
         raise ConfigurationError(f"database {settings.database}: cannot read it: {exc}") from exc
     finally:
         ledger.close()
+
+
+@contextmanager
+def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
+    """The audit log of an existing database, for `audit verify`, `export` and `anchor`."""
+    from reviews.audit import AuditLog
+
+    require_existing_database(settings)
+    try:
+        audit = AuditLog(settings.store_target)
+    except database_errors(settings, opening=True) as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+    try:
+        yield audit
+    except database_errors(settings, opening=False) as exc:
+        raise ConfigurationError(f"database {settings.database}: cannot read it: {exc}") from exc
+    finally:
+        audit.close()

@@ -21,6 +21,7 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
+from gatehouse.read_only import open_audit_log as open_audit_log
 from gatehouse.read_only import policy_file as policy_file
 from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
@@ -133,20 +134,6 @@ def _opening(settings: Settings) -> Iterator[None]:
         yield
     except _DATABASE_ERRORS as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
-
-
-@contextmanager
-def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
-    """The audit log of an existing database, for `audit verify`, `export` and `anchor`."""
-    require_existing_database(settings)
-    with _opening(settings):
-        audit = AuditLog(settings.store_target)
-    try:
-        yield audit
-    except (sqlite3.Error, psycopg.Error) as exc:
-        raise ConfigurationError(f"database {settings.database}: cannot read it: {exc}") from exc
-    finally:
-        audit.close()
 
 
 def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore]:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reviews.ledger import ReviewLedger
 from tests.gatehouse.test_cli import REPO
 
@@ -50,11 +52,16 @@ def test_help_imports_neither_langgraph_nor_langchain_nor_the_mcp_sdk() -> None:
     assert "pydantic" not in modules
 
 
-def test_reviews_list_reads_the_ledger_without_the_graph_or_the_mcp_sdk(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command", [["reviews", "list"], ["audit", "verify"], ["policy", "check"]], ids=" ".join
+)
+def test_commands_that_only_read_need_neither_the_graph_nor_the_mcp_sdk(
+    tmp_path: Path, command: list[str]
+) -> None:
     database = tmp_path / "gatehouse.db"
     ReviewLedger(database).close()
 
-    code, modules = imported_by("reviews", "list", "--db", str(database))
+    code, modules = imported_by(*command, "--db", str(database))
 
     assert code == 0
     assert {name for name in modules if name.split(".")[0] in {"langgraph", "langchain_core", "mcp"}} == set()
