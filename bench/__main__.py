@@ -21,6 +21,7 @@ FIGURES = (
     "memory",
     "ui_render",
     "replicas",
+    "cli_start",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

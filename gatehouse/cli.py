@@ -5,6 +5,11 @@ went away. Every error is one line on stderr."""
 
 from __future__ import annotations
 
+# Only what parsing the command line and reporting its errors needs is imported here: `gatehouse
+# --help` and a usage error must not wait for LangGraph, LangChain or the MCP SDK (over a second
+# on these machines). Each command imports what it uses when it runs, and `reviews list` reads
+# the ledger without the graph (gatehouse/read_only.py). tests/gatehouse/test_cli_imports.py
+# holds this.
 import argparse
 import faulthandler
 import json
@@ -13,54 +18,25 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gatehouse.audit_commands import anchor_head, render_verify, verify_report
 from gatehouse.cli_input import check_text_arguments, json_arguments
-from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
-from gatehouse.operator_requests import ask
-from gatehouse.planner_choice import planner_for
-from gatehouse.policy_report import (
-    UnknownCapabilityError,
-    explain,
-    policy_summary,
-    render_explanation,
-    render_summary,
-)
-from gatehouse.render import render_text
-from gatehouse.review_commands import dumps, render_decision, render_queue, render_trace, review_row
-from gatehouse.server_login import DEFAULT_LOGIN_SECONDS, login, logout
-from gatehouse.servers_check import check_servers, render_check
 from gatehouse.settings import Settings
-from gatehouse.terminal_questions import TerminalQuestions
 from gatehouse.visible_text import visible
-from gatehouse.webhook import notifications_line
-from gatehouse.wiring import (
-    declared_roots,
-    open_audit_log,
-    open_pins_for_reading,
-    open_services,
-    policy_file,
-    server_pool,
-    servers_config,
-)
-from graph.runner import thread_exists
-from graph.trace import trace_steps
-from policies.engine import PolicyEngine
-from policies.loader import DEFAULT_POLICY
-from policies.secrets import DEFAULT_REDACTOR, SecretRedactor, install_log_redaction
-from reviews.audit_anchor import AnchorError, audit_key, read_anchors
-from reviews.errors import AlreadyDecidedError, ReviewError
+from mcp_host.reported import EXIT_USAGE, ReportedError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
+    from policies.secrets import SecretRedactor
+
 EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_ALREADY_DECIDED = 3
+# Bad usage or configuration (2) and a review already decided (3) are the exit codes of the
+# errors that carry them (mcp_host/reported.py); EXIT_USAGE is also argparse's.
 # `audit verify` found a tampered row: the command ran, the log failed it.
 EXIT_VERIFY_FAILED = 1
 # Anything else that went wrong: a bug, reported in one line (sysexits' EX_SOFTWARE).
@@ -71,6 +47,8 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 # GATEHOUSE_DEBUG=1 prints the traceback of an unexpected error after its one line.
 DEBUG_ENV = "GATEHOUSE_DEBUG"
+# How long `servers login` waits for the browser to come back.
+DEFAULT_LOGIN_SECONDS = 300.0
 
 
 def _emit(text: str, *, error: bool = False, end: str = "\n") -> None:
@@ -253,6 +231,8 @@ def _one_line(message: str) -> str:
 
 
 def _error(message: str, code: int) -> int:
+    from policies.secrets import DEFAULT_REDACTOR
+
     _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
     return code
 
@@ -265,14 +245,23 @@ def _print(
     data: dict[str, Any],
     as_json: bool,
     render: Callable[[dict[str, Any]], str],
-    secrets: SecretRedactor = DEFAULT_REDACTOR,
+    secrets: SecretRedactor | None = None,
 ) -> None:
-    # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL).
+    # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL);
+    # without the policy's own names, the built-in ones.
+    if secrets is None:
+        from policies.secrets import DEFAULT_REDACTOR
+
+        secrets = DEFAULT_REDACTOR
     shown = secrets.value(data)
     _emit(json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown))
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
+    from gatehouse.planner_choice import planner_for
+    from gatehouse.servers_check import check_servers, render_check
+    from gatehouse.wiring import server_pool, servers_config
+
     settings = _settings(args)
     config = servers_config(settings)
     planner = planner_for(settings.model, timeout=settings.model_timeout)
@@ -283,6 +272,8 @@ def _run_servers_check(args: argparse.Namespace) -> int:
 
 
 def _run_servers_login(args: argparse.Namespace) -> int:
+    from gatehouse.server_login import login
+
     def show(server: str, url: str) -> None:
         _emit(
             f"Open this address in a browser to sign in to {server}:\n\n  {url}\n\nWaiting for the sign-in to come back ..."
@@ -300,6 +291,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _run_policy_check(args: argparse.Namespace) -> int:
+    from gatehouse.policy_report import policy_summary, render_summary
+    from gatehouse.read_only import policy_file
+    from policies.loader import DEFAULT_POLICY
+
     settings = _settings(args)
     if args.path:
         settings = replace(settings, policy_path=Path(args.path))
@@ -310,6 +305,16 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
+    from gatehouse.policy_report import UnknownCapabilityError, explain, render_explanation
+    from gatehouse.wiring import (
+        declared_roots,
+        open_pins_for_reading,
+        policy_file,
+        server_pool,
+        servers_config,
+    )
+    from policies.engine import PolicyEngine
+
     arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
@@ -326,24 +331,38 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_reviews_list(args: argparse.Namespace) -> int:
+    """The ledger's rows as they are, without the graph or the servers: listing changes
+    nothing (an overdue review becomes `expired` at `reviews sweep` or `reviews decide`)."""
+    from gatehouse.read_only import open_ledger_for_reading, policy_file
+    from gatehouse.review_commands import render_queue, review_row
+    from policies.secrets import SecretRedactor
+
+    settings = _settings(args)
+    secrets = SecretRedactor(policy_file(settings).audit.redact_arguments)
+    with open_ledger_for_reading(settings) as ledger:
+        rows = [review_row(r) for r in ledger.queue(args.status)]
+    _print({"status": args.status, "reviews": rows}, args.json, render_queue, secrets)
+    return EXIT_OK
+
+
 def _run_reviews(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        return _run_reviews_list(args)
+    from gatehouse.render import render_text
+    from gatehouse.review_commands import render_decision, review_row
+    from gatehouse.webhook import notifications_line
+    from gatehouse.wiring import open_services
+
     # Checked before anything is opened: a refusal leaves no trace.
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
-    # `reviews list` writes nothing: it expires nothing (overdue reviews are shown as such;
-    # `reviews sweep` expires them) and posts no notification.
-    reading = args.action == "list"
     # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
     # the notifications that are due itself (below), in the foreground.
     with open_services(
         _settings(args),
-        connect_servers=not reading and args.action != "withdraw",
-        create_database=not reading,
-        send_notifications=not reading and args.action != "sweep",
+        connect_servers=args.action != "withdraw",
+        send_notifications=args.action != "sweep",
     ) as services:
-        if args.action == "list":
-            rows = [review_row(r) for r in services.reviews.queue(args.status)]
-            _print({"status": args.status, "reviews": rows}, args.json, render_queue, services.secrets)
-            return EXIT_OK
         if args.action == "sweep":
             swept: dict[str, Any] = dict(services.reviews.sweep())
             if services.webhook is not None:
@@ -382,6 +401,10 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
+    from gatehouse.audit_commands import anchor_head, render_verify, verify_report
+    from gatehouse.read_only import open_audit_log
+    from reviews.audit_anchor import audit_key, read_anchors
+
     settings = _settings(args)
     anchor_source = getattr(args, "anchor", None)
     # The key and the anchors are checked before the database is read: exit 2, not 1.
@@ -402,6 +425,11 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
+    from gatehouse.review_commands import dumps, render_trace
+    from gatehouse.wiring import open_services
+    from graph.runner import thread_exists
+    from graph.trace import trace_steps
+
     with open_services(_settings(args), connect_servers=False, create_database=False) as services:
         if not thread_exists(services.graph, args.thread_id):
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
@@ -416,6 +444,12 @@ NO_TERMINAL = "gatehouse ask has no terminal to ask on (its input is not a termi
 
 
 def _run_ask(args: argparse.Namespace) -> int:
+    from gatehouse.errors import NotAllowedError, ThreadBusyError
+    from gatehouse.operator_requests import ask
+    from gatehouse.render import render_text
+    from gatehouse.terminal_questions import TerminalQuestions
+    from gatehouse.wiring import open_services
+
     settings = _settings(args)
     with open_services(settings) as services:
         # A server's question during the call: put to the person at this terminal, or, with
@@ -439,10 +473,11 @@ def _run_ask(args: argparse.Namespace) -> int:
                 requester=args.user,
                 server_preferences=args.prefer,
             )
+        # The option the refusal is about, named before the reason.
         except ThreadBusyError as exc:
-            return _usage_error(f"--thread: {exc}")
+            return _error(f"--thread: {exc}", exc.exit_code)
         except NotAllowedError as exc:
-            return _usage_error(f"--user: {exc}")
+            return _error(f"--user: {exc}", exc.exit_code)
         # Printed before the services close (which lets the notifications sender finish).
         _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
     return EXIT_OK
@@ -456,6 +491,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.action == "login":
             return _run_servers_login(args)
         if args.action == "logout":
+            from gatehouse.server_login import logout
+
             logout(_settings(args), args.name)
             _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
             return EXIT_OK
@@ -475,14 +512,8 @@ def _run_reported(args: argparse.Namespace) -> int:
     """The command, with every error it raises turned into one line and its exit code."""
     try:
         return _run(args)
-    except ConfigurationError as exc:
-        return _usage_error(str(exc))
-    except AnchorError as exc:
-        return _usage_error(str(exc))
-    except AlreadyDecidedError as exc:
-        return _error(str(exc), EXIT_ALREADY_DECIDED)
-    except ReviewError as exc:
-        return _usage_error(str(exc))
+    except ReportedError as exc:  # each carries its own exit code (mcp_host/reported.py)
+        return _error(exc.message, exc.exit_code)
     except BrokenPipeError:
         raise
     except Exception as exc:  # the last resort: one line, never a traceback
@@ -517,22 +548,46 @@ def _stacks_on_sigusr1() -> None:
         return  # no stderr with a file descriptor (an embedding that captures it): nowhere to print
 
 
+@contextmanager
+def _terminal_logging() -> Iterator[None]:
+    """Warnings and errors logged during the command (in-process demo servers log through the
+    root logger too) go to stderr one line each, their secrets hidden and control characters
+    shown; everything below a warning stays off the terminal.
+
+    Undone when the command ends, so that main() can run many times in one process (the tests
+    run it in-process) without stacking handlers or leaving the root logger changed."""
+    from policies.secrets import install_log_redaction
+
+    install_log_redaction()  # once per process: it says so itself
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns its exit code. Safe to call again in the same process: what
+    it sets up (the SIGUSR1 handler, the log handler, stdout's error mode) is set once or
+    undone."""
     _stacks_on_sigusr1()
-    # In-process demo servers log through the root logger; keep their chatter off the terminal.
-    log_handler = logging.StreamHandler()
-    log_handler.setFormatter(_TerminalLogFormatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[log_handler])
     # A terminal whose encoding cannot show a character gets an escape, not a traceback.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
-    install_log_redaction()
     try:
         try:
             args = _parser().parse_args(argv)
         except SystemExit as exc:  # --help, or a usage error argparse already printed
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-        code = _run_reported(args)
+        # After parsing: --help and a usage error need none of it (nothing has logged yet).
+        with _terminal_logging():
+            code = _run_reported(args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from gatehouse.render import outcome_lines
 from gatehouse.visible_text import continued
-from graph.trace import summarise_changes
 
 if TYPE_CHECKING:
     from reviews.ledger import Review
@@ -89,6 +88,9 @@ def render_decision(report: dict[str, Any]) -> str:
 def render_trace(report: dict[str, Any]) -> str:
     """One line a step: the request it belongs to, its time from the thread's start and its
     duration, the node (or the wait for a person), and what it changed."""
+    # Here, not at the top: the queue's rendering in this module must not load the graph.
+    from graph.trace import summarise_changes
+
     lines = [f"thread {report['thread_id']}"]
     request = None
     for step in report["steps"]:

@@ -13,8 +13,6 @@ from mcp_host.config import HttpServer, ServersConfig
 from mcp_host.oauth import DEFAULT_CALLBACK_PORT
 from mcp_host.oauth_loopback import LoopbackAuthorizer
 
-DEFAULT_LOGIN_SECONDS = 300.0
-
 
 def remote_entry(config: ServersConfig, name: str) -> HttpServer:
     """The named server, if it is one a person can sign in to; else why not."""

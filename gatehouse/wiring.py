@@ -1,4 +1,8 @@
-"""Build the process-wide services once: MCP sessions, the checkpointer and the compiled graph."""
+"""Build the process-wide services once: MCP sessions, the checkpointer and the compiled graph.
+
+What commands that only read need (the policy, the database check) is in gatehouse/read_only.py,
+which imports neither LangGraph nor the MCP SDK; it is re-exported here for the callers that
+build everything anyway."""
 
 from __future__ import annotations
 
@@ -17,12 +21,15 @@ from psycopg_pool import PoolTimeout
 
 from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
+from gatehouse.read_only import open_audit_log as open_audit_log
+from gatehouse.read_only import policy_file as policy_file
+from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
 from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
-from mcp_host.config import ConfigError, HttpServer, ServersConfig, load_servers_config
+from mcp_host.config import HttpServer, ServersConfig, load_servers_config
 from mcp_host.elicitation import ElicitationHandler
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
@@ -30,8 +37,6 @@ from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
 from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
-from policies.loader import DEFAULT_POLICY, PolicyError, load_policy
-from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
 from reviews.asking import OperatorQuestions
@@ -45,7 +50,7 @@ from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
-from storage.postgres import PostgresDatabase, unreachable
+from storage.postgres import PostgresDatabase
 
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
@@ -122,21 +127,6 @@ class _Storage:
 _DATABASE_ERRORS = (sqlite3.Error, psycopg.Error, PoolTimeout, OSError)
 
 
-def require_existing_database(settings: Settings) -> None:
-    """For commands that only read: the database must be there; they never create one (an
-    empty database would answer "no reviews", "0 events, chain intact")."""
-    if settings.db_url is not None:
-        problem = unreachable(settings.db_url)
-        if problem is not None:
-            raise ConfigurationError(f"database {settings.database}: {problem}")
-    elif not settings.db_path.is_file():
-        what = "not a file" if settings.db_path.exists() else "no such file"
-        raise ConfigurationError(
-            f"database {settings.db_path}: {what} (this command only reads a database;"
-            " check --db or GATEHOUSE_DB)"
-        )
-
-
 @contextmanager
 def _opening(settings: Settings) -> Iterator[None]:
     """Opening a store on a database that cannot be used is one configuration error naming it."""
@@ -144,20 +134,6 @@ def _opening(settings: Settings) -> Iterator[None]:
         yield
     except _DATABASE_ERRORS as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
-
-
-@contextmanager
-def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
-    """The audit log of an existing database, for `audit verify`, `export` and `anchor`."""
-    require_existing_database(settings)
-    with _opening(settings):
-        audit = AuditLog(settings.store_target)
-    try:
-        yield audit
-    except (sqlite3.Error, psycopg.Error) as exc:
-        raise ConfigurationError(f"database {settings.database}: cannot read it: {exc}") from exc
-    finally:
-        audit.close()
 
 
 def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore]:
@@ -223,12 +199,10 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
 
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers."""
-    try:
-        if settings.servers_path is not None:
-            return load_servers_config(settings.servers_path)
-        return bundled_servers_config(settings.demo_data_dir)
-    except ConfigError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    # A bad file raises ConfigError, which reports itself (mcp_host/reported.py).
+    if settings.servers_path is not None:
+        return load_servers_config(settings.servers_path)
+    return bundled_servers_config(settings.demo_data_dir)
 
 
 def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
@@ -236,15 +210,6 @@ def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
     this demo data folder."""
     variables = {"GATEHOUSE_PYTHON": sys.executable, "GATEHOUSE_DEMO_DATA": str(demo_data_dir.resolve())}
     return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
-
-
-def policy_file(settings: Settings) -> PolicyFile:
-    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder."""
-    variables = {**os.environ, "GATEHOUSE_DATA": str(settings.data_dir.resolve())}
-    try:
-        return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
-    except PolicyError as exc:
-        raise ConfigurationError(str(exc)) from exc
 
 
 def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
+from mcp_host.reported import ReportedError
 from reviews.audit import ChainCheck
 
 AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
@@ -32,7 +33,7 @@ _HEX_64 = re.compile(r"^[0-9a-f]{64}$")
 _FIELDS = ("seq", "hash", "at", "hmac")
 
 
-class AnchorError(Exception):
+class AnchorError(ReportedError):
     """An anchor that cannot be made or checked: no key, a wrong signature, an unreadable
     anchor or anchors file. One line naming what and where."""
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from mcp_host.reported import EXIT_ALREADY_DECIDED, ReportedError
 
-class ReviewError(Exception):
+
+class ReviewError(ReportedError):
     """Base of every refusal by the review service."""
 
 
@@ -33,6 +35,8 @@ class AmbiguousReviewIdError(ReviewNotFoundError):
 
 class AlreadyDecidedError(ReviewError):
     """Someone else decided first (exit 3)."""
+
+    exit_code = EXIT_ALREADY_DECIDED
 
     def __init__(self, review_id: str, status: str, by: str | None, at: str | None) -> None:
         who = by or "someone"

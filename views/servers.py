@@ -14,12 +14,12 @@ from __future__ import annotations
 import streamlit as st
 
 from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
-from gatehouse.errors import ConfigurationError
 from gatehouse.literal import markdown_literal, name_literal
 from gatehouse.server_credentials import credential_key
 from gatehouse.web import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
 from mcp_host.config import HttpServer, ServerEntry
+from mcp_host.reported import ReportedError
 from mcp_host.sdk_client import SdkMcpClient, ServerHealth
 
 REFRESH_SECONDS = 2
@@ -89,7 +89,7 @@ def connect(server: str, user: str) -> None:
     app = services()
     try:
         start_connect(app.settings, servers_config(app.settings), server, user, on_connected=reopen)
-    except ConfigurationError as exc:
+    except ReportedError as exc:
         st.session_state["connect_error"] = str(exc)
 
 

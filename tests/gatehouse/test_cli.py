@@ -1,31 +1,22 @@
-"""`gatehouse ask` as a user runs it: a real process, a real SQLite file, the bundled servers."""
+"""`gatehouse ask` as a user runs it: main(argv) in this process (tests/cli_support.py), a real
+SQLite file, the bundled servers as real server processes."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_support import Ran, run_cli
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def gatehouse(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GATEHOUSE_DATA": str(data)}
-    env.pop("GATEHOUSE_DB", None)
-    return subprocess.run(
-        [sys.executable, "-m", "gatehouse.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
+def gatehouse(data: Path, *args: str) -> Ran:
+    return run_cli(*args, env={"GATEHOUSE_DATA": str(data), "GATEHOUSE_DB": None})
 
 
 def only_servers(data: Path, *names: str) -> str:
@@ -209,17 +200,9 @@ def test_secrets_in_a_servers_file_never_reach_the_output(tmp_path: Path) -> Non
         "env": {"GREETER_TOKEN": "${TOKEN_FOR_TEST}"},
     }
     config.write_text(json.dumps({"mcpServers": {"greeter": entry}}), encoding="utf-8")
-    env = {**os.environ, "GATEHOUSE_DATA": str(tmp_path), "TOKEN_FOR_TEST": "tok-9f8e7d"}
+    env = {"GATEHOUSE_DATA": str(tmp_path), "GATEHOUSE_DB": None, "TOKEN_FOR_TEST": "tok-9f8e7d"}
 
-    done = subprocess.run(
-        [sys.executable, "-m", "gatehouse.cli", "servers", "check", "--json", "--servers", str(config)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
+    done = run_cli("servers", "check", "--json", "--servers", str(config), env=env)
 
     assert done.returncode == 0, done.stderr
     assert "tok-9f8e7d" not in done.stdout + done.stderr

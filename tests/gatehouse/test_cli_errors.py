@@ -304,7 +304,7 @@ def test_an_unexpected_error_is_one_line_with_its_own_exit_code(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("multi\nline\x1b[2J")
 
-    monkeypatch.setattr("gatehouse.cli.policy_summary", broken)
+    monkeypatch.setattr("gatehouse.policy_report.policy_summary", broken)
 
     code, out, err = gatehouse(capsys, "policy", "check")
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.cli_support import run_cli
 from tests.questions_server import Ask, entry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,17 +143,10 @@ def test_on_a_terminal_nobody_answering_lets_the_call_go_on_with_cancel_at_the_p
 
 
 def test_without_a_terminal_the_question_is_declined_and_stderr_says_so(tmp_path: Path) -> None:
-    argv, env = command(tmp_path, "form")
-    done = subprocess.run(
-        argv,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
+    argv, _ = command(tmp_path, "form")
+    # In this process, whose stdin is not a terminal (the cases above need a real one).
+    unset: dict[str, str | None] = {name: None for name in os.environ if name.startswith("GATEHOUSE_")}
+    done = run_cli(*argv[3:], env=unset | {"GATEHOUSE_DATA": str(tmp_path)})
 
     assert done.returncode == 0, done.stderr
     assert tool_text(json.loads(done.stdout)) == "No forecast for Paris: the question was declined."

@@ -20,6 +20,7 @@ from gatehouse.planner_choice import planner_for
 from gatehouse.settings import Settings
 from graph.planner.deterministic import DeterministicPlanner
 from graph.planner.model import ModelPlanner
+from tests.cli_support import Ran, run_cli
 from tests.graph.scripted_model import ScriptedChatModel
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,30 +99,43 @@ def test_the_time_limit_is_a_setting_and_a_nonsense_one_is_refused() -> None:
             Settings.resolve(environ={"GATEHOUSE_MODEL_TIMEOUT": bad})
 
 
-def servers_check(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def greeter_only(tmp_path: Path) -> Path:
     servers = tmp_path / "servers.json"
     entry = {
         "command": sys.executable,
         "args": ["-m", "servers.greeter", "--data-dir", str(tmp_path / "demo")],
     }
     servers.write_text(json.dumps({"mcpServers": {"greeter": entry}}), encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "gatehouse.cli", "servers", "check", "--servers", str(servers)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "GATEHOUSE_DATA": str(tmp_path), **env},
-        cwd=REPO,
-        timeout=120,
-        check=False,
+    return servers
+
+
+def servers_check(tmp_path: Path, env: dict[str, str]) -> Ran:
+    """`gatehouse servers check` in this process, with these variables set."""
+    servers = greeter_only(tmp_path)
+    return run_cli(
+        "servers", "check", "--servers", str(servers), env={"GATEHOUSE_DATA": str(tmp_path), **env}
     )
 
 
 def test_servers_check_names_the_model_first(tmp_path: Path) -> None:
     # A stand-in for the provider's package (tests/gatehouse/stand_in_provider): LangChain's own
-    # init_chat_model imports and makes it, as it would langchain-openai's ChatOpenAI.
-    done = servers_check(
-        tmp_path,
-        {"GATEHOUSE_MODEL": "openai:gpt-4.1-mini", "PYTHONPATH": os.pathsep.join([str(STAND_IN), str(REPO)])},
+    # init_chat_model imports and makes it, as it would langchain-openai's ChatOpenAI. In a
+    # process of its own, so that the stand-in never takes the real package's place in this one.
+    servers = greeter_only(tmp_path)
+    env = {
+        **os.environ,
+        "GATEHOUSE_DATA": str(tmp_path),
+        "GATEHOUSE_MODEL": "openai:gpt-4.1-mini",
+        "PYTHONPATH": os.pathsep.join([str(STAND_IN), str(REPO)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "gatehouse.cli", "servers", "check", "--servers", str(servers)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+        check=False,
     )
 
     assert done.returncode == 0, done.stderr

@@ -5,8 +5,6 @@ graph as `gatehouse ask` runs them, over a real stdio server that asks the host 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +15,7 @@ import pytest
 from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
+from tests.cli_support import run_cli
 from tests.graph.routes import TO_REVIEW
 from tests.mcp_host.helpers import REPO_ROOT
 
@@ -98,8 +97,7 @@ def test_a_write_outside_the_declared_root_is_refused_naming_the_roots_and_the_f
 
 
 def test_policy_explain_checks_a_servers_paths_against_its_declared_roots(workspace: Workspace) -> None:
-    env = {**os.environ, "GATEHOUSE_DATA": str(workspace.data)}
-    env.pop("GATEHOUSE_DB", None)
+    env = {"GATEHOUSE_DATA": str(workspace.data), "GATEHOUSE_DB": None}
 
     def explain(path: Path) -> dict[str, object]:
         args = json.dumps({"path": str(path), "content": "x"})
@@ -113,15 +111,7 @@ def test_policy_explain_checks_a_servers_paths_against_its_declared_roots(worksp
             "--args",
             args,
         ]
-        done = subprocess.run(
-            [sys.executable, "-m", "gatehouse.cli", *command],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=REPO_ROOT,
-            timeout=120,
-            check=False,
-        )
+        done = run_cli(*command, env=env)
         assert done.returncode == 0, done.stderr
         report: dict[str, object] = json.loads(done.stdout)
         return report

@@ -1,5 +1,6 @@
 """Helpers for the review-ledger tests that run the whole app: real SQLite files, real server
-processes, the real `gatehouse` command line."""
+processes, the real `gatehouse` command line (in-process through main(argv), or as processes of
+their own where that is the point)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from gatehouse.wiring import Services, open_services
 from mcp_host.client import McpClient
 from reviews.ledger import ReviewLedger
 from reviews.service import ReviewService
+from tests.cli_support import Ran, run_cli
 from tests.held_server import Hold, entry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,8 +147,21 @@ def _env(data: Path) -> dict[str, str]:
     return env | {"GATEHOUSE_DATA": str(data)} | ({"GATEHOUSE_DB": url} if url else {})
 
 
-def gatehouse(data: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """`gatehouse ARGS` as a user runs it, on the data folder ``data``."""
+def _cli_env(data: Path) -> dict[str, str | None]:
+    """_env's changes to this process's environment, for a command run in-process."""
+    url = os.environ.get(TEST_DB_URL)
+    unset: dict[str, str | None] = dict.fromkeys(_CONFIG_VARIABLES)
+    return unset | {"GATEHOUSE_DATA": str(data)} | ({"GATEHOUSE_DB": url} if url else {})
+
+
+def gatehouse(data: Path, *args: str) -> Ran:
+    """`gatehouse ARGS` on the data folder ``data``, run in this process through main(argv)."""
+    return run_cli(*args, env=_cli_env(data))
+
+
+def gatehouse_process(data: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`gatehouse ARGS` as a process of its own, for the tests that are about separate
+    processes (one opens a review, another decides it)."""
     return subprocess.run(
         [sys.executable, "-m", "gatehouse.cli", *args],
         capture_output=True,

@@ -23,6 +23,7 @@ from tests.reviews.review_support import (
     StillClock,
     email_servers,
     gatehouse,
+    gatehouse_process,
     run_sql,
     settings_for,
 )
@@ -217,7 +218,7 @@ def test_notifications_not_yet_sent_are_delivered_by_the_next_process(
         assert receiver.received == []
 
         monkeypatch.setenv("GATEHOUSE_WEBHOOK_URL", receiver.url)
-        done = gatehouse(data_dir, "reviews", "sweep", "--servers", str(email_servers(data_dir)))
+        done = gatehouse_process(data_dir, "reviews", "sweep", "--servers", str(email_servers(data_dir)))
         assert done.returncode == 0, done.stderr
         assert "notifications delivered: 1" in done.stdout
         (post,) = receiver.wait_for(1)

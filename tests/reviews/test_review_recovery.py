@@ -22,7 +22,7 @@ from tests.reviews.review_support import (
     REPO,
     email_servers,
     finish,
-    gatehouse,
+    gatehouse_process,
     json_lines,
     outbox,
     run_sql,
@@ -39,14 +39,14 @@ def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs
 ) -> None:
     servers = email_servers(data_dir)
 
-    asked = gatehouse(data_dir, "ask", "--json", "--servers", str(servers), EMAIL_REQUEST)
+    asked = gatehouse_process(data_dir, "ask", "--json", "--servers", str(servers), EMAIL_REQUEST)
     assert asked.returncode == 0, asked.stderr
     paused = json.loads(asked.stdout)
     assert paused["status"] == "needs_review"
     review_id, thread_id = paused["review"]["id"], paused["thread_id"]
     assert outbox(data_dir) == []
 
-    decided = gatehouse(
+    decided = gatehouse_process(
         data_dir, "reviews", "decide", review_id, "--approve", "--reviewer", "reviewer",
         "--servers", str(servers), "--json",
     )  # fmt: skip

@@ -33,7 +33,7 @@ from tests.mcp_host.test_sampling import writer as stdio_writer
 from tests.reviews.review_support import (
     REPO,
     StillClock,
-    gatehouse,
+    gatehouse_process,
     later_reviews,
     policy_file,
     services_for,
@@ -296,8 +296,8 @@ def test_the_command_line_lists_the_request_and_its_decision_in_another_process_
         call = draft(calls, services)
         [review] = pending_request(services.ledger)
 
-        listed = gatehouse(data_dir, "reviews", "list", "--status", "pending")
-        decided = gatehouse(
+        listed = gatehouse_process(data_dir, "reviews", "list", "--status", "pending")
+        decided = gatehouse_process(
             data_dir,
             "reviews",
             "decide",
