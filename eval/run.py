@@ -29,7 +29,7 @@ from eval.facts import CapabilityFacts, capability_facts
 from eval.report import render_json, render_text
 from eval.scoring import CaseResult, answer_from_output, failed_case, figures, score_case
 from eval.workspace import EvalWorkspace, PeersMissingError, eval_workspace
-from gatehouse import cli
+from gatehouse import cli, wiring
 from gatehouse.settings import DATA_ENV, WEBHOOK_ENV, Settings
 from gatehouse.wiring import open_services, policy_file, server_pool
 from mcp_host.client import McpClient
@@ -82,7 +82,9 @@ def _commands_share(pool: McpClient) -> Iterator[None]:
         options.setdefault("mcp", pool)
         return open_services(settings, **options)
 
-    with mock.patch.object(cli, "open_services", with_pool):
+    # The command line imports open_services from gatehouse.wiring when a command runs (it
+    # imports what a command uses, for its start time), so that is where it is replaced.
+    with mock.patch.object(wiring, "open_services", with_pool):
         yield
 
 
