@@ -287,6 +287,18 @@ def test_an_operator_sees_the_queue_but_no_decision_buttons(app_env: Path) -> No
     assert any("cannot decide" in info.value for info in app.info)
 
 
+def test_turning_live_updates_off_is_said_on_the_page_until_turned_on_again(app_env: Path) -> None:
+    reviewer = on_page(session("reviewer"), "review_queue")
+    off_notice = "Live updates are off"
+    assert not any(off_notice in caption.value for caption in reviewer.caption)
+
+    reviewer.toggle(key="live_reviews").set_value(False).run()
+    assert any(off_notice in caption.value for caption in reviewer.caption)
+
+    reviewer.toggle(key="live_reviews").set_value(True).run()
+    assert not any(off_notice in caption.value for caption in reviewer.caption)
+
+
 def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env: Path) -> None:
     operator = session()
     ask(operator, EMAIL)

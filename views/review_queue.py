@@ -499,6 +499,10 @@ live = st.toggle(
     help=f"The queue, both pending counts and the open review's status refresh every "
     f"{REFRESH_SECONDS} s, without touching what you are typing. Off: they change when you act.",
 )
+if not live:
+    # Said on the page, not only by the switch: a reviewer who turned it off in another moment
+    # should not take a still queue for an empty one.
+    st.caption("Live updates are off: the queue and this review change only when you act.")
 notice = st.session_state.pop("review_notice", None)
 if notice:
     getattr(st, notice[0])(markdown_literal(notice[1]))
