@@ -14,7 +14,7 @@ import re
 import socket
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -23,6 +23,10 @@ from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, AmbiguousReviewIdError, ReviewNotFoundError
 from storage import Database, open_database
 from storage.database import Connection, migrate
+
+if TYPE_CHECKING:
+    from graph.state import ReviewPayload
+    from reviews.sampling import SamplingPayload
 
 # "No limit" for a query that pages from an offset: larger than any table here.
 _NO_LIMIT = 2**62
@@ -140,6 +144,8 @@ class Review(BaseModel):
     decided_by: str | None = None
     decided_at: str | None = None
     reason: str | None = None
+    # What the review was opened with (a ReviewPayload or a SamplingPayload), as stored: a row
+    # an older release wrote lacks the keys added since, so it stays a dict read with .get.
     payload: dict[str, Any]
     decisions: list[Decision] = []
     decider_host: str | None = None
@@ -210,18 +216,20 @@ class ReviewLedger:
 
     # -- rows --------------------------------------------------------------------------------
 
-    def open_review(self, payload: dict[str, Any]) -> tuple[Review, bool]:
+    def open_review(self, payload: ReviewPayload | SamplingPayload) -> tuple[Review, bool]:
         """The review for this interrupt payload, created on first sight (idempotent by id).
         Also says whether this call created it."""
         existing = self.get(payload["review_id"])
         if existing is not None:
             # The node that opens a review re-runs on every resume: a read, not the write lock.
             return existing, False
-        terms = payload.get("review_terms") or {}
-        capability = payload.get("capability") or {}
-        arguments = payload.get("arguments") or {}
+        terms = payload["review_terms"]
+        capability = payload["capability"]
+        arguments = payload["arguments"]
+        # A server's request for a completion has no definition, so nothing to fingerprint.
+        fingerprint = "" if payload["stage"] == "sampling" else payload["capability"]["fingerprint"] or ""
         created = self._clock()
-        expires = created + timedelta(minutes=int(terms.get("expiry_minutes", 30)))
+        expires = created + timedelta(minutes=terms["expiry_minutes"] if terms else 30)
         with self._db.write() as conn:
             created_now = conn.execute(
                 "INSERT INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
@@ -235,13 +243,13 @@ class ReviewLedger:
                     capability.get("key"),
                     json.dumps(capability),
                     json.dumps(arguments),
-                    call_hash(capability.get("server", ""), capability.get("fingerprint", ""), arguments),
-                    json.dumps(payload.get("flags", [])),
-                    payload.get("category"),
-                    payload.get("requester") or "operator",
-                    int(terms.get("required_approvals", 1)),
-                    int(bool(terms.get("four_eyes", True))),
-                    json.dumps(terms.get("reviewer_roles", [])),
+                    call_hash(capability["server"] or "", fingerprint, arguments),
+                    json.dumps(payload["flags"]),
+                    payload["category"],
+                    payload["requester"] or "operator",
+                    terms["required_approvals"] if terms else 1,
+                    int(terms["four_eyes"] if terms else True),
+                    json.dumps(terms["reviewer_roles"] if terms else []),
                     iso(created),
                     iso(expires),
                     json.dumps(payload, default=str),
