@@ -9,6 +9,7 @@ from graph.planner.deterministic import DeterministicPlanner
 
 if TYPE_CHECKING:
     from graph.planner.protocol import Planner
+    from graph.state import ReviewPayload
     from mcp_host.client import McpClient
     from policies.decision import Policy
 
@@ -41,7 +42,7 @@ class ReviewHooks(Protocol):
     and the start and end of every reviewed call, so the call can be made to run once.
     """
 
-    def review_opened(self, payload: dict[str, Any]) -> None:
+    def review_opened(self, payload: ReviewPayload) -> None:
         """Called right before interrupt(), and again each time mark_needs_review re-runs (on
         every resume): it must do nothing for a review id it has opened before."""
         ...
@@ -63,7 +64,7 @@ class ReviewHooks(Protocol):
 class NoReviewHooks:
     """For graphs run without a ledger (unit tests): every reviewed call may start."""
 
-    def review_opened(self, payload: dict[str, Any]) -> None:
+    def review_opened(self, payload: ReviewPayload) -> None:
         return None
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:

@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from langgraph.runtime import Runtime
@@ -52,12 +51,19 @@ from graph.results_view import context_from, readable_text
 from graph.state import (
     ApprovedCall,
     Candidate,
+    CapabilityDefinition,
     CapabilityValidation,
+    ChoiceData,
     FlagData,
     GraphState,
     McpMethod,
     McpRequest,
+    PreviousDefinition,
     ReviewDecision,
+    ReviewedCapability,
+    ReviewedDefinition,
+    ReviewedResult,
+    ReviewPayload,
     ReviewRecord,
     ReviewStage,
     SelectedCapability,
@@ -76,17 +82,6 @@ _WHITESPACE = re.compile(r"\s+")
 _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
 # What a reviewer approves besides the name: a change to any of these voids an approval.
 _DEFINITION_FIELDS = ("description", "input_schema", "output_schema", "annotations")
-# The capability's fields a reviewer is shown.
-_REVIEWED_FIELDS = (
-    "key",
-    "server",
-    "type",
-    "name",
-    "description",
-    "input_schema",
-    "annotations",
-    "fingerprint",
-)
 
 
 def _normalize(text: str) -> str:
@@ -542,23 +537,58 @@ def review_id(state: GraphState) -> str:
     return f"{state.get('thread_id', 'thread')}-r{state.get('review_round', 0) + 1}"
 
 
-def _picked(shape: Mapping[str, object] | None, names: tuple[str, ...]) -> dict[str, object]:
-    """The ``names`` of a shape, None for each one it lacks: what a reviewer is shown of it."""
-    return {name: shape.get(name) if shape else None for name in names}
+# What a reviewer is shown of no selection (no route reaches a review without one).
+_NOTHING_SELECTED: ReviewedCapability = {
+    "key": None,
+    "server": None,
+    "type": None,
+    "name": None,
+    "description": None,
+    "input_schema": None,
+    "annotations": None,
+    "fingerprint": None,
+}
 
 
-def review_payload(state: GraphState) -> dict[str, Any]:
+def _reviewed_capability(selected: SelectedCapability | None) -> ReviewedCapability:
+    """What a reviewer is shown of the selection; .get: a selection an older release
+    checkpointed may lack a field, and this is rebuilt on every resume."""
+    shown: SelectedCapability | ReviewedCapability = selected or _NOTHING_SELECTED
+    return {
+        "key": shown.get("key"),
+        "server": shown.get("server"),
+        "type": shown.get("type"),
+        "name": shown.get("name"),
+        "description": shown.get("description"),
+        "input_schema": shown.get("input_schema"),
+        "annotations": shown.get("annotations"),
+        "fingerprint": shown.get("fingerprint"),
+    }
+
+
+def _reviewed_definition(previous: PreviousDefinition | CapabilityDefinition) -> ReviewedDefinition:
+    """The approved definition beside the new one; a pin keeps only the fields the policy
+    names (policies/pins.py), so the others read None."""
+    return {
+        "description": previous.get("description"),
+        "input_schema": previous.get("input_schema"),
+        "output_schema": previous.get("output_schema"),
+        "annotations": previous.get("annotations"),
+    }
+
+
+def review_payload(state: GraphState) -> ReviewPayload:
     """Everything a person needs to decide, as JSON. Pure: it is rebuilt when the node re-runs."""
     stage = state.get("review_stage") or "before_execution"
     verdict = validation(state)
-    payload: dict[str, Any] = {
+    payload: ReviewPayload = {
         "review_id": review_id(state),
         "stage": stage,
         "thread_id": state.get("thread_id"),
         "request": state.get("request_text"),
         "requester": state.get("requester"),
         "contributors": state.get("contributors", []),
-        "capability": _picked(state.get("selected_capability"), _REVIEWED_FIELDS),
+        "capability": _reviewed_capability(state.get("selected_capability")),
         "arguments": proposed_arguments(state),
         "argument_sources": state.get("argument_sources", {}),
         "missing_arguments": state.get("missing_arguments", []),
@@ -575,21 +605,23 @@ def review_payload(state: GraphState) -> dict[str, Any]:
         payload["choices"] = _choices(state)
     previous = state.get("previous_definition")
     if previous:
-        payload["previous_capability"] = _picked(previous, _DEFINITION_FIELDS)
+        payload["previous_capability"] = _reviewed_definition(previous)
     result = state.get("mcp_result")
     if result:
-        payload["result"] = {k: v for k, v in result.items() if k != "content"}
+        # McpResultData is ReviewedResult plus "content": dropping that one key leaves exactly
+        # a ReviewedResult.
+        payload["result"] = cast("ReviewedResult", {k: v for k, v in result.items() if k != "content"})
     return payload
 
 
-def _choices(state: GraphState) -> list[dict[str, str]]:
+def _choices(state: GraphState) -> list[ChoiceData]:
     """The two capabilities an ambiguous selection is between, with titles a person reads."""
     selected = state.get("selected_capability")
     other = selected.get("ambiguous_with") if selected else None
     if not selected or not other:
         return []
     offered = manifest(state)
-    choices = []
+    choices: list[ChoiceData] = []
     for key in (selected["key"], other):
         capability = offered.find(key)
         title = key
@@ -613,7 +645,7 @@ def _approved_call(state: GraphState, arguments: dict[str, Any], by: str, review
 
 
 def _review_record(
-    payload: dict[str, Any], decision: ReviewDecision, proposed: dict[str, Any]
+    payload: ReviewPayload, decision: ReviewDecision, proposed: dict[str, Any]
 ) -> ReviewRecord:
     """The decision as the state keeps it, with the arguments the reviewer changed: by name
     (the operator is told which) and from what to what (absent on a side: not set there)."""

@@ -20,6 +20,7 @@ from graph.state import (
     ErrorInfoData,
     FinalOutput,
     GraphState,
+    ReviewPayload,
     ReviewSummary,
     Status,
 )
@@ -156,9 +157,7 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
     return "; ".join(errors) if errors else (reason or "The request failed.")
 
 
-def build_final_output(
-    state: GraphState, *, limit: int, pending: dict[str, Any] | None = None
-) -> FinalOutput:
+def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload | None = None) -> FinalOutput:
     """The operator's view of a run: finished (``pending`` None) or paused at an interrupt."""
     review: ReviewSummary | None = None
     if pending is not None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langchain_core.runnables import RunnableConfig
 
 from graph.output import build_final_output
-from graph.state import FinalOutput, GraphInput, GraphState
+from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload
 from graph.streaming import answer_text_of
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ class RunOutcome:
     # Nodes that ran in this invocation, in order; a paused run ends with the node it paused in.
     path: list[str]
     # The interrupt payload when the thread waits for a person.
-    pending: dict[str, Any] | None = None
+    pending: ReviewPayload | None = None
     state: dict[str, Any] = field(default_factory=dict)
     # The checkpoint the run ended in: names this answer (a conversation records it once).
     checkpoint_id: str | None = None
@@ -45,15 +45,17 @@ def new_thread_id() -> str:
     return uuid.uuid4().hex
 
 
-def pending_interrupt(graph: CompiledGraph, thread_id: str) -> dict[str, Any] | None:
+def pending_interrupt(graph: CompiledGraph, thread_id: str) -> ReviewPayload | None:
     """The payload a paused thread is waiting on, or None."""
     return _waiting_on(graph.get_state(thread_config(thread_id)))
 
 
-def _waiting_on(snapshot: StateSnapshot) -> dict[str, Any] | None:
+def _waiting_on(snapshot: StateSnapshot) -> ReviewPayload | None:
     for interrupt in snapshot.interrupts:
         if isinstance(interrupt.value, dict):
-            return interrupt.value
+            # The graph's one interrupt() is mark_needs_review's, with review_payload's value
+            # (a thread an older release paused may lack keys added since: read those with .get).
+            return cast("ReviewPayload", interrupt.value)
     return None
 
 

@@ -175,14 +175,14 @@ class ContentItemData(TypedDict):
     size: int
 
 
-class McpResultData(TypedDict):
-    """A mcp_host.results.McpResult as JSON (already capped by the host)."""
+class ReviewedResult(TypedDict):
+    """A McpResultData without its content: what the review payload shows of a failed call
+    or of output held for a reviewer (the flags say why; the content stays in the state)."""
 
     success: bool
     server: str
     capability_type: str
     name: str
-    content: list[ContentItemData]
     structured: dict[str, Any] | None
     error: ErrorInfoData | None
     untrusted: bool
@@ -190,6 +190,12 @@ class McpResultData(TypedDict):
     original_bytes: int
     truncated: bool
     duration_ms: float
+
+
+class McpResultData(ReviewedResult):
+    """A mcp_host.results.McpResult as JSON (already capped by the host)."""
+
+    content: list[ContentItemData]
 
 
 class ResultSummary(TypedDict):
@@ -286,6 +292,64 @@ class ChoiceData(TypedDict):
 
     key: str
     title: str
+
+
+class ReviewedCapability(TypedDict):
+    """The selected capability as a reviewer is shown it. Each field is None when the
+    selection lacks it: review_payload is rebuilt on every resume, also from a selection an
+    older release checkpointed."""
+
+    key: str | None
+    server: str | None
+    type: CapabilityType | None
+    name: str | None
+    description: str | None
+    input_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    fingerprint: str | None
+
+
+class ReviewedDefinition(TypedDict):
+    """The definition a reviewer approved before the server changed it, as a reviewer is shown
+    it beside the new one; None for a field the policy's pin does not keep."""
+
+    description: str | None
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+
+
+class ReviewPayload(TypedDict):
+    """What mark_needs_review sends through interrupt() (graph/nodes.py review_payload):
+    everything a person needs to decide. The checkpoint keeps it as the thread's pending
+    interrupt and the ledger opens a review from it and stores it with the review."""
+
+    review_id: str
+    stage: ReviewStage
+    thread_id: str | None
+    request: str | None
+    requester: str | None
+    contributors: list[str]
+    capability: ReviewedCapability
+    arguments: dict[str, Any]
+    argument_sources: dict[str, str]
+    missing_arguments: list[str]
+    flags: list[FlagData]
+    category: str | None
+    matched_rule: str | None
+    explanation: str | None
+    risk_reasons: list[str]
+    # The verdict's terms (expiry, approvals, four-eyes, roles); None when it carries none.
+    review_terms: ReviewTermsData | None
+    reason: str | None
+    # A clarification: the question the operator answers and, when two capabilities fit about
+    # equally well, the two to pick from (an empty list otherwise).
+    question: NotRequired[str]
+    choices: NotRequired[list[ChoiceData]]
+    # The server changed a definition a reviewer had approved: the approved one.
+    previous_capability: NotRequired[ReviewedDefinition]
+    # A failed call, or output held for a reviewer: the result without its content.
+    result: NotRequired[ReviewedResult]
 
 
 class ReviewSummaryData(TypedDict):

@@ -283,6 +283,14 @@ class SdkMcpClient:
                 connected = await self._hold_session(session, ready)
                 if session.stopping or not connected or not is_restartable(session.target):
                     break
+                # Every end of an open session counts, whatever ended it: a crash, a closed pipe,
+                # or the transport closing it for a message over the cap that names no call
+                # (mcp_host/stdio_transport.py). That last is the server's doing as much as a
+                # crash: each re-open costs a process start and fails the calls in flight, so a
+                # server that keeps sending such messages is given up on like one that keeps
+                # crashing. (A message over the cap that answers a call fails only that call and
+                # ends nothing, so it never counts.) The count lasts as long as the pool;
+                # reconnect(), after a sign-in, starts it again.
                 if session.restarts >= self._max_restarts:
                     last = session.error.message if session.error else "the session closed"
                     session.error = ErrorInfo(

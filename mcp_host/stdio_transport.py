@@ -10,7 +10,8 @@ arrives, and answers the call it was the response to with an error naming the se
 limit (MessageTooLargeError's text, under the code MESSAGE_TOO_LARGE); the session goes on.
 When the message's ends do not say which call it answers (a request from the server, or a
 response with its id in the middle), the session is ended instead: its calls fail with that
-error (the pool re-opens it), and the rest of the server's output is discarded.
+error (the pool re-opens it, and counts that against the server's restarts like any other end
+of its session), and the rest of the server's output is discarded.
 
 Process start and stop follow the SDK's stdio_client: a new process group, an environment of
 the safe base variables plus the entry's, stdin closed first, then SIGTERM and SIGKILL to the

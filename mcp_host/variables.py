@@ -11,12 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from mcp_host.reported import ReportedError
+
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class UnsetVariableError(ValueError):
-    """A ``${VAR}`` whose variable is not set. ``where`` is "file: key" as the caller named it;
-    the file readers re-raise it as their own error with the same ``where`` and ``reason``."""
+class UnsetVariableError(ReportedError):
+    """A ``${VAR}`` whose variable is not set: a configuration error (exit 2) whose message is
+    already the line to show, since ``where`` is "file: key" as the caller named it. The file
+    readers re-raise it as their own error (mcp_host/config.py ConfigError, policies/loader.py
+    PolicyError) with the same ``where`` and ``reason``, so each file has one error type; a
+    reader that did not would still report that line, not an internal error."""
 
     def __init__(self, where: str, name: str) -> None:
         self.where = where

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.context import CallOutcome
 from graph.results_view import summarize
@@ -11,6 +11,9 @@ from reviews.audit import AuditLog
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier
 
+if TYPE_CHECKING:
+    from graph.state import ReviewPayload
+
 
 class LedgerHooks:
     def __init__(self, ledger: ReviewLedger, audit: AuditLog, notifier: Notifier | None = None) -> None:
@@ -18,7 +21,7 @@ class LedgerHooks:
         self._audit = audit
         self._notifier = notifier or NoNotifications()
 
-    def review_opened(self, payload: dict[str, Any]) -> None:
+    def review_opened(self, payload: ReviewPayload) -> None:
         review, created = self._ledger.open_review(payload)
         if created:
             self._audit.append(

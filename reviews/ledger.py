@@ -14,7 +14,7 @@ import re
 import socket
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -23,6 +23,10 @@ from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, AmbiguousReviewIdError, ReviewNotFoundError
 from storage import Database, open_database
 from storage.database import Connection, migrate
+
+if TYPE_CHECKING:
+    from graph.state import ReviewPayload
+    from reviews.sampling import SamplingPayload
 
 # "No limit" for a query that pages from an offset: larger than any table here.
 _NO_LIMIT = 2**62
@@ -140,6 +144,8 @@ class Review(BaseModel):
     decided_by: str | None = None
     decided_at: str | None = None
     reason: str | None = None
+    # What the review was opened with (a ReviewPayload or a SamplingPayload), as stored: a row
+    # an older release wrote lacks the keys added since, so it stays a dict read with .get.
     payload: dict[str, Any]
     decisions: list[Decision] = []
     decider_host: str | None = None
@@ -147,6 +153,7 @@ class Review(BaseModel):
     carried_out_at: str | None = None
 
     def approvals(self) -> list[Decision]:
+        """The approvals recorded so far, oldest first."""
         return [d for d in self.decisions if d.action == "approve"]
 
     def approved_arguments(self) -> dict[str, Any] | None:
@@ -198,30 +205,58 @@ class ReviewLedger:
     """Reviews, their decisions and their executions, in the Gatehouse database."""
 
     def __init__(self, db: Database | Path | str, *, clock: Clock = utc_now) -> None:
+        """Open the ledger on a database, creating its tables or bringing them to the newest
+        schema (the one write here, done once per schema version whoever starts first).
+
+        Args:
+            db: a database already open, a SQLite file's path, or a postgresql:// URL.
+            clock: where the ledger's time stamps and deadlines come from (tests pass their own).
+        """
         self._db = open_database(db)
         self._clock = clock
         migrate(self._db, "ledger", _MIGRATIONS)
 
     def close(self) -> None:
+        """Close the ledger's database, also one that was passed in open. Writes nothing."""
         self._db.close()
 
     def now(self) -> datetime:
+        """The ledger's time: what its time stamps and deadlines are read against.
+
+        Returns:
+            The clock's current time (UTC).
+        """
         return self._clock()
 
     # -- rows --------------------------------------------------------------------------------
 
-    def open_review(self, payload: dict[str, Any]) -> tuple[Review, bool]:
-        """The review for this interrupt payload, created on first sight (idempotent by id).
-        Also says whether this call created it."""
+    def open_review(self, payload: ReviewPayload | SamplingPayload) -> tuple[Review, bool]:
+        """Open the review a payload describes, once per review id.
+
+        Writes one ``pending`` row unless the id has one: the review terms' deadline and approvals
+        (30 minutes, one approval, four-eyes, no roles when the payload has no terms), the call hash
+        of its server, fingerprint and arguments, and the payload itself. A review id seen before is
+        only read: the node that opens a review re-runs on every resume, and of openers racing for
+        one id exactly one writes.
+
+        Args:
+            payload: the graph's interrupt payload (graph/nodes.py review_payload) or a server's
+                request for a model completion (reviews/sampling.py).
+
+        Returns:
+            The review as stored, and whether this call created it.
+        """
         existing = self.get(payload["review_id"])
         if existing is not None:
             # The node that opens a review re-runs on every resume: a read, not the write lock.
             return existing, False
-        terms = payload.get("review_terms") or {}
-        capability = payload.get("capability") or {}
-        arguments = payload.get("arguments") or {}
+        terms = payload["review_terms"]
+        capability = payload["capability"]
+        arguments = payload["arguments"]
+        # A server's request for a completion has no definition, so nothing to fingerprint.
+        fingerprint = "" if payload["stage"] == "sampling" else payload["capability"]["fingerprint"] or ""
         created = self._clock()
-        expires = created + timedelta(minutes=int(terms.get("expiry_minutes", 30)))
+        expires = created + timedelta(minutes=terms["expiry_minutes"] if terms else 30)
         with self._db.write() as conn:
             created_now = conn.execute(
                 "INSERT INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
@@ -235,13 +270,13 @@ class ReviewLedger:
                     capability.get("key"),
                     json.dumps(capability),
                     json.dumps(arguments),
-                    call_hash(capability.get("server", ""), capability.get("fingerprint", ""), arguments),
-                    json.dumps(payload.get("flags", [])),
-                    payload.get("category"),
-                    payload.get("requester") or "operator",
-                    int(terms.get("required_approvals", 1)),
-                    int(bool(terms.get("four_eyes", True))),
-                    json.dumps(terms.get("reviewer_roles", [])),
+                    call_hash(capability["server"] or "", fingerprint, arguments),
+                    json.dumps(payload["flags"]),
+                    payload["category"],
+                    payload["requester"] or "operator",
+                    terms["required_approvals"] if terms else 1,
+                    int(terms["four_eyes"] if terms else True),
+                    json.dumps(terms["reviewer_roles"] if terms else []),
                     iso(created),
                     iso(expires),
                     json.dumps(payload, default=str),
@@ -250,6 +285,16 @@ class ReviewLedger:
         return self.require(payload["review_id"]), bool(created_now)
 
     def attach_ids(self, review_id: str, *, checkpoint_id: str | None, interrupt_id: str | None) -> None:
+        """Tie a review to the checkpoint and the interrupt its thread waits in.
+
+        Writes each id only where the row has none yet: the first recorded stays. A review id no
+        row has changes nothing.
+
+        Args:
+            review_id: the review's full id.
+            checkpoint_id: the checkpoint the thread paused in (None: leave it as it is).
+            interrupt_id: LangGraph's id of the interrupt (None: leave it as it is).
+        """
         with self._db.write() as conn:
             conn.execute(
                 "UPDATE reviews SET checkpoint_id = COALESCE(checkpoint_id, ?),"
@@ -258,6 +303,14 @@ class ReviewLedger:
             )
 
     def get(self, review_id: str) -> Review | None:
+        """A review with its decisions. Writes nothing.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            The review, or None when no review has that id.
+        """
         with self._db.read() as conn:
             row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
             if row is None:
@@ -287,10 +340,20 @@ class ReviewLedger:
         return [_row_to_review(row, decisions[row["id"]]) for row in rows]
 
     def resolve_id(self, review_id: str) -> str:
-        """The full id of the review ``review_id`` names: its full id, or the short form shown
-        on screen (gatehouse/short_ids.py: the start of its thread id, at least
-        MIN_SHORT_LENGTH characters, then ``-r<round>``; or just the start of the id).
-        Raises ReviewNotFoundError when none matches, AmbiguousReviewIdError when several do."""
+        """The full id of the review ``review_id`` names. Writes nothing.
+
+        Args:
+            review_id: a full id, or the short form shown on screen (gatehouse/short_ids.py: the
+                start of its thread id, at least MIN_SHORT_LENGTH letters and digits, then
+                ``-r<round>``; or just the start of the id).
+
+        Returns:
+            The full id.
+
+        Raises:
+            ReviewNotFoundError: no review matches.
+            AmbiguousReviewIdError: several do (it names up to five of them).
+        """
         if self.get(review_id) is not None:
             return review_id
         short = _SHORT_ID.fullmatch(review_id)
@@ -316,18 +379,48 @@ class ReviewLedger:
         return str(matches[0])
 
     def require(self, review_id: str) -> Review:
+        """A review that must exist, with its decisions. Writes nothing.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            The review.
+
+        Raises:
+            ReviewNotFoundError: no review has that id.
+        """
         review = self.get(review_id)
         if review is None:
             raise ReviewNotFoundError(f"no review {review_id}")
         return review
 
     def queue(self, status: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Review]:
-        """Oldest first; one page of it (``limit``/``offset``) from the (status, created_at) index."""
+        """Reviews oldest first, one page of them, from the (status, created_at) index. Writes
+        nothing: a review past its deadline keeps its status until expire_due or expire moves it.
+
+        Args:
+            status: only reviews with this status (None: every review).
+            limit: at most this many (None: all).
+            offset: skip this many first, for paging.
+
+        Returns:
+            The reviews, oldest first (ties by id).
+        """
         where, params = (" WHERE status = ?", (status,)) if status is not None else ("", ())
         return self._page(f"SELECT * FROM reviews{where} ORDER BY created_at, id", params, limit, offset)
 
     def history(self, *, limit: int | None = None, offset: int = 0) -> list[Review]:
-        """Decided reviews (approved, rejected, expired and what followed), most recent decision first."""
+        """Decided reviews (approved, rejected, expired, cancelled and what followed), most
+        recent decision first. Writes nothing.
+
+        Args:
+            limit: at most this many (None: all).
+            offset: skip this many first, for paging.
+
+        Returns:
+            The reviews, most recent decision first (ties by id, descending).
+        """
         return self._page(
             "SELECT * FROM reviews WHERE decided_at IS NOT NULL ORDER BY decided_at DESC, id DESC",
             (),
@@ -336,11 +429,24 @@ class ReviewLedger:
         )
 
     def count(self, status: str | None = None) -> int:
+        """How many reviews there are with a status. Writes nothing.
+
+        Args:
+            status: the status counted (None: every review).
+
+        Returns:
+            The number of reviews.
+        """
         where, params = (" WHERE status = ?", (status,)) if status is not None else ("", ())
         with self._db.read() as conn:
             return int(conn.execute(f"SELECT COUNT(*) AS n FROM reviews{where}", params).fetchone()["n"])
 
     def count_decided(self) -> int:
+        """How many reviews have been decided: as many as history lists. Writes nothing.
+
+        Returns:
+            The number of reviews with a decision time.
+        """
         with self._db.read() as conn:
             return int(
                 conn.execute("SELECT COUNT(*) AS n FROM reviews WHERE decided_at IS NOT NULL").fetchone()["n"]
@@ -355,6 +461,14 @@ class ReviewLedger:
             return self._with_decisions(conn, conn.execute(sql, params).fetchall())
 
     def latest_for_thread(self, thread_id: str) -> Review | None:
+        """The review a thread opened last. Writes nothing.
+
+        Args:
+            thread_id: the thread's id.
+
+        Returns:
+            Its most recently opened review, or None when it never opened one.
+        """
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT id FROM reviews WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
@@ -366,7 +480,11 @@ class ReviewLedger:
 
     def any_due(self) -> bool:
         """Whether a pending review is past its deadline: a read, so a page that refreshes
-        every few seconds takes the write lock of expire_due only when there is work for it."""
+        every few seconds takes the write lock of expire_due only when there is work for it.
+
+        Returns:
+            True when expire_due would move at least one review.
+        """
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT 1 AS due FROM reviews WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
@@ -375,7 +493,15 @@ class ReviewLedger:
         return row is not None
 
     def expire_due(self) -> list[Review]:
-        """Pending reviews past their deadline become expired; the ones moved are returned."""
+        """Expire every pending review past its deadline, in one transaction.
+
+        Writes each such review ``expired``, decided now, with this process as its decider: the
+        thread waiting on it is resumed by whoever carries the expiry out (ReviewService.sweep),
+        or by a later sweep if this process dies first.
+
+        Returns:
+            The reviews this call moved, as they are now (none that another process moved first).
+        """
         now = iso(self._clock())
         with self._db.write() as conn:
             due = [
@@ -403,7 +529,30 @@ class ReviewLedger:
         reason: str | None,
         arguments: dict[str, Any] | None,
     ) -> DecisionRecorded:
-        """Add one reviewer's decision; the one that settles the review moves it, once."""
+        """Record one reviewer's decision; the one that settles the review moves it, once.
+
+        Writes the reviewer's decision row. Approvals count per exact arguments (canonical JSON),
+        so an edit starts its own count; a rejection, or the approval that reaches the required
+        count, moves the review from ``pending`` to ``rejected`` or ``approved`` with its decider
+        (who, when, why, this process). All in one transaction holding the review's row: of any
+        number of concurrent deciders exactly one settles it.
+
+        Args:
+            review_id: the review's full id.
+            reviewer: who decides.
+            action: approve or reject.
+            reason: why (the operator reads it).
+            arguments: the arguments an approval is for (the proposal, or an edit); None for a
+                rejection.
+
+        Returns:
+            The review as it is now, whether this decision settled it, and the approvals counted
+            for these arguments against those required.
+
+        Raises:
+            ReviewNotFoundError: no review has that id.
+            AlreadyDecidedError: the review is no longer pending, or this reviewer decided it before.
+        """
         now = iso(self._clock())
         with self._db.write() as conn:
             row = conn.execute(
@@ -460,7 +609,20 @@ class ReviewLedger:
 
     def cancel(self, review_id: str, by: str, *, reason: str = "withdrawn by the requester") -> bool:
         """The requester withdrew the request: pending -> cancelled, once (a compare-and-set, so
-        a withdrawal and a decision racing each other cannot both win)."""
+        a withdrawal and a decision racing each other cannot both win).
+
+        Writes the review ``cancelled`` with who withdrew it, when and why, and this process as
+        its decider; nothing when it is not pending.
+
+        Args:
+            review_id: the review's full id.
+            by: who withdrew the request.
+            reason: what the review says about it.
+
+        Returns:
+            True when this call cancelled it; False when it was no longer pending (or no review has
+            that id).
+        """
         now = iso(self._clock())
         with self._db.write() as conn:
             return (
@@ -474,7 +636,17 @@ class ReviewLedger:
 
     def expire(self, review_id: str) -> bool:
         """This one review, pending past its deadline, becomes expired (a compare-and-set, as
-        expire_due makes it for every review due). False if it was decided or is not due."""
+        expire_due makes it for every review due).
+
+        Writes the review ``expired``, decided now, with this process as its decider; nothing when
+        it is not pending or not due yet.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            True when this call expired it; False if it was decided or is not due.
+        """
         now = iso(self._clock())
         with self._db.write() as conn:
             return (
@@ -488,7 +660,16 @@ class ReviewLedger:
 
     def count_opened_since(self, stage: str, capability_key: str, since: datetime) -> int:
         """Reviews of this stage and capability opened at or after ``since``, whatever became of
-        them (how often a server asked, for its rate limit)."""
+        them (how often a server asked, for its rate limit). Writes nothing.
+
+        Args:
+            stage: the review stage (``sampling`` for a server's requests for a completion).
+            capability_key: the capability key the reviews were opened for.
+            since: the earliest opening time counted.
+
+        Returns:
+            The number of such reviews.
+        """
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT COUNT(*) AS n FROM reviews WHERE stage = ? AND capability_key = ? AND created_at >= ?",
@@ -497,13 +678,34 @@ class ReviewLedger:
         return int(row["n"])
 
     def set_status(self, review_id: str, status: ReviewStatus) -> None:
+        """Set a review's status, whatever it was (the sweep marks a call it finds cut off
+        ``outcome_unknown``). Writes the status only; a review id no row has changes nothing.
+
+        Args:
+            review_id: the review's full id.
+            status: the status it gets.
+        """
         with self._db.write() as conn:
             conn.execute("UPDATE reviews SET status = ? WHERE id = ?", (status, review_id))
 
     # -- run once ----------------------------------------------------------------------------
 
     def begin_execution(self, review_id: str, call: str, thread_id: str) -> bool:
-        """Record that the approved call starts. False if it was started before: never again."""
+        """Record that the approved call starts, before it is made: the run-once journal.
+
+        Writes the execution row (call hash, thread, start time, this host and process as its
+        owner), keyed by the review id, so a second start of the same review is refused by the
+        database whoever tries it.
+
+        Args:
+            review_id: the review whose approval the call runs under.
+            call: the call's hash (graph/calls.py call_hash).
+            thread_id: the thread that makes the call.
+
+        Returns:
+            True when the start is recorded now: make the call. False if it was started before:
+            never again.
+        """
         try:
             with self._db.write() as conn:
                 conn.execute(
@@ -521,6 +723,17 @@ class ReviewLedger:
         outcome: Literal["executed", "failed", "outcome_unknown"],
         result: dict[str, Any] | None = None,
     ) -> None:
+        """Record how a started call ended, with its result.
+
+        Writes the execution row's end time, outcome and result unless it has ended already, and
+        the review's status to the outcome unless the review is ``outcome_unknown``: a result
+        arriving after the call was declared lost does not rewrite that verdict.
+
+        Args:
+            review_id: the review whose approval the call ran under.
+            outcome: executed, failed or outcome_unknown.
+            result: the call's result as JSON, already capped (None: nothing to keep).
+        """
         now = iso(self._clock())
         with self._db.write() as conn:
             conn.execute(
@@ -536,8 +749,18 @@ class ReviewLedger:
 
     def mark_not_run(self, review_id: str) -> bool:
         """An approved review whose call never started (the policy refused the approved, edited
-        arguments, say) is ``not_run`` rather than ``approved`` for ever. False if the call did
-        start, or the review is not ``approved``: one statement, so it cannot race a start."""
+        arguments, say) is ``not_run`` rather than ``approved`` for ever.
+
+        Writes the status ``not_run`` in one statement that also checks no start is recorded, so
+        it cannot race a start.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            True when this call marked it; False if the call did start, or the review is not
+            ``approved``.
+        """
         with self._db.write() as conn:
             return (
                 conn.execute(
@@ -549,7 +772,15 @@ class ReviewLedger:
             )
 
     def recorded_result(self, review_id: str) -> dict[str, Any] | None:
-        """The result a finished reviewed call returned, as recorded right after the call."""
+        """The result a finished reviewed call returned, as recorded right after the call: a
+        thread continued after a crash uses it instead of calling again. Writes nothing.
+
+        Args:
+            review_id: the review whose approval the call ran under.
+
+        Returns:
+            The result, or None while the call has not finished (or finished without one).
+        """
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT result FROM review_executions WHERE review_id = ? AND finished_at IS NOT NULL",
@@ -560,7 +791,13 @@ class ReviewLedger:
     # -- carrying decisions out --------------------------------------------------------------
 
     def mark_carried_out(self, review_id: str) -> None:
-        """The thread resumed with this review's decision (or no longer waits for it)."""
+        """The thread resumed with this review's decision (or no longer waits for it).
+
+        Writes the time it was carried out, the first time only: a later call changes nothing.
+
+        Args:
+            review_id: the review's full id.
+        """
         with self._db.write() as conn:
             conn.execute(
                 "UPDATE reviews SET carried_out_at = ? WHERE id = ? AND carried_out_at IS NULL",
@@ -569,8 +806,13 @@ class ReviewLedger:
 
     def not_carried_out(self) -> list[Review]:
         """Decided reviews whose decision was never carried out and whose deciding process is
-        gone (only this host's processes can be checked), or that were decided so long ago that
-        the decider is taken as gone (a pid reused, a replica on another host)."""
+        gone (only this host's processes can be checked), or that were decided so long ago
+        (STALE_AFTER) that the decider is taken as gone (a pid reused, a replica on another host).
+        Writes nothing.
+
+        Returns:
+            The reviews, oldest decision first.
+        """
         stale = iso(self._clock() - STALE_AFTER)
         with self._db.read() as conn:
             rows = conn.execute(
@@ -587,8 +829,20 @@ class ReviewLedger:
         return [self.require(review_id) for review_id in lost]
 
     def claim(self, review: Review) -> bool:
-        """Take over carrying out a decision whose process is gone: a compare-and-set on the
-        decider, so of several sweepers exactly one continues the thread."""
+        """Take over a review's unfinished work whose process is gone (carrying out its decision,
+        or marking its cut-off call): a compare-and-set on the decider, so of several sweepers
+        exactly one continues the thread.
+
+        Writes this host and process as the review's decider, only if its decision is not carried
+        out yet and the decider is still the one ``review`` was read with.
+
+        Args:
+            review: the review as the sweeper read it (from not_carried_out or
+                unfinished_executions).
+
+        Returns:
+            True when this process took it over; False when another did first.
+        """
         with self._db.write() as conn:
             return (
                 conn.execute(
@@ -601,8 +855,16 @@ class ReviewLedger:
             )
 
     def unfinished_executions(self, *, only_lost: bool = True) -> list[Review]:
-        """Calls whose start was recorded and whose result never was. With ``only_lost``, only
-        those whose process is gone: a call still running in a live process is not lost."""
+        """Calls whose start was recorded and whose result never was (the review not already
+        ``outcome_unknown``). Writes nothing.
+
+        Args:
+            only_lost: only those whose process is gone: a call still running in a live process
+                is not lost (False: every unfinished call).
+
+        Returns:
+            The reviews of those calls.
+        """
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT e.review_id, e.owner_host, e.owner_pid FROM review_executions e"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langgraph.types import Command
 
@@ -13,7 +13,7 @@ from reviews.errors import DecisionNotAllowedError, NothingToResumeError
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
     from graph.context import GraphContext
-    from graph.state import ReviewDecision
+    from graph.state import ReviewDecision, ReviewPayload
 
 _ALLOWED = {
     "clarification": {"answer", "reject", "expire", "cancel"},
@@ -45,7 +45,7 @@ def resume(
     thread_id: str,
     decision: ReviewDecision,
     *,
-    pending: dict[str, Any] | None = None,
+    pending: ReviewPayload | None = None,
     on_step: StepListener | None = None,
     on_text: TextListener | None = None,
 ) -> RunOutcome:

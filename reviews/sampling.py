@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypedDict
 
 import anyio
 from mcp.types import (
@@ -28,6 +28,7 @@ from mcp.types import (
     TextContent,
 )
 
+from graph.accessors import flags_data, review_terms_data
 from graph.planner.model_calls import ModelFailure
 from mcp_host.sampling import SAMPLING_REFUSED
 from policies.decision import Flag
@@ -36,11 +37,12 @@ from reviews.errors import DecisionNotAllowedError
 from reviews.notifications import NoNotifications, Notifier
 
 if TYPE_CHECKING:
+    from graph.state import FlagData, ReviewTermsData
     from policies.engine import PolicyEngine
     from reviews.audit import AuditLog
     from reviews.ledger import DecisionRecorded, Review, ReviewLedger
 
-SAMPLING_STAGE = "sampling"
+SAMPLING_STAGE: Final = "sampling"
 SAMPLING_CATEGORY = "sampling"
 SAMPLING_METHOD = "sampling/createMessage"
 # The `model` of an answer a reviewer wrote: a person, not a model, and not who (the server
@@ -49,6 +51,32 @@ REVIEWER_MODEL = "gatehouse-reviewer"
 # How often a waiting request reads its review: a decision reaches the server within this.
 POLL_SECONDS = 0.5
 _RATE_WINDOW = timedelta(minutes=1)
+
+
+class SamplingCapability(TypedDict):
+    """The server that asks and the method, where the ledger keeps a review's capability."""
+
+    key: str
+    server: str
+    type: Literal["sampling"]
+    name: str
+
+
+class SamplingPayload(TypedDict):
+    """What a server's request for a completion opens its review with (ReviewLedger.open_review
+    takes this or the graph's ReviewPayload): the keys the ledger reads and the explanation
+    the Reviews page shows. No graph thread waits on it, so nothing of a request is here."""
+
+    review_id: str
+    thread_id: str
+    stage: Literal["sampling"]
+    capability: SamplingCapability
+    arguments: dict[str, Any]
+    flags: list[FlagData]
+    category: str
+    requester: str
+    review_terms: ReviewTermsData
+    explanation: str
 
 
 class Sampler(Protocol):
@@ -211,10 +239,10 @@ class SamplingReviews:
                     "name": SAMPLING_METHOD,
                 },
                 "arguments": fields,
-                "flags": [flag.model_dump() for flag in flags],
+                "flags": flags_data(flags),
                 "category": SAMPLING_CATEGORY,
                 "requester": requester_of(server),
-                "review_terms": terms.model_dump(),
+                "review_terms": review_terms_data(terms),
                 "explanation": "Every request for a model completion waits for a reviewer (policy [sampling]).",
             }
         )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
-from graph.state import ReviewDecision
+from graph.state import ReviewDecision, ReviewPayload
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
 from reviews.clock import iso
@@ -241,7 +241,7 @@ class ReviewService:
         if snapshot.tasks and not snapshot.interrupts:
             self.record_run(execute(self.graph, self.context, None, thread_id))
 
-    def _carry_out(self, review: Review, decision: ReviewDecision, pending: dict[str, Any]) -> RunOutcome:
+    def _carry_out(self, review: Review, decision: ReviewDecision, pending: ReviewPayload) -> RunOutcome:
         """Resume the thread with a settled review's decision, and record that it was done."""
         run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
         # An expiry is nobody's answer: the conversation shows it as the thread's own.
@@ -504,7 +504,7 @@ class ReviewService:
         if arguments is not None and (not approve or review.stage != "before_execution"):
             raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
 
-    def _waiting_on(self, review: Review) -> dict[str, Any]:
+    def _waiting_on(self, review: Review) -> ReviewPayload:
         """The interrupt the review's thread waits in; refused when it waits for nothing, or
         for another review."""
         pending = pending_interrupt(self.graph, review.thread_id)

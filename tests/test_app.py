@@ -21,6 +21,7 @@ from gatehouse.literal import markdown_literal
 from gatehouse.local_identity import COOKIE
 from gatehouse.short_ids import short_review
 from gatehouse.web import services
+from tests.reviews.review_support import email_review
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -431,23 +432,13 @@ def test_the_queue_shows_one_page_of_many_pending_reviews(app_env: Path) -> None
     ledger = services().ledger
     for n in range(120):
         ledger.open_review(
-            {
-                "review_id": f"t{n:03d}-r1",
-                "stage": "before_execution",
-                "thread_id": f"t{n:03d}",
-                "request": f"request {n}",
-                "requester": "operator",
-                "capability": {
-                    "key": "email__send_email",
-                    "server": "email",
-                    "type": "tool",
-                    "name": "send_email",
-                },
-                "arguments": {"to": "bob@example.com", "body": str(n)},
-                "flags": [],
-                "category": "sends_messages",
-                "review_terms": None,
-            }
+            email_review(
+                f"t{n:03d}-r1",
+                f"t{n:03d}",
+                {"to": "bob@example.com", "body": str(n)},
+                terms=None,
+                request=f"request {n}",
+            )
         )
     reviewer = on_page(session("reviewer"), "review_queue")
 

@@ -219,6 +219,39 @@ def test_an_invalid_servers_file_exits_2_naming_file_entry_and_reason(tmp_path: 
     assert f"{config}: mcpServers.files: a server needs a command (stdio) or a url (http)" in done.stderr
 
 
+# A variable nobody sets; the two tests below unset it anyway for the command they run.
+UNSET = "GATEHOUSE_TEST_NEVER_SET"
+
+
+def test_an_unset_variable_in_the_servers_file_exits_2_with_one_line_naming_file_key_and_variable(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"fs": {"command": f"${{{UNSET}}}"}}}), encoding="utf-8")
+    env = {"GATEHOUSE_DATA": str(tmp_path), "GATEHOUSE_DB": None, UNSET: None}
+
+    done = run_cli("ask", "--servers", str(config), "List the files", env=env)
+
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == f"gatehouse: {config}: mcpServers.fs.command: environment variable {UNSET} is not set\n"
+    )
+
+
+def test_an_unset_variable_in_the_policy_exits_2_with_one_line_naming_file_key_and_variable(
+    tmp_path: Path,
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[paths]\nroots = ["${{env:{UNSET}}}/data"]\n', encoding="utf-8")
+    env = {"GATEHOUSE_DATA": str(tmp_path), "GATEHOUSE_DB": None, UNSET: None}
+
+    done = run_cli("policy", "check", str(policy), env=env)
+
+    assert done.returncode == 2
+    assert done.stderr == f"gatehouse: {policy}: paths.roots[0]: environment variable {UNSET} is not set\n"
+
+
 def test_policy_explain_refuses_a_path_that_climbs_out_of_the_root(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "filesystem")
     args = '{"path": "../../etc/passwd", "content": "x"}'

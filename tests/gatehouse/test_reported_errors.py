@@ -13,6 +13,7 @@ from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyErro
 from gatehouse.server_credentials import CredentialKeyError
 from mcp_host.config import ConfigError
 from mcp_host.reported import EXIT_ALREADY_DECIDED, EXIT_USAGE, ReportedError
+from mcp_host.variables import UnsetVariableError
 from policies.loader import PolicyError
 from reviews.audit_anchor import AnchorError
 from reviews.errors import AlreadyDecidedError, ReviewError
@@ -28,6 +29,7 @@ from reviews.questions import QuestionError
         CredentialKeyError("x"),
         ConfigError("servers.json", "x"),
         PolicyError("policy.toml: rules", "x"),
+        UnsetVariableError("servers.json: mcpServers.fs.args", "MISSING"),
         AnchorError("x"),
         ReviewError("x"),
         QuestionError("x"),

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, get_type_hints
+import json
+from typing import Any, NotRequired, get_origin, get_type_hints
 
 import pytest
 from pydantic import BaseModel
 
 from graph import state as shapes
-from graph.state import PER_THREAD_FIELDS, GraphState, fresh_request_state
+from graph.accessors import capability_data, result_data
+from graph.nodes import review_payload
+from graph.state import (
+    PER_THREAD_FIELDS,
+    GraphState,
+    ReviewPayload,
+    ReviewStage,
+    SelectedCapability,
+    fresh_request_state,
+)
 from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Capability, Manifest, ServerManifest
 from mcp_host.results import ContentItem, McpResult
@@ -58,6 +68,62 @@ def test_the_selected_capability_is_a_capability_definition_plus_the_selection()
         "planner_fallback",
         "ambiguous_with",
     }
+
+
+def test_the_result_a_reviewer_is_shown_is_a_result_without_its_content() -> None:
+    # review_payload drops "content" from the state's result and casts the rest to this.
+    assert set(get_type_hints(shapes.ReviewedResult)) == _dumped_keys(McpResult) - {"content"}
+
+
+def _selected(key: str, ambiguous_with: str | None = None) -> SelectedCapability:
+    server, name = key.split("__", 1)
+    capability = Capability(key=key, server=server, type="tool", name=name, description="Send an e-mail.")
+    return {
+        **capability_data(capability),
+        "score": 9.0,
+        "reason": "its name",
+        "explanation": "It sends e-mail.",
+        "planner": "deterministic",
+        "planner_fallback": None,
+        "ambiguous_with": ambiguous_with,
+    }
+
+
+def _optional_keys(shape: Any) -> set[str]:
+    """The keys a TypedDict marks NotRequired. Not ``__optional_keys__``: on Python 3.11 that is
+    empty when the annotations are strings (``from __future__ import annotations``)."""
+    hints = get_type_hints(shape, include_extras=True)
+    return {name for name, hint in hints.items() if get_origin(hint) is NotRequired}
+
+
+def _paused(stage: ReviewStage, selected: SelectedCapability) -> GraphState:
+    """A request's state as mark_needs_review reads it, paused at ``stage``."""
+    state = fresh_request_state("Send an email to bob@example.com", "ann", [])
+    state["thread_id"] = "t1"
+    state["selected_capability"] = selected
+    state["review_stage"] = stage
+    return state
+
+
+def test_a_review_before_execution_carries_exactly_the_payloads_required_keys() -> None:
+    payload = review_payload(_paused("before_execution", _selected("email__send_email")))
+
+    assert set(payload) == set(get_type_hints(ReviewPayload)) - _optional_keys(ReviewPayload)
+
+
+def test_a_review_payload_carries_every_key_it_declares_and_stays_plain_json() -> None:
+    # A question between two capabilities, about a definition that changed, after a failed call.
+    state = _paused("clarification", _selected("email__send_email", ambiguous_with="email__send_draft"))
+    state["previous_definition"] = {"description": "Send a note."}
+    failed = McpResult.failure("email", "tool", "send_email", ErrorInfo(kind="timeout", message="slow"))
+    state["mcp_result"] = result_data(failed)
+
+    payload = review_payload(state)
+
+    assert set(payload) == set(get_type_hints(ReviewPayload))
+    assert _optional_keys(ReviewPayload) == {"question", "choices", "previous_capability", "result"}
+    # Checkpointed as the thread's pending interrupt and stored by the ledger: JSON as it is.
+    assert json.loads(json.dumps(payload)) == payload
 
 
 def test_a_fresh_request_resets_every_field_but_the_threads_own() -> None:

@@ -118,3 +118,27 @@ def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_agai
     assert "'shouting'" in shout.error.message and f"{CAP} bytes" in shout.error.message
     assert "closed the session" in shout.error.message
     assert after.success and after.content[0].text == "psst"
+
+
+def test_a_server_that_keeps_sending_huge_messages_naming_no_call_is_given_up_on_after_its_restarts() -> None:
+    # Each such message ends the session, and each end counts like a crash (mcp_host/sdk_client.py).
+    shouting = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.mcp_host.shouting_server", str(2 * CAP)],
+        cwd=str(REPO_ROOT),
+    )
+    with SdkMcpClient(
+        {"shouting": shouting},
+        connect_timeout=60,
+        message_cap_bytes=CAP,
+        max_restarts=1,
+        restart_backoff=0.05,
+    ) as pool:
+        pool.call_tool("shouting", "shout", {})  # ends the first session: it is opened again
+        pool.call_tool("shouting", "shout", {})  # ends the second: no restart is left
+        after = pool.call_tool("shouting", "whisper", {})
+        health = pool.health()[0]
+
+    assert not after.success
+    assert not health.connected and health.restarts == 1
+    assert health.error is not None and "gave up after 1 restarts" in health.error.message

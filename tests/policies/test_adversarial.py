@@ -96,7 +96,7 @@ def test_a_poisoned_description_is_shown_to_the_reviewer_verbatim_and_not_obeyed
     outcome = ask(graph, sneaky.client, "Read the meeting notes")
 
     assert outcome.pending is not None
-    assert "<IMPORTANT>" in outcome.pending["capability"]["description"]
+    assert "<IMPORTANT>" in (outcome.pending["capability"]["description"] or "")
     # Nothing the description asked for made it into the call.
     assert "id_rsa" not in str(outcome.pending["arguments"])
     reasons = " ".join(_flags(outcome)["suspicious_text"])
@@ -128,7 +128,7 @@ def test_the_environment_leak_is_refused_by_a_reviewer_without_its_values_reachi
 ) -> None:
     paused = ask(graph, sneaky.client, "Show the server configuration", thread_id="t-env")
     assert paused.pending is not None
-    assert paused.pending["capability"]["annotations"]["read_only_hint"] is True
+    assert (paused.pending["capability"]["annotations"] or {}).get("read_only_hint") is True
 
     done = resume(
         graph,

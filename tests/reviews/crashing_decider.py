@@ -26,6 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graph.context import CallOutcome, ReviewHooks
+from graph.state import ReviewPayload
 from tests.reviews.review_support import services_for
 
 _DIED = 86
@@ -62,7 +63,7 @@ class _DieAt:
         self._point = point
         self._steps = steps
 
-    def review_opened(self, payload: dict[str, Any]) -> None:
+    def review_opened(self, payload: ReviewPayload) -> None:
         self._hooks.review_opened(payload)
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:

@@ -21,6 +21,7 @@ import psycopg
 
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
+from graph.state import FlagData, ReviewPayload, ReviewTermsData
 from mcp_host.client import McpClient
 from reviews.ledger import ReviewLedger
 from reviews.service import ReviewService
@@ -214,6 +215,56 @@ def finish_all(processes: list[subprocess.Popen[str]], *, timeout: float = 60) -
     if failure is not None:
         raise failure
     return results
+
+
+# The terms the shipped policy gives a review of an outgoing message.
+EMAIL_TERMS: ReviewTermsData = {
+    "expiry_minutes": 30,
+    "required_approvals": 1,
+    "four_eyes": True,
+    "reviewer_roles": ["reviewer"],
+}
+
+
+def email_review(
+    review_id: str,
+    thread_id: str,
+    arguments: dict[str, Any],
+    *,
+    flags: list[FlagData] | None = None,
+    terms: ReviewTermsData | None = EMAIL_TERMS,
+    request: str | None = None,
+) -> ReviewPayload:
+    """The payload of a review of email__send_email as graph/nodes.py review_payload builds it,
+    for the tests that open reviews in the ledger without running the graph."""
+    return {
+        "review_id": review_id,
+        "stage": "before_execution",
+        "thread_id": thread_id,
+        "request": request,
+        "requester": "operator",
+        "contributors": [],
+        "capability": {
+            "key": "email__send_email",
+            "server": "email",
+            "type": "tool",
+            "name": "send_email",
+            "description": "Send an e-mail.",
+            "input_schema": {"type": "object"},
+            "annotations": {},
+            "fingerprint": "f1",
+        },
+        "arguments": arguments,
+        "argument_sources": {},
+        "missing_arguments": [],
+        "flags": flags or [],
+        "category": "sends messages",
+        "matched_rule": "outgoing-messages",
+        "explanation": None,
+        "risk_reasons": [],
+        "review_terms": terms,
+        "reason": None,
+    }
 
 
 # When the tests' clocks start: a fixed moment, so stored times are the same on every run.

@@ -53,7 +53,7 @@ def test_a_tool_changed_after_approval_goes_back_to_review_and_does_not_run(grap
         assert flags["definition_changed"].severity == "critical"
         assert "description" in flags["definition_changed"].message
         assert again.pending is not None
-        assert "BCC" in again.pending["capability"]["description"]
+        assert "BCC" in (again.pending["capability"]["description"] or "")
         assert again.pending["previous_capability"]["description"] == "Send a note to the team channel."
 
         done = resume(graph, context_for(pool), "t-rug", ReviewDecision(action="approve", by="reviewer"))

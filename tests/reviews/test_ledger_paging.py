@@ -4,36 +4,20 @@ that agree with the lists, and every review carrying its own decisions (read in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
+from graph.state import ReviewPayload
 from reviews.ledger import Review, ReviewLedger
-from tests.reviews.review_support import Clock
+from tests.reviews.review_support import EMAIL_TERMS, Clock, email_review
 
 
-def payload(review_id: str, *, required_approvals: int = 1, expiry_minutes: int = 30) -> dict[str, Any]:
-    """An interrupt payload as graph/nodes.py review_payload builds it (the fields open_review reads)."""
-    return {
-        "review_id": review_id,
-        "thread_id": f"thread-{review_id}",
-        "stage": "before_execution",
-        "requester": "operator",
-        "capability": {
-            "key": "email__send_email",
-            "server": "email",
-            "type": "tool",
-            "name": "send_email",
-            "fingerprint": "f1",
-        },
-        "arguments": {"to": "bob@example.com", "body": f"message {review_id}"},
-        "flags": [],
-        "category": "sends messages",
-        "review_terms": {
-            "expiry_minutes": expiry_minutes,
-            "required_approvals": required_approvals,
-            "four_eyes": True,
-            "reviewer_roles": ["reviewer"],
-        },
-    }
+def payload(review_id: str, *, required_approvals: int = 1, expiry_minutes: int = 30) -> ReviewPayload:
+    return email_review(
+        review_id,
+        f"thread-{review_id}",
+        {"to": "bob@example.com", "body": f"message {review_id}"},
+        terms=EMAIL_TERMS | {"expiry_minutes": expiry_minutes, "required_approvals": required_approvals},
+    )
 
 
 Action = Literal["approve", "reject"]

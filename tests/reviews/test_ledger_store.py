@@ -6,38 +6,23 @@ import sqlite3
 import threading
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from graph.state import ReviewPayload
 from reviews.audit import AuditLog
 from reviews.errors import AlreadyDecidedError
 from reviews.ledger import ReviewLedger
-from tests.reviews.review_support import StillClock
+from tests.reviews.review_support import StillClock, email_review
 
 
-def payload(review_id: str = "t1-r1", **extra: Any) -> dict[str, Any]:
-    return {
-        "review_id": review_id,
-        "thread_id": "t1",
-        "stage": "before_execution",
-        "requester": "operator",
-        "capability": {
-            "key": "email__send_email",
-            "server": "email",
-            "name": "send_email",
-            "fingerprint": "f1",
-        },
-        "arguments": {"to": "bob@example.com", "body": "hi"},
-        "flags": [{"code": "sends_messages", "severity": "high", "message": "m"}],
-        "category": "sends messages",
-        "review_terms": {
-            "expiry_minutes": 30,
-            "required_approvals": 1,
-            "four_eyes": True,
-            "reviewer_roles": ["reviewer"],
-        },
-    } | extra
+def payload(review_id: str = "t1-r1", thread_id: str = "t1") -> ReviewPayload:
+    return email_review(
+        review_id,
+        thread_id,
+        {"to": "bob@example.com", "body": "hi"},
+        flags=[{"code": "sends_messages", "severity": "high", "message": "m"}],
+    )
 
 
 def test_opening_the_same_review_twice_keeps_one_row(tmp_path: Path) -> None:

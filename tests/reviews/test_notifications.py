@@ -21,6 +21,7 @@ from reviews.notifications import Outbox, RetryPolicy
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     StillClock,
+    email_review,
     email_servers,
     gatehouse,
     gatehouse_process,
@@ -46,15 +47,13 @@ def _open_review(backend: str | Path, clock: StillClock) -> str:
     ledger = ReviewLedger(backend, clock=clock)
     try:
         review, _ = ledger.open_review(
-            {
-                "review_id": "t1-r1",
-                "thread_id": "t1",
-                "stage": "before_execution",
-                "capability": {"key": "email__send_email", "server": "email", "name": "send_email"},
-                "arguments": {"to": "bob@example.com"},
-                "flags": [{"code": "sends_messages", "severity": "high", "message": "sends"}],
-                "requester": "operator",
-            }
+            email_review(
+                "t1-r1",
+                "t1",
+                {"to": "bob@example.com"},
+                flags=[{"code": "sends_messages", "severity": "high", "message": "sends"}],
+                terms=None,
+            )
         )
     finally:
         ledger.close()
