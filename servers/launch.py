@@ -33,6 +33,7 @@ START_SECONDS = 30.0
 MAX_HANGUPS = 3
 DATA_DIR_OPTION = "--data-dir"
 DATA_ENV_VAR = "GATEHOUSE_DATA"
+SCOPE_ENV_VAR = "GATEHOUSE_PREFORK_SCOPE"
 # The claim to be the launcher that starts the prefork process (see _spawn_prefork).
 _claim: list[socket.socket] = []
 
@@ -70,7 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _scope(server_args: Sequence[str]) -> str:
-    """The data folder the server is started for: one prefork process per Gatehouse."""
+    """Which prefork process serves this start: ``GATEHOUSE_PREFORK_SCOPE`` when set (a name
+    several Gatehouses on one machine share, as the test suite's many data folders do), else
+    the data folder the server is started for: one prefork process per Gatehouse. The data
+    folder itself always travels with the request, so sharing changes only who forks."""
+    shared = os.environ.get(SCOPE_ENV_VAR)
+    if shared:
+        return shared
     for index, arg in enumerate(server_args):
         if arg == DATA_DIR_OPTION and index + 1 < len(server_args):
             return server_args[index + 1]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 
 from graph.builder import CompiledGraph
 from graph.context import GraphContext, Limits
@@ -12,6 +15,7 @@ from graph.runner import RunOutcome, start_request
 from mcp_host.client import McpClient
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy
+from servers.launch import SCOPE_ENV_VAR
 
 # The shipped policy, its roots under a data folder no test writes to: relative paths resolve there.
 DEFAULT_TEST_POLICY = load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": "/nonexistent/gatehouse-data"})
@@ -43,3 +47,21 @@ def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.02)
+
+
+# One prefork process (servers/prefork.py) forks this test process's bundled demo servers,
+# whatever data folder each test gives them: a fresh interpreter per server costs about a
+# second of CPU importing the SDK, a fork a few milliseconds, and the suite starts hundreds.
+# A name, not a folder: it only picks the prefork process's socket.
+TEST_PREFORK_SCOPE = f"/gatehouse-tests/{os.getpid()}"
+
+
+def bundled_server_entry(name: str, demo: Path) -> dict[str, object]:
+    """A servers-file entry starting bundled server ``name`` on data folder ``demo`` over stdio,
+    as the shipped servers file does (through servers.launch), from the tests' shared prefork
+    process. Tests about stdio itself start ``python -m servers.NAME`` instead."""
+    return {
+        "command": sys.executable,
+        "args": ["-m", "servers.launch", name, "--data-dir", str(demo)],
+        "env": {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE},
+    }

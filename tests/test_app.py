@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from gatehouse.local_identity import COOKIE
 from gatehouse.short_ids import short_review
 from gatehouse.web import services
 from tests.reviews.review_support import email_review
+from tests.support import bundled_server_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -31,10 +31,7 @@ EMAIL = "Send an email to bob@example.com saying hi"
 @pytest.fixture
 def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     data = tmp_path / "data"
-    entries = {
-        name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
-        for name in ("filesystem", "email")
-    }
+    entries = {name: bundled_server_entry(name, data / "demo") for name in ("filesystem", "email")}
     servers_file = tmp_path / "servers.json"
     servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     monkeypatch.setenv("GATEHOUSE_DATA", str(data))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.cli_support import Ran, run_cli
+from tests.support import bundled_server_entry
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,10 +23,7 @@ def gatehouse(data: Path, *args: str) -> Ran:
 def only_servers(data: Path, *names: str) -> str:
     """A servers file, in Claude Desktop's format, with just the bundled servers a test needs
     (each stdio server is a Python process start; the default runs all six)."""
-    entries = {
-        name: {"command": sys.executable, "args": ["-m", f"servers.{name}", "--data-dir", str(data / "demo")]}
-        for name in names
-    }
+    entries = {name: bundled_server_entry(name, data / "demo") for name in names}
     path = data / "servers.json"
     path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     return str(path)

@@ -27,6 +27,7 @@ from reviews.ledger import ReviewLedger
 from reviews.service import ReviewService
 from tests.cli_support import Ran, run_cli
 from tests.held_server import Hold, entry
+from tests.support import bundled_server_entry
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_POLICY_TEXT = (REPO / "policies" / "default.toml").read_text(encoding="utf-8")
@@ -40,8 +41,8 @@ _CONFIG_VARIABLES = ("GATEHOUSE_DB", "GATEHOUSE_SERVERS", "GATEHOUSE_POLICY")
 
 
 def email_servers(data: Path) -> Path:
-    """A servers file with only the bundled e-mail server (one process start instead of six)."""
-    entry = {"command": sys.executable, "args": ["-m", "servers.email", "--data-dir", str(data / "demo")]}
+    """A servers file with only the bundled e-mail server (one fork of the tests' prefork process)."""
+    entry = bundled_server_entry("email", data / "demo")
     path = data / "servers.json"
     path.write_text(json.dumps({"mcpServers": {"email": entry}}), encoding="utf-8")
     return path

@@ -30,6 +30,10 @@ from tests.reviews.review_support import (
 from tests.support import wait_until
 
 DECIDERS = 20
+# Processes race through the database's locks, not a barrier: a few more than the machine's two
+# cores already reach decide() together (twenty cost 60-170 s of interpreter starts to show no
+# more; the twenty threads above cover the many-deciders case).
+PROCESS_DECIDERS = 5
 NUMBERED_REVIEWERS = {f"r{n}": "reviewer" for n in range(1, DECIDERS + 1)}
 
 
@@ -89,24 +93,24 @@ def test_of_twenty_threads_deciding_one_review_exactly_one_wins_and_the_email_is
     assert [(m["to"], m["body"]) for m in outbox(data_dir)] == [("bob@example.com", "hi")]
 
 
-def test_of_twenty_processes_deciding_one_review_one_exits_0_and_the_others_exit_3(data_dir: Path) -> None:
+def test_of_five_processes_deciding_one_review_one_exits_0_and_the_others_exit_3(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     # `--policy` is passed as the brief's command line has it, but the reviewers are names the
     # shipped roster has too: the CLI ignores --policy today (see the xfail test below).
     policy = policy_file(data_dir, "numbered.toml", users=NUMBERED_REVIEWERS)
     review_id = _paused_email_review(data_dir, servers=servers)
     roster = ["reviewer", "reviewer2", "admin"]
-    names = [roster[n % len(roster)] for n in range(DECIDERS)]
+    names = [roster[n % len(roster)] for n in range(PROCESS_DECIDERS)]
 
     decide = ["reviews", "decide", review_id, "--approve", "--servers", str(servers), "--policy", str(policy)]
     processes = [start_gatehouse(data_dir, *decide, "--reviewer", name) for name in names]
-    # Twenty interpreters each importing LangGraph and the SDK on two shared cores: a CI run
-    # under load saw one still compiling its graph after 120 s (its stacks said so). A hang is
-    # still caught, with every process's stacks.
+    # Interpreters importing LangGraph and the SDK on two shared cores: a CI run under load saw
+    # one still compiling its graph after 120 s (its stacks said so). A hang is still caught,
+    # with every process's stacks.
     results = finish_all(processes, timeout=300)
 
     codes = sorted(code for code, _, _ in results)
-    assert codes == [0] + [3] * (DECIDERS - 1), [(code, err) for code, _, err in results]
+    assert codes == [0] + [3] * (PROCESS_DECIDERS - 1), [(code, err) for code, _, err in results]
     with services_for(data_dir, servers=servers) as services:
         review = services.ledger.require(review_id)
         assert review.status == "executed"

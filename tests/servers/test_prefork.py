@@ -18,6 +18,7 @@ import pytest
 from gatehouse.settings import Settings
 from gatehouse.wiring import bundled_servers_config, server_pool
 from servers.catalog import BUNDLED_CONFIG, BUNDLED_SERVERS
+from servers.launch import SCOPE_ENV_VAR
 from servers.names import BUNDLED
 from servers.prefork import socket_name
 from tests.processes import alive, live_children, prefork_pids
@@ -149,6 +150,31 @@ def test_the_server_gets_the_launchers_environment_and_folder(tmp_path: Path, de
         assert process.wait(timeout=15) == 0
     for pid in prefork_pids(data_root):
         os.kill(pid, signal.SIGTERM)
+
+
+def test_gatehouses_naming_one_prefork_scope_share_its_process_and_keep_their_own_folders(
+    tmp_path: Path,
+) -> None:
+    scope = tmp_path / "shared-scope"
+    env = {"PATH": os.environ.get("PATH", ""), SCOPE_ENV_VAR: str(scope)}
+    first, second = tmp_path / "first" / "demo", tmp_path / "second" / "demo"
+    try:
+        with _launcher("filesystem", first, env=env) as one, _launcher("filesystem", second, env=env) as two:
+            _initialize(one)
+            _initialize(two)
+            [prefork] = prefork_pids(scope)
+            assert len(live_children(prefork)) == 2
+            assert prefork_pids(first) == prefork_pids(second) == []
+            # Each server seeded the folder its own arguments named.
+            assert (first / "project" / "sample.txt").is_file()
+            assert (second / "project" / "sample.txt").is_file()
+            for process in (one, two):
+                assert process.stdin is not None
+                process.stdin.close()
+                assert process.wait(timeout=15) == 0
+    finally:
+        for pid in prefork_pids(scope):
+            os.kill(pid, signal.SIGTERM)
 
 
 def test_unknown_servers_are_refused_by_the_launcher() -> None:
