@@ -27,13 +27,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The in-process tests on PYTEST_WORKERS workers (pytest-xdist), then the browser and
-# multi-process tests (marked slow) on their own: they start browsers, app servers and
-# replicas, and on two cores shared with another worker their waits time out.
+# Everything but the browser tests on PYTEST_WORKERS workers (pytest-xdist), then the browser
+# tests on their own: each drives a real Chromium against a Streamlit server, and on two cores
+# shared with another worker their waits for the page time out.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) peers
-	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS)
-	$(BIN)/pytest -m slow
+	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -m browser
 
 # Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without

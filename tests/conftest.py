@@ -73,13 +73,17 @@ def graph(backend: str | Path) -> Iterator[CompiledGraph]:
 
 
 _SLOW_FOLDERS = ("browser", "replicas")
+_BROWSER_FOLDER = "browser"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser and multi-process tests are marked ``slow``: still run by `make test` and CI,
-    left out by ``pytest -m "not slow"``."""
+    left out by ``pytest -m "not slow"``. Browser tests are marked ``browser`` too: `make
+    pytest` runs them on their own, after the rest has run on several workers."""
     tests = Path(__file__).resolve().parent
     for item in items:
         parts = item.path.resolve().relative_to(tests).parts if item.path.is_relative_to(tests) else ()
         if parts and parts[0] in _SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+        if parts and parts[0] == _BROWSER_FOLDER:
+            item.add_marker(pytest.mark.browser)

@@ -29,7 +29,7 @@ def test_a_collected_clients_engine_is_never_handed_to_a_new_client() -> None:
         second.close()
 
 
-def test_browser_and_multi_process_tests_are_marked_slow_and_the_rest_are_not() -> None:
+def test_browser_and_multi_process_tests_are_marked_slow_and_only_browser_tests_browser() -> None:
     def collected(marker: str) -> str:
         return subprocess.run(
             [
@@ -41,6 +41,7 @@ def test_browser_and_multi_process_tests_are_marked_slow_and_the_rest_are_not() 
                 "-m",
                 marker,
                 "tests/replicas",
+                "tests/browser/test_smoke.py",
                 "tests/test_readme.py",
             ],
             capture_output=True,
@@ -49,6 +50,9 @@ def test_browser_and_multi_process_tests_are_marked_slow_and_the_rest_are_not() 
             cwd=Path(__file__).resolve().parents[1],
         ).stdout
 
-    slow, quick = collected("slow"), collected("not slow")
-    assert "tests/replicas/test_several_processes.py::" in slow and "test_readme" not in slow
-    assert "tests/replicas" not in quick and "tests/test_readme.py::" in quick
+    slow, browser = collected("slow"), collected("browser")
+    assert "tests/replicas/test_several_processes.py::" in slow and "tests/browser/test_smoke.py::" in slow
+    assert "test_readme" not in slow
+    # `make pytest` runs the browser tests on their own, everything else on several workers.
+    assert "tests/browser/test_smoke.py::" in browser
+    assert "tests/replicas" not in browser and "test_readme" not in browser
