@@ -25,6 +25,7 @@ from graph.planner.actions import (
     request_action,
 )
 from graph.planner.arguments import TIME_OF_DAY, extract_arguments, property_shape, takes_a_location
+from graph.planner.definitions import per_definition
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -191,6 +192,7 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
     return frozenset(named)
 
 
+@per_definition
 def _concepts_of_capability(capability: Capability) -> frozenset[str]:
     found = set(concepts_of_words([w for w in split_identifier(capability.name) if w not in STOPWORDS]))
     found |= _concepts_of_description(capability.description)
@@ -212,6 +214,7 @@ class ScoredCapability:
     reasons: list[str] = field(default_factory=list)
 
 
+@per_definition
 def is_unbounded_listing(capability: Capability) -> bool:
     """A tool that can only return everything: no parameters to filter or page with."""
     if capability.type != "tool" or capability.properties:
@@ -467,7 +470,7 @@ def _one_per_word(found: set[str] | frozenset[str], text: str, vocabulary: Vocab
     return kept | (set(found) - covered)
 
 
-def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
+def _without_server_prefix(name_words: Sequence[str], server: str) -> list[str]:
     """A name without its server's name in front (git_log is log on git); a server word later
     in the name is its object (get_current_time on the server called time)."""
     server_words = set(split_identifier(server))
@@ -565,6 +568,7 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
     return f"number {numbers[0]}" if numbers else None
 
 
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
 def _opens_with(text: str, verb: str) -> bool:
     """Whether ``verb`` is the first word of the request (after politeness), as an order."""
     return bool(
@@ -580,6 +584,7 @@ def _asks_to_search(text: str) -> bool:
     return verb is not None and "search" in concepts_of_words([verb])
 
 
+@per_definition
 def _name_verb(capability: Capability) -> str | None:
     """The verb a tool's name opens with, after its server's name (git_add: add), when it is a
     word the action tables know; None for a name that opens with a noun (directory_tree)."""
@@ -607,10 +612,11 @@ def _opens_with_name_verb(capability: Capability, text: str) -> str | None:
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
-def _name_words(capability: Capability) -> list[str]:
+@per_definition
+def _name_words(capability: Capability) -> tuple[str, ...]:
     """The words of a capability's name; a file name's extension (architecture.md) is not one."""
     name = _EXTENSION.sub("", capability.name) if capability.type != "tool" else capability.name
-    return [w for w in split_identifier(name) if w not in STOPWORDS]
+    return tuple(w for w in split_identifier(name) if w not in STOPWORDS)
 
 
 def _paths_placed(arguments: dict[str, object], folders: Sequence[str]) -> bool | None:
@@ -651,27 +657,31 @@ def _is_verb_like(word: str) -> bool:
     return len(word) > 2 and word not in _FILLER
 
 
-def _content_words(text: str) -> list[str]:
-    return [
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
+def _content_words(text: str) -> tuple[str, ...]:
+    return tuple(
         w
         for w in words(_PATHS.sub(" ", affirmed(text)))
         if len(w) >= 3 and not w.isdigit() and w not in _FILLER
-    ]
+    )
 
 
 def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:
     """Content words of the request that no capability of the manifest uses, in any form."""
-    unknown = []
+    known = vocabulary.document_frequency.keys()
+    return sorted({word for word, found in _topic_words(text) if not found & known})
+
+
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
+def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The request's words that could name a topic, each with its concepts."""
     # A capitalised word inside a sentence is a name (Bob, Acme): a value, not a topic.
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
-    for word in words(_PATHS.sub(" ", affirmed(text))):
-        if word in names:
-            continue
-        if len(word) < 3 or word.isdigit() or word in _FILLER:
-            continue
-        if not concepts_of_words([word]) & vocabulary.document_frequency.keys():
-            unknown.append(word)
-    return sorted(set(unknown))
+    return tuple(
+        (word, frozenset(concepts_of_words([word])))
+        for word in words(_PATHS.sub(" ", affirmed(text)))
+        if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER
+    )
 
 
 @lru_cache(maxsize=256)
