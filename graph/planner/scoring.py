@@ -24,7 +24,13 @@ from graph.planner.actions import (
     leading_verb,
     request_action,
 )
-from graph.planner.arguments import TIME_OF_DAY, extract_arguments, property_shape, takes_a_location
+from graph.planner.arguments import (
+    TIME_OF_DAY,
+    Extraction,
+    extract_arguments,
+    property_shape,
+    takes_a_location,
+)
 from graph.planner.definitions import per_definition
 from graph.planner.text import (
     PROPER_NAME,
@@ -212,6 +218,9 @@ class ScoredCapability:
     capability: Capability
     score: float
     reasons: list[str] = field(default_factory=list)
+    # The arguments read off the request while scoring (the request alone, no answer to a
+    # question): a planner reuses them for the capability it chooses instead of reading again.
+    extraction: Extraction | None = field(default=None, compare=False, repr=False)
 
 
 @per_definition
@@ -353,6 +362,7 @@ def score_capability(
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
     extraction = extract_arguments(capability.input_schema, text)
+    scored.extraction = extraction
     # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
     # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
     topical = bool(scored.reasons) or bool(extraction.distinctive)
