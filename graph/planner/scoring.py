@@ -31,7 +31,7 @@ from graph.planner.arguments import (
     property_shape,
     takes_a_location,
 )
-from graph.planner.definitions import per_definition
+from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -728,6 +728,24 @@ def _stated_enum_values(capability: Capability, text: str) -> list[str]:
     return hits
 
 
+# Manifests change rarely: the vocabulary of the last few is kept, by their definitions.
+_VOCABULARIES_KEPT = 16
+_vocabularies: dict[tuple[DefinitionKey, ...], Vocabulary] = {}
+
+
+def _vocabulary_of(capabilities: list[Capability]) -> Vocabulary:
+    """Vocabulary.of(capabilities), the same object for the same definitions: a request scores
+    against the manifest its servers offer, which is usually the one the last request saw."""
+    key = tuple(definition_key(capability) for capability in capabilities)
+    vocabulary = _vocabularies.get(key)
+    if vocabulary is None:
+        vocabulary = Vocabulary.of(capabilities)
+        if len(_vocabularies) >= _VOCABULARIES_KEPT:
+            _vocabularies.clear()
+        _vocabularies[key] = vocabulary
+    return vocabulary
+
+
 def rank(
     capabilities: list[Capability],
     text: str,
@@ -738,7 +756,7 @@ def rank(
 ) -> list[ScoredCapability]:
     """Every capability not excluded, best first; ties broken by key so the order is stable."""
     excluded = exclude or set()
-    vocabulary = Vocabulary.of(capabilities)
+    vocabulary = _vocabulary_of(capabilities)
     scored = [
         score_capability(capability, text, operation_type, preferences, vocabulary, folders)
         for capability in capabilities
