@@ -455,6 +455,16 @@ def _decision_update(
     return {}
 
 
+def _refreshed_selection(selected: SelectedCapability, current: Capability) -> SelectedCapability | None:
+    """The selection with the definition its server offers now, or None when that is the one
+    it holds already (the usual case): the state keeps its value, and the checkpointer is not
+    handed a copy of the whole definition again."""
+    definition = capability_data(current)
+    if all(name in selected and selected.get(name) == value for name, value in definition.items()):
+        return None
+    return {**selected, **definition}
+
+
 _STAGE_OF: dict[ValidationDecision, ReviewStage] = {
     "review": "before_execution",
     "clarify": "clarification",
@@ -467,7 +477,7 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
 
     Reads ``selected_capability``, ``proposed_arguments``, ``missing_arguments``,
     ``invalid_arguments``, ``request_text``, ``clarifications``, ``approved_call``, ``errors``.
-    Writes ``selected_capability`` (its definition refreshed from the server),
+    Writes ``selected_capability`` when its server's definition differs from the one selected,
     ``capability_validation``, ``needs_human_review``, ``review_stage``, possibly
     ``previous_definition`` (the policy's pin differs), and ``fallback_reason``; for a refusal
     also ``status`` and ``errors``; for an unusable capability ``missing_arguments``. It lists
@@ -518,11 +528,13 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         "review_terms": review_terms_data(policy.review),
     }
     update: GraphState = {
-        "selected_capability": {**selected, **capability_data(capability)},
         "capability_validation": verdict,
         "needs_human_review": decision in {"review", "clarify"},
         "review_stage": _STAGE_OF.get(decision),
     }
+    refreshed = _refreshed_selection(selected, capability)
+    if refreshed is not None:
+        update["selected_capability"] = refreshed
     if policy.previous_definition is not None:
         update["previous_definition"] = previous_definition_data(policy.previous_definition)
     return update | _decision_update(state, capability, policy, decision, unusable)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from graph.planner.definitions import per_definition
 from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
@@ -184,6 +185,7 @@ class CapabilityAction:
         return bool(self.categories)
 
 
+@per_definition  # asked of every capability scored, on every request
 def capability_action(capability: Capability) -> CapabilityAction:
     """What ``capability`` would do. Resources and prompts only read (the protocol gives them
     no way to act). A tool's name says most: its first word is its verb ("get_annotated_message"
@@ -220,6 +222,7 @@ def capability_action(capability: Capability) -> CapabilityAction:
 _POLITE = frozenset("please can could would you kindly just now".split())
 
 
+@lru_cache(maxsize=256)  # asked several times per capability scored, of the same request
 def leading_verb(text: str) -> str | None:
     """The word a request opens with once politeness is set aside ("Please uproot the basil"
     opens with uproot): where an imperative puts its verb."""

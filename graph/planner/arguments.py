@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from graph.planner.text import STOPWORDS, split_identifier, stem
@@ -137,19 +138,23 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
     return value
 
 
-def _name_variants(name: str) -> set[str]:
+@lru_cache(maxsize=4096)  # every property of every capability scored, on every request
+def _name_variants(name: str) -> frozenset[str]:
     """How a request may write a property's name: resourceType as "resource type", resource_id
     as "resource id"."""
     lowered = name.lower()
     parts = split_identifier(name)
-    return {
-        lowered,
-        lowered.replace("_", "-"),
-        lowered.replace("-", "_"),
-        lowered.replace("_", " "),
-        " ".join(parts),
-        "_".join(parts),
-    } - {""}
+    return frozenset(
+        {
+            lowered,
+            lowered.replace("_", "-"),
+            lowered.replace("-", "_"),
+            lowered.replace("_", " "),
+            " ".join(parts),
+            "_".join(parts),
+        }
+        - {""}
+    )
 
 
 def _id_variants(name: str) -> set[str]:
@@ -278,16 +283,20 @@ def _described_options(shape: dict[str, Any]) -> list[str]:
     all ('all')"): an enum the schema did not declare. Three or more, so an example is not one."""
     if "string" not in _types(shape):
         return []
-    description = str(shape.get("description") or "")
+    return list(_options_in(str(shape.get("description") or "")))
+
+
+@lru_cache(maxsize=4096)  # every string property of every capability scored, on every request
+def _options_in(description: str) -> tuple[str, ...]:
     options = re.findall(r"\('([\w-]+)'\)|\(\"([\w-]+)\"\)", description)
     found = list(dict.fromkeys(a or b for a, b in options))
     if len(found) >= 3:
-        return found
+        return tuple(found)
     # "Ticket priority to include: low, medium, high or urgent."
     listed = _LISTED_OPTIONS.search(description)
     if listed:
         found = [w for w in re.split(r",\s*|\s+(?:or|and)\s+", listed.group(1)) if w]
-    return found if len(found) >= 3 else []
+    return tuple(found) if len(found) >= 3 else ()
 
 
 # "Python files", ".md files", "markdown documents": files of one kind.

@@ -73,6 +73,11 @@ class DeterministicPlanner:
         if not viable:
             return selection
         selection.chosen = viable[0]
+        if not request.answer and "\n" not in request.text:
+            # Scoring read the arguments from the request's text alone, as extract() would read
+            # them without an answer to a question (rank's text has its line breaks joined): the
+            # chosen capability's reading is the one extract() would make again.
+            selection.arguments = viable[0].extraction
         runner_up = viable[1] if len(viable) > 1 else None
         close = runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):

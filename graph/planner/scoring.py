@@ -24,7 +24,14 @@ from graph.planner.actions import (
     leading_verb,
     request_action,
 )
-from graph.planner.arguments import TIME_OF_DAY, extract_arguments, property_shape, takes_a_location
+from graph.planner.arguments import (
+    TIME_OF_DAY,
+    Extraction,
+    extract_arguments,
+    property_shape,
+    takes_a_location,
+)
+from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -191,6 +198,7 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
     return frozenset(named)
 
 
+@per_definition
 def _concepts_of_capability(capability: Capability) -> frozenset[str]:
     found = set(concepts_of_words([w for w in split_identifier(capability.name) if w not in STOPWORDS]))
     found |= _concepts_of_description(capability.description)
@@ -210,8 +218,12 @@ class ScoredCapability:
     capability: Capability
     score: float
     reasons: list[str] = field(default_factory=list)
+    # The arguments read off the request while scoring (the request alone, no answer to a
+    # question): a planner reuses them for the capability it chooses instead of reading again.
+    extraction: Extraction | None = field(default=None, compare=False, repr=False)
 
 
+@per_definition
 def is_unbounded_listing(capability: Capability) -> bool:
     """A tool that can only return everything: no parameters to filter or page with."""
     if capability.type != "tool" or capability.properties:
@@ -350,6 +362,7 @@ def score_capability(
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
     extraction = extract_arguments(capability.input_schema, text)
+    scored.extraction = extraction
     # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
     # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
     topical = bool(scored.reasons) or bool(extraction.distinctive)
@@ -467,7 +480,7 @@ def _one_per_word(found: set[str] | frozenset[str], text: str, vocabulary: Vocab
     return kept | (set(found) - covered)
 
 
-def _without_server_prefix(name_words: list[str], server: str) -> list[str]:
+def _without_server_prefix(name_words: Sequence[str], server: str) -> list[str]:
     """A name without its server's name in front (git_log is log on git); a server word later
     in the name is its object (get_current_time on the server called time)."""
     server_words = set(split_identifier(server))
@@ -565,6 +578,7 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
     return f"number {numbers[0]}" if numbers else None
 
 
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
 def _opens_with(text: str, verb: str) -> bool:
     """Whether ``verb`` is the first word of the request (after politeness), as an order."""
     return bool(
@@ -580,6 +594,7 @@ def _asks_to_search(text: str) -> bool:
     return verb is not None and "search" in concepts_of_words([verb])
 
 
+@per_definition
 def _name_verb(capability: Capability) -> str | None:
     """The verb a tool's name opens with, after its server's name (git_add: add), when it is a
     word the action tables know; None for a name that opens with a noun (directory_tree)."""
@@ -607,10 +622,11 @@ def _opens_with_name_verb(capability: Capability, text: str) -> str | None:
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
-def _name_words(capability: Capability) -> list[str]:
+@per_definition
+def _name_words(capability: Capability) -> tuple[str, ...]:
     """The words of a capability's name; a file name's extension (architecture.md) is not one."""
     name = _EXTENSION.sub("", capability.name) if capability.type != "tool" else capability.name
-    return [w for w in split_identifier(name) if w not in STOPWORDS]
+    return tuple(w for w in split_identifier(name) if w not in STOPWORDS)
 
 
 def _paths_placed(arguments: dict[str, object], folders: Sequence[str]) -> bool | None:
@@ -651,27 +667,31 @@ def _is_verb_like(word: str) -> bool:
     return len(word) > 2 and word not in _FILLER
 
 
-def _content_words(text: str) -> list[str]:
-    return [
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
+def _content_words(text: str) -> tuple[str, ...]:
+    return tuple(
         w
         for w in words(_PATHS.sub(" ", affirmed(text)))
         if len(w) >= 3 and not w.isdigit() and w not in _FILLER
-    ]
+    )
 
 
 def _unknown_words(text: str, vocabulary: Vocabulary) -> list[str]:
     """Content words of the request that no capability of the manifest uses, in any form."""
-    unknown = []
+    known = vocabulary.document_frequency.keys()
+    return sorted({word for word, found in _topic_words(text) if not found & known})
+
+
+@lru_cache(maxsize=256)  # the same for every capability scored against a request
+def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The request's words that could name a topic, each with its concepts."""
     # A capitalised word inside a sentence is a name (Bob, Acme): a value, not a topic.
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
-    for word in words(_PATHS.sub(" ", affirmed(text))):
-        if word in names:
-            continue
-        if len(word) < 3 or word.isdigit() or word in _FILLER:
-            continue
-        if not concepts_of_words([word]) & vocabulary.document_frequency.keys():
-            unknown.append(word)
-    return sorted(set(unknown))
+    return tuple(
+        (word, frozenset(concepts_of_words([word])))
+        for word in words(_PATHS.sub(" ", affirmed(text)))
+        if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER
+    )
 
 
 @lru_cache(maxsize=256)
@@ -708,6 +728,24 @@ def _stated_enum_values(capability: Capability, text: str) -> list[str]:
     return hits
 
 
+# Manifests change rarely: the vocabulary of the last few is kept, by their definitions.
+_VOCABULARIES_KEPT = 16
+_vocabularies: dict[tuple[DefinitionKey, ...], Vocabulary] = {}
+
+
+def _vocabulary_of(capabilities: list[Capability]) -> Vocabulary:
+    """Vocabulary.of(capabilities), the same object for the same definitions: a request scores
+    against the manifest its servers offer, which is usually the one the last request saw."""
+    key = tuple(definition_key(capability) for capability in capabilities)
+    vocabulary = _vocabularies.get(key)
+    if vocabulary is None:
+        vocabulary = Vocabulary.of(capabilities)
+        if len(_vocabularies) >= _VOCABULARIES_KEPT:
+            _vocabularies.clear()
+        _vocabularies[key] = vocabulary
+    return vocabulary
+
+
 def rank(
     capabilities: list[Capability],
     text: str,
@@ -718,7 +756,7 @@ def rank(
 ) -> list[ScoredCapability]:
     """Every capability not excluded, best first; ties broken by key so the order is stable."""
     excluded = exclude or set()
-    vocabulary = Vocabulary.of(capabilities)
+    vocabulary = _vocabulary_of(capabilities)
     scored = [
         score_capability(capability, text, operation_type, preferences, vocabulary, folders)
         for capability in capabilities

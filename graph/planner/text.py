@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from graph.planner.zones import is_zone_name
@@ -237,7 +238,13 @@ for _label in sorted({label for labels in _SYNONYMS.values() for label in labels
 
 def split_identifier(name: str) -> list[str]:
     """``list_directory``, ``listDirectory`` and ``list-directory`` all give list, directory."""
-    return _WORD.findall(_CAMEL.sub(r"\1 \2", name).lower())
+    return list(_identifier_words(name))
+
+
+# Names (of capabilities, servers, parameters) are few and asked for on every request.
+@lru_cache(maxsize=8192)
+def _identifier_words(name: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(_CAMEL.sub(r"\1 \2", name).lower()))
 
 
 # "don't", "isn't", "it's", "we've": the negation is a word, the clitics are not.
@@ -284,13 +291,21 @@ def join_phrasal(text: str) -> str:
 
 
 def words(text: str, *, keep_values: bool = False) -> list[str]:
+    return list(_words(text, keep_values))
+
+
+# A dozen substitutions per text: scoring asks for the words of the request and of every
+# capability's description on each request, and both repeat (the request for each capability,
+# a description on every request), so the answer for a text is kept.
+@lru_cache(maxsize=4096)
+def _words(text: str, keep_values: bool) -> tuple[str, ...]:
     text = join_phrasal(_CLITIC.sub("", _NEGATION.sub(_negated, text)))
     if not keep_values:
         text = _VALUE_TOKENS.sub(" ", _without_identifiers(text))
-    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return tuple(w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
-def concepts_of_words(tokens: list[str]) -> set[str]:
+def concepts_of_words(tokens: Iterable[str]) -> set[str]:
     found: set[str] = set()
     for token in tokens:
         if token.isdigit():
@@ -347,6 +362,13 @@ _EXTENSION_KINDS: dict[str, tuple[str, ...]] = {
 
 def stated_paths(text: str) -> tuple[list[str], list[str]]:
     """The files and the folders a request names, each once, in the order written."""
+    files, folders = _stated_paths(text)
+    return list(files), list(folders)
+
+
+# Asked for several times per capability scored, always of the same request.
+@lru_cache(maxsize=256)
+def _stated_paths(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     plain = _URI_OR_ADDRESS.sub(" ", text)
     files: list[str] = []
     folders: list[str] = []
@@ -355,18 +377,23 @@ def stated_paths(text: str) -> tuple[list[str], list[str]]:
         if len(cleaned) > 1 and not is_zone_name(cleaned):
             (files if _EXTENSION.search(cleaned) else folders).append(cleaned)
     files += [m.group(0) for m in _FILE_NAME.finditer(_SLASH_PATH.sub(" ", plain))]
-    return list(dict.fromkeys(files)), list(dict.fromkeys(folders))
+    return tuple(dict.fromkeys(files)), tuple(dict.fromkeys(folders))
 
 
 def path_kinds(text: str) -> set[str]:
     """What the paths and file names a request states name: "file" or "directory", and what a
     file's extension says it holds ("text", "image", "media")."""
-    files, folders = stated_paths(text)
+    return set(_path_kinds(text))
+
+
+@lru_cache(maxsize=256)
+def _path_kinds(text: str) -> frozenset[str]:
+    files, folders = _stated_paths(text)
     kinds: set[str] = {"directory"} if folders else set()
     for name in files:
         kinds.add("file")
         kinds.update(_EXTENSION_KINDS.get(name.rsplit(".", 1)[-1].lower(), ()))
-    return kinds
+    return frozenset(kinds)
 
 
 # "Don't stage or commit anything", "without deleting it": what the operator forbids is no
@@ -376,6 +403,7 @@ _FORBIDDING = re.compile(
 )
 
 
+@lru_cache(maxsize=256)
 def affirmed(text: str) -> str:
     """``text`` without the clauses that forbid something."""
     return _FORBIDDING.sub(" ", _NEGATION.sub(_negated, text))
@@ -395,6 +423,7 @@ def concepts(text: str) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=256)
 def asks_about_a_name(text: str) -> bool:
     """A question about someone or something by name: "who does Alice work with?"."""
     return bool(_QUESTION.search(text) and PROPER_NAME.search(text))
