@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 
+from gatehouse.wiring import bundled_servers_config
 from graph.builder import CompiledGraph
 from graph.context import GraphContext, Limits
 from graph.runner import RunOutcome, start_request
 from mcp_host.client import McpClient
+from mcp_host.config import StdioServer
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy
 from servers.launch import SCOPE_ENV_VAR
@@ -57,11 +58,9 @@ TEST_PREFORK_SCOPE = f"/gatehouse-tests/{os.getpid()}"
 
 
 def bundled_server_entry(name: str, demo: Path) -> dict[str, object]:
-    """A servers-file entry starting bundled server ``name`` on data folder ``demo`` over stdio,
-    as the shipped servers file does (through servers.launch), from the tests' shared prefork
+    """A servers-file entry starting bundled server ``name`` on data folder ``demo`` with the
+    shipped servers file's command (through servers.launch), from the tests' shared prefork
     process. Tests about stdio itself start ``python -m servers.NAME`` instead."""
-    return {
-        "command": sys.executable,
-        "args": ["-m", "servers.launch", name, "--data-dir", str(demo)],
-        "env": {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE},
-    }
+    shipped = {entry.name: entry for entry in bundled_servers_config(demo).servers}[name]
+    assert isinstance(shipped, StdioServer), f"bundled server {name} is not a stdio server"
+    return {"command": shipped.command, "args": shipped.args, "env": {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE}}

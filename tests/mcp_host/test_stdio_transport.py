@@ -102,12 +102,17 @@ def test_a_server_whose_answers_fit_the_cap_is_served_whole(data_dir: Path) -> N
     assert result.original_bytes == 50_000
 
 
-def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_again() -> None:
-    shouting = StdioServerParameters(
+def _shouting_server() -> StdioServerParameters:
+    """tests/mcp_host/shouting_server.py: its "shout" sends a message over the cap naming no call."""
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "tests.mcp_host.shouting_server", str(2 * CAP)],
         cwd=str(REPO_ROOT),
     )
+
+
+def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_again() -> None:
+    shouting = _shouting_server()
     with SdkMcpClient(
         {"shouting": shouting}, connect_timeout=60, message_cap_bytes=CAP, restart_backoff=0.05
     ) as pool:
@@ -122,11 +127,7 @@ def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_agai
 
 def test_a_server_that_keeps_sending_huge_messages_naming_no_call_is_given_up_on_after_its_restarts() -> None:
     # Each such message ends the session, and each end counts like a crash (mcp_host/sdk_client.py).
-    shouting = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "tests.mcp_host.shouting_server", str(2 * CAP)],
-        cwd=str(REPO_ROOT),
-    )
+    shouting = _shouting_server()
     with SdkMcpClient(
         {"shouting": shouting},
         connect_timeout=60,
