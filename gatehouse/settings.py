@@ -14,6 +14,9 @@ DB_ENV = "GATEHOUSE_DB"
 SERVERS_ENV = "GATEHOUSE_SERVERS"
 POLICY_ENV = "GATEHOUSE_POLICY"
 POOL_ENV = "GATEHOUSE_DB_POOL_SIZE"
+# off: prepare nothing on PostgreSQL, for a transaction-pooling proxy that cannot keep prepared
+# statements (storage/postgres.py checkpointer_pool says why they are on by default).
+PREPARED_STATEMENTS_ENV = "GATEHOUSE_DB_PREPARED_STATEMENTS"
 WEBHOOK_ENV = "GATEHOUSE_WEBHOOK_URL"
 PUBLIC_URL_ENV = "GATEHOUSE_PUBLIC_URL"
 # provider:model, e.g. openai:gpt-4.1-mini; unset: the deterministic planner.
@@ -44,6 +47,8 @@ class Settings:
     # Connections per pool a process opens to PostgreSQL (one pool for the checkpoints, one
     # for the ledger, audit log, conversations and pins).
     db_pool_size: int = DEFAULT_POOL_SIZE
+    # Whether PostgreSQL connections prepare the statements they run often (GATEHOUSE_DB_PREPARED_STATEMENTS).
+    db_prepared_statements: bool = True
     # Where review notifications are posted (JSON, Slack-compatible); None: no notifications.
     webhook_url: str | None = None
     # The app's address as reviewers reach it, for the ``?review=ID`` link in notifications.
@@ -101,6 +106,9 @@ class Settings:
             policy_path=Path(policy_file) if policy_file else None,
             db_url=db_url,
             db_pool_size=_pool_size(pool_size),
+            db_prepared_statements=_switch(
+                env.get(PREPARED_STATEMENTS_ENV), PREPARED_STATEMENTS_ENV, default=True
+            ),
             webhook_url=_http_url(env.get(WEBHOOK_ENV), WEBHOOK_ENV),
             public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
             model=(env.get(MODEL_ENV) or "").strip() or None,
@@ -133,6 +141,21 @@ def _pool_size(value: str | None) -> int:
             f"{POOL_ENV}: expected a whole number of connections (1 or more), got {value!r}"
         )
     return int(value)
+
+
+_ON = ("on", "true", "yes", "1")
+_OFF = ("off", "false", "no", "0")
+
+
+def _switch(value: str | None, variable: str, *, default: bool) -> bool:
+    if value is None or not value.strip():
+        return default
+    word = value.strip().lower()
+    if word in _ON or word in _OFF:
+        return word in _ON
+    from gatehouse.errors import ConfigurationError
+
+    raise ConfigurationError(f"{variable}: expected on or off, got {value!r}")
 
 
 def _seconds(value: str | None, variable: str, default: float) -> float:

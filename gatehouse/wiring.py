@@ -165,10 +165,16 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
     try:
         if settings.db_url is not None:
             checkpointer: BaseCheckpointSaver[Any] = open_postgres_checkpointer(
-                settings.db_url, pool_size=settings.db_pool_size
+                settings.db_url,
+                pool_size=settings.db_pool_size,
+                prepared_statements=settings.db_prepared_statements,
             )
             opened.append(lambda: _close_checkpointer(checkpointer))
-            database = PostgresDatabase(settings.db_url, pool_size=settings.db_pool_size)
+            database = PostgresDatabase(
+                settings.db_url,
+                pool_size=settings.db_pool_size,
+                prepared_statements=settings.db_prepared_statements,
+            )
             opened.append(database.close)
             target: Database | Path = database
         else:

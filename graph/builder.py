@@ -105,12 +105,15 @@ def open_sqlite_checkpointer(path: Path) -> SqliteSaver:
     return saver
 
 
-def open_postgres_checkpointer(url: str, *, pool_size: int) -> PostgresSaver:
-    """LangGraph's PostgresSaver on its own connection pool; its tables created or migrated
-    under the lock every Gatehouse replica takes for that. Close with ``saver.conn.close()``."""
+def open_postgres_checkpointer(
+    url: str, *, pool_size: int, prepared_statements: bool = True
+) -> PostgresSaver:
+    """LangGraph's PostgresSaver on its own connection pool (storage/postgres.py
+    checkpointer_pool); its tables created or migrated under the lock every Gatehouse replica
+    takes for that. Close with ``saver.conn.close()``."""
     from storage.postgres import checkpointer_pool, migration_lock
 
-    pool = checkpointer_pool(url, pool_size=pool_size)
+    pool = checkpointer_pool(url, pool_size=pool_size, prepared_statements=prepared_statements)
     saver = PostgresSaver(pool)
     try:
         with migration_lock(url):
