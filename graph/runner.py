@@ -35,6 +35,8 @@ class RunOutcome:
     state: dict[str, Any] = field(default_factory=dict)
     # The checkpoint the run ended in: names this answer (a conversation records it once).
     checkpoint_id: str | None = None
+    # LangGraph's id of the interrupt a paused run waits in (the ledger ties its review to it).
+    interrupt_id: str | None = None
 
 
 def thread_config(thread_id: str) -> RunnableConfig:
@@ -76,7 +78,12 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
         final = build_final_output(values, limit=context.limits.response_chars)
     checkpoint_id = snapshot.config.get("configurable", {}).get("checkpoint_id")
     return RunOutcome(
-        final_output=final, path=path, pending=pending, state=dict(values), checkpoint_id=checkpoint_id
+        final_output=final,
+        path=path,
+        pending=pending,
+        state=dict(values),
+        checkpoint_id=checkpoint_id,
+        interrupt_id=snapshot.interrupts[0].id if snapshot.interrupts else None,
     )
 
 

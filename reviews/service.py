@@ -133,11 +133,9 @@ class ReviewService:
         # One transaction for the run's events: they stay together in the chain.
         self.audit.append_all(entries)
         if run.pending is not None and run.pending["stage"] != "clarification":
-            snapshot = self.graph.get_state(thread_config(thread))
-            interrupt_id = snapshot.interrupts[0].id if snapshot.interrupts else None
-            checkpoint_id = snapshot.config.get("configurable", {}).get("checkpoint_id")
+            # The run's outcome already read the checkpoint it paused in: no second read.
             self.ledger.attach_ids(
-                run.pending["review_id"], checkpoint_id=checkpoint_id, interrupt_id=interrupt_id
+                run.pending["review_id"], checkpoint_id=run.checkpoint_id, interrupt_id=run.interrupt_id
             )
 
     def record_request(self, text: str, *, thread_id: str, requester: str) -> None:

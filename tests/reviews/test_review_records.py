@@ -7,8 +7,10 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from gatehouse.operator_requests import ask
+from graph.runner import thread_config
 from mcp_host.sdk_client import SdkMcpClient
 from tests.policies.adversarial_server import build_server
 from tests.reviews.review_support import (
@@ -169,3 +171,29 @@ def test_the_command_line_says_who_decided_when_and_the_diff_of_what_they_change
     ]
     # The e-mail server's answer as fields, not as its JSON.
     assert "queued: true" in decided.stdout and '"queued"' not in decided.stdout
+
+
+def test_a_paused_runs_review_names_the_checkpoint_and_interrupt_it_waits_in_without_reading_them_again(
+    data_dir: Path,
+) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        checkpointer = services.graph.checkpointer
+        assert checkpointer is not None
+        reads: list[object] = []
+        read_tuple = checkpointer.get_tuple
+
+        def counting_get_tuple(config: Any) -> Any:
+            reads.append(config)
+            return read_tuple(config)
+
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None and paused.pending is not None
+        checkpointer.get_tuple = counting_get_tuple  # type: ignore[method-assign]
+        services.reviews.record_run(paused, actor="operator")
+        checkpointer.get_tuple = read_tuple  # type: ignore[method-assign]
+
+        assert reads == []  # the outcome already holds what the checkpoint says
+        snapshot = services.graph.get_state(thread_config(paused.final_output.thread_id))
+        review = services.ledger.require(paused.final_output.review.id)
+        assert review.checkpoint_id == snapshot.config["configurable"]["checkpoint_id"]
+        assert review.interrupt_id == snapshot.interrupts[0].id
