@@ -14,6 +14,13 @@ any exception), reviews decided twice (ledger rows against decisions won) and ca
 (the e-mail server's outbox, written by the tool itself, against decisions won, by tag). It also
 records what bounds the throughput: CPU of the replicas (with their stdio servers), of
 PostgreSQL's processes and of the whole machine, which has only a few cores.
+
+Why rounds: the speed a shared machine gives a process drifts by a third from one minute to
+the next (one replica served 39 req/s in one run and 60 in the next, on the same cores), far
+more than the difference the figure is about. So the three replica sets run side by side for the
+whole figure, idle but for the set under load, and take turns: ROUNDS rounds, each giving every
+set a short window (in an order that rotates, so no set always comes first). The ratio is the
+median of the rounds' ratios, each taken between windows a few seconds apart.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import http.client
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -45,8 +53,9 @@ from storage.postgres import scratch_schema, unreachable
 SECTION = "8 replicas (PostgreSQL)"
 REPLICA_COUNTS = (1, 2, 4)
 CLIENTS = 8
-WARMUP_SECONDS = 4.0
-MEASURE_SECONDS = 20.0
+ROUNDS = 5
+WARMUP_SECONDS = 2.0
+WINDOW_SECONDS = 6.0
 READY_SECONDS = 120.0
 REQUEST_SECONDS = 120.0
 # Connections per replica's pool: CLIENTS threads at most, and four replicas of it must fit
@@ -157,13 +166,15 @@ class Client:
             connection.close()
 
 
-def client_loop(number: int, ports: list[int], stop: threading.Event, log: ClientLog) -> None:
+def client_loop(
+    number: int, ports: list[int], stop: threading.Event, log: ClientLog, round_: int = 0
+) -> None:
     client = Client(ports)
     replica = number  # clients start on different replicas
     cycle = 0
     try:
         while not stop.is_set():
-            tag = f"c{number}-{cycle}"
+            tag = f"r{round_}c{number}-{cycle}"  # unique across rounds: the outbox is counted by tag
             cycle += 1
             try:
                 began = time.perf_counter()
@@ -316,10 +327,48 @@ class Run:
     run_twice: int
     lost: int
     cores: dict[str, float]
+    # Throughput in each round's window, in round order.
+    rounds: list[float] = field(default_factory=list)
     waits: dict[str, Any] = field(default_factory=dict)
 
 
-def measure(space: Workspace, server: str, count: int) -> Run:
+@dataclass
+class Window:
+    """One replica set's turn in one round: what its clients saw and what the machine did."""
+
+    logs: list[ClientLog]
+    start: float
+    end: float
+    before: CpuSample
+    after: CpuSample
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    def steps(self) -> list[tuple[str, float]]:
+        """(step, seconds) of the requests that ended inside the window."""
+        return [
+            (step, s) for log in self.logs for step, ended, s in log.done if self.start <= ended < self.end
+        ]
+
+    def steps_per_s(self) -> float:
+        return len(self.steps()) / self.seconds
+
+
+@dataclass
+class ReplicaSet:
+    """``count`` replicas on a database schema of their own, started once for the whole figure."""
+
+    count: int
+    settings: Settings
+    ports: list[int]
+    pids: list[int]
+    windows: list[Window] = field(default_factory=list)
+
+
+@contextmanager
+def replica_set(space: Workspace, server: str, count: int) -> Iterator[ReplicaSet]:
     with scratch_schema(server, prefix=f"bench_replicas{count}") as url:
         settings = space.demo("email", name=f"replicas-{count}", db_url=url)
         env = {k: v for k, v in os.environ.items() if not k.startswith("GATEHOUSE_")} | {
@@ -331,52 +380,55 @@ def measure(space: Workspace, server: str, count: int) -> Run:
         # Create the tables once, before the replicas race to (they would wait on the migration lock).
         with open_services(settings, connect_servers=False):
             pass
-        with ExitStack() as stack:
-            started = stack.enter_context(replicas(count, env))
-            ports = [r.port for r in started]
-            pids = [r.process.pid for r in started]
-            stop = threading.Event()
-            logs = [ClientLog() for _ in range(CLIENTS)]
-            threads = [
-                threading.Thread(target=client_loop, args=(n, ports, stop, logs[n]), daemon=True)
-                for n in range(CLIENTS)
-            ]
-            for thread in threads:
-                thread.start()
-            time.sleep(WARMUP_SECONDS)
-            waits = DatabaseWaits(server)
-            stop_sampling = threading.Event()
-            sampler = threading.Thread(target=waits.run, args=(stop_sampling,), daemon=True)
-            window_start = time.perf_counter()
-            before = CpuSample.take(pids)
-            sampler.start()
-            time.sleep(MEASURE_SECONDS)
-            stop_sampling.set()
-            after = CpuSample.take(pids)
-            window_end = time.perf_counter()
-            stop.set()
-            for thread in [*threads, sampler]:
-                thread.join(timeout=REQUEST_SECONDS)
-        run = _judge(count, settings, logs, window_start, window_end, before, after)
-        return replace(run, waits=waits.summary())
+        with replicas(count, env) as started:
+            yield ReplicaSet(count, settings, [r.port for r in started], [r.process.pid for r in started])
 
 
-def _judge(
-    count: int,
-    settings: Settings,
-    logs: list[ClientLog],
-    window_start: float,
-    window_end: float,
-    before: CpuSample,
-    after: CpuSample,
-) -> Run:
-    wall = window_end - window_start
-    in_window = [
-        (step, s) for log in logs for step, ended, s in log.done if window_start <= ended < window_end
+def load_window(replica_set: ReplicaSet, round_: int, waits: DatabaseWaits) -> Window:
+    """The load on one replica set: WARMUP_SECONDS, then WINDOW_SECONDS measured."""
+    stop = threading.Event()
+    logs = [ClientLog() for _ in range(CLIENTS)]
+    threads = [
+        threading.Thread(target=client_loop, args=(n, replica_set.ports, stop, logs[n], round_), daemon=True)
+        for n in range(CLIENTS)
     ]
+    for thread in threads:
+        thread.start()
+    time.sleep(WARMUP_SECONDS)
+    stop_sampling = threading.Event()
+    sampler = threading.Thread(target=waits.run, args=(stop_sampling,), daemon=True)
+    start, before = time.perf_counter(), CpuSample.take(replica_set.pids)
+    sampler.start()
+    time.sleep(WINDOW_SECONDS)
+    stop_sampling.set()
+    after, end = CpuSample.take(replica_set.pids), time.perf_counter()
+    stop.set()
+    for thread in [*threads, sampler]:
+        thread.join(timeout=REQUEST_SECONDS)
+    return Window(logs, start, end, before, after)
+
+
+def measure(space: Workspace, server: str) -> dict[int, Run]:
+    """Every replica set side by side; ROUNDS rounds of a window each, in a rotating order."""
+    with ExitStack() as stack:
+        sets = [stack.enter_context(replica_set(space, server, count)) for count in REPLICA_COUNTS]
+        waits = {s.count: DatabaseWaits(server) for s in sets}
+        for round_ in range(ROUNDS):
+            turn = round_ % len(sets)
+            for taking_turn in sets[turn:] + sets[:turn]:
+                taking_turn.windows.append(load_window(taking_turn, round_, waits[taking_turn.count]))
+        # Judged while the replicas still run: closing them closes nothing that was counted.
+        return {s.count: replace(_judge(s), waits=waits[s.count].summary()) for s in sets}
+
+
+def _judge(replica_set: ReplicaSet) -> Run:
+    settings, windows = replica_set.settings, replica_set.windows
+    wall = sum(w.seconds for w in windows)
+    in_window = [step for w in windows for step in w.steps()]
     by_step: dict[str, list[float]] = {}
     for step, seconds in in_window:
         by_step.setdefault(step, []).append(seconds)
+    logs = [log for w in windows for log in w.logs]
     won = sum(log.decisions["won"] for log in logs)
     tags = [tag for log in logs for tag in log.approved_tags]
     outbox = settings.data_dir / "demo" / "outbox.jsonl"
@@ -392,21 +444,23 @@ def _judge(
     with open_services(settings, connect_servers=False) as services:
         executed = services.ledger.count("executed")
         decided = services.ledger.count_decided()
-    ticks = after.total - before.total
+    ticks = sum(w.after.total - w.before.total for w in windows)
+    busy = sum(w.after.busy - w.before.busy for w in windows)
     cores = {
-        "replicas": (after.replicas - before.replicas) / wall,
-        "postgres": (after.postgres - before.postgres) / wall,
-        "load_generator": (after.generator - before.generator) / wall,
-        "machine_busy": (after.busy - before.busy) / ticks * (os.cpu_count() or 1) if ticks else 0.0,
+        "replicas": sum(w.after.replicas - w.before.replicas for w in windows) / wall,
+        "postgres": sum(w.after.postgres - w.before.postgres for w in windows) / wall,
+        "load_generator": sum(w.after.generator - w.before.generator for w in windows) / wall,
+        "machine_busy": busy / ticks * (os.cpu_count() or 1) if ticks else 0.0,
     }
     # What else ran on the machine meanwhile (other people's tests on a shared machine).
     cores["others"] = max(
         cores["machine_busy"] - cores["replicas"] - cores["postgres"] - cores["load_generator"], 0.0
     )
     return Run(
-        count=count,
+        count=replica_set.count,
         steps_per_s=len(in_window) / wall,
         cycles_per_s=len(by_step.get("decide", [])) / wall,
+        rounds=[w.steps_per_s() for w in windows],
         latency={step: summary_ms(samples) for step, samples in sorted(by_step.items())},
         errors=[error for log in logs for error in log.errors],
         decisions_won=won,
@@ -420,6 +474,11 @@ def _judge(
     )
 
 
+def round_ratios(runs: dict[int, Run], count: int) -> list[float]:
+    """Each round's throughput of ``count`` replicas over one replica's in the same round."""
+    return [many / one for many, one in zip(runs[count].rounds, runs[1].rounds, strict=True) if one > 0]
+
+
 def run(space: Workspace) -> list[Figure]:
     server = postgres_server()
     problem = unreachable(server)
@@ -427,8 +486,7 @@ def run(space: Workspace) -> list[Figure]:
         return [
             Figure(SECTION, "2 replicas / 1, throughput", float("nan"), "x", Target(">=", 1.5), error=problem)
         ]
-    runs = {count: measure(space, server, count) for count in REPLICA_COUNTS}
-    one = runs[1]
+    runs = measure(space, server)
     figures = []
     for count, result in runs.items():
         figures.append(
@@ -438,13 +496,15 @@ def run(space: Workspace) -> list[Figure]:
                 result.steps_per_s,
                 "req/s",
                 None,
-                f"{CLIENTS} clients, {MEASURE_SECONDS:.0f} s; {result.cycles_per_s:.1f} ask-queue-decide cycles/s; "
+                f"{CLIENTS} clients, {ROUNDS} windows of {WINDOW_SECONDS:.0f} s (by window: "
+                f"{', '.join(f'{r:.0f}' for r in result.rounds)}); {result.cycles_per_s:.1f} ask-queue-decide cycles/s; "
                 f"cores busy: replicas with their servers {result.cores['replicas']:.2f}, the PostgreSQL server "
                 f"{result.cores['postgres']:.2f}, load generator {result.cores['load_generator']:.2f}, "
                 f"other processes {result.cores['others']:.2f}; machine {result.cores['machine_busy']:.2f} "
                 f"of {os.cpu_count()}; database sessions running a statement {result.waits.get('active_sessions', 0):.1f}, "
                 f"waiting on a row lock {result.waits.get('waiting_on_a_lock', 0):.2f} (mean of samples)",
                 {
+                    "rounds": result.rounds,
                     "latency": result.latency,
                     "cores": result.cores,
                     "database": result.waits,
@@ -452,16 +512,19 @@ def run(space: Workspace) -> list[Figure]:
                 },
             )
         )
-    two = runs[2]
     all_runs = list(runs.values())
+    two, four = round_ratios(runs, 2), round_ratios(runs, 4)
     figures += [
         Figure(
             SECTION,
             "2 replicas / 1, throughput",
-            two.steps_per_s / one.steps_per_s,
+            statistics.median(two),
             "x",
             Target(">=", 1.5),
-            f"4 replicas / 1: {runs[4].steps_per_s / one.steps_per_s:.2f}x; the same load from one generator process",
+            f"median of {len(two)} rounds ({', '.join(f'{r:.2f}' for r in two)}; over all windows "
+            f"{runs[2].steps_per_s / runs[1].steps_per_s:.2f}x); 4 replicas / 1: {statistics.median(four):.2f}x "
+            f"({', '.join(f'{r:.2f}' for r in four)}); the same load from one generator process",
+            {"rounds": two, "four_replicas_rounds": four},
         ),
         Figure(
             SECTION,
