@@ -177,8 +177,8 @@ def test_a_paused_runs_review_names_the_checkpoint_and_interrupt_it_waits_in_wit
     data_dir: Path,
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        checkpointer = services.graph.checkpointer
-        assert checkpointer is not None
+        checkpointer = services.checkpointer  # the graph's own
+        assert services.graph.checkpointer is checkpointer
         reads: list[object] = []
         read_tuple = checkpointer.get_tuple
 
