@@ -64,6 +64,11 @@ def percentile(samples: Sequence[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
+def listed(ratios: Sequence[float]) -> str:
+    """Ratios for a figure's notes, in order: "1.26, 1.43, 1.34"."""
+    return ", ".join(f"{r:.2f}" for r in ratios)
+
+
 def summary_ms(samples_s: Sequence[float]) -> dict[str, float]:
     """Median, p95, min and max of durations in seconds, in milliseconds."""
     return {

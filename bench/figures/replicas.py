@@ -44,7 +44,7 @@ from typing import Any
 import psycopg
 
 from bench.backends import postgres_server
-from bench.report import Figure, Target, summary_ms
+from bench.report import Figure, Target, listed, summary_ms
 from bench.workspace import Workspace
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_services
@@ -166,9 +166,7 @@ class Client:
             connection.close()
 
 
-def client_loop(
-    number: int, ports: list[int], stop: threading.Event, log: ClientLog, round_: int = 0
-) -> None:
+def client_loop(number: int, ports: list[int], stop: threading.Event, log: ClientLog, round_: int) -> None:
     client = Client(ports)
     replica = number  # clients start on different replicas
     cycle = 0
@@ -521,9 +519,9 @@ def run(space: Workspace) -> list[Figure]:
             statistics.median(two),
             "x",
             Target(">=", 1.5),
-            f"median of {len(two)} rounds ({', '.join(f'{r:.2f}' for r in two)}; over all windows "
+            f"median of {len(two)} rounds ({listed(two)}; over all windows "
             f"{runs[2].steps_per_s / runs[1].steps_per_s:.2f}x); 4 replicas / 1: {statistics.median(four):.2f}x "
-            f"({', '.join(f'{r:.2f}' for r in four)}); the same load from one generator process",
+            f"({listed(four)}); the same load from one generator process",
             {"rounds": two, "four_replicas_rounds": four},
         ),
         Figure(

@@ -20,7 +20,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from mcp import Client
 
 from bench.backends import Backend, on_both
-from bench.report import Figure, Target, summary_ms
+from bench.report import Figure, Target, listed, summary_ms
 from bench.workspace import READ_REQUEST, Workspace
 from graph.runner import start_request
 from mcp_host.config import StdioServer
@@ -107,9 +107,9 @@ def measure(space: Workspace, backend: Backend) -> list[Figure]:
                 # This round's floor: LangGraph alone, and the bare call with the server never idle.
                 floors = [floor_run() for _ in range(per_round)]
                 in_a_row = [bare_session.call_seconds("list_directory", arguments) for _ in range(per_round)]
-                request, floor_run_s = statistics.median(requests), statistics.median(floors)
-                round_ratios.append(request / (floor_run_s + statistics.median(in_a_row)))
-                idle_server_ratios.append(request / (floor_run_s + statistics.median(bare_calls)))
+                request_s, floor_s = statistics.median(requests), statistics.median(floors)
+                round_ratios.append(request_s / (floor_s + statistics.median(in_a_row)))
+                idle_server_ratios.append(request_s / (floor_s + statistics.median(bare_calls)))
                 samples += requests
                 bare_samples += bare_calls
                 floor_samples += floors
@@ -139,7 +139,7 @@ def measure(space: Workspace, backend: Backend) -> list[Figure]:
             statistics.median(round_ratios),
             "x",
             Target("<=", FLOOR_RATIO_TARGET),
-            f"median of {ROUNDS} rounds, each against its own floor ({', '.join(f'{r:.2f}' for r in round_ratios)}); "
+            f"median of {ROUNDS} rounds, each against its own floor ({listed(round_ratios)}); "
             f"over the whole run {graph['median_ms'] / run_floor:.2f}x: floor {run_floor:.2f} ms = LangGraph floor "
             f"{floor['median_ms']:.2f} + bare call_tool back to back {tight['median_ms']:.2f}",
             {"rounds": round_ratios},
