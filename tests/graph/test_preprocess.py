@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from graph.builder import CompiledGraph
+from graph.runner import thread_config
+from graph.state import CORE_FIELDS, fresh_request_state
 from tests.fakes import FaultInjectingClient
 from tests.support import ask, context_for
 
@@ -60,3 +62,23 @@ def test_unknown_preferred_server_is_reported_not_ignored(
     assert any("unknown preferred server 'nosuch'" in error for error in outcome.final_output.errors)
     assert "filesystem" in outcome.final_output.errors[-1]
     assert client.calls == []
+
+
+def test_a_request_on_a_new_thread_writes_only_what_it_changes(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    # Each field a node returns is a row in the checkpointer's writes (and a list or a dict a
+    # blob): a new thread already reads every per-request field as empty.
+    written: dict[str, object] = {}
+    for update in graph.stream(
+        {"input": "What is the Model Context Protocol?", "thread_id": "t-new", "requester": "ann"},
+        thread_config("t-new"),
+        context=context_for(client),
+        stream_mode="updates",
+    ):
+        written |= update.get("preprocess_request") or {}
+
+    assert written == {"request_text": "What is the Model Context Protocol?"} | {
+        field: fresh for field, fresh in fresh_request_state("", "", []).items() if field in CORE_FIELDS
+    }
+    assert len(written) == 1 + len(CORE_FIELDS)

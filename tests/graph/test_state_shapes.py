@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, NotRequired, get_origin, get_type_hints
+from typing import Any, NotRequired, cast, get_origin, get_type_hints
 
 import pytest
 from pydantic import BaseModel
@@ -12,12 +12,14 @@ from graph import state as shapes
 from graph.accessors import capability_data, result_data
 from graph.nodes import review_payload
 from graph.state import (
+    CORE_FIELDS,
     PER_THREAD_FIELDS,
     GraphState,
     ReviewPayload,
     ReviewStage,
     SelectedCapability,
     fresh_request_state,
+    request_reset,
 )
 from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Capability, Manifest, ServerManifest
@@ -160,3 +162,55 @@ def test_two_fresh_requests_share_no_mutable_value() -> None:
         if isinstance(value, list | dict) and value is second[key]  # type: ignore[literal-required]
     ]
     assert shared == []
+
+
+def test_a_reset_writes_what_the_thread_holds_differently_and_what_it_never_held_unless_empty() -> None:
+    fresh = fresh_request_state("Send an email to bob@example.com", "ann", [])
+    thread: GraphState = {
+        "input": "Send an email to bob@example.com",
+        "thread_id": "t1",
+        "requester": "ann",  # as the request came: left alone
+        "server_preferences": [],
+        "errors": ["the last request's error"],  # stale: reset
+        "invoke_attempts": 2,  # stale: reset
+        "selected_capability": None,  # already empty: left alone
+    }
+
+    writes = request_reset(thread, fresh)
+
+    never_held_but_core = CORE_FIELDS - set(thread)
+    assert never_held_but_core == {
+        "intent",
+        "operation_type",
+        "capability_manifest",
+        "candidate_capabilities",
+        "capability_validation",
+        "mcp_request",
+        "mcp_result",
+        "context_update",
+        "fallback_reason",
+        "needs_human_review",
+        "final_output",
+    }
+    core_as_fresh = {field: value for field, value in fresh.items() if field in never_held_but_core}
+    stale = {"request_text": "Send an email to bob@example.com", "errors": [], "invoke_attempts": 0}
+    assert writes == stale | core_as_fresh
+    # Gatehouse's own fields the thread never held and reads as empty are not written.
+    assert not {"review", "approved_call", "tried_capabilities", "argument_sources"} & set(writes)
+
+
+def test_after_a_reset_every_field_reads_as_a_fresh_request_has_it() -> None:
+    # What a node sees: the thread's values, then the reset's writes; a field still missing
+    # reads as empty (graph/accessors.py), which is what a fresh request holds for it.
+    stale = fresh_request_state("Send an email", "bob", ["email"]) | {
+        "intent": "send_email",
+        "errors": ["boom"],
+        "review_stage": "before_execution",
+        "tried_capabilities": ["email__send_email"],
+        "needs_human_review": True,
+    }
+    fresh = fresh_request_state("List the files", "ann", [])
+    for before in (cast("GraphState", {"input": "List the files"}), stale):
+        after = cast("dict[str, Any]", before) | cast("dict[str, Any]", request_reset(before, fresh))
+        for key, value in fresh.items():
+            assert after.get(key, type(value)() if value is not None else None) == value, key
