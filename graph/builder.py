@@ -18,7 +18,7 @@ from langgraph.types import Command
 
 from graph import nodes, routing
 from graph.context import GraphContext
-from graph.state import GraphInput, GraphState
+from graph.state import GraphInput, GraphState, changes
 
 CompiledGraph = CompiledStateGraph[GraphState, GraphContext, GraphInput, GraphState]
 # A node of graph/nodes.py: (state) or (state, runtime), returning the keys it changes.
@@ -48,9 +48,13 @@ def build_graph() -> StateGraph[GraphState, GraphContext, GraphInput, GraphState
     ]
     for name, node, route in routed:
         graph.add_node(name, then_route(node, route), destinations=destinations_of(route))
-    graph.add_node("build_mcp_request", nodes.build_mcp_request)
-    graph.add_node("generate_final_response", nodes.generate_final_response)
-    graph.add_node("answer_without_mcp", nodes.answer_without_mcp)
+    plain: list[tuple[str, Node]] = [
+        ("build_mcp_request", nodes.build_mcp_request),
+        ("generate_final_response", nodes.generate_final_response),
+        ("answer_without_mcp", nodes.answer_without_mcp),
+    ]
+    for name, node in plain:
+        graph.add_node(name, changes_only(node))
 
     graph.add_edge(START, "preprocess_request")
     graph.add_edge("build_mcp_request", "invoke_mcp_capability")
@@ -66,15 +70,29 @@ def then_route(node: Node, route: Route) -> RoutedNode:
     node's input with its update applied (no channel of GraphState has a reducer: each keeps the
     last value written). A conditional edge costs more to read that state: LangGraph copies
     every channel to apply the node's writes before calling the routing function, about a tenth
-    of a millisecond per edge, and a warm request passes seven of them (bench figure 1)."""
+    of a millisecond per edge, and a warm request passes seven of them (bench figure 1). The
+    step writes only the fields the node changes (graph.state.changes)."""
     node_takes_runtime = len(signature(node).parameters) == 2
     route_takes_runtime = len(signature(route).parameters) == 2
 
     def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> Command[str]:
-        update = node(state, runtime) if node_takes_runtime else node(state)
+        update = changes(state, node(state, runtime) if node_takes_runtime else node(state))
         after: GraphState = {**state, **update}
         goto = route(after, runtime) if route_takes_runtime else route(after)
         return Command(update=update, goto=goto)
+
+    step.__name__ = node.__name__
+    step.__qualname__ = node.__qualname__
+    step.__doc__ = node.__doc__
+    return step
+
+
+def changes_only(node: Node) -> Node:
+    """``node`` writing only what it changes (graph.state.changes), for a node without a route."""
+    takes_runtime = len(signature(node).parameters) == 2
+
+    def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> GraphState:
+        return changes(state, node(state, runtime) if takes_runtime else node(state))
 
     step.__name__ = node.__name__
     step.__qualname__ = node.__qualname__

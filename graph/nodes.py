@@ -69,7 +69,6 @@ from graph.state import (
     SelectedCapability,
     ValidationDecision,
     fresh_request_state,
-    request_reset,
 )
 from mcp_host.client import McpClient
 from mcp_host.elicitation import CallOwner, on_behalf_of
@@ -102,26 +101,23 @@ def preprocess_request(state: GraphState, runtime: Runtime[GraphContext]) -> Gra
     """Start a request: normalise its text and reset every per-request field.
 
     Reads ``input``, ``requester``, ``server_preferences``; the limit on input length.
-    Writes the fields of graph.state.fresh_request_state (all but ``input``, ``thread_id``
-    and ``review_round``) that the thread does not already read as fresh (graph.state
-    request_reset); ``status``, ``fallback_reason`` and ``errors`` for a blank or too long
-    request. No I/O: a re-run computes the same update.
+    Writes every field of graph.state.fresh_request_state (all but ``input``, ``thread_id``
+    and ``review_round``): the graph keeps those the thread does not already read as fresh
+    (graph.state.changes); ``status``, ``fallback_reason`` and ``errors`` for a blank or too
+    long request. No I/O: a re-run computes the same update.
 
     Args:
         state: the thread's state with the new request's input.
         runtime: the run's context (for ``limits.max_input_chars``).
 
     Returns:
-        The writes that make the request's fields fresh.
+        The fresh request's fields.
     """
     limit = runtime.context.limits.max_input_chars
     text = _normalize(state.get("input") or "")
     # A thread can carry several requests: every per-request field starts afresh here.
-    update = request_reset(
-        state,
-        fresh_request_state(
-            text, state.get("requester") or "operator", list(state.get("server_preferences") or [])
-        ),
+    update = fresh_request_state(
+        text, state.get("requester") or "operator", list(state.get("server_preferences") or [])
     )
     if not text:
         update |= {

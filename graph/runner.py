@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langchain_core.runnables import RunnableConfig
 
 from graph.output import build_final_output
-from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload
+from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload, with_empty_fields
 from graph.streaming import answer_text_of
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ class RunOutcome:
     path: list[str]
     # The interrupt payload when the thread waits for a person.
     pending: ReviewPayload | None = None
+    # The thread's state, every field of GraphState present (graph.state.with_empty_fields).
     state: dict[str, Any] = field(default_factory=dict)
     # The checkpoint the run ended in: names this answer (a conversation records it once).
     checkpoint_id: str | None = None
@@ -81,7 +82,7 @@ def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: l
         final_output=final,
         path=path,
         pending=pending,
-        state=dict(values),
+        state=with_empty_fields(dict(values)),
         checkpoint_id=checkpoint_id,
         interrupt_id=snapshot.interrupts[0].id if snapshot.interrupts else None,
     )

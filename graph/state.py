@@ -508,26 +508,36 @@ CORE_FIELDS = frozenset(
 )
 
 
-def request_reset(state: GraphState, fresh: GraphState) -> GraphState:
-    """The writes that bring ``state`` to the fresh request's fields ``fresh``: each field the
-    thread holds a different value for, and each one it never held unless the fresh value is
-    empty (None, False, 0, [] or {}: what every reader takes a missing field for) and the
-    field is not one of CORE_FIELDS.
+def changes(state: GraphState, update: GraphState) -> GraphState:
+    """The part of a node's ``update`` that changes what ``state`` reads: a field whose value
+    differs from the one the state holds, or that the state does not hold unless the value is
+    empty (None, False, 0, [] or {}: what every reader takes a missing field for) and the field
+    is not one of CORE_FIELDS. A list or a dict that *is* the state's own object is kept: it
+    may have been changed in place, and only a write gets that into the checkpoint.
 
-    Why not write them all: each field a node returns is a row in the checkpointer's writes
-    table and, for a list or a dict, a blob in the next checkpoint. On a new thread, writing
-    every field was 29 of an ask-and-decide cycle's 81 writes and 13 of its 32 blobs, for
-    bookkeeping fields the thread already read as empty.
+    Why the graph writes no more (graph/builder.py applies this to every node): each field a
+    node returns is a row in the checkpointer's writes table and, for a list or a dict, a
+    blob in the next checkpoint, changed or not. A new request resets every per-request field
+    (fresh_request_state); on a new thread that was 29 of an ask-and-decide cycle's 81 writes
+    and 13 of its 32 blobs, for values the thread already read as they were.
     """
-    current = cast("dict[str, Any]", state)
-    return cast(
-        "GraphState",
-        {
-            key: value
-            for key, value in fresh.items()
-            if (current[key] != value if key in current else bool(value) or key in CORE_FIELDS)
-        },
-    )
+    held = cast("dict[str, Any]", state)
+
+    def changed(key: str, value: Any) -> bool:
+        if key not in held:
+            return bool(value) or key in CORE_FIELDS
+        old = held[key]
+        return bool(old != value) or (old is value and isinstance(value, list | dict))
+
+    return cast("GraphState", {key: value for key, value in update.items() if changed(key, value)})
+
+
+def with_empty_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """A thread's state values as every reader takes them: each per-request field the thread
+    never held (changes leaves an empty one unwritten) as its empty value, so a caller that
+    looks at a whole state (RunOutcome.state) finds every field."""
+    empty = {key: value for key, value in fresh_request_state("", "", []).items() if not value}
+    return empty | values
 
 
 class CapabilityRef(BaseModel):

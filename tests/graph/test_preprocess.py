@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import get_type_hints
+
 from graph.builder import CompiledGraph
 from graph.runner import thread_config
-from graph.state import CORE_FIELDS, fresh_request_state
+from graph.state import CORE_FIELDS, GraphState, fresh_request_state
 from tests.fakes import FaultInjectingClient
 from tests.support import ask, context_for
 
@@ -82,3 +84,12 @@ def test_a_request_on_a_new_thread_writes_only_what_it_changes(
         field: fresh for field, fresh in fresh_request_state("", "", []).items() if field in CORE_FIELDS
     }
     assert len(written) == 1 + len(CORE_FIELDS)
+
+
+def test_an_outcome_shows_the_whole_state_though_empty_fields_were_never_written(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    outcome = ask(graph, client, "What is the Model Context Protocol?", thread_id="t-whole")
+
+    assert set(outcome.state) >= set(get_type_hints(GraphState)) - {"review_round"}
+    assert (outcome.state["proposed_arguments"], outcome.state["review"]) == ({}, None)

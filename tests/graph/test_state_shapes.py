@@ -18,8 +18,8 @@ from graph.state import (
     ReviewPayload,
     ReviewStage,
     SelectedCapability,
+    changes,
     fresh_request_state,
-    request_reset,
 )
 from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Capability, Manifest, ServerManifest
@@ -164,7 +164,7 @@ def test_two_fresh_requests_share_no_mutable_value() -> None:
     assert shared == []
 
 
-def test_a_reset_writes_what_the_thread_holds_differently_and_what_it_never_held_unless_empty() -> None:
+def test_a_reset_changes_what_the_thread_holds_differently_and_what_it_never_held_unless_empty() -> None:
     fresh = fresh_request_state("Send an email to bob@example.com", "ann", [])
     thread: GraphState = {
         "input": "Send an email to bob@example.com",
@@ -176,7 +176,7 @@ def test_a_reset_writes_what_the_thread_holds_differently_and_what_it_never_held
         "selected_capability": None,  # already empty: left alone
     }
 
-    writes = request_reset(thread, fresh)
+    writes = changes(thread, fresh)
 
     never_held_but_core = CORE_FIELDS - set(thread)
     assert never_held_but_core == {
@@ -211,6 +211,16 @@ def test_after_a_reset_every_field_reads_as_a_fresh_request_has_it() -> None:
     }
     fresh = fresh_request_state("List the files", "ann", [])
     for before in (cast("GraphState", {"input": "List the files"}), stale):
-        after = cast("dict[str, Any]", before) | cast("dict[str, Any]", request_reset(before, fresh))
+        after = cast("dict[str, Any]", before) | cast("dict[str, Any]", changes(before, fresh))
         for key, value in fresh.items():
             assert after.get(key, type(value)() if value is not None else None) == value, key
+
+
+def test_a_list_changed_in_place_is_still_written() -> None:
+    errors = ["first"]
+    state: GraphState = {"errors": errors, "intent": "read", "invoke_attempts": 1}
+    errors.append("second")  # a node that appended to the state's own list
+
+    assert changes(state, {"errors": errors, "intent": "read", "invoke_attempts": 1}) == {
+        "errors": ["first", "second"]
+    }
