@@ -327,6 +327,8 @@ class Run:
     cores: dict[str, float]
     # Throughput in each round's window, in round order.
     rounds: list[float] = field(default_factory=list)
+    # The same per core the machine kept busy in that window (0.0 where it measured none).
+    rounds_per_core: list[float] = field(default_factory=list)
     waits: dict[str, Any] = field(default_factory=dict)
 
 
@@ -352,6 +354,15 @@ class Window:
 
     def steps_per_s(self) -> float:
         return len(self.steps()) / self.seconds
+
+    def busy_cores(self) -> float:
+        """How many of the machine's cores were busy, on average, during the window."""
+        ticks = self.after.total - self.before.total
+        return (self.after.busy - self.before.busy) / ticks * (os.cpu_count() or 1) if ticks else 0.0
+
+    def steps_per_busy_core(self) -> float:
+        cores = self.busy_cores()
+        return self.steps_per_s() / cores if cores > 0 else 0.0
 
 
 @dataclass
@@ -459,6 +470,7 @@ def _judge(replica_set: ReplicaSet) -> Run:
         steps_per_s=len(in_window) / wall,
         cycles_per_s=len(by_step.get("decide", [])) / wall,
         rounds=[w.steps_per_s() for w in windows],
+        rounds_per_core=[w.steps_per_busy_core() for w in windows],
         latency={step: summary_ms(samples) for step, samples in sorted(by_step.items())},
         errors=[error for log in logs for error in log.errors],
         decisions_won=won,
@@ -472,9 +484,14 @@ def _judge(replica_set: ReplicaSet) -> Run:
     )
 
 
-def round_ratios(runs: dict[int, Run], count: int) -> list[float]:
-    """Each round's throughput of ``count`` replicas over one replica's in the same round."""
-    return [many / one for many, one in zip(runs[count].rounds, runs[1].rounds, strict=True) if one > 0]
+def round_ratios(runs: dict[int, Run], count: int, *, per_core: bool = False) -> list[float]:
+    """Each round's throughput of ``count`` replicas over one replica's in the same round;
+    ``per_core``: each throughput divided by the cores the machine kept busy meanwhile."""
+
+    def rounds(run: Run) -> list[float]:
+        return run.rounds_per_core if per_core else run.rounds
+
+    return [many / one for many, one in zip(rounds(runs[count]), rounds(runs[1]), strict=True) if one > 0]
 
 
 def run(space: Workspace) -> list[Figure]:
@@ -512,6 +529,7 @@ def run(space: Workspace) -> list[Figure]:
         )
     all_runs = list(runs.values())
     two, four = round_ratios(runs, 2), round_ratios(runs, 4)
+    per_core = round_ratios(runs, 2, per_core=True)
     figures += [
         Figure(
             SECTION,
@@ -523,6 +541,18 @@ def run(space: Workspace) -> list[Figure]:
             f"{runs[2].steps_per_s / runs[1].steps_per_s:.2f}x); 4 replicas / 1: {statistics.median(four):.2f}x "
             f"({listed(four)}); the same load from one generator process",
             {"rounds": two, "four_replicas_rounds": four},
+        ),
+        Figure(
+            SECTION,
+            "2 replicas / 1, throughput per busy core",
+            statistics.median(per_core),
+            "x",
+            None,
+            f"median of {len(per_core)} rounds ({listed(per_core)}); each throughput over the cores the "
+            "whole machine kept busy in its window (replicas, their servers, PostgreSQL, the load "
+            "generator): how well replicas use the cores they get, where the machine has too few to "
+            "give two replicas twice one's",
+            {"rounds": per_core},
         ),
         Figure(
             SECTION,

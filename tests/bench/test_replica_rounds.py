@@ -10,7 +10,7 @@ from bench.figures.replicas import ClientLog, CpuSample, Run, Window, round_rati
 IDLE = CpuSample(replicas=0.0, postgres=0.0, generator=0.0, busy=0.0, total=0.0)
 
 
-def _run(count: int, rounds: list[float]) -> Run:
+def _run(count: int, rounds: list[float], per_core: list[float] | None = None) -> Run:
     return Run(
         count=count,
         steps_per_s=sum(rounds) / len(rounds),
@@ -24,6 +24,7 @@ def _run(count: int, rounds: list[float]) -> Run:
         lost=0,
         cores={},
         rounds=rounds,
+        rounds_per_core=per_core or [],
     )
 
 
@@ -50,3 +51,24 @@ def test_a_round_in_which_one_replica_served_nothing_gives_no_ratio_rather_than_
     runs = {1: _run(1, [40.0, 0.0]), 2: _run(2, [60.0, 10.0])}
 
     assert round_ratios(runs, 2) == [1.5]
+
+
+def test_a_window_knows_how_many_cores_the_machine_kept_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    # /proc/stat ticks over both cores: 150 of 200 busy is 1.5 cores.
+    before = CpuSample(replicas=0.0, postgres=0.0, generator=0.0, busy=1000.0, total=2000.0)
+    after = CpuSample(replicas=0.0, postgres=0.0, generator=0.0, busy=1150.0, total=2200.0)
+    log = ClientLog(done=[("ask", 10.0 + n / 10, 0.01) for n in range(30)])
+    window = Window([log], start=10.0, end=13.0, before=before, after=after)
+
+    assert window.busy_cores() == pytest.approx(1.5)
+    assert window.steps_per_busy_core() == pytest.approx(10 / 1.5)
+    assert Window([log], 10.0, 13.0, IDLE, IDLE).steps_per_busy_core() == 0.0
+
+
+def test_per_core_ratios_compare_each_rounds_throughput_per_busy_core() -> None:
+    # Two replicas served 1.4x one's, but kept 1.4x the cores busy: per core, the same.
+    runs = {1: _run(1, [40.0, 50.0], per_core=[30.0, 37.5]), 2: _run(2, [56.0, 70.0], per_core=[30.0, 37.5])}
+
+    assert round_ratios(runs, 2) == pytest.approx([1.4, 1.4])
+    assert round_ratios(runs, 2, per_core=True) == [1.0, 1.0]
