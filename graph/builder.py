@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable
 from inspect import signature
 from pathlib import Path
-from typing import Any, Protocol, get_args, get_type_hints
+from typing import Any, Protocol, TypeVar, get_args, get_type_hints
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -25,6 +25,7 @@ CompiledGraph = CompiledStateGraph[GraphState, GraphContext, GraphInput, GraphSt
 Node = Callable[..., GraphState]
 # A routing function of graph/routing.py: (state) or (state, runtime), returning the next node.
 Route = Callable[..., str]
+StepT = TypeVar("StepT", bound=Callable[..., Any])
 
 
 class RoutedNode(Protocol):
@@ -72,28 +73,32 @@ def then_route(node: Node, route: Route) -> RoutedNode:
     every channel to apply the node's writes before calling the routing function, about a tenth
     of a millisecond per edge, and a warm request passes seven of them (bench figure 1). The
     step writes only the fields the node changes (graph.state.changes)."""
-    node_takes_runtime = len(signature(node).parameters) == 2
+    update_of = changes_only(node)
     route_takes_runtime = len(signature(route).parameters) == 2
 
     def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> Command[str]:
-        update = changes(state, node(state, runtime) if node_takes_runtime else node(state))
+        update = update_of(state, runtime=runtime)
         after: GraphState = {**state, **update}
         goto = route(after, runtime) if route_takes_runtime else route(after)
         return Command(update=update, goto=goto)
 
-    step.__name__ = node.__name__
-    step.__qualname__ = node.__qualname__
-    step.__doc__ = node.__doc__
-    return step
+    return _named_as(step, node)
 
 
 def changes_only(node: Node) -> Node:
-    """``node`` writing only what it changes (graph.state.changes), for a node without a route."""
+    """``node`` writing only what it changes (graph.state.changes); LangGraph passes ``runtime``
+    by name."""
     takes_runtime = len(signature(node).parameters) == 2
 
     def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> GraphState:
         return changes(state, node(state, runtime) if takes_runtime else node(state))
 
+    return _named_as(step, node)
+
+
+def _named_as(step: StepT, node: Node) -> StepT:
+    # Not functools.wraps: it sets __wrapped__, and LangGraph would then read the node's own
+    # signature to decide how to call the step.
     step.__name__ = node.__name__
     step.__qualname__ = node.__qualname__
     step.__doc__ = node.__doc__
