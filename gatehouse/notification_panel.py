@@ -27,7 +27,11 @@ def notification_status(app: Services) -> None:
         return
     counts = app.outbox.counts()
     label = f"Notifications: {counts['pending']} pending, {counts['failed']} failed"
-    with st.expander(label, expanded=counts["failed"] > 0):
+    failing = counts["failed"] > 0
+    # Keyed by whether anything failed, not by the label: an expander's identity otherwise comes
+    # from its label, so each change of a count drew a new, closed section under the reviewer
+    # reading it. A first failure still opens it (a new key, drawn expanded).
+    with st.expander(label, expanded=failing, key=f"notifications-{'failing' if failing else 'ok'}"):
         st.caption(
             f"Posted to {shown_url(app.settings.webhook_url)} ({counts['delivered']} delivered);"
             " a failed attempt is retried with a doubling pause, then given up."

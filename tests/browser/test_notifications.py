@@ -93,3 +93,39 @@ def test_a_local_receiver_is_told_a_review_waits_and_then_that_it_was_approved(
             page.context.close()
     assert len(receiver.received) == 2, "each event once"
     assert TOKEN not in notifying_app.log.read_text(encoding="utf-8", errors="replace")
+
+
+def test_the_notifications_section_stays_open_while_its_counts_change(
+    browser: Browser, notifying_app: AppServer, receiver: Receiver
+) -> None:
+    receiver.script.append("hang")  # the first post waits: one notification stays pending
+    pages: list[Page] = []
+    try:
+        operator = _page(browser, notifying_app, pages)
+        send_chat(operator, EMAIL)
+        expect_waiting_for_a_reviewer(operator)
+        assert receiver.hanging.wait(20), "the review's notification never reached the receiver"
+
+        reviewer = _page(browser, notifying_app, pages)
+        pick_identity(reviewer, "reviewer")
+        go_to(reviewer, "Reviews")
+        pending = reviewer.get_by_text("Notifications: 1 pending, 0 failed", exact=True)
+        expect(pending).to_have_count(1)
+        pending.click()
+        posted_to = reviewer.get_by_text(re.compile(r"^Posted to http://127\.0\.0\.1"))
+        expect(posted_to).to_be_visible()
+
+        receiver.released.set()  # delivered: the count changes on the next run of the page
+        delivered = reviewer.get_by_text("Notifications: 0 pending, 0 failed", exact=True)
+        for _ in range(20):
+            reviewer.keyboard.press("r")  # Streamlit's key to run the page again
+            if delivered.count():
+                break
+            reviewer.wait_for_timeout(500)
+        expect(delivered).to_be_visible()
+        expect(posted_to).to_be_visible()
+        no_exception(reviewer)
+    finally:
+        receiver.released.set()
+        for page in pages:
+            page.context.close()
