@@ -49,7 +49,7 @@ from reviews.questions import QuestionStore
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
-from storage import Database
+from storage import Database, SqliteDatabase
 from storage.postgres import PostgresDatabase
 
 if TYPE_CHECKING:
@@ -158,8 +158,9 @@ def _database_pins(settings: Settings) -> Iterator[PinStore]:
 def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
     """The checkpointer and the stores, on the SQLite file or the PostgreSQL database.
 
-    Every store gets its own SQLite connection (WAL lets them read side by side); on
-    PostgreSQL they share one pool, and the checkpointer has its own. On a failure, what was
+    The stores share one database (one SQLite connection, or one PostgreSQL pool), so a
+    service can write to several in one transaction (storage/transactions.py); the
+    checkpointer has its own connection or pool. On a failure, what was
     opened is closed again and the error names the database (never its password)."""
     opened: list[Callable[[], None]] = []
     try:
@@ -176,11 +177,12 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
                 prepared_statements=settings.db_prepared_statements,
             )
             opened.append(database.close)
-            target: Database | Path = database
+            target: Database = database
         else:
             checkpointer = open_sqlite_checkpointer(settings.db_path)
             opened.append(lambda: _close_checkpointer(checkpointer))
-            target = settings.db_path
+            target = SqliteDatabase(settings.db_path)
+            opened.append(target.close)
         pins = DatabasePinStore(target)
         opened.append(pins.close)
         ledger = ReviewLedger(target)

@@ -334,12 +334,15 @@ class PolicyEngine:
     def accept(self, capability: Capability) -> None:
         """Pin this definition: a reviewer approved a call to it, so it is the one held from now.
 
+        Writes the pin only when it differs from the one held (most approvals are of the
+        definition already pinned: a read, no write).
+
         Args:
             capability: the definition the reviewer saw.
         """
-        self.pins.put(
-            capability.key, Pin(fingerprint=capability.fingerprint, definition=definition_of(capability))
-        )
+        pin = Pin(fingerprint=capability.fingerprint, definition=definition_of(capability))
+        if self.pins.get(capability.key) != pin:
+            self.pins.put(capability.key, pin)
 
     # -- servers asking for a model completion -----------------------------------------------
 

@@ -110,6 +110,11 @@ class AuditLog:
         self._secrets = secrets
         migrate(self._db, "audit", _MIGRATIONS)
 
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
 
@@ -125,7 +130,10 @@ class AuditLog:
         return self.append_all([AuditEntry(kind, data, thread_id, review_id, actor)])[0]
 
     def append_all(self, entries: Sequence[AuditEntry]) -> list[AuditEvent]:
-        """Append several events in one transaction: they take consecutive places in the chain."""
+        """Append several events in one transaction: they take consecutive places in the chain.
+        No events: nothing is written and the chain's head is not locked."""
+        if not entries:
+            return []
         at = iso(self._clock())
         bodies = [
             json.dumps(self._secrets.value(e.data), sort_keys=True, ensure_ascii=False, default=str)

@@ -49,10 +49,6 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
-class _AlreadyRecorded(Exception):
-    """This checkpoint's answer is in the conversation already (rolls the transaction back)."""
-
-
 class Message(BaseModel):
     thread_id: str
     seq: int
@@ -86,6 +82,11 @@ class Conversations:
         self._clock = clock
         self._secrets = secrets
         migrate(self._db, "conversations", _MIGRATIONS)
+
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
 
     def close(self) -> None:
         self._db.close()
@@ -121,30 +122,33 @@ class Conversations:
         A thread started outside a conversation (a test driving the graph directly) gets one,
         owned by its requester, so its answers are never dropped."""
         now = iso(self._clock())
-        try:
-            with self._db.write() as conn:
-                # The upsert locks the thread's conversation row first: the duplicate check and
-                # the next sequence number below are then the only ones for this thread.
-                conn.execute(
-                    "INSERT INTO conversations (thread_id, owner, title, created_at, updated_at, status)"
-                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
-                    " SET updated_at = excluded.updated_at, status = excluded.status",
-                    (thread_id, owner, UNTITLED, now, now, output.get("status")),
-                )
-                if (
-                    checkpoint_id is not None
-                    and conn.execute(
-                        "SELECT 1 AS found FROM conversation_messages WHERE thread_id = ? AND checkpoint_id = ?",
-                        (thread_id, checkpoint_id),
-                    ).fetchone()
-                ):
-                    raise _AlreadyRecorded
-                # Stored with its secrets hidden like the request's text: an answer carries the
-                # arguments it proposed and what the call returned.
-                shown = self._secrets.value(output)
-                self._append(conn, thread_id, "gatehouse", author, {"output": shown}, checkpoint_id, now)
-        except _AlreadyRecorded:
-            return False  # rolled back: the conversation keeps its earlier state
+        with self._db.write() as conn:
+            # The upsert locks the thread's conversation row first: the duplicate check and the
+            # next sequence number below are then the only ones for this thread. A checkpoint
+            # whose answer is here already leaves the row as it is.
+            conn.execute(
+                "INSERT INTO conversations (thread_id, owner, title, created_at, updated_at, status)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
+                " SET updated_at = excluded.updated_at, status = excluded.status"
+                " WHERE NOT EXISTS (SELECT 1 FROM conversation_messages m"
+                " WHERE m.thread_id = excluded.thread_id AND m.checkpoint_id = ?)",
+                (thread_id, owner, UNTITLED, now, now, output.get("status"), checkpoint_id),
+            )
+            # Read again after the lock: an answer another writer committed meanwhile is seen.
+            if (
+                checkpoint_id is not None
+                and conn.execute(
+                    "SELECT 1 AS found FROM conversation_messages WHERE thread_id = ? AND checkpoint_id = ?",
+                    (thread_id, checkpoint_id),
+                ).fetchone()
+            ):
+                # Returned, not raised: this write may be part of a larger transaction
+                # (storage/transactions.py), which an error would roll back whole.
+                return False
+            # Stored with its secrets hidden like the request's text: an answer carries the
+            # arguments it proposed and what the call returned.
+            shown = self._secrets.value(output)
+            self._append(conn, thread_id, "gatehouse", author, {"output": shown}, checkpoint_id, now)
         return True
 
     @staticmethod
@@ -159,16 +163,12 @@ class Conversations:
     ) -> int:
         # Inside the write transaction: no other writer can take the same sequence number.
         row = conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM conversation_messages WHERE thread_id = ?",
-            (thread_id,),
-        ).fetchone()
-        seq = int(row["next"])
-        conn.execute(
             "INSERT INTO conversation_messages (thread_id, seq, role, author, body, checkpoint_id, at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (thread_id, seq, role, author, json.dumps(body, ensure_ascii=False), checkpoint_id, now),
-        )
-        return seq
+            " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM conversation_messages WHERE thread_id = ?"
+            " RETURNING seq",
+            (thread_id, role, author, json.dumps(body, ensure_ascii=False), checkpoint_id, now, thread_id),
+        ).fetchone()
+        return int(row["seq"])
 
     def messages(self, thread_id: str, *, after: int = 0) -> list[Message]:
         with self._db.read() as conn:

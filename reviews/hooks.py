@@ -1,7 +1,13 @@
-"""The graph's review hooks, on the ledger and the audit log."""
+"""The graph's review hooks, on the ledger and the audit log.
+
+Each hook writes its ledger change and the audit event recording it in one transaction
+(storage/transactions.py), the audit event last: the audit chain's head row is the one lock every
+writer takes, so it is taken last and held shortest, and always after any review row (one lock
+order, no deadlock between replicas)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from graph.context import CallOutcome
@@ -10,6 +16,8 @@ from mcp_host.results import McpResult
 from reviews.audit import AuditLog
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier
+from storage.database import Connection
+from storage.transactions import one_transaction
 
 if TYPE_CHECKING:
     from graph.state import ReviewPayload
@@ -21,9 +29,16 @@ class LedgerHooks:
         self._audit = audit
         self._notifier = notifier or NoNotifications()
 
+    def _transaction(self) -> AbstractContextManager[Connection]:
+        return one_transaction(self._ledger.database, self._audit.database)
+
     def review_opened(self, payload: ReviewPayload) -> None:
-        review, created = self._ledger.open_review(payload)
-        if created:
+        if self._ledger.get(payload["review_id"]) is not None:
+            return  # the node re-runs on every resume: a read, no write transaction
+        with self._transaction():
+            review, created = self._ledger.open_review(payload)
+            if not created:
+                return
             self._audit.append(
                 "review_requested",
                 {
@@ -39,32 +54,37 @@ class LedgerHooks:
                 review_id=review.id,
                 actor=review.requester,
             )
-            self._notifier.review_event("review_opened", review)
+        # After the commit: nobody is told of a review that was rolled back.
+        self._notifier.review_event("review_opened", review)
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
-        started = self._ledger.begin_execution(review_id, call_hash, thread_id)
-        self._audit.append(
-            "execution_started" if started else "execution_refused",
-            {"call_hash": call_hash}
-            | ({} if started else {"why": "its start was recorded before; it is never run twice by itself"}),
-            thread_id=thread_id,
-            review_id=review_id,
-        )
+        # Committed before the call is made: the start is on record whatever happens next.
+        with self._transaction():
+            started = self._ledger.begin_execution(review_id, call_hash, thread_id)
+            self._audit.append(
+                "execution_started" if started else "execution_refused",
+                {"call_hash": call_hash}
+                | (
+                    {}
+                    if started
+                    else {"why": "its start was recorded before; it is never run twice by itself"}
+                ),
+                thread_id=thread_id,
+                review_id=review_id,
+            )
         return started
 
     def call_finished(self, review_id: str, outcome: CallOutcome, result: dict[str, Any]) -> None:
-        self._ledger.finish_execution(review_id, outcome, result)
-        review = self._ledger.get(review_id)
-        self._audit.append(
-            "execution_result",
-            {
-                "outcome": outcome,
-                "succeeded": outcome == "executed",
-                "summary": summarize(McpResult.model_validate(result)),
-            },
-            thread_id=review.thread_id if review else None,
-            review_id=review_id,
-        )
+        summary = summarize(McpResult.model_validate(result))
+        with self._transaction():
+            self._ledger.finish_execution(review_id, outcome, result)
+            thread_id = self._ledger.thread_of(review_id)
+            self._audit.append(
+                "execution_result",
+                {"outcome": outcome, "succeeded": outcome == "executed", "summary": summary},
+                thread_id=thread_id,
+                review_id=review_id,
+            )
 
     def recorded_result(self, review_id: str) -> dict[str, Any] | None:
         return self._ledger.recorded_result(review_id)

@@ -216,6 +216,11 @@ class ReviewLedger:
         self._clock = clock
         migrate(self._db, "ledger", _MIGRATIONS)
 
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
+
     def close(self) -> None:
         """Close the ledger's database, also one that was passed in open. Writes nothing."""
         self._db.close()
@@ -236,8 +241,9 @@ class ReviewLedger:
         Writes one ``pending`` row unless the id has one: the review terms' deadline and approvals
         (30 minutes, one approval, four-eyes, no roles when the payload has no terms), the call hash
         of its server, fingerprint and arguments, and the payload itself. A review id seen before is
-        only read: the node that opens a review re-runs on every resume, and of openers racing for
-        one id exactly one writes.
+        left as it is and read: of openers racing for one id exactly one writes. (The node that
+        opens a review re-runs on every resume; reviews/hooks.py reads first, so a re-run takes
+        no write lock.)
 
         Args:
             payload: the graph's interrupt payload (graph/nodes.py review_payload) or a server's
@@ -246,23 +252,20 @@ class ReviewLedger:
         Returns:
             The review as stored, and whether this call created it.
         """
-        existing = self.get(payload["review_id"])
-        if existing is not None:
-            # The node that opens a review re-runs on every resume: a read, not the write lock.
-            return existing, False
         terms = payload["review_terms"]
         capability = payload["capability"]
         arguments = payload["arguments"]
         # A server's request for a completion has no definition, so nothing to fingerprint.
         fingerprint = "" if payload["stage"] == "sampling" else payload["capability"]["fingerprint"] or ""
-        created = self._clock()
-        expires = created + timedelta(minutes=terms["expiry_minutes"] if terms else 30)
+        opened = self._clock()
+        expires = opened + timedelta(minutes=terms["expiry_minutes"] if terms else 30)
         with self._db.write() as conn:
-            created_now = conn.execute(
+            created = conn.execute(
                 "INSERT INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
                 " call_hash, flags, category, requester, required_approvals, four_eyes, reviewer_roles,"
                 " created_at, expires_at, status, payload)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING"
+                " RETURNING *",
                 (
                     payload["review_id"],
                     payload["thread_id"],
@@ -277,12 +280,15 @@ class ReviewLedger:
                     terms["required_approvals"] if terms else 1,
                     int(terms["four_eyes"] if terms else True),
                     json.dumps(terms["reviewer_roles"] if terms else []),
-                    iso(created),
+                    iso(opened),
                     iso(expires),
                     json.dumps(payload, default=str),
                 ),
-            ).rowcount
-        return self.require(payload["review_id"]), bool(created_now)
+            ).fetchone()
+        if created is None:  # another opener won the race: its row is the review
+            return self.require(payload["review_id"]), False
+        # The row as inserted: a new review has no decisions yet, so nothing else to read.
+        return _row_to_review(created, []), True
 
     def attach_ids(self, review_id: str, *, checkpoint_id: str | None, interrupt_id: str | None) -> None:
         """Tie a review to the checkpoint and the interrupt its thread waits in.
@@ -316,6 +322,19 @@ class ReviewLedger:
             if row is None:
                 return None
             return self._with_decisions(conn, [row])[0]
+
+    def thread_of(self, review_id: str) -> str | None:
+        """The thread a review pauses (one column, not the whole review). Writes nothing.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            The thread id, or None when no review has that id.
+        """
+        with self._db.read() as conn:
+            row = conn.execute("SELECT thread_id FROM reviews WHERE id = ?", (review_id,)).fetchone()
+        return str(row["thread_id"]) if row is not None else None
 
     def _with_decisions(self, conn: Connection, rows: list[Any]) -> list[Review]:
         """Reviews for these rows, their decisions read in one query (not one per review)."""
@@ -706,16 +725,15 @@ class ReviewLedger:
             True when the start is recorded now: make the call. False if it was started before:
             never again.
         """
-        try:
-            with self._db.write() as conn:
-                conn.execute(
-                    "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at, owner_host, owner_pid)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
-                )
-        except self._db.dialect.integrity_errors:
-            return False
-        return True
+        # ON CONFLICT, not a caught unique violation: in PostgreSQL a failed statement aborts the
+        # transaction, and this write may be part of a larger one (storage/transactions.py).
+        with self._db.write() as conn:
+            started = conn.execute(
+                "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at, owner_host, owner_pid)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (review_id) DO NOTHING",
+                (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
+            ).rowcount
+        return started == 1
 
     def finish_execution(
         self,

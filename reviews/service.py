@@ -6,6 +6,7 @@ place that enforces who may decide: the CLI and the web app only call it.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,6 +26,8 @@ from reviews.errors import (
 from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import resume
 from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling
+from storage.database import Connection
+from storage.transactions import one_transaction
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -81,21 +84,43 @@ class ReviewService:
     def record_run(self, run: RunOutcome, *, actor: str | None = None) -> None:
         """Audit what a run decided (selection, validation, errors), add its answer to the
         thread's conversation, and tie its review, if it paused for one, to the checkpoint and
-        interrupt it waits in.
+        interrupt it waits in. One transaction: the answer and its audit events go in together.
 
         Args:
             run: the outcome of starting, continuing or resuming a thread.
             actor: who the run was for (None: the thread's own doing, such as an expiry).
         """
+        with self._transaction():
+            self._record_answer(run, actor)
+            # Last: the audit chain's head is the lock every writer takes (reviews/hooks.py).
+            self.audit.append_all(self._run_events(run, actor))
+
+    def _transaction(self) -> AbstractContextManager[Connection]:
+        """One write transaction on the database the ledger, audit log and conversations share."""
+        return one_transaction(self.ledger.database, self.audit.database, self.conversations.database)
+
+    def _record_answer(self, run: RunOutcome, actor: str | None) -> None:
+        """The run's answer in the conversation, and its review tied to where it waits."""
         state = run.state
-        thread = run.final_output.thread_id
         self.conversations.record_answer(
-            thread,
+            run.final_output.thread_id,
             run.final_output.model_dump(mode="json"),
             checkpoint_id=run.checkpoint_id,
             owner=str(state.get("requester") or actor or "unknown"),
             author=actor,
         )
+        if run.pending is not None and run.pending["stage"] != "clarification":
+            # The run's outcome already read the checkpoint it paused in: no second read.
+            self.ledger.attach_ids(
+                run.pending["review_id"], checkpoint_id=run.checkpoint_id, interrupt_id=run.interrupt_id
+            )
+
+    @staticmethod
+    def _run_events(run: RunOutcome, actor: str | None) -> list[AuditEntry]:
+        """The audit events of a run: what it selected, how it was validated, its errors and
+        its outcome, kept together in the chain."""
+        state = run.state
+        thread = run.final_output.thread_id
         entries: list[AuditEntry] = []
         selected = state.get("selected_capability")
         if selected:
@@ -130,13 +155,7 @@ class ReviewService:
                 thread_id=thread,
             )
         )
-        # One transaction for the run's events: they stay together in the chain.
-        self.audit.append_all(entries)
-        if run.pending is not None and run.pending["stage"] != "clarification":
-            # The run's outcome already read the checkpoint it paused in: no second read.
-            self.ledger.attach_ids(
-                run.pending["review_id"], checkpoint_id=run.checkpoint_id, interrupt_id=run.interrupt_id
-            )
+        return entries
 
     def record_request(self, text: str, *, thread_id: str, requester: str) -> None:
         """Audit an operator's request and add it to the thread's conversation.
@@ -146,8 +165,9 @@ class ReviewService:
             thread_id: the thread it starts or continues.
             requester: who asked.
         """
-        self.audit.append("request", {"text": text}, thread_id=thread_id, actor=requester)
-        self.conversations.record_request(thread_id, requester, text)
+        with self._transaction():
+            self.conversations.record_request(thread_id, requester, text)
+            self.audit.append("request", {"text": text}, thread_id=thread_id, actor=requester)
 
     # -- the queue ---------------------------------------------------------------------------
 
@@ -243,27 +263,37 @@ class ReviewService:
         """Resume the thread with a settled review's decision, and record that it was done."""
         run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
         # An expiry is nobody's answer: the conversation shows it as the thread's own.
-        self.record_run(run, actor=None if decision.action == "expire" else decision.by)
+        actor = None if decision.action == "expire" else decision.by
         still_waiting = run.pending is not None and run.pending.get("review_id") == review.id
-        # Only an approval that was to run a call can end without running it; releasing held
-        # output runs nothing by design.
-        if decision.action == "approve" and not still_waiting:
-            self._close_if_not_run(
-                review,
-                {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
-                actor=decision.by,
-            )
-        self.ledger.mark_carried_out(review.id)
+        with self._transaction():
+            self._record_answer(run, actor)
+            events = self._run_events(run, actor)
+            # Only an approval that was to run a call can end without running it; releasing held
+            # output runs nothing by design.
+            if decision.action == "approve" and not still_waiting:
+                events += self._close_if_not_run(
+                    review,
+                    {"status": run.final_output.status, "reason": run.final_output.fallback_reason},
+                    actor=decision.by,
+                )
+            self.ledger.mark_carried_out(review.id)
+            self.audit.append_all(events)
         return run
 
-    def _close_if_not_run(self, review: Review, details: dict[str, Any], *, actor: str | None) -> None:
+    def _close_if_not_run(
+        self, review: Review, details: dict[str, Any], *, actor: str | None
+    ) -> list[AuditEntry]:
         """An approval to run a call whose thread went on without starting it is ``not_run``,
-        never ``approved`` for ever. Releasing held output runs nothing by design."""
+        never ``approved`` for ever. Releasing held output runs nothing by design. Returns the
+        audit event to append (none when the review was not closed)."""
         runs_a_call = review.stage in {"before_execution", "after_failure"}
         if runs_a_call and self.ledger.mark_not_run(review.id):
-            self.audit.append(
-                "review_not_run", details, thread_id=review.thread_id, review_id=review.id, actor=actor
-            )
+            return [
+                AuditEntry(
+                    "review_not_run", details, thread_id=review.thread_id, review_id=review.id, actor=actor
+                )
+            ]
+        return []
 
     def _recorded_decision(self, review: Review) -> ReviewDecision:
         """The decision the ledger holds for a settled review, as the thread is resumed with."""
@@ -302,14 +332,27 @@ class ReviewService:
             )
             self._carry_out(review, decision, pending)
         else:
-            if review.status == "approved":
-                final = self.graph.get_state(thread_config(review.thread_id)).values.get("final_output") or {}
-                self._close_if_not_run(
-                    review,
-                    {"status": final.get("status"), "reason": "the thread went on without running the call"},
-                    actor=None,
+            # Read before the transaction: the checkpointer is not part of it.
+            final = (
+                self.graph.get_state(thread_config(review.thread_id)).values.get("final_output") or {}
+                if review.status == "approved"
+                else {}
+            )
+            with self._transaction():
+                events = (
+                    self._close_if_not_run(
+                        review,
+                        {
+                            "status": final.get("status"),
+                            "reason": "the thread went on without running the call",
+                        },
+                        actor=None,
+                    )
+                    if review.status == "approved"
+                    else []
                 )
-            self.ledger.mark_carried_out(review.id)
+                self.ledger.mark_carried_out(review.id)
+                self.audit.append_all(events)
         return True
 
     # -- withdrawal --------------------------------------------------------------------------
@@ -528,26 +571,28 @@ class ReviewService:
         """Count the decision in the ledger (once, whoever races), audit it, and announce a
         review it settles."""
         action: Literal["approve", "reject"] = "approve" if approve else "reject"
-        recorded = self.ledger.record_decision(
-            review.id,
-            reviewer=reviewer,
-            action=action,
-            reason=reason,
-            arguments=effective if approve else None,
-        )
-        self.audit.append(
-            "decision",
-            {
-                "action": action,
-                "reason": reason,
-                "edited_arguments": _argument_diff(review.arguments, edited),
-                "approvals": recorded.approvals,
-                "required": recorded.required,
-            },
-            thread_id=review.thread_id,
-            review_id=review.id,
-            actor=reviewer,
-        )
+        # One transaction: a decision is never on record without its audit event.
+        with self._transaction():
+            recorded = self.ledger.record_decision(
+                review.id,
+                reviewer=reviewer,
+                action=action,
+                reason=reason,
+                arguments=effective if approve else None,
+            )
+            self.audit.append(
+                "decision",
+                {
+                    "action": action,
+                    "reason": reason,
+                    "edited_arguments": _argument_diff(review.arguments, edited),
+                    "approvals": recorded.approvals,
+                    "required": recorded.required,
+                },
+                thread_id=review.thread_id,
+                review_id=review.id,
+                actor=reviewer,
+            )
         if recorded.final:
             self.notifier.review_event("review_decided", recorded.review)
         return recorded

@@ -23,8 +23,6 @@ class Dialect:
     # Appended to a SELECT that reads a row the transaction will change: PostgreSQL locks the
     # row until commit; SQLite needs nothing (a write transaction holds the database's lock).
     lock_rows: str
-    # Errors a unique or primary key violation raises.
-    integrity_errors: tuple[type[BaseException], ...]
 
 
 class Cursor(Protocol):
@@ -50,10 +48,13 @@ class Database(Protocol):
     description: str
 
     def write(self) -> AbstractContextManager[Connection]:
-        """A transaction that holds what it reads until it commits (see Dialect.lock_rows)."""
+        """A transaction that holds what it reads until it commits (see Dialect.lock_rows).
+        Inside another write on the same thread it joins that one (storage/transactions.py)."""
         ...
 
-    def read(self) -> AbstractContextManager[Connection]: ...
+    def read(self) -> AbstractContextManager[Connection]:
+        """A connection for reading; on a thread with a write open, that write's."""
+        ...
 
     def migrating(self) -> AbstractContextManager[None]:
         """Held while tables are created or migrated (one process at a time)."""

@@ -22,10 +22,9 @@ from psycopg_pool import ConnectionPool
 
 from policies.secrets import DEFAULT_REDACTOR
 from storage.database import DEFAULT_POOL_SIZE, Connection, Cursor, Dialect
+from storage.transactions import ThreadTransactions
 
-POSTGRES = Dialect(
-    name="postgresql", lock_rows=" FOR UPDATE", integrity_errors=(psycopg.errors.UniqueViolation,)
-)
+POSTGRES = Dialect(name="postgresql", lock_rows=" FOR UPDATE")
 _PLACEHOLDER = re.compile(r"\?")
 
 
@@ -54,14 +53,25 @@ class PostgresDatabase:
         self.url = url
         self.description = redacted(url)
         self.pool = checkpointer_pool(url, pool_size=pool_size, prepared_statements=prepared_statements)
+        self._transactions = ThreadTransactions()
+
+    def write(self) -> AbstractContextManager[Connection]:
+        """A transaction on a connection of the pool; inside another write on this thread, that
+        one (storage/transactions.py)."""
+        return self._transactions.write(self._begin)
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def _begin(self) -> Iterator[Connection]:
         with self.pool.connection() as conn, conn.transaction():
             yield _Translating(conn)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        # On a thread with a write open, read through it: it sees what that write wrote.
+        joined = self._transactions.current()
+        if joined is not None:
+            yield joined
+            return
         with self.pool.connection() as conn:
             yield _Translating(conn)
 

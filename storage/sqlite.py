@@ -1,4 +1,5 @@
-"""SQLite: one connection per store, shared by threads, writes serialised by the database.
+"""SQLite: one connection per database file, shared by threads and by the stores on it, writes
+serialised by the database.
 
 WAL lets readers go on while one writer writes; ``BEGIN IMMEDIATE`` takes the write lock at
 the start of a transaction, so a read-check-write (decide once, append to the audit chain) is
@@ -10,12 +11,13 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from storage.database import Connection, Dialect
+from storage.transactions import ThreadTransactions
 
-SQLITE = Dialect(name="sqlite", lock_rows="", integrity_errors=(sqlite3.IntegrityError,))
+SQLITE = Dialect(name="sqlite", lock_rows="")
 
 
 class SqliteDatabase:
@@ -32,10 +34,15 @@ class SqliteDatabase:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=30000")
         self._lock = threading.RLock()
+        self._transactions = ThreadTransactions()
+
+    def write(self) -> AbstractContextManager[Connection]:
+        """A write transaction holding the database's write lock from its first statement; inside
+        another write on this thread, that one (storage/transactions.py)."""
+        return self._transactions.write(self._begin)
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction holding the database's write lock from its first statement."""
+    def _begin(self) -> Iterator[Connection]:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -47,6 +54,8 @@ class SqliteDatabase:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        # The one connection: on a thread with a write open (the lock is re-entrant) the read
+        # sees what that write wrote.
         with self._lock:
             yield self._conn
 

@@ -102,15 +102,12 @@ def services_for(
 
 @contextmanager
 def later_reviews(services: Services, clock: Callable[[], datetime]) -> Iterator[ReviewService]:
-    """The same app later: a review service over a ledger on the same database with its own
-    clock (open_services has no clock to inject), closed afterwards."""
-    ledger = ReviewLedger(services.settings.store_target, clock=clock)
-    try:
-        yield ReviewService(
-            services.graph, services.context, ledger, services.audit, services.policy, services.conversations
-        )
-    finally:
-        ledger.close()
+    """The same app later: a review service over a ledger with its own clock (open_services has
+    no clock to inject), on the services' open database, which they close."""
+    ledger = ReviewLedger(services.ledger.database, clock=clock)
+    yield ReviewService(
+        services.graph, services.context, ledger, services.audit, services.policy, services.conversations
+    )
 
 
 def postgres() -> bool:
