@@ -28,6 +28,8 @@ from storage import Database, open_database
 from storage.database import migrate
 
 GENESIS = "0" * 64
+# Events per INSERT statement: 9 parameters each stays far below SQLite's limit on parameters.
+_ROWS_PER_INSERT = 100
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -146,15 +148,14 @@ class AuditLog:
                 "SELECT seq, hash FROM audit_head WHERE id = 1" + self._db.dialect.lock_rows
             ).fetchone()
             seq, prev = (head["seq"], head["hash"]) if head else (0, GENESIS)
+            rows: list[tuple[Any, ...]] = []
             for entry, body in zip(entries, bodies, strict=True):
                 seq += 1
                 digest = event_hash(
                     prev, seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body
                 )
-                conn.execute(
-                    "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body, prev, digest),
+                rows.append(
+                    (seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body, prev, digest)
                 )
                 events.append(
                     AuditEvent(
@@ -170,12 +171,19 @@ class AuditLog:
                     )
                 )
                 prev = digest
-            if events:
+            # One statement per chunk of rows, not one per event: the head's lock is held shorter.
+            for start in range(0, len(rows), _ROWS_PER_INSERT):
+                chunk = rows[start : start + _ROWS_PER_INSERT]
                 conn.execute(
-                    "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
-                    " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-                    (seq, prev),
+                    "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
+                    " VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
+                    [value for row in chunk for value in row],
                 )
+            conn.execute(
+                "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                (seq, prev),
+            )
         return events
 
     def events(self, *, thread_id: str | None = None) -> list[AuditEvent]:
