@@ -42,6 +42,7 @@ from reviews.questions import (
     QuestionMode,
     QuestionStore,
 )
+from storage.transactions import one_transaction
 
 # How often a waiting call reads its question's row: an answer reaches the server within this.
 POLL_SECONDS = 0.25
@@ -254,19 +255,21 @@ class OperatorQuestions:
             problems = check_answer(question_fields(question), given)
             if problems:
                 raise QuestionError(f"the answer does not fit the form: {'; '.join(problems)}")
-        answered = self.store.answer(question_id, action=action, content=given, by=by)
-        self._audit.append(
-            "question_answered",
-            {
-                "question": question_id,
-                "server": question.server,
-                "action": action,
-                # Which fields were filled in, never what was typed.
-                "fields": sorted(given or {}),
-            },
-            thread_id=question.thread_id,
-            actor=by,
-        )
+        # One transaction: an answer is never on record without its audit event.
+        with one_transaction(self.store.database, self._audit.database):
+            answered = self.store.answer(question_id, action=action, content=given, by=by)
+            self._audit.append(
+                "question_answered",
+                {
+                    "question": question_id,
+                    "server": question.server,
+                    "action": action,
+                    # Which fields were filled in, never what was typed.
+                    "fields": sorted(given or {}),
+                },
+                thread_id=question.thread_id,
+                actor=by,
+            )
         return answered
 
     # -- the audit log -----------------------------------------------------------------------

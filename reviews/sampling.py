@@ -35,6 +35,7 @@ from policies.decision import Flag
 from policies.injection import suspicious_reasons
 from reviews.errors import DecisionNotAllowedError
 from reviews.notifications import NoNotifications, Notifier
+from storage.transactions import one_transaction
 
 if TYPE_CHECKING:
     from graph.state import FlagData, ReviewTermsData
@@ -225,44 +226,46 @@ class SamplingReviews:
     def _open_review(self, server: str, params: CreateMessageRequestParams) -> Review:
         thread = uuid.uuid4().hex
         terms = self._policy.sampling_terms()
-        fields = request_fields(params)
         flags = sampling_flags(server, params)
-        review, _ = self._ledger.open_review(
-            {
-                "review_id": f"{thread}-r1",
-                "thread_id": thread,
-                "stage": SAMPLING_STAGE,
-                "capability": {
-                    "key": capability_key(server),
-                    "server": server,
-                    "type": SAMPLING_STAGE,
-                    "name": SAMPLING_METHOD,
-                },
-                "arguments": fields,
-                "flags": flags_data(flags),
-                "category": SAMPLING_CATEGORY,
-                "requester": requester_of(server),
-                "review_terms": review_terms_data(terms),
-                "explanation": "Every request for a model completion waits for a reviewer (policy [sampling]).",
-            }
-        )
         characters = sum(len(text) for message in params.messages for text in texts_of(message))
-        self._audit.append(
-            "sampling_requested",
-            {
-                "server": server,
-                "messages": len(params.messages),
-                "characters": characters + len(params.system_prompt or ""),
-                "max_tokens": params.max_tokens,
-                "include_context": params.include_context,
-                "call_hash": review.call_hash,
-                "flags": [flag.code for flag in flags],
-                "expires_at": review.expires_at,
-            },
-            thread_id=review.thread_id,
-            review_id=review.id,
-            actor=review.requester,
-        )
+        # One transaction: the review is opened with its audit event or not at all.
+        with one_transaction(self._ledger.database, self._audit.database):
+            review, _ = self._ledger.open_review(
+                {
+                    "review_id": f"{thread}-r1",
+                    "thread_id": thread,
+                    "stage": SAMPLING_STAGE,
+                    "capability": {
+                        "key": capability_key(server),
+                        "server": server,
+                        "type": SAMPLING_STAGE,
+                        "name": SAMPLING_METHOD,
+                    },
+                    "arguments": request_fields(params),
+                    "flags": flags_data(flags),
+                    "category": SAMPLING_CATEGORY,
+                    "requester": requester_of(server),
+                    "review_terms": review_terms_data(terms),
+                    "explanation": "Every request for a model completion waits for a reviewer (policy [sampling]).",
+                }
+            )
+            self._audit.append(
+                "sampling_requested",
+                {
+                    "server": server,
+                    "messages": len(params.messages),
+                    "characters": characters + len(params.system_prompt or ""),
+                    "max_tokens": params.max_tokens,
+                    "include_context": params.include_context,
+                    "call_hash": review.call_hash,
+                    "flags": [flag.code for flag in flags],
+                    "expires_at": review.expires_at,
+                },
+                thread_id=review.thread_id,
+                review_id=review.id,
+                actor=review.requester,
+            )
+        # After the commit: nobody is told of a review that was rolled back.
         self._notifier.review_event("review_opened", review)
         return review
 
@@ -285,47 +288,52 @@ class SamplingReviews:
     def _deliver(self, review: Review) -> CreateMessageResult:
         answer = review.approved_arguments() or {}
         result = CreateMessageResult.model_validate(answer)
-        if self._ledger.begin_execution(review.id, review.call_hash, review.thread_id):
-            self._ledger.finish_execution(review.id, "executed", answer)
-            self._audit.append(
-                "sampling_answered",
-                {"model": result.model, "characters": len(answer_text(answer))},
-                thread_id=review.thread_id,
-                review_id=review.id,
-            )
+        with one_transaction(self._ledger.database, self._audit.database):
+            if self._ledger.begin_execution(review.id, review.call_hash, review.thread_id):
+                self._ledger.finish_execution(review.id, "executed", answer)
+                self._audit.append(
+                    "sampling_answered",
+                    {"model": result.model, "characters": len(answer_text(answer))},
+                    thread_id=review.thread_id,
+                    review_id=review.id,
+                )
         return result
 
     def _expire(self, review: Review) -> bool:
-        if not self._ledger.expire(review.id):
-            return False
-        expired = self._ledger.require(review.id)
-        self._audit.append(
-            "review_expired",
-            {"expires_at": expired.expires_at},
-            thread_id=expired.thread_id,
-            review_id=expired.id,
-        )
+        with one_transaction(self._ledger.database, self._audit.database):
+            if not self._ledger.expire(review.id):
+                return False
+            expired = self._ledger.require(review.id)
+            self._ledger.mark_carried_out(expired.id)
+            self._audit.append(
+                "review_expired",
+                {"expires_at": expired.expires_at},
+                thread_id=expired.thread_id,
+                review_id=expired.id,
+            )
         self._notifier.review_event("review_expired", expired)
-        self._ledger.mark_carried_out(expired.id)
         return True
 
     def _abandon(self, review: Review) -> None:
         why = "the server's call ended before the answer reached it"
-        if self._ledger.cancel(
-            review.id, "gatehouse", reason="the server's call ended before anyone decided"
-        ):
-            self._audit.append(
-                "review_cancelled",
-                {"stage": SAMPLING_STAGE, "why": "the server's call ended before anyone decided"},
-                thread_id=review.thread_id,
-                review_id=review.id,
+        with one_transaction(self._ledger.database, self._audit.database):
+            cancelled = self._ledger.cancel(
+                review.id, "gatehouse", reason="the server's call ended before anyone decided"
             )
+            if cancelled:
+                self._ledger.mark_carried_out(review.id)
+                self._audit.append(
+                    "review_cancelled",
+                    {"stage": SAMPLING_STAGE, "why": "the server's call ended before anyone decided"},
+                    thread_id=review.thread_id,
+                    review_id=review.id,
+                )
+            elif self._ledger.mark_not_run(review.id):
+                self._audit.append(
+                    "review_not_run", {"why": why}, thread_id=review.thread_id, review_id=review.id
+                )
+        if cancelled:
             self._notifier.review_event("review_cancelled", self._ledger.require(review.id), by="gatehouse")
-            self._ledger.mark_carried_out(review.id)
-        elif self._ledger.mark_not_run(review.id):
-            self._audit.append(
-                "review_not_run", {"why": why}, thread_id=review.thread_id, review_id=review.id
-            )
 
 
 def _refusal(review: Review) -> ErrorData:

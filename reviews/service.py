@@ -211,14 +211,22 @@ class ReviewService:
             The review ids under ``expired``, ``outcome_unknown`` and ``resumed``.
         """
         expired = []
-        for review in self.ledger.expire_due():
-            expired.append(review.id)
-            self.audit.append(
-                "review_expired",
-                {"expires_at": review.expires_at},
-                thread_id=review.thread_id,
-                review_id=review.id,
+        # One transaction: no review is expired without its audit event.
+        with self._transaction():
+            due = self.ledger.expire_due()
+            self.audit.append_all(
+                [
+                    AuditEntry(
+                        "review_expired",
+                        {"expires_at": review.expires_at},
+                        thread_id=review.thread_id,
+                        review_id=review.id,
+                    )
+                    for review in due
+                ]
             )
+        for review in due:
+            expired.append(review.id)
             self.notifier.review_event("review_expired", review)
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
@@ -232,13 +240,14 @@ class ReviewService:
             if not self.ledger.claim(review):
                 continue  # another sweeper took it
             unknown.append(review.id)
-            self.ledger.set_status(review.id, "outcome_unknown")
-            self.audit.append(
-                "outcome_unknown",
-                {"why": "the call's start was recorded and its result never was; it is not run again"},
-                thread_id=review.thread_id,
-                review_id=review.id,
-            )
+            with self._transaction():
+                self.ledger.set_status(review.id, "outcome_unknown")
+                self.audit.append(
+                    "outcome_unknown",
+                    {"why": "the call's start was recorded and its result never was; it is not run again"},
+                    thread_id=review.thread_id,
+                    review_id=review.id,
+                )
             self._continue_interrupted(review.thread_id)
             self.ledger.mark_carried_out(review.id)
         resumed = [
@@ -392,16 +401,19 @@ class ReviewService:
             self.record_run(run, actor=by)
             return run
         review_id = str(pending["review_id"])
-        if not self.ledger.cancel(review_id, by):
+        with self._transaction():
+            withdrawn = self.ledger.cancel(review_id, by)
+            if withdrawn:
+                self.audit.append(
+                    "review_cancelled",
+                    {"stage": pending["stage"]},
+                    thread_id=thread_id,
+                    review_id=review_id,
+                    actor=by,
+                )
+        if not withdrawn:
             current = self.ledger.require(review_id)
             raise AlreadyDecidedError(review_id, current.status, current.decided_by, current.decided_at)
-        self.audit.append(
-            "review_cancelled",
-            {"stage": pending["stage"]},
-            thread_id=thread_id,
-            review_id=review_id,
-            actor=by,
-        )
         cancelled = self.ledger.require(review_id)
         self.notifier.review_event("review_cancelled", cancelled, by=by)
         decision.at = cancelled.decided_at or decision.at

@@ -1,11 +1,12 @@
 """A change to the ledger and the audit event recording it are written in one transaction: when
 the audit log cannot take the event, the change is not on record either (a decision without its
-event, a request, an opened review, a call's start). Found by reading: they were two
+event, a request, an opened review, a call's start, a withdrawal, an expiry). Found by reading: they were two
 transactions, so an error or a crash between them left an unaudited decision."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,14 @@ from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
 from graph.runner import pending_interrupt
 from reviews.audit import AuditEntry, AuditEvent, AuditLog
-from tests.reviews.review_support import EMAIL_REQUEST, email_servers, outbox, services_for
+from tests.reviews.review_support import (
+    EMAIL_REQUEST,
+    StillClock,
+    email_servers,
+    later_reviews,
+    outbox,
+    services_for,
+)
 
 
 class AuditDown(RuntimeError):
@@ -102,3 +110,41 @@ def test_a_call_start_the_audit_log_cannot_take_is_not_recorded_and_the_call_not
         assert services.ledger.unfinished_executions(only_lost=False) == []
         assert services.ledger.recorded_result(review.id) is None
     assert outbox(data_dir) == []
+
+
+def test_a_withdrawal_the_audit_log_cannot_take_leaves_the_review_pending(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        review, thread = paused.final_output.review, paused.final_output.thread_id
+        assert review is not None
+        _refuse(services, monkeypatch, "review_cancelled")
+
+        with pytest.raises(AuditDown):
+            services.reviews.withdraw(thread, by="operator")
+
+        assert services.ledger.require(review.id).status == "pending"
+        pending = pending_interrupt(services.graph, thread)
+        assert pending is not None and pending["review_id"] == review.id
+
+
+def test_an_expiry_the_audit_log_cannot_take_leaves_the_review_pending(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        review = paused.final_output.review
+        assert review is not None
+        deadline = datetime.fromisoformat(services.ledger.require(review.id).expires_at)
+        with later_reviews(services, StillClock(deadline + timedelta(seconds=1))) as later:
+            _refuse(services, monkeypatch, "review_expired")
+
+            with pytest.raises(AuditDown):
+                later.sweep()
+
+            assert services.ledger.require(review.id).status == "pending"
+            monkeypatch.undo()
+            assert later.sweep()["expired"] == [review.id]
+        assert services.ledger.require(review.id).status == "expired"
+        assert [e.kind for e in services.audit.events()].count("review_expired") == 1

@@ -28,6 +28,7 @@ from reviews.audit import AuditLog
 from reviews.errors import DecisionNotAllowedError, NotPermittedError
 from reviews.ledger import Review, ReviewLedger
 from reviews.sampling import SamplingReviews
+from storage import open_database
 from tests.graph.test_model_provider import Endpoint, endpoint, openai_extra  # noqa: F401 (fixtures)
 from tests.mcp_host.test_sampling import writer as stdio_writer
 from tests.reviews.review_support import (
@@ -223,8 +224,10 @@ def test_a_request_nobody_decides_in_time_expires_and_the_server_gets_an_error(
     backend: str | Path, calls: ThreadPoolExecutor
 ) -> None:
     clock = StillClock()
-    ledger = ReviewLedger(backend, clock=clock)
-    audit = AuditLog(backend, clock=clock)
+    # One open database for both stores, as the app wires them: their writes share transactions.
+    database = open_database(backend)
+    ledger = ReviewLedger(database, clock=clock)
+    audit = AuditLog(database, clock=clock)
     policy = PolicyEngine(parse_policy({"sampling": {"wait_minutes": 2}}, source="policy.toml"))
     handler = SamplingReviews(ledger, audit, policy, poll_seconds=0.05)
     try:
@@ -270,8 +273,8 @@ def test_a_request_the_sweep_expires_ends_the_servers_wait_with_an_error(
 
 
 def test_a_request_whose_call_ends_leaves_the_queue(backend: str | Path, calls: ThreadPoolExecutor) -> None:
-    ledger = ReviewLedger(backend)
-    audit = AuditLog(backend)
+    database = open_database(backend)
+    ledger, audit = ReviewLedger(database), AuditLog(database)
     handler = SamplingReviews(ledger, audit, PolicyEngine(parse_policy({}, source="policy.toml")))
     try:
         pool = SdkMcpClient({"writer": legacy_writer()}, connect_timeout=20, sampling=handler)
