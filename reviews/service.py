@@ -210,7 +210,6 @@ class ReviewService:
         Returns:
             The review ids under ``expired``, ``outcome_unknown`` and ``resumed``.
         """
-        expired = []
         # One transaction: no review is expired without its audit event.
         with self._transaction():
             due = self.ledger.expire_due()
@@ -225,8 +224,8 @@ class ReviewService:
                     for review in due
                 ]
             )
+        expired = [review.id for review in due]
         for review in due:
-            expired.append(review.id)
             self.notifier.review_event("review_expired", review)
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
@@ -341,25 +340,16 @@ class ReviewService:
             )
             self._carry_out(review, decision, pending)
         else:
-            # Read before the transaction: the checkpointer is not part of it.
-            final = (
-                self.graph.get_state(thread_config(review.thread_id)).values.get("final_output") or {}
-                if review.status == "approved"
-                else {}
-            )
+            details: dict[str, Any] | None = None
+            if review.status == "approved":
+                # Read before the transaction: the checkpointer is not part of it.
+                final = self.graph.get_state(thread_config(review.thread_id)).values.get("final_output") or {}
+                details = {
+                    "status": final.get("status"),
+                    "reason": "the thread went on without running the call",
+                }
             with self._transaction():
-                events = (
-                    self._close_if_not_run(
-                        review,
-                        {
-                            "status": final.get("status"),
-                            "reason": "the thread went on without running the call",
-                        },
-                        actor=None,
-                    )
-                    if review.status == "approved"
-                    else []
-                )
+                events = self._close_if_not_run(review, details, actor=None) if details is not None else []
                 self.ledger.mark_carried_out(review.id)
                 self.audit.append_all(events)
         return True

@@ -41,27 +41,36 @@ def _refuse(services: Services, monkeypatch: pytest.MonkeyPatch, kind: str) -> N
     monkeypatch.setattr(services.audit, "append_all", failing.__get__(services.audit))
 
 
+def _paused_email(services: Services) -> tuple[str, str]:
+    """An e-mail request paused for a review: the review's id and the thread."""
+    paused = ask(services, EMAIL_REQUEST, requester="operator")
+    assert paused.final_output.review is not None
+    return paused.final_output.review.id, paused.final_output.thread_id
+
+
+def _waits_for(services: Services, thread: str, review_id: str) -> bool:
+    pending = pending_interrupt(services.graph, thread)
+    return pending is not None and pending["review_id"] == review_id
+
+
 def test_a_decision_the_audit_log_cannot_take_is_not_recorded(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        review, thread = paused.final_output.review, paused.final_output.thread_id
-        assert review is not None
+        review_id, thread = _paused_email(services)
         _refuse(services, monkeypatch, "decision")
 
         with pytest.raises(AuditDown):
-            services.reviews.decide(review.id, reviewer="reviewer", approve=True)
+            services.reviews.decide(review_id, reviewer="reviewer", approve=True)
 
-        stored = services.ledger.require(review.id)
+        stored = services.ledger.require(review_id)
         assert stored.status == "pending" and stored.decisions == []
         assert "decision" not in [e.kind for e in services.audit.events(thread_id=thread)]
-        pending = pending_interrupt(services.graph, thread)
-        assert pending is not None and pending["review_id"] == review.id
+        assert _waits_for(services, thread, review_id)
         monkeypatch.undo()
 
         # Once the audit log takes events again the same decision goes through, once.
-        decided = services.reviews.decide(review.id, reviewer="reviewer", approve=True)
+        decided = services.reviews.decide(review_id, reviewer="reviewer", approve=True)
         assert decided.review.status == "executed"
         assert [e.kind for e in services.audit.events(thread_id=thread)].count("decision") == 1
         assert services.audit.verify().ok
@@ -98,17 +107,15 @@ def test_a_call_start_the_audit_log_cannot_take_is_not_recorded_and_the_call_not
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        review = paused.final_output.review
-        assert review is not None
+        review_id, _ = _paused_email(services)
         _refuse(services, monkeypatch, "execution_started")
 
         with pytest.raises(AuditDown):
-            services.reviews.decide(review.id, reviewer="reviewer", approve=True)
+            services.reviews.decide(review_id, reviewer="reviewer", approve=True)
 
         # No start on record: nothing claims the call ran, or may have.
         assert services.ledger.unfinished_executions(only_lost=False) == []
-        assert services.ledger.recorded_result(review.id) is None
+        assert services.ledger.recorded_result(review_id) is None
     assert outbox(data_dir) == []
 
 
@@ -116,35 +123,30 @@ def test_a_withdrawal_the_audit_log_cannot_take_leaves_the_review_pending(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        review, thread = paused.final_output.review, paused.final_output.thread_id
-        assert review is not None
+        review_id, thread = _paused_email(services)
         _refuse(services, monkeypatch, "review_cancelled")
 
         with pytest.raises(AuditDown):
             services.reviews.withdraw(thread, by="operator")
 
-        assert services.ledger.require(review.id).status == "pending"
-        pending = pending_interrupt(services.graph, thread)
-        assert pending is not None and pending["review_id"] == review.id
+        assert services.ledger.require(review_id).status == "pending"
+        assert _waits_for(services, thread, review_id)
 
 
 def test_an_expiry_the_audit_log_cannot_take_leaves_the_review_pending(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        review = paused.final_output.review
-        assert review is not None
-        deadline = datetime.fromisoformat(services.ledger.require(review.id).expires_at)
+        review_id, _ = _paused_email(services)
+        deadline = datetime.fromisoformat(services.ledger.require(review_id).expires_at)
         with later_reviews(services, StillClock(deadline + timedelta(seconds=1))) as later:
             _refuse(services, monkeypatch, "review_expired")
 
             with pytest.raises(AuditDown):
                 later.sweep()
 
-            assert services.ledger.require(review.id).status == "pending"
+            assert services.ledger.require(review_id).status == "pending"
             monkeypatch.undo()
-            assert later.sweep()["expired"] == [review.id]
-        assert services.ledger.require(review.id).status == "expired"
+            assert later.sweep()["expired"] == [review_id]
+        assert services.ledger.require(review_id).status == "expired"
         assert [e.kind for e in services.audit.events()].count("review_expired") == 1
