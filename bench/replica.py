@@ -64,6 +64,11 @@ def make_handler(services: Services) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         # Keep-alive: one connection (so one server thread) per load-generator client.
         protocol_version = "HTTP/1.1"
+        # The headers and the body go out in two writes. With Nagle's algorithm on, the body
+        # waits for the client's delayed ACK of the headers: 40 ms on every response, which
+        # idled the replicas the figure means to load. Streamlit's server (tornado) sets
+        # TCP_NODELAY too.
+        disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
             self._serve()
