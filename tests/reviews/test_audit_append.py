@@ -1,11 +1,13 @@
-"""Appending many events at once: one chain, consecutive places, on both backends (the rows go
-in a few multi-row statements, more rows than one statement takes)."""
+"""Appending events: one chain, consecutive places, on both backends (PostgreSQL hashes the
+chain in the statement that locks its head, SQLite in Python between statements)."""
 
 from __future__ import annotations
 
+import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reviews.audit import AuditEntry, AuditLog
+from reviews.audit import GENESIS, AuditEntry, AuditLog, event_hash
 
 
 def test_many_events_appended_together_take_consecutive_places_in_one_chain(backend: str | Path) -> None:
@@ -26,3 +28,56 @@ def test_many_events_appended_together_take_consecutive_places_in_one_chain(back
         assert len(log.events()) == 252
     finally:
         log.close()
+
+
+def test_the_chain_hashed_in_the_database_is_the_one_verify_recomputes(backend: str | Path) -> None:
+    """On PostgreSQL the chain is hashed in SQL, on SQLite in Python: both must give
+    event_hash's digest for any content, the text JSON escapes included."""
+    log = AuditLog(backend)
+    try:
+        awkward = [
+            AuditEntry("request", {"text": 'José wrote "hi" \\ and ☃ on\na new line\t😀'}, actor="José"),
+            AuditEntry("decision", {}, thread_id=None, review_id="r-1", actor=None),
+            AuditEntry("ünïcode-kind", {"nested": {"list": [1, 2.5, None, True]}}, thread_id="t/1"),
+            AuditEntry("control", {"text": "\u0001\u001f\u2028"}, thread_id='t"2', actor="a\\b"),
+        ]
+        appended = [*log.append_all(awkward), log.append("outcome", {"status": "ok"}, thread_id="t")]
+
+        prev = GENESIS
+        for event in appended:
+            body = json.dumps(event.data, sort_keys=True, ensure_ascii=False)
+            assert event.prev_hash == prev
+            assert event.hash == event_hash(
+                prev, event.seq, event.at, event.kind, event.thread_id, event.review_id, event.actor, body
+            )
+            prev = event.hash
+        assert [e.model_dump() for e in log.events()] == [e.model_dump() for e in appended]
+        assert log.verify().ok
+    finally:
+        log.close()
+
+
+def test_appenders_on_separate_connections_at_once_make_one_unbroken_chain(backend: str | Path) -> None:
+    """Each thread its own AuditLog (on PostgreSQL its own pool, as a replica has): the head's
+    lock must hand out every place once, with no fork in the chain."""
+    logs = [AuditLog(backend) for _ in range(4)]
+    try:
+
+        def append_many(number: int) -> list[int]:
+            places = []
+            for n in range(25):
+                batch = [
+                    AuditEntry("step", {"by": number, "n": n, "part": part}) for part in range(1 + n % 3)
+                ]
+                places += [e.seq for e in logs[number].append_all(batch)]
+            return places
+
+        with ThreadPoolExecutor(len(logs)) as pool:
+            places = [seq for taken in pool.map(append_many, range(len(logs))) for seq in taken]
+
+        assert sorted(places) == list(range(1, len(places) + 1))
+        assert logs[0].verify().ok
+        assert len(logs[0].events()) == len(places)
+    finally:
+        for log in logs:
+            log.close()
