@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from mcp_host.reported import ReportedError
 from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
 from reviews.clock import Clock, iso, utc_now
 from storage import Database, open_database
@@ -48,6 +49,19 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         f"INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '{GENESIS}') ON CONFLICT (id) DO NOTHING",
     ),
 )
+
+
+class AuditHeadMissingError(ReportedError):
+    """The head row (audit_head, id 1), which every append continues from, is gone: someone
+    deleted it. Appending would restart the chain, so nothing is appended, and the change the
+    event records is not committed either (they share a transaction)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"the audit log's head record (table audit_head, row 1) is missing in {where}, so the "
+            "hash chain cannot be continued and nothing was written; `gatehouse audit verify` "
+            "names what else was changed, and restoring the database from a backup brings the row back"
+        )
 
 
 class AuditEvent(BaseModel):
@@ -105,9 +119,11 @@ _Place = tuple[int, str, str]
 def _chain_here(conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: list[str]) -> list[_Place]:
     """Read the head, hash the events in Python, insert them and move the head, statement by
     statement: SQLite's write transaction already holds the whole database, so nothing waits
-    on it longer for the steps being separate."""
+    on it longer for the steps being separate. An empty list: the head row is missing."""
     head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
-    seq, prev = (head["seq"], head["hash"]) if head else (0, GENESIS)
+    if head is None:
+        return []
+    seq, prev = head["seq"], head["hash"]
     places: list[_Place] = []
     rows: list[tuple[Any, ...]] = []
     for entry, body in zip(entries, bodies, strict=True):
@@ -123,11 +139,7 @@ def _chain_here(conn: Connection, at: str, entries: Sequence[AuditEntry], bodies
             " VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
             [value for row in chunk for value in row],
         )
-    conn.execute(
-        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)"
-        " ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-        (seq, prev),
-    )
+    conn.execute("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", (seq, prev))
     return places
 
 
@@ -170,7 +182,8 @@ def _material_tail(at: str, entry: AuditEntry, body: str) -> str:
 def _chain_in_the_statement(
     conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: list[str]
 ) -> list[_Place]:
-    """Lock the head, chain, insert and move the head in one statement (PostgreSQL).
+    """Lock the head, chain, insert and move the head in one statement (PostgreSQL). An empty
+    list: the head row is missing (the statement then inserts nothing).
 
     Why: the head's row lock is the one every writer of every replica takes, held until commit.
     Hashing in Python between statements held it across three more round trips, each also
@@ -238,6 +251,8 @@ class AuditLog:
                 places = _chain_in_the_statement(conn, at, entries, bodies)
             else:
                 places = _chain_here(conn, at, entries, bodies)
+            if not places:
+                raise AuditHeadMissingError(self._db.description)
         return [
             AuditEvent(
                 seq=seq,

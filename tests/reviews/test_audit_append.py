@@ -7,7 +7,9 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reviews.audit import GENESIS, AuditEntry, AuditLog, event_hash
+import pytest
+
+from reviews.audit import GENESIS, AuditEntry, AuditHeadMissingError, AuditLog, event_hash
 
 
 def test_many_events_appended_together_take_consecutive_places_in_one_chain(backend: str | Path) -> None:
@@ -81,3 +83,19 @@ def test_appenders_on_separate_connections_at_once_make_one_unbroken_chain(backe
     finally:
         for log in logs:
             log.close()
+
+
+def test_an_append_after_the_head_row_was_deleted_is_refused_and_writes_nothing(backend: str | Path) -> None:
+    log = AuditLog(backend)
+    try:
+        log.append("request", {"text": "first"}, thread_id="t0")
+        with log.database.write() as conn:
+            conn.execute("DELETE FROM audit_head")
+
+        with pytest.raises(AuditHeadMissingError, match=r"audit_head, row 1\) is missing"):
+            log.append_all([AuditEntry("selection", {"n": 1}), AuditEntry("outcome", {"n": 2})])
+
+        assert [e.seq for e in log.events()] == [1]
+        assert "the log's head record is missing" in log.verify().problems
+    finally:
+        log.close()
