@@ -329,6 +329,8 @@ class Run:
     rounds: list[float] = field(default_factory=list)
     # The same per core the machine kept busy in that window (0.0 where it measured none).
     rounds_per_core: list[float] = field(default_factory=list)
+    # The cores the machine kept busy in each round's window.
+    rounds_busy_cores: list[float] = field(default_factory=list)
     waits: dict[str, Any] = field(default_factory=dict)
 
 
@@ -471,6 +473,7 @@ def _judge(replica_set: ReplicaSet) -> Run:
         cycles_per_s=len(by_step.get("decide", [])) / wall,
         rounds=[w.steps_per_s() for w in windows],
         rounds_per_core=[w.steps_per_busy_core() for w in windows],
+        rounds_busy_cores=[w.busy_cores() for w in windows],
         latency={step: summary_ms(samples) for step, samples in sorted(by_step.items())},
         errors=[error for log in logs for error in log.errors],
         decisions_won=won,
@@ -530,6 +533,9 @@ def run(space: Workspace) -> list[Figure]:
     all_runs = list(runs.values())
     two, four = round_ratios(runs, 2), round_ratios(runs, 4)
     per_core = round_ratios(runs, 2, per_core=True)
+    # What two replicas could give at most here: every core busy, each as productive as the
+    # cores one replica kept busy in the same round.
+    ceiling = [(os.cpu_count() or 1) / busy for busy in runs[1].rounds_busy_cores if busy > 0]
     figures += [
         Figure(
             SECTION,
@@ -553,6 +559,18 @@ def run(space: Workspace) -> list[Figure]:
             "generator): how well replicas use the cores they get, where the machine has too few to "
             "give two replicas twice one's",
             {"rounds": per_core},
+        ),
+        Figure(
+            SECTION,
+            "2 replicas / 1, the most this machine allows",
+            statistics.median(ceiling) if ceiling else float("nan"),
+            "x",
+            None,
+            f"median of {len(ceiling)} rounds ({listed(ceiling)}): the machine's {os.cpu_count()} cores "
+            "over the cores it kept busy while one replica served (the replica, its servers, its share "
+            "of PostgreSQL, the load generator); two replicas exceed it only by using the cores better "
+            "than one does. Below the target above, that target cannot be met on this machine",
+            {"rounds": ceiling},
         ),
         Figure(
             SECTION,
