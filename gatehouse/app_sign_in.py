@@ -79,6 +79,11 @@ class SignInAttempts:
         self._key = key
         migrate(self._db, "sign_in_attempts", _MIGRATIONS)
 
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
 
@@ -207,7 +212,7 @@ def start_connect(
     ``on_connected(server)`` runs once the tokens are stored (the app re-opens its session)."""
     entry = remote_entry(config, server)
     key = required_key(settings.secret_key)
-    attempts = SignInAttempts(settings.store_target, key)
+    attempts = SignInAttempts(settings.open_database(), key)
     attempt = attempts.start(server, started_by)
 
     def run() -> None:

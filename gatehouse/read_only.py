@@ -70,7 +70,7 @@ def open_ledger_for_reading(settings: Settings) -> Iterator[ReviewLedger]:
 
     require_existing_database(settings)
     try:
-        ledger = ReviewLedger(settings.store_target)
+        ledger = ReviewLedger(settings.open_database())
     except database_errors(settings, opening=True) as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:
@@ -88,7 +88,7 @@ def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
 
     require_existing_database(settings)
     try:
-        audit = AuditLog(settings.store_target)
+        audit = AuditLog(settings.open_database())
     except database_errors(settings, opening=True) as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:

@@ -88,6 +88,11 @@ class EncryptedCredentialStore:
         self._clock = clock
         migrate(self._db, "credentials", _MIGRATIONS)
 
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
 

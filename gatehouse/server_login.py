@@ -56,7 +56,7 @@ def login(
 def logout(settings: Settings, name: str) -> None:
     """Forget the server's tokens and registration in the database (every replica)."""
     remote_entry(servers_config(settings), name)
-    store = EncryptedCredentialStore(settings.store_target, None)
+    store = EncryptedCredentialStore(settings.open_database(), None)
     try:
         store.forget(name)
     finally:

@@ -6,8 +6,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from storage.database import DEFAULT_POOL_SIZE, is_postgres_url
+
+if TYPE_CHECKING:
+    from storage import Database
 
 DATA_ENV = "GATEHOUSE_DATA"
 DB_ENV = "GATEHOUSE_DB"
@@ -24,7 +28,7 @@ MODEL_ENV = "GATEHOUSE_MODEL"
 # Seconds a language model may take to answer before the deterministic planner stands in.
 MODEL_TIMEOUT_ENV = "GATEHOUSE_MODEL_TIMEOUT"
 DEFAULT_MODEL_TIMEOUT = 30.0
-# Encrypts remote servers' sign-ins in the database (storage/credentials.py); a root-level
+# Encrypts remote servers' sign-ins in the database (gatehouse/server_credentials.py); a root-level
 # entry of .streamlit/secrets.toml is exported as this variable by Streamlit itself.
 SECRET_KEY_ENV = "GATEHOUSE_SECRET_KEY"
 # The Servers page's address in the app (app.py), where sign-ins started there return.
@@ -116,10 +120,24 @@ class Settings:
             secret_key=(env.get(SECRET_KEY_ENV) or "").strip() or None,
         )
 
-    @property
-    def store_target(self) -> Path | str:
-        """What the stores open: the SQLite file, or the PostgreSQL URL."""
-        return self.db_url if self.db_url is not None else self.db_path
+    def open_database(self) -> Database:
+        """A new connection to the stores' database as these settings say: the SQLite file, or
+        a PostgreSQL pool of ``db_pool_size`` connections that prepares statements unless
+        ``db_prepared_statements`` is off. Every store a process opens goes through here, so
+        none of them prepares statements behind a proxy that cannot keep them. The caller
+        closes it (a store closes the database it was given).
+
+        Raises:
+            sqlite3.Error, psycopg.Error, OSError: the database cannot be opened.
+        """
+        # Imported here: the command line reads its settings before it knows it needs a database.
+        from storage import open_database
+
+        return open_database(
+            self.db_url if self.db_url is not None else self.db_path,
+            pool_size=self.db_pool_size,
+            prepared_statements=self.db_prepared_statements,
+        )
 
     @property
     def database(self) -> str:

@@ -49,8 +49,7 @@ from reviews.questions import QuestionStore
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
-from storage import Database, SqliteDatabase
-from storage.postgres import PostgresDatabase
+from storage import Database
 
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
@@ -148,7 +147,7 @@ def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore
 @contextmanager
 def _database_pins(settings: Settings) -> Iterator[PinStore]:
     with _opening(settings):
-        pins = DatabasePinStore(settings.store_target)
+        pins = DatabasePinStore(settings.open_database())
     try:
         yield pins
     finally:
@@ -170,19 +169,11 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
                 pool_size=settings.db_pool_size,
                 prepared_statements=settings.db_prepared_statements,
             )
-            opened.append(lambda: _close_checkpointer(checkpointer))
-            database = PostgresDatabase(
-                settings.db_url,
-                pool_size=settings.db_pool_size,
-                prepared_statements=settings.db_prepared_statements,
-            )
-            opened.append(database.close)
-            target: Database = database
         else:
             checkpointer = open_sqlite_checkpointer(settings.db_path)
-            opened.append(lambda: _close_checkpointer(checkpointer))
-            target = SqliteDatabase(settings.db_path)
-            opened.append(target.close)
+        opened.append(lambda: _close_checkpointer(checkpointer))
+        target = settings.open_database()
+        opened.append(target.close)
         pins = DatabasePinStore(target)
         opened.append(pins.close)
         ledger = ReviewLedger(target)
@@ -237,35 +228,47 @@ def server_pool(
     connect_timeout: float = 30.0,
     sampling: SamplingHandler | None = None,
     elicitation: ElicitationHandler | None = None,
+    database: Database | None = None,
 ) -> SdkMcpClient:
     """One long-lived session per configured server. Remote servers' sign-ins are kept in the
     database, encrypted (gatehouse/server_credentials.py); with an ``authorizer`` a person can
     sign in during the connection (``gatehouse servers login``), without one a server that
     needs it says "needs sign-in". With ``sampling``, servers may ask for model completions
     (each one reviewed: reviews/sampling.py); ``elicitation`` answers their questions
-    (reviews/asking.py)."""
+    (reviews/asking.py). ``database``: the process's open stores' database, for the sign-ins
+    (None: the pool opens its own from the settings and closes it with itself)."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
     return SdkMcpClient(
         targets,
         log_dir=settings.server_log_dir,
         output_cap_bytes=output_cap_bytes,
-        sign_in=server_sign_in(settings, config, authorizer),
+        sign_in=server_sign_in(settings, config, authorizer, database),
         connect_timeout=connect_timeout,
         sampling=sampling,
         elicitation=elicitation,
     )
 
 
-def server_sign_in(settings: Settings, config: ServersConfig, authorizer: Authorizer | None) -> SignIn | None:
-    """Where remote servers' sign-ins live, or None when no server is remote (no table, no key)."""
+def server_sign_in(
+    settings: Settings,
+    config: ServersConfig,
+    authorizer: Authorizer | None,
+    database: Database | None = None,
+) -> SignIn | None:
+    """Where remote servers' sign-ins live, or None when no server is remote (no table, no key).
+    On ``database`` when given (its owner closes it), else on one opened from the settings that
+    the pool closes."""
     if not any(isinstance(entry, HttpServer) for entry in config.servers):
         return None
     key = credential_key(settings.secret_key)
     with _opening(settings):
-        store = EncryptedCredentialStore(settings.store_target, key)
+        store = EncryptedCredentialStore(database or settings.open_database(), key)
     return SignIn(
-        store=store, authorizer=authorizer, app_redirect_uri=settings.sign_in_return_url, close=store.close
+        store=store,
+        authorizer=authorizer,
+        app_redirect_uri=settings.sign_in_return_url,
+        close=None if database is not None else store.close,
     )
 
 
@@ -322,6 +325,8 @@ def build_services(
                 config=servers,
                 sampling=sampling,
                 elicitation=questions,
+                # Sign-ins on the stores' own database: one pool per process, not one more.
+                database=ledger.database,
             )
         else:
             client = SdkMcpClient({})

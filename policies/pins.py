@@ -63,6 +63,11 @@ class DatabasePinStore:
         self._db = open_database(db)
         migrate(self._db, "pins", _MIGRATIONS)
 
+    @property
+    def database(self) -> Database:
+        """Where the rows are: what storage/transactions.py one_transaction takes."""
+        return self._db
+
     def get(self, key: str) -> Pin | None:
         with self._db.read() as conn:
             row = conn.execute(

@@ -28,7 +28,8 @@ REFRESH_SECONDS = 2
 @st.cache_resource
 def attempts() -> SignInAttempts:
     settings = services().settings
-    return SignInAttempts(settings.store_target, credential_key(settings.secret_key))
+    # On the database the app's stores already share (one pool per process, not one more).
+    return SignInAttempts(services().ledger.database, credential_key(settings.secret_key))
 
 
 def take_the_return() -> None:

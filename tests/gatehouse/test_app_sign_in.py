@@ -66,7 +66,7 @@ def test_the_return_reaches_the_waiting_flow_through_the_database(
     connected: list[str] = []
     start_connect(settings, config, "notes", "admin", on_connected=connected.append)
     # The page the person sees (any replica): where to sign in.
-    page = SignInAttempts(settings.store_target, credential_key(KEY))
+    page = SignInAttempts(settings.open_database(), credential_key(KEY))
     waiting = _wait(page, "notes", "url")
     assert waiting.started_by == "admin" and waiting.authorization_url is not None
     assert waiting.authorization_url.startswith(f"http://127.0.0.1:{notes_port}/authorize")
@@ -80,7 +80,7 @@ def test_the_return_reaches_the_waiting_flow_through_the_database(
 
     done = _wait(page, "notes", "connected")
     page.close()
-    store = EncryptedCredentialStore(settings.store_target, credential_key(KEY))
+    store = EncryptedCredentialStore(settings.open_database(), credential_key(KEY))
     tokens = store.load("notes", url, "tokens")
     store.close()
     assert done.detail == "1 tools"
@@ -95,7 +95,7 @@ def test_a_refused_sign_in_is_the_attempts_outcome(tmp_path: Path, notes_port: i
         {"mcpServers": {"notes": {"type": "http", "url": url}}}, source="servers.json"
     )
     start_connect(settings, config, "notes", "admin")
-    page = SignInAttempts(settings.store_target, credential_key(KEY))
+    page = SignInAttempts(settings.open_database(), credential_key(KEY))
     waiting = _wait(page, "notes", "url")
     assert waiting.authorization_url is not None
     state = parse_qs(urlsplit(waiting.authorization_url).query)["state"][0]

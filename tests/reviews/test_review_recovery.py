@@ -87,7 +87,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
         "--servers", str(servers),
         new_session=True,
     )  # fmt: skip
-    ledger = ReviewLedger(settings_for(data_dir).store_target)
+    ledger = ReviewLedger(settings_for(data_dir).open_database())
 
     def started_and_hanging() -> bool:
         assert decider.poll() is None, f"the deciding process ended early: {decider.communicate()}"
