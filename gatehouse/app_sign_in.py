@@ -220,7 +220,11 @@ def start_connect(
             authorizer = AppAuthorizer(attempts, attempt, settings.sign_in_return_url, timeout=timeout)
             only = ServersConfig(source=config.source, servers=[entry])
             with server_pool(
-                settings, config=only, authorizer=authorizer, connect_timeout=timeout + 30
+                settings,
+                config=only,
+                authorizer=authorizer,
+                connect_timeout=timeout + 30,
+                database=attempts.database,
             ) as pool:
                 found = pool.discover(fresh=True).servers[0]
             if not found.ok:
