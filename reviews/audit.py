@@ -117,7 +117,9 @@ class AuditEntry:
 _Place = tuple[int, str, str]
 
 
-def _chain_here(conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: list[str]) -> list[_Place]:
+def _chain_here(
+    conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: Sequence[str]
+) -> list[_Place]:
     """Read the head, hash the events in Python, insert them and move the head, statement by
     statement: SQLite's write transaction already holds the whole database, so nothing waits
     on it longer for the steps being separate. An empty list: the head row is missing."""
@@ -133,13 +135,11 @@ def _chain_here(conn: Connection, at: str, entries: Sequence[AuditEntry], bodies
         rows.append((seq, at, entry.kind, entry.thread_id, entry.review_id, entry.actor, body, prev, digest))
         places.append((seq, prev, digest))
         prev = digest
-    for start in range(0, len(rows), _ROWS_PER_INSERT):
-        chunk = rows[start : start + _ROWS_PER_INSERT]
-        conn.execute(
-            "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
-            " VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
-            [value for row in chunk for value in row],
-        )
+    conn.execute(
+        "INSERT INTO audit_log (seq, at, kind, thread_id, review_id, actor, data, prev_hash, hash)"
+        " VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)),
+        [value for row in rows for value in row],
+    )
     conn.execute("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", (seq, prev))
     return places
 
@@ -181,37 +181,27 @@ def _material_tail(at: str, entry: AuditEntry, body: str) -> str:
 
 
 def _chain_in_the_statement(
-    conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: list[str]
+    conn: Connection, at: str, entries: Sequence[AuditEntry], bodies: Sequence[str]
 ) -> list[_Place]:
-    """Lock the head, chain, insert and move the head in one statement per _ROWS_PER_INSERT
-    events (PostgreSQL). An empty list: the head row is missing (nothing is inserted).
+    """Lock the head, chain, insert and move the head in one statement (PostgreSQL). An empty
+    list: the head row is missing (nothing is inserted).
 
-    Why one statement: the head's row lock is the one every writer of every replica takes,
-    held until commit. Hashing in Python between statements held it across three more round
-    trips, each also waiting for the GIL in a busy process, and replicas queued on it (bench
-    figure 8). Why chunks: each step of the recursion scans the statement's events, so one
-    statement's time grows with the square of its events (4,000 took 0.8 s); a chunk continues
-    from the head the one before it moved, in the same transaction."""
-    places: list[_Place] = []
-    for start in range(0, len(entries), _ROWS_PER_INSERT):
-        chunk = entries[start : start + _ROWS_PER_INSERT]
-        chunk_bodies = bodies[start : start + _ROWS_PER_INSERT]
-        rows = conn.execute(
-            _APPEND_CHAINED_IN_SQL,
-            (
-                [e.kind for e in chunk],
-                [e.thread_id for e in chunk],
-                [e.review_id for e in chunk],
-                [e.actor for e in chunk],
-                chunk_bodies,
-                [_material_tail(at, e, body) for e, body in zip(chunk, chunk_bodies, strict=True)],
-                at,
-            ),
-        ).fetchall()
-        if not rows:
-            return []
-        places += [(row["seq"], row["prev_hash"], row["hash"]) for row in rows]
-    return places
+    Why: the head's row lock is the one every writer of every replica takes, held until commit.
+    Hashing in Python between statements held it across three more round trips, each also
+    waiting for the GIL in a busy process, and replicas queued on it (bench figure 8)."""
+    rows = conn.execute(
+        _APPEND_CHAINED_IN_SQL,
+        (
+            [e.kind for e in entries],
+            [e.thread_id for e in entries],
+            [e.review_id for e in entries],
+            [e.actor for e in entries],
+            list(bodies),
+            [_material_tail(at, e, body) for e, body in zip(entries, bodies, strict=True)],
+            at,
+        ),
+    ).fetchall()
+    return [(row["seq"], row["prev_hash"], row["hash"]) for row in rows]
 
 
 class AuditLog:
@@ -257,13 +247,22 @@ class AuditLog:
             json.dumps(self._secrets.value(e.data), sort_keys=True, ensure_ascii=False, default=str)
             for e in entries
         ]
+        chain = _chain_in_the_statement if self._db.dialect.name == "postgresql" else _chain_here
+        places: list[_Place] = []
         with self._db.write() as conn:
-            if self._db.dialect.name == "postgresql":
-                places = _chain_in_the_statement(conn, at, entries, bodies)
-            else:
-                places = _chain_here(conn, at, entries, bodies)
-            if not places:
-                raise AuditHeadMissingError(self._db.description)
+            # In chunks, each continuing from the head the one before moved: on PostgreSQL each
+            # step of the chaining recursion scans its statement's events, so one statement's
+            # time grows with the square of its events (4,000 took 0.8 s, in chunks 0.13 s).
+            for start in range(0, len(entries), _ROWS_PER_INSERT):
+                placed = chain(
+                    conn,
+                    at,
+                    entries[start : start + _ROWS_PER_INSERT],
+                    bodies[start : start + _ROWS_PER_INSERT],
+                )
+                if not placed:
+                    raise AuditHeadMissingError(self._db.description)
+                places += placed
         return [
             AuditEvent(
                 seq=seq,
