@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
@@ -595,3 +596,23 @@ def test_a_request_dressed_up_as_the_apps_own_markup_is_shown_literally_and_flag
     assert any(
         markdown_literal("imitates the app's own markup") in block.value for block in reviewer.markdown
     )
+
+
+def test_the_servers_page_keeps_working_when_the_services_are_opened_afresh(
+    app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's sign-in attempts live on the services' database: services opened afresh (a
+    reload of the process's services, as each of these tests does) must not leave the page on
+    the closed one."""
+    entries = json.loads((tmp_path / "servers.json").read_text(encoding="utf-8"))
+    entries["mcpServers"]["notes"] = {"url": "http://127.0.0.1:9/mcp"}  # remote, never reached
+    (tmp_path / "servers.json").write_text(json.dumps(entries), encoding="utf-8")
+    monkeypatch.setenv("GATEHOUSE_SECRET_KEY", Fernet.generate_key().decode())
+    services.clear()
+    on_page(session("admin"), "servers")
+
+    services().close()
+    services.clear()
+    again = on_page(session("admin"), "servers")
+
+    assert "notes" in markdown_text(again)

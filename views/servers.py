@@ -25,7 +25,12 @@ from mcp_host.sdk_client import SdkMcpClient, ServerHealth
 REFRESH_SECONDS = 2
 
 
-@st.cache_resource
+def _on_the_services_database(cached: SignInAttempts) -> bool:
+    # Services opened afresh bring a new database and close the old one.
+    return cached.database is services().ledger.database
+
+
+@st.cache_resource(validate=_on_the_services_database)
 def attempts() -> SignInAttempts:
     settings = services().settings
     # On the database the app's stores already share (one pool per process, not one more).
