@@ -13,21 +13,37 @@ from reviews.clock import Clock, iso, utc_now
 
 
 def verify_report(chain: ChainCheck, anchors: list[Anchor] | None = None) -> dict[str, Any]:
+    """``problems``: tampering found (exit 1). ``unverified``: rows chained with a key not given,
+    so not checked (exit 2 when nothing else is wrong). ``warnings``: what the check cannot
+    detect (without a key, a rewrite with every later hash recomputed)."""
     problems = chain.report.problems + (anchor_problems(chain, anchors) if anchors else [])
-    report: dict[str, Any] = {"ok": not problems, "events": chain.report.events, "problems": problems}
+    unverified = chain.report.unverified
+    report: dict[str, Any] = {
+        "ok": not problems and not unverified,
+        "events": chain.report.events,
+        "problems": problems,
+        "unverified": unverified,
+        "warnings": chain.report.warnings,
+    }
     if anchors is not None:
         report["anchors"] = len(anchors)
     return report
 
 
 def render_verify(report: dict[str, Any]) -> str:
-    if not report["ok"]:
-        return "audit log TAMPERED:\n" + "\n".join(f"  {problem}" for problem in report["problems"])
-    held = ""
-    if report.get("anchors"):
-        count = report["anchors"]
-        held = f"; {count} anchor holds" if count == 1 else f"; {count} anchors hold"
-    return f"audit log ok: {report['events']} events, chain intact{held}"
+    lines = [f"  {line}" for line in report["problems"] + report["unverified"]]
+    if report["problems"]:
+        head = "audit log TAMPERED:"
+    elif report["unverified"]:
+        head = "audit log NOT VERIFIED (a key is missing):"
+    else:
+        held = ""
+        if report.get("anchors"):
+            count = report["anchors"]
+            held = f"; {count} anchor holds" if count == 1 else f"; {count} anchors hold"
+        head = f"audit log ok: {report['events']} events, chain intact{held}"
+    warnings = [f"warning: {warning}" for warning in report["warnings"]]
+    return "\n".join([head, *lines, *warnings])
 
 
 def anchor_head(chain: ChainCheck, *, key: bytes, append: Path | None, clock: Clock = utc_now) -> Anchor:

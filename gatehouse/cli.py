@@ -403,25 +403,32 @@ def _run_reviews(args: argparse.Namespace) -> int:
 def _run_audit(args: argparse.Namespace) -> int:
     from gatehouse.audit_commands import anchor_head, render_verify, verify_report
     from gatehouse.read_only import open_audit_log
-    from reviews.audit_anchor import audit_key, read_anchors
+    from reviews.audit_anchor import read_anchors, require_keys
 
     settings = _settings(args)
     anchor_source = getattr(args, "anchor", None)
-    # The key and the anchors are checked before the database is read: exit 2, not 1.
-    key = audit_key() if args.action == "anchor" or anchor_source else None
-    anchors = read_anchors(anchor_source, key) if anchor_source and key else None
+    # The keys and the anchors are checked before the database is read: exit 2, not 1.
+    keys = settings.audit_keys()
+    if args.action == "anchor" or anchor_source:
+        keys = require_keys(keys)
+    anchors = read_anchors(anchor_source, keys.anchor_keys) if anchor_source and keys else None
     with open_audit_log(settings) as audit:
         if args.action == "export":
             _emit(audit.export(args.format), end="")
             return EXIT_OK
         chain = audit.check_chain()
-    if args.action == "anchor" and key is not None and chain.report.ok:
-        anchor = anchor_head(chain, key=key, append=Path(args.append) if args.append else None)
+    if args.action == "anchor" and keys is not None and chain.report.ok:
+        anchor = anchor_head(
+            chain, key=keys.current.anchor_key, append=Path(args.append) if args.append else None
+        )
         _emit(anchor.line())
         return EXIT_OK
     report = verify_report(chain, anchors)
     _print(report, args.json, render_verify)
-    return EXIT_OK if report["ok"] else EXIT_VERIFY_FAILED
+    if report["ok"]:
+        return EXIT_OK
+    # Rows only unchecked for want of a key they name: configuration, not tampering.
+    return EXIT_VERIFY_FAILED if report["problems"] else EXIT_USAGE
 
 
 def _run_trace(args: argparse.Namespace) -> int:

@@ -87,8 +87,9 @@ def open_audit_log(settings: Settings) -> Iterator[AuditLog]:
     from reviews.audit import AuditLog
 
     require_existing_database(settings)
+    keys = settings.audit_keys()  # a bad key is refused before the database is opened
     try:
-        audit = AuditLog(settings.open_database())
+        audit = AuditLog(settings.open_database(), keys=keys)
     except database_errors(settings, opening=True) as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
     try:

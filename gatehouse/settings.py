@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from storage.database import DEFAULT_POOL_SIZE, is_postgres_url
 
 if TYPE_CHECKING:
+    from reviews.audit_keys import AuditKeys
     from storage import Database
 
 DATA_ENV = "GATEHOUSE_DATA"
@@ -31,6 +32,10 @@ DEFAULT_MODEL_TIMEOUT = 30.0
 # Encrypts remote servers' sign-ins in the database (gatehouse/server_credentials.py); a root-level
 # entry of .streamlit/secrets.toml is exported as this variable by Streamlit itself.
 SECRET_KEY_ENV = "GATEHOUSE_SECRET_KEY"
+# The audit key that chains new audit events and signs anchors, and the keys it replaced, which
+# only verify what they made (reviews/audit_keys.py).
+AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
+AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
 # The Servers page's address in the app (app.py), where sign-ins started there return.
 SERVERS_PAGE_PATH = "servers"
 DEFAULT_DATA_DIR = Path("data")
@@ -63,6 +68,9 @@ class Settings:
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     # The key(s) that encrypt sign-ins to remote servers; None: sign-ins cannot be kept.
     secret_key: str | None = field(default=None, repr=False)
+    # GATEHOUSE_AUDIT_KEY and GATEHOUSE_AUDIT_OLD_KEYS as set; None: the audit chain is unkeyed.
+    audit_key: str | None = field(default=None, repr=False)
+    audit_old_keys: str | None = field(default=None, repr=False)
 
     @property
     def demo_data_dir(self) -> Path:
@@ -118,7 +126,19 @@ class Settings:
             model=(env.get(MODEL_ENV) or "").strip() or None,
             model_timeout=_seconds(env.get(MODEL_TIMEOUT_ENV), MODEL_TIMEOUT_ENV, DEFAULT_MODEL_TIMEOUT),
             secret_key=(env.get(SECRET_KEY_ENV) or "").strip() or None,
+            audit_key=env.get(AUDIT_KEY_ENV) or None,
+            audit_old_keys=env.get(AUDIT_OLD_KEYS_ENV) or None,
         )
+
+    def audit_keys(self) -> AuditKeys | None:
+        """The audit keys these settings name, checked; None when no audit key is set.
+
+        Raises:
+            AuditKeyError: a key is too short, or old keys are set without a current one.
+        """
+        from reviews.audit_keys import parse_audit_keys
+
+        return parse_audit_keys(self.audit_key, self.audit_old_keys)
 
     def open_database(self) -> Database:
         """A new connection to the stores' database as these settings say: the SQLite file, or

@@ -161,6 +161,8 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
     service can write to several in one transaction (storage/transactions.py); the
     checkpointer has its own connection or pool. On a failure, what was
     opened is closed again and the error names the database (never its password)."""
+    # A bad audit key is refused before anything is opened (AuditKeyError, naming the variable).
+    audit_keys = settings.audit_keys()
     opened: list[Callable[[], None]] = []
     try:
         if settings.db_url is not None:
@@ -178,7 +180,7 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         opened.append(pins.close)
         ledger = ReviewLedger(target)
         opened.append(ledger.close)
-        audit = AuditLog(target, secrets=secrets)
+        audit = AuditLog(target, secrets=secrets, keys=audit_keys)
         opened.append(audit.close)
         conversations = Conversations(target, secrets=secrets)
         opened.append(conversations.close)

@@ -7,6 +7,7 @@ system): "row 41 had hash ab12... at 10:00", with an HMAC over those three under
 GATEHOUSE_AUDIT_KEY. Verifying against it needs the log to still hold row 41 with exactly that
 hash, so the chain up to it is the one that was anchored. The key makes anchors unforgeable by
 someone who has the database but not the key; it proves nothing against someone who has both.
+After the key is rotated, anchors signed with a key now in GATEHOUSE_AUDIT_OLD_KEYS still verify.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import hmac
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,8 @@ from typing import Any
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
 from mcp_host.reported import ReportedError
 from reviews.audit import ChainCheck
+from reviews.audit_keys import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, MIN_KEY_CHARACTERS, AuditKeys
 
-AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
-MIN_KEY_CHARACTERS = 16
 # Bound to its purpose, so an HMAC made with the same key for anything else is never an anchor.
 _PURPOSE = b"gatehouse audit anchor v1\n"
 _HEX_64 = re.compile(r"^[0-9a-f]{64}$")
@@ -49,20 +49,14 @@ class Anchor:
         return json.dumps(asdict(self), separators=(", ", ": "))
 
 
-def audit_key(environ: Mapping[str, str] | None = None) -> bytes:
-    env = os.environ if environ is None else environ
-    value = env.get(AUDIT_KEY_ENV, "")
-    if not value.strip():
+def require_keys(keys: AuditKeys | None) -> AuditKeys:
+    """The audit keys, which making or checking an anchor needs."""
+    if keys is None:
         raise AnchorError(
             f"{AUDIT_KEY_ENV} is not set: set it to a secret of at least {MIN_KEY_CHARACTERS} characters"
             " kept outside the database (for example the output of `openssl rand -hex 32`)"
         )
-    if len(value) < MIN_KEY_CHARACTERS:
-        raise AnchorError(
-            f"{AUDIT_KEY_ENV} is too short ({len(value)} characters): use at least {MIN_KEY_CHARACTERS}"
-        )
-    # surrogateescape: a key set from a non-UTF-8 locale is used as the bytes it was.
-    return value.encode("utf-8", "surrogateescape")
+    return keys
 
 
 def _signature(seq: int, digest: str, at: str, key: bytes) -> str:
@@ -80,8 +74,9 @@ def make_anchor(chain: ChainCheck, *, at: str, key: bytes) -> Anchor:
     )
 
 
-def parse_anchor(text: str, where: str, key: bytes) -> Anchor:
-    """One anchor from its JSON text, its signature checked against ``key``."""
+def parse_anchor(text: str, where: str, keys: Sequence[bytes]) -> Anchor:
+    """One anchor from its JSON text, its signature checked against ``keys`` (the current audit
+    key, then those it replaced)."""
     try:
         data: Any = loads_bounded(text, max_depth=1)
     except BoundedJsonError as exc:
@@ -95,18 +90,18 @@ def parse_anchor(text: str, where: str, key: bytes) -> Anchor:
         raise AnchorError(f"{where}: hash, at and hmac must be strings")
     if not _HEX_64.match(digest) or not _HEX_64.match(signature):
         raise AnchorError(f"{where}: hash and hmac must be 64 lowercase hex digits")
-    if not hmac.compare_digest(signature, _signature(seq, digest, at, key)):
+    if not any(hmac.compare_digest(signature, _signature(seq, digest, at, key)) for key in keys):
         raise AnchorError(
-            f"{where}: the signature does not match {AUDIT_KEY_ENV} (the anchor was edited,"
-            " or signed with another key)"
+            f"{where}: the signature does not match {AUDIT_KEY_ENV} or any of {AUDIT_OLD_KEYS_ENV}"
+            " (the anchor was edited, or signed with another key)"
         )
     return Anchor(seq=seq, hash=digest, at=at, hmac=signature)
 
 
-def read_anchors(source: str, key: bytes) -> list[Anchor]:
+def read_anchors(source: str, keys: Sequence[bytes]) -> list[Anchor]:
     """The anchors ``source`` names: one anchor's JSON text, or a file of them (JSON lines)."""
     if source.lstrip().startswith("{"):
-        return [parse_anchor(source, "--anchor", key)]
+        return [parse_anchor(source, "--anchor", keys)]
     path = Path(source)
     try:
         text = path.read_bytes().decode("utf-8")
@@ -115,7 +110,7 @@ def read_anchors(source: str, key: bytes) -> list[Anchor]:
     except UnicodeDecodeError as exc:
         raise AnchorError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
     anchors = [
-        parse_anchor(line, f"{path}:{number}", key)
+        parse_anchor(line, f"{path}:{number}", keys)
         for number, line in enumerate(text.splitlines(), start=1)
         if line.strip()
     ]

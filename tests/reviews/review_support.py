@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 
-from gatehouse.settings import Settings
+from gatehouse.settings import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, Settings
 from gatehouse.wiring import Services, open_services
 from graph.state import FlagData, ReviewPayload, ReviewTermsData
 from mcp_host.client import McpClient
@@ -89,6 +89,9 @@ def settings_for(data: Path, *, servers: Path | None = None, policy: Path | None
         policy_path=policy,
         db_url=os.environ.get(TEST_DB_URL) or None,
         db_pool_size=4,
+        # As the app reads them: a test that sets an audit key gets a keyed audit chain.
+        audit_key=os.environ.get(AUDIT_KEY_ENV) or None,
+        audit_old_keys=os.environ.get(AUDIT_OLD_KEYS_ENV) or None,
     )
 
 
