@@ -201,7 +201,10 @@ def _parser() -> argparse.ArgumentParser:
     audit_cmd = commands.add_parser("audit", help="the hash-chained audit log")
     audit_actions = audit_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
     verify_cmd = audit_actions.add_parser(
-        "verify", parents=[common], help="check the chain; exit 1 naming any tampered row"
+        "verify",
+        parents=[common],
+        help="check the chain (keyed with $GATEHOUSE_AUDIT_KEY when set) and the decisions against"
+        " the ledger; exit 1 naming any tampered row",
     )
     verify_cmd.add_argument(
         "--anchor",

@@ -254,6 +254,27 @@ def test_a_log_written_before_the_key_keeps_verifying_and_rows_after_it_are_keye
     assert code == 1 and re.search(r"\brows? 3\b", out), out
 
 
+def test_a_keyed_log_rewritten_whole_without_the_key_is_never_called_keyed_and_the_limit_is_named(
+    data_dir: Path, key: str
+) -> None:
+    """The one rewrite the keyed chain cannot show by itself: every row, from the first, made
+    to look written before the key was set. Verify names that limit; an anchor shows it."""
+    log = keyed_log(data_dir)
+    for n in range(3):
+        log.append("event", {"n": n}, actor="reviewer")
+    log.close()
+    anchored = gatehouse(data_dir, "audit", "anchor")
+    assert anchored.returncode == 0, anchored.stderr
+
+    rewrite_without_the_key(data_dir, 1, downgrade=True, actor="mallory")
+
+    code, out = verify(data_dir)
+    assert code == 0, out
+    assert f"no row is chained with {AUDIT_KEY_ENV}" in out and "rewritten" in out and "anchor" in out
+    code, out = verify(data_dir, "--anchor", anchored.stdout.strip())
+    assert code == 1 and "row 3 does not match the anchor" in out
+
+
 def test_after_the_key_is_rotated_rows_and_anchors_made_with_the_old_key_verify_with_it(
     data_dir: Path, key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -304,7 +325,9 @@ def test_keyed_appenders_on_separate_connections_make_one_unbroken_keyed_chain(
         assert sorted(places) == list(range(1, len(places) + 1))
         report = logs[0].verify()
         assert report.ok and report.problems == [] and report.warnings == []
-        assert {e.key_id for e in logs[0].events()} == {logs[0].keys.current.key_id}  # type: ignore[union-attr]
+        keys = logs[0].keys
+        assert keys is not None
+        assert {e.key_id for e in logs[0].events()} == {keys.current.key_id}
     finally:
         for log in logs:
             log.close()
