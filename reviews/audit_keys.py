@@ -86,9 +86,9 @@ def parse_audit_keys(current: str | None, old: str | None) -> AuditKeys | None:
     Raises:
         AuditKeyError: a key is too short, or old keys are set without a current one.
     """
-    current = (current or "").strip()
     olds = [part.strip() for part in (old or "").split(",") if part.strip()]
-    if not current:
+    # The current key is used exactly as set (not stripped), as anchors always signed with it.
+    if current is None or not current.strip():
         if olds:
             raise AuditKeyError(
                 f"{AUDIT_OLD_KEYS_ENV} is set but {AUDIT_KEY_ENV} is not: old keys only verify what"
