@@ -294,6 +294,7 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         "planner": planner.label,
         "planner_fallback": selection_.fallback,
         "ambiguous_with": runner_up.capability.key if runner_up else None,
+        "ignored_calls": selection_.ignored_calls,
     }
     update |= {
         "selected_capability": selected,
@@ -403,6 +404,15 @@ def _request_flags(state: GraphState, capability: Capability) -> list[FlagData]:
     fallback, ambiguous_with = selected.get("planner_fallback"), selected.get("ambiguous_with")
     if fallback:
         flags.append(flag_data("planner_fallback", "medium", fallback))
+    if ignored := selected.get("ignored_calls"):
+        flags.append(
+            flag_data(
+                "planner_ignored_calls",
+                "medium",
+                f"the language model also asked to call {', '.join(ignored)}; "
+                "one capability runs per request, and these never ran",
+            )
+        )
     if ambiguous_with:
         flags.append(
             flag_data(

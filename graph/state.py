@@ -88,6 +88,9 @@ class SelectedCapability(CapabilityDefinition):
     planner_fallback: str | None
     # The key of a candidate that fits about as well: the operator is asked which one.
     ambiguous_with: str | None
+    # Calls the model proposed beyond the one it may make (one capability per request): never
+    # run, named for the reviewer because a model that asks for more than it was told may be steered.
+    ignored_calls: NotRequired[list[str]]
 
 
 class Candidate(TypedDict):

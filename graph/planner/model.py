@@ -170,9 +170,11 @@ class ModelPlanner:
             reasons.append(
                 f"-0 dropped arguments {capability.key} does not take: {', '.join(verified.unknown)}"
             )
-        if len(reply.tool_calls) > 1:
-            ignored = ", ".join(str(c["name"]) for c in reply.tool_calls[1:])
-            reasons.append(f"-0 further tool calls ignored (one capability per request): {ignored}")
+        ignored = [_clip(str(c["name"]), 80) for c in reply.tool_calls[1:]]
+        if ignored:
+            reasons.append(
+                f"-0 further tool calls ignored (one capability per request): {', '.join(ignored)}"
+            )
         # Its proposal is the only candidate: a failed call is never retried on another
         # capability the model did not choose.
         chosen = ScoredCapability(capability, limits.min_score, reasons)
@@ -181,6 +183,7 @@ class ModelPlanner:
             chosen=chosen,
             explanation=self._explanation(capability, reason),
             arguments=verified.extraction,
+            ignored_calls=ignored,
         )
 
     def extract(self, capability: Capability, request: PlanningRequest) -> Extraction:

@@ -52,7 +52,8 @@ class Selection:
     person. ``explanation`` is the one sentence the operator and the reviewer read.
     ``arguments`` is set by a planner that proposes arguments with its choice (a model's tool
     call); the graph asks ``extract`` otherwise. ``fallback`` names why another planner's
-    choice stands in (a model that failed or timed out), shown as a flag.
+    choice stands in (a model that failed or timed out), shown as a flag; ``ignored_calls``
+    the further calls a model proposed in one reply, also flagged.
     """
 
     candidates: list[ScoredCapability] = field(default_factory=list)
@@ -62,6 +63,8 @@ class Selection:
     no_match: str | None = None
     arguments: Extraction | None = None
     fallback: str | None = None
+    # Further tool calls a model proposed in the same reply, as "key(arguments)": never run.
+    ignored_calls: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
