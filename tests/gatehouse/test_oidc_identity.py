@@ -17,7 +17,7 @@ def test_a_verified_email_address_is_the_user_name() -> None:
 
 @pytest.mark.parametrize("verified", [False, "false", "yes", 1, None, "", [True]])
 def test_an_email_address_the_provider_does_not_call_verified_names_nobody(verified: object) -> None:
-    with pytest.raises(SignInRefused, match="'grace@example.com' but does not say it is verified"):
+    with pytest.raises(SignInRefused, match=r"'grace@example\.com' but does not say it is verified"):
         signed_in_user({"email": "grace@example.com", "email_verified": verified, "name": "grace"})
 
 
