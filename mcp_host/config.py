@@ -31,7 +31,7 @@ from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
 from mcp_host.reported import ReportedError
-from mcp_host.variables import UnsetVariableError, expand_variables
+from mcp_host.variables import VariableError, expand_variables
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -144,7 +144,7 @@ def redact_url(url: str) -> str:
 def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
     try:
         return expand_variables(value, environ, where)
-    except UnsetVariableError as exc:
+    except VariableError as exc:
         raise ConfigError(exc.where, exc.reason) from exc
 
 
