@@ -8,9 +8,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from gatehouse.errors import ConfigurationError
+from gatehouse.literal import markdown_literal
 from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
+from gatehouse.oidc_identity import SignInRefused
 from gatehouse.settings import SERVERS_PAGE_PATH
-from gatehouse.web import current_user, live_pending_count, oidc_configured, role_of, services
+from gatehouse.web import (
+    current_user,
+    live_pending_count,
+    oidc_configured,
+    role_of,
+    services,
+    signed_in,
+    signed_in_identity,
+)
 
 
 def remember_user() -> None:
@@ -23,10 +34,10 @@ def identity() -> None:
     app = services()
     with st.sidebar:
         if oidc_configured():
-            if not getattr(st.user, "is_logged_in", False):
+            if not signed_in():
                 st.button("Sign in", on_click=st.login)
             else:
-                st.write(f"Signed in as **{current_user()}**")
+                st.write(f"Signed in as **{markdown_literal(current_user() or '')}**")
                 st.button("Sign out", on_click=st.logout)
         else:
             roster = sorted(app.policy.policy.users)
@@ -54,6 +65,25 @@ def identity() -> None:
         st.caption(f"Planner: {app.context.planner.label}")
 
 
+def refuse_unidentified_sign_in() -> None:
+    """A person the identity provider signed in but no claim it vouches for names (an address
+    it never verified, only a display name): the page says why, offers to sign out, and stops,
+    so no page runs for someone who is nobody (gatehouse/oidc_identity.py)."""
+    if not (oidc_configured() and signed_in()):
+        return
+    try:
+        signed_in_identity()
+        return
+    except SignInRefused as refused:
+        why = f"**Your sign-in is refused:** {markdown_literal(str(refused))}."
+    except ConfigurationError as problem:
+        why = f"**Sign-in is misconfigured:** {markdown_literal(str(problem))}"
+    st.title("Gatehouse")
+    st.error(why)
+    st.button("Sign out", on_click=st.logout)
+    st.stop()
+
+
 def remember_in_browser() -> None:
     """Local mode: store the picked name in the browser's identity cookie, so a new tab at
     the bare address starts as the same person (gatehouse/local_identity.py).
@@ -68,6 +98,7 @@ def remember_in_browser() -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Gatehouse", page_icon=":material/shield:", layout="wide")
+    refuse_unidentified_sign_in()
     identity()
     page = st.navigation(
         [

@@ -23,11 +23,12 @@ if TYPE_CHECKING:
 
 
 def policy_file(settings: Settings) -> PolicyFile:
-    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder.
+    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder
+    (and the other helpers mean what they do in a servers file: Settings.file_variables).
     A bad policy raises PolicyError, which reports itself (mcp_host/reported.py)."""
     from policies.loader import DEFAULT_POLICY, load_policy
 
-    variables = {**os.environ, "GATEHOUSE_DATA": str(settings.data_dir.resolve())}
+    variables = {**os.environ, **settings.file_variables}
     return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
 
 

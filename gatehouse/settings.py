@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +39,23 @@ AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
 # The Servers page's address in the app (app.py), where sign-ins started there return.
 SERVERS_PAGE_PATH = "servers"
+# Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
+PYTHON_VARIABLE = "GATEHOUSE_PYTHON"
+DEMO_DATA_VARIABLE = "GATEHOUSE_DEMO_DATA"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
+
+
+def helper_variables(data_dir: Path, demo_data_dir: Path) -> dict[str, str]:
+    """What ``${GATEHOUSE_PYTHON}`` (this interpreter), ``${GATEHOUSE_DATA}`` (the data folder)
+    and ``${GATEHOUSE_DEMO_DATA}`` (the demo servers' folder) mean in any servers file, the
+    shipped one or a person's copy of it, and in the policy file. Nothing secret: Gatehouse's
+    credentials are never expanded (mcp_host/variables.py GATEHOUSE_SECRETS)."""
+    return {
+        PYTHON_VARIABLE: sys.executable,
+        DATA_ENV: str(data_dir.resolve()),
+        DEMO_DATA_VARIABLE: str(demo_data_dir.resolve()),
+    }
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,11 @@ class Settings:
         """Where a remote server's authorization server sends the browser back after a sign-in
         started from the app: its Servers page."""
         return f"{self.app_url}/{SERVERS_PAGE_PATH}"
+
+    @property
+    def file_variables(self) -> dict[str, str]:
+        """The ``${VAR}`` helpers Gatehouse fills in for its configuration files (helper_variables)."""
+        return helper_variables(self.data_dir, self.demo_data_dir)
 
     @property
     def server_log_dir(self) -> Path:

@@ -4,12 +4,15 @@ their time zone."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import tzinfo
 
 import streamlit as st
 
 from gatehouse.background_runs import RunsInProgress
+from gatehouse.errors import ConfigurationError
 from gatehouse.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
+from gatehouse.oidc_identity import CONFIG_KEY, CONFIG_TABLE, SignInRefused, identity_claim, signed_in_user
 from gatehouse.reader_time import zone_named
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
 from gatehouse.wiring import Services, build_services
@@ -62,13 +65,46 @@ def oidc_configured() -> bool:
         return False
 
 
+def signed_in() -> bool:
+    """Whether the identity provider has signed this browser's person in (OIDC)."""
+    return bool(getattr(st.user, "is_logged_in", False))
+
+
+def signed_in_identity() -> str:
+    """The signed-in person's user name, from a claim the identity provider vouches for
+    (gatehouse/oidc_identity.py). Raises SignInRefused when none names them, and
+    ConfigurationError for an ``[identity] claim`` that cannot identify anyone."""
+    claim = identity_claim(_secret_table(CONFIG_TABLE).get(CONFIG_KEY))
+    return signed_in_user(st.user.to_dict(), claim)
+
+
 def current_user() -> str | None:
-    """The signed-in user (OIDC), or the name picked from the roster in local mode."""
+    """The signed-in user (OIDC), or the name picked from the roster in local mode. None for a
+    sign-in refused (app.py shows why and runs no page)."""
     if oidc_configured():
-        user = getattr(st.user, "email", None) or getattr(st.user, "name", None)
-        return str(user) if getattr(st.user, "is_logged_in", False) and user else None
+        if not signed_in():
+            return None
+        try:
+            return signed_in_identity()
+        except (SignInRefused, ConfigurationError):
+            return None
     picked = st.session_state.get("user")
     return str(picked) if picked else None
+
+
+def _secret_table(name: str) -> Mapping[str, object]:
+    """The table ``[name]`` of .streamlit/secrets.toml, empty when there is none."""
+    try:
+        table = st.secrets.get(name)
+    except FileNotFoundError:
+        return {}
+    if table is None:
+        return {}
+    if not isinstance(table, Mapping):
+        raise ConfigurationError(
+            f".streamlit/secrets.toml: {name} must be a table ([{name}]), not a {type(table).__name__}"
+        )
+    return table
 
 
 def reader_zone() -> tzinfo:

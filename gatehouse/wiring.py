@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from gatehouse.read_only import policy_file as policy_file
 from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
 from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
+from gatehouse.settings import helper_variables
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
@@ -199,17 +199,19 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
 
 
 def servers_config(settings: Settings) -> ServersConfig:
-    """The configured servers file, or the shipped one that runs the bundled demo servers."""
+    """The configured servers file, or the shipped one that runs the bundled demo servers; in
+    either, Gatehouse's helpers (${GATEHOUSE_PYTHON}, ...) mean the same (helper_variables), so
+    a copy of the shipped file loads as it does."""
     # A bad file raises ConfigError, which reports itself (mcp_host/reported.py).
     if settings.servers_path is not None:
-        return load_servers_config(settings.servers_path)
+        return load_servers_config(settings.servers_path, environ={**os.environ, **settings.file_variables})
     return bundled_servers_config(settings.demo_data_dir)
 
 
 def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
-    """The shipped servers file with its two variables filled in for this interpreter and
-    this demo data folder."""
-    variables = {"GATEHOUSE_PYTHON": sys.executable, "GATEHOUSE_DEMO_DATA": str(demo_data_dir.resolve())}
+    """The shipped servers file with Gatehouse's helpers filled in for this interpreter and
+    this demo data folder (the data folder is the one around it, as Settings.demo_data_dir)."""
+    variables = helper_variables(demo_data_dir.parent, demo_data_dir)
     return load_servers_config(BUNDLED_CONFIG, environ={**os.environ, **variables})
 
 

@@ -29,8 +29,10 @@ def _place(text: str, offset: int) -> str:
     return f"line {line}, column {column}"
 
 
-def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads`` for text nested at most ``max_depth`` arrays and objects deep."""
+def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH, unique_names: bool = False) -> Any:
+    """``json.loads`` for text nested at most ``max_depth`` arrays and objects deep; with
+    ``unique_names``, an object naming a member twice is an error (JSON keeps the last one
+    without a word, so a configuration's first entry of that name would silently vanish)."""
     depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
@@ -44,9 +46,18 @@ def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
         elif token in ("]", "}"):
             depth -= 1
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_members if unique_names else None)
     except json.JSONDecodeError as exc:
         raise BoundedJsonError(f"not valid JSON: {exc.msg} at {_place(text, exc.pos)}") from exc
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in members:
+            raise BoundedJsonError(f"{name!r} is named twice in one object (JSON would keep only the last)")
+        members[name] = value
+    return members
 
 
 def nesting_depth(value: Any) -> int:

@@ -31,7 +31,8 @@ from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
 from mcp_host.reported import ReportedError
-from mcp_host.variables import UnsetVariableError, expand_variables
+from mcp_host.variables import VariableError, expand_variables
+from policies.names import normalise_name
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -144,7 +145,7 @@ def redact_url(url: str) -> str:
 def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
     try:
         return expand_variables(value, environ, where)
-    except UnsetVariableError as exc:
+    except VariableError as exc:
         raise ConfigError(exc.where, exc.reason) from exc
 
 
@@ -317,7 +318,27 @@ def parse_servers_config(
         entry = _entry(name, raw, f"{source}: {key}.{name}", env, base_dir or Path.cwd())
         if entry is not None:
             servers.append(entry)
+    _one_spelling_each(servers, source, key)
     return ServersConfig(source=source, servers=servers)
+
+
+def _one_spelling_each(servers: list[ServerEntry], source: str, key: str) -> None:
+    """Refuse two servers whose names read as one (``my-server``, ``my_server``, ``MyServer``):
+    the policy matches keys in one spelling (policies/names.py), so a rule written for one would
+    also mean the other. This also keeps keys unique as they are written: two servers' keys
+    ``s1__n1`` and ``s2__n2`` can only be equal when one name is the other plus '_' (``a`` and
+    ``a_``: ``a___lookup_price`` is a's ``_lookup_price`` and a_'s ``lookup_price``), since
+    neither name holds '__', and such names read as one."""
+    seen: dict[str, str] = {}
+    for server in servers:
+        spelling = normalise_name(server.name)
+        first = seen.setdefault(spelling, server.name)
+        if first != server.name:
+            raise ConfigError(
+                f"{source}: {key}.{server.name}",
+                f"reads as the same name as {key}.{first} ({spelling!r}), and policy rules and "
+                "capability keys would not tell the two servers apart: rename one",
+            )
 
 
 def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
@@ -328,7 +349,7 @@ def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None)
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), f"not valid UTF-8 (byte {exc.start} of the file)") from exc
     try:
-        data = loads_bounded(text)
+        data = loads_bounded(text, unique_names=True)
     except BoundedJsonError as exc:
         raise ConfigError(str(path), str(exc)) from exc
     return parse_servers_config(data, source=str(path), environ=environ, base_dir=path.parent)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from mcp_host.manifest import Capability, CapabilityType, capability_key
+from mcp_host.manifest import KEY_SEPARATOR, Capability, CapabilityType, capability_key
+from policies.names import normalise_key
 
 if TYPE_CHECKING:
     from mcp.types import Prompt, Resource, ResourceTemplate, Tool
@@ -49,6 +50,8 @@ class CapabilityCollector:
         self.capabilities: list[Capability] = []
         self.rejected: list[str] = []
         self._kinds: dict[str, CapabilityType] = {}
+        # Each kept key in the policy's spelling -> the key's name part, as the server wrote it.
+        self._spellings: dict[str, str] = {}
 
     def _add(self, kind: CapabilityType, name: str, **fields: Any) -> None:
         if not name or not name.strip():
@@ -68,7 +71,17 @@ class CapabilityCollector:
         if schema.get("type", "object") != "object" or not isinstance(schema.get("properties", {}), dict):
             self.rejected.append(f"{kind} {name!r} ignored: its input schema is not an object schema")
             return
+        # The policy reads keys in one spelling (policies/names.py): sendEmail and send_email
+        # would be one name to every rule, so only the first the server lists is kept.
+        spelling = normalise_key(key)
+        if spelling in self._spellings:
+            first = self._spellings[spelling]
+            self.rejected.append(
+                f"{kind} {name!r} ignored: its name reads as {first!r}, which the server offers already"
+            )
+            return
         self._kinds[key] = kind
+        self._spellings[spelling] = key.removeprefix(f"{self.server}{KEY_SEPARATOR}")
         self.capabilities.append(Capability(key=key, server=self.server, type=kind, name=name, **fields))
 
     def add_tool(self, tool: Tool) -> None:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
 from mcp_host.reported import ReportedError
-from mcp_host.variables import UnsetVariableError, expand_variables
+from mcp_host.variables import VariableError, expand_variables
 from policies.model import PolicyFile
 
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
@@ -31,7 +31,7 @@ def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = ""
     if isinstance(value, str):
         try:
             return expand_variables(value, variables, f"{source}: {key}")
-        except UnsetVariableError as exc:
+        except VariableError as exc:
             raise PolicyError(exc.where, exc.reason) from exc
     if isinstance(value, list):
         return [_expand(item, variables, source, f"{key}[{index}]") for index, item in enumerate(value)]

@@ -22,7 +22,8 @@ BUNDLED_SERVERS: dict[str, ServerBuilder] = {name: _builder(name) for name in BU
 
 BUNDLED_CONFIG = Path(__file__).with_name("bundled.mcp.json")
 """The shipped servers file: every bundled server over stdio. It names two variables the host
-fills in: GATEHOUSE_PYTHON (the interpreter of Gatehouse's own venv) and GATEHOUSE_DEMO_DATA."""
+fills in: GATEHOUSE_PYTHON (the interpreter of Gatehouse's own venv) and GATEHOUSE_DEMO_DATA,
+in this file and in any copy of it (gatehouse/settings.py helper_variables)."""
 
 
 def build_all(data_dir: Path) -> dict[str, MCPServer]:

@@ -529,9 +529,9 @@ def test_with_sign_in_configured_nobody_is_anybody_until_signed_in(oidc_roster: 
 
 
 def test_a_signed_in_user_gets_the_role_the_roster_gives_their_address(oidc_roster: Path) -> None:
-    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com"})
+    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com", "email_verified": True})
     ask(operator, EMAIL)
-    reviewer = signed_in_session({"is_logged_in": True, "email": "grace@example.com"})
+    reviewer = signed_in_session({"is_logged_in": True, "email": "grace@example.com", "email_verified": True})
 
     assert any("Role: reviewer" in caption.value for caption in reviewer.sidebar.caption)
     on_page(reviewer, "review_queue")
@@ -551,14 +551,18 @@ def test_only_local_mode_keeps_the_identity_in_a_cookie(oidc_roster: Path) -> No
     [script] = cookie_scripts(local)
     assert 'encodeURIComponent("reviewer")' in script
 
-    signed_in = signed_in_session({"is_logged_in": True, "email": "grace@example.com"})
+    signed_in = signed_in_session(
+        {"is_logged_in": True, "email": "grace@example.com", "email_verified": True}
+    )
     assert cookie_scripts(signed_in) == []
 
 
 def test_a_signed_in_user_missing_from_the_roster_can_do_nothing(oidc_roster: Path) -> None:
-    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com"})
+    operator = signed_in_session({"is_logged_in": True, "email": "otto@example.com", "email_verified": True})
     ask(operator, EMAIL)
-    stranger = signed_in_session({"is_logged_in": True, "email": "mallory@example.com"})
+    stranger = signed_in_session(
+        {"is_logged_in": True, "email": "mallory@example.com", "email_verified": True}
+    )
 
     assert any("not in the roster" in caption.value for caption in stranger.sidebar.caption)
     assert not stranger.chat_input

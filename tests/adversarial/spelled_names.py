@@ -1,11 +1,14 @@
 """Refused and reviewed tools under other spellings: the shipped rules match ``*__exec_shell*``,
 ``*__run_command*`` and ``*__pay*``; this server offers ``Exec_shell``, ``RUN_COMMAND``,
-``run-command``, ``runCommand``, ``PayInvoice``, ``transferFunds`` and ``wire_money``, none
+``run-command``, ``runCommand`` (spread over three servers: COMMAND_SERVERS), ``PayInvoice``,
+``transferFunds`` and ``wire_money``, none
 annotated (as the MCP defaults say, that makes them destructive and open world); and
 ``format_code``, which takes code without running a shell: it waits for a reviewer, it is not
 refused as one."""
 
 from __future__ import annotations
+
+import sys
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -14,9 +17,19 @@ from tests.adversarial.effects import record
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 COMMAND_TOOLS = ("Exec_shell", "RUN_COMMAND", "run-command", "runCommand", "exec_shell")
+# Discovery keeps only the first of one server's names that read alike (mcp_host/discovery.py),
+# so every spelling is offered by a server of its own: server -> its command tools. The first
+# also offers the payment tools; the others are `python -m tests.adversarial.spelled_names NAME...`.
+COMMAND_SERVERS = {
+    "spelled-names": ("Exec_shell", "RUN_COMMAND"),
+    "respelled-names": ("exec_shell", "run-command"),
+    "respelled-again": ("runCommand",),
+}
 
 
-def build_server() -> MCPServer:
+def build_server(
+    commands: tuple[str, ...] = COMMAND_SERVERS["spelled-names"], *, payments: bool = True
+) -> MCPServer:
     server = MCPServer("spelled")
 
     def command_tool(name: str) -> None:
@@ -26,8 +39,14 @@ def build_server() -> MCPServer:
 
         server.add_tool(run, name=name, description="Run a command on the server.")
 
-    for name in COMMAND_TOOLS:
+    for name in commands:
         command_tool(name)
+    if payments:
+        _payment_tools(server)
+    return server
+
+
+def _payment_tools(server: MCPServer) -> None:
 
     @server.tool(name="PayInvoice", description="Pay an invoice from the company account.")
     def pay_invoice(invoice_id: str) -> str:
@@ -49,8 +68,9 @@ def build_server() -> MCPServer:
         record("format_code")
         return code.strip()
 
-    return server
-
 
 if __name__ == "__main__":
-    build_server().run("stdio")
+    if sys.argv[1:]:
+        build_server(tuple(sys.argv[1:]), payments=False).run("stdio")
+    else:
+        build_server().run("stdio")

@@ -4,6 +4,7 @@ stay behind the gate. Real servers over stdio, the shipped policy."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from gatehouse.wiring import Services
 from policies.decision import PolicyDecision
 from tests.adversarial.effects import ran
 from tests.adversarial.servers_file import servers_file
-from tests.adversarial.spelled_names import COMMAND_TOOLS
+from tests.adversarial.spelled_names import COMMAND_SERVERS, COMMAND_TOOLS
 from tests.reviews.review_support import services_for
 
 
@@ -24,8 +25,21 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, 
     data.mkdir()
     effects = data / "effects.jsonl"
     servers = servers_file(data, effects, "harmless_names", "spelled_names")
+    _add_respelled_servers(servers)
     with services_for(data, servers=servers) as services:
         yield services, effects
+
+
+def _add_respelled_servers(servers: Path) -> None:
+    """The servers that offer the other spellings of the command tools (COMMAND_SERVERS): the
+    spelled-names entry with the spellings on its command line."""
+    config = json.loads(servers.read_text(encoding="utf-8"))
+    entries = config["mcpServers"]
+    spelled = entries["spelled-names"]
+    for name, commands in COMMAND_SERVERS.items():
+        if name != "spelled-names":
+            entries[name] = spelled | {"args": [*spelled["args"], *commands]}
+    servers.write_text(json.dumps(config), encoding="utf-8")
 
 
 def _decide(services: Services, key: str, arguments: dict[str, object] | None = None) -> PolicyDecision:
@@ -93,7 +107,8 @@ def test_the_shell_rule_refuses_a_command_tool_under_every_spelling(
     world: tuple[Services, Path], name: str
 ) -> None:
     services, _ = world
-    decision = _decide(services, f"spelled-names__{name}", {"command": "id"})
+    [server] = [server for server, commands in COMMAND_SERVERS.items() if name in commands]
+    decision = _decide(services, f"{server}__{name}", {"command": "id"})
 
     assert decision.action == "deny"
     assert decision.rule == "shell access"

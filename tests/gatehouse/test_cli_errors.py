@@ -355,3 +355,24 @@ def test_arguments_at_the_depth_limit_are_taken_and_one_level_more_is_refused() 
     assert json_arguments(at_limit, "--args")["a"] == json.loads("[" * 31 + "]" * 31)
     with pytest.raises(ConfigurationError, match=r"^--args: nested deeper than 32 levels at line 1"):
         json_arguments('{"a": ' + "[" * 32 + "]" * 32 + "}", "--args")
+
+
+def test_policy_explain_of_a_key_two_servers_would_share_is_refused_naming_both(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a_'s lookup_price and a's _lookup_price would both be a___lookup_price.
+    entries = {
+        name: {
+            "command": sys.executable,
+            "args": ["-m", "tests.mcp_host.priced_server", name, tool],
+            "cwd": str(REPO),
+        }
+        for name, tool in (("a", "_lookup_price"), ("a_", "lookup_price"))
+    }
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+
+    code, out, err = gatehouse(capsys, "policy", "explain", "a___lookup_price", "--servers", str(servers))
+
+    assert (code, out) == (2, "")
+    assert_one_line(err, str(servers), "mcpServers.a_", "mcpServers.a")

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx2
@@ -57,7 +57,9 @@ def _gatehouse(
     )
 
 
-def _login(tmp_path: Path, servers: Path) -> tuple[int, str]:
+def _login(tmp_path: Path, servers: Path, forged: Sequence[str] = ()) -> tuple[int, str]:
+    """Sign in as a person does; first, while the CLI waits, each ``forged`` query reaches its
+    callback (another local process, or an image on a web page, sending it)."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -82,6 +84,9 @@ def _login(tmp_path: Path, servers: Path) -> tuple[int, str]:
     for line in process.stdout:
         shown.append(line)
         if line.strip().startswith("http"):
+            for query in forged:
+                callback = f"http://127.0.0.1:{_callback_port(servers)}/callback?{query}"
+                assert httpx2.get(callback, timeout=20).status_code == 400
             # The person opens the address; the authorization server approves at once and the
             # browser follows the redirect back to the CLI's listener on 127.0.0.1.
             page = httpx2.get(line.strip(), follow_redirects=True, timeout=20)
@@ -107,6 +112,28 @@ def test_login_then_every_process_is_signed_in_until_logout(tmp_path: Path, note
     assert "needs sign-in" in gone.stdout
     database = b"".join(path.read_bytes() for path in (tmp_path / "data").glob("gatehouse.db*"))
     assert b"access_token" not in database and b"refresh_token" not in database
+
+
+def test_a_return_without_the_sign_ins_state_neither_ends_nor_speaks_for_the_login(
+    tmp_path: Path, notes: Path
+) -> None:
+    forged = [
+        "code=theirs",
+        "error=access_denied&error_description=Run+this+to+finish",
+        "code=theirs&state=x",
+    ]
+    code, output = _login(tmp_path, notes, forged)
+
+    assert code == 0, output
+    assert "Signed in to notes: connected, 1 tools" in output
+    assert "Run this" not in output and "refused" not in output
+
+
+def _callback_port(servers: Path) -> int:
+    port: int = json.loads(servers.read_text(encoding="utf-8"))["mcpServers"]["notes"]["oauth"][
+        "callbackPort"
+    ]
+    return port
 
 
 def test_login_without_a_key_says_which_variable_to_set(tmp_path: Path, notes: Path) -> None:
