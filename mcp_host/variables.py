@@ -21,7 +21,7 @@ from mcp_host.reported import ReportedError
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 # The variables Gatehouse reads its own credentials from: the key that encrypts stored sign-ins
-# (gatehouse/settings.py SECRET_KEY_ENV), the audit anchor's key (reviews/audit_anchor.py), the
+# (gatehouse/settings.py SECRET_KEY_ENV), the audit keys (reviews/audit_anchor.py, audit_keys.py), the
 # database URL (a PostgreSQL password), the notifications webhook (its URL is its token), and
 # the keys of the model providers the planner ships for (gatehouse/planner_choice.py). Named
 # here, below the layers that read them; tests/mcp_host/test_variables.py checks they match.
@@ -29,6 +29,7 @@ GATEHOUSE_SECRETS = frozenset(
     {
         "GATEHOUSE_SECRET_KEY",
         "GATEHOUSE_AUDIT_KEY",
+        "GATEHOUSE_AUDIT_OLD_KEYS",
         "GATEHOUSE_DB",
         "GATEHOUSE_WEBHOOK_URL",
         "OPENAI_API_KEY",

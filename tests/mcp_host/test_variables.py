@@ -10,6 +10,7 @@ from mcp_host.config import ConfigError, parse_servers_config
 from mcp_host.variables import GATEHOUSE_SECRETS, SecretVariableError, UnsetVariableError, expand_variables
 from policies.loader import PolicyError, parse_policy
 from reviews.audit_anchor import AUDIT_KEY_ENV
+from reviews.audit_keys import AUDIT_OLD_KEYS_ENV
 
 
 def test_both_spellings_are_replaced_from_the_given_environment() -> None:
@@ -70,7 +71,7 @@ VALUE = "k3y-that-must-not-leak"
 
 
 def test_the_secrets_named_are_the_variables_gatehouse_reads_its_credentials_from() -> None:
-    read_as_secrets = {SECRET_KEY_ENV, AUDIT_KEY_ENV, DB_ENV, WEBHOOK_ENV}
+    read_as_secrets = {SECRET_KEY_ENV, AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, DB_ENV, WEBHOOK_ENV}
     assert read_as_secrets <= GATEHOUSE_SECRETS
     assert {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} <= GATEHOUSE_SECRETS
 
