@@ -56,7 +56,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 REDACTED = "***"
@@ -261,11 +261,14 @@ ThreadSources = Callable[[str], Iterable[Any]]
 
 def _remembered_forms(values: Iterable[str]) -> set[str]:
     """The values worth looking for elsewhere, each also as JSON writes it inside a string (a
-    secret with a quote or a backslash appears escaped in a JSON text)."""
+    secret with a quote or a backslash appears escaped in a JSON text). Not a word that only
+    describes ({"auth": "none"} would blank every "none" of the thread)."""
     forms = set()
     for value in values:
         value = value.strip()
         if not _SHORTEST_REMEMBERED <= len(value) <= _LONGEST_REMEMBERED or REDACTED in value:
+            continue
+        if _is_prose_word(value):
             continue
         forms.add(value)
         escaped = json.dumps(value, ensure_ascii=False)[1:-1]
@@ -399,8 +402,8 @@ class SecretRedactor:
         self._known(self.found(value), thread_id)
 
     def remember_secret(self, thread_id: str, value: Any) -> None:
-        """Hide ``value`` (its texts and numbers, all of them secret: an answer to a form field
-        asking for a password) wherever it appears later in the thread."""
+        """Hide ``value`` (its texts, all of them secret: an answer to a form field asking for
+        a password) wherever it appears later in the thread."""
         self._known(_remembered_forms(_leaves(value)), thread_id)
 
     def is_secret_name(self, name: str) -> bool:
@@ -449,7 +452,7 @@ class SecretRedactor:
         found: list[str] = []
         for shape in _SHAPES:
             if any(trigger in text for trigger in shape.triggers):
-                text = shape.pattern.sub(lambda match, shape=shape: _hide_shape(shape, found, match), text)
+                text = shape.pattern.sub(partial(_hide_shape, shape, found), text)
         return self._hide_named(text, found), tuple(found)
 
     def _known(self, fresh: set[str], thread_id: str | None) -> frozenset[str]:
@@ -509,7 +512,8 @@ class SecretRedactor:
 
     def _under_secret_name(self, item: Any, found: list[str]) -> Any:
         # A flag such as {"auth": false} or an absent value tells nothing; anything else goes,
-        # and its text is remembered (a number too: {"pin": 482913} can be quoted as text).
+        # and its texts are remembered (not a number: "max_tokens": 1000 is no secret to look
+        # for in every other text of the thread).
         if item is None or isinstance(item, bool):
             return item
         # The whole value and what a scan recognises in it (a token's body without its prefix),
@@ -586,14 +590,12 @@ class SecretRedactor:
 
 
 def _leaves(value: Any) -> list[str]:
-    """The texts and numbers inside a JSON-like value, as text."""
+    """The texts inside a JSON-like value."""
     if isinstance(value, Mapping):
         return [leaf for item in value.values() for leaf in _leaves(item)]
     if isinstance(value, list | tuple):
         return [leaf for item in value for leaf in _leaves(item)]
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return [str(value)]
-    return []
+    return [value] if isinstance(value, str) else []
 
 
 DEFAULT_REDACTOR = SecretRedactor()

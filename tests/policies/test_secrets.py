@@ -343,3 +343,22 @@ def test_log_records_hide_a_secret_this_process_recognised_even_where_the_record
 
     assert key not in caplog.text
     assert caplog.messages == ["calling with body='apiKey\": \"***'"]
+
+
+def test_a_word_or_a_count_under_a_secret_like_key_is_not_looked_for_elsewhere_in_the_thread() -> None:
+    redactor = SecretRedactor()
+    redactor.value({"auth": "none", "max_tokens": 1000, "cookie": "disabled"}, thread_id="t1")
+
+    shown = redactor.text("cc: none; 1000 rows; cookies disabled", thread_id="t1")
+
+    assert shown == "cc: none; 1000 rows; cookies disabled"
+
+
+def test_an_answer_a_form_field_asked_as_a_secret_is_hidden_where_a_result_repeats_it() -> None:
+    redactor = SecretRedactor()
+    typed = made_up(12)
+    redactor.remember_secret("t1", [typed])
+
+    assert redactor.value({"result": f"signed in with {typed}"}, thread_id="t1") == {
+        "result": "signed in with ***"
+    }
