@@ -53,14 +53,14 @@ def test_a_requests_secret_a_server_repeats_as_a_bare_word_is_hidden_in_the_answ
 def test_a_token_a_result_names_is_hidden_where_the_result_repeats_it_unnamed(gatehouse: Gatehouse) -> None:
     token = vault_token("payroll")
 
-    answered = gatehouse.run("ask", "--json", "Open the vault name=payroll")
-    assert answered.code == 0, answered.err
-    output = answered.json()
+    asked = gatehouse.run("ask", "--json", "Open the vault name=payroll")
+    assert asked.code == 0, asked.err
+    output = asked.json()
+    answered = asked
     if output["status"] == "needs_review":  # output that names credentials may be held first
         answered = gatehouse.run("reviews", "decide", output["review"]["id"], "--approve", "--json")
         assert answered.code == 0, answered.err
-    told = gatehouse.run("trace", output["thread_id"])
-    shown = [answered, told, *shown_afterwards(gatehouse, output["thread_id"])]
+    shown = [asked, answered, *shown_afterwards(gatehouse, output["thread_id"])]
 
     assert holding(token, shown) == []
     assert "Use *** for the next step" in answered.out
