@@ -249,14 +249,17 @@ def _print(
     as_json: bool,
     render: Callable[[dict[str, Any]], str],
     secrets: SecretRedactor | None = None,
+    *,
+    thread_id: str | None = None,
 ) -> None:
     # Everything printed has its secrets hidden (a tool's output, arguments, a server's URL);
-    # without the policy's own names, the built-in ones.
+    # without the policy's own names, the built-in ones. Output about a thread also hides
+    # what the thread's request and results were found to hold, wherever it appears.
     if secrets is None:
         from policies.secrets import DEFAULT_REDACTOR
 
         secrets = DEFAULT_REDACTOR
-    shown = secrets.value(data)
+    shown = secrets.value(data, thread_id=thread_id)
     _emit(json.dumps(shown, indent=2, ensure_ascii=False) if as_json else render(shown))
 
 
@@ -344,7 +347,11 @@ def _run_reviews_list(args: argparse.Namespace) -> int:
     settings = _settings(args)
     secrets = SecretRedactor(policy_file(settings).audit.redact_arguments)
     with open_ledger_for_reading(settings) as ledger:
-        rows = [review_row(r) for r in ledger.queue(args.status)]
+        reviews = ledger.queue(args.status)
+    # No graph is opened to list: each review's own request and result tell its thread's secrets.
+    for review in reviews:
+        secrets.remember(review.thread_id, review.secret_sources())
+    rows = [secrets.value(review_row(r), thread_id=r.thread_id) for r in reviews]
     _print({"status": args.status, "reviews": rows}, args.json, render_queue, secrets)
     return EXIT_OK
 
@@ -382,7 +389,14 @@ def _run_reviews(args: argparse.Namespace) -> int:
             return EXIT_OK
         if args.action == "withdraw":
             run = services.reviews.withdraw(args.review_id, by=args.user)
-            _print(run.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
+            final = run.final_output
+            _print(
+                final.model_dump(mode="json"),
+                args.json,
+                render_text,
+                services.secrets,
+                thread_id=final.thread_id,
+            )
             return EXIT_OK
         # The full id, or the short one shown on screen when it names one review only.
         result = services.reviews.decide(
@@ -399,7 +413,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
             "required": result.required,
             "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
         }
-        _print(report, args.json, render_decision, services.secrets)
+        _print(report, args.json, render_decision, services.secrets, thread_id=result.review.thread_id)
         return EXIT_OK
 
 
@@ -489,7 +503,10 @@ def _run_ask(args: argparse.Namespace) -> int:
         except NotAllowedError as exc:
             return _error(f"--user: {exc}", exc.exit_code)
         # Printed before the services close (which lets the notifications sender finish).
-        _print(outcome.final_output.model_dump(mode="json"), args.json, render_text, services.secrets)
+        final = outcome.final_output
+        _print(
+            final.model_dump(mode="json"), args.json, render_text, services.secrets, thread_id=final.thread_id
+        )
     return EXIT_OK
 
 

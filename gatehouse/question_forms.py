@@ -153,7 +153,7 @@ def show_question(question: Question, user: str) -> None:
     app = services()
     with st.container(border=True, key=_key(question, "box")):
         st.markdown(f"**:material/help: {name_literal(question.server)} asks, during the call:**")
-        show(app.secrets.text(question.message))
+        show(app.secrets.text(question.message, thread_id=question.thread_id))
         for flag in question.flags:
             st.markdown(flag_markdown(flag))
         problem = st.session_state.pop(_key(question, "problem"), None)

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from gatehouse.settings import helper_variables
 from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
+from graph.runner import thread_secret_sources
 from mcp_host.config import HttpServer, ServersConfig, load_servers_config
 from mcp_host.elicitation import ElicitationHandler
 from mcp_host.oauth import Authorizer, SignIn
@@ -345,6 +347,10 @@ def build_services(
         planner=planner_for(settings.model, timeout=settings.model_timeout),
     )
     graph = compile_graph(checkpointer)
+    # A thread this process meets for the first time (a reviewer's command, the app after a
+    # restart) has the secrets of its request, arguments and result recalled from its
+    # checkpoint, and hidden wherever they appear in what is written or shown for it.
+    secrets.recall_threads_with(partial(thread_secret_sources, graph))
     webhook = (
         WebhookSender(storage.outbox, settings.webhook_url, public_url=settings.public_url)
         if settings.webhook_url

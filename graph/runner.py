@@ -66,6 +66,32 @@ def thread_exists(graph: CompiledGraph, thread_id: str) -> bool:
     return graph.checkpointer is not None and graph.get_state(thread_config(thread_id)).created_at is not None
 
 
+# What a thread's state holds that may carry a secret a person or a server wrote: the request
+# and the answers to its questions, the arguments (as proposed and as a reviewer approved
+# them), the call and its result. Not the servers' listings: a description is no one's secret,
+# and a value it calls one would be hidden from the thread's reviewers.
+_SECRET_SOURCES = (
+    "input",
+    "request_text",
+    "clarifications",
+    "proposed_arguments",
+    "mcp_request",
+    "mcp_result",
+    "context_update",
+    "review",
+)
+
+
+def thread_secret_sources(graph: CompiledGraph, thread_id: str) -> list[Any]:
+    """The values of a thread's latest checkpoint that may carry a secret, for a process that
+    meets the thread for the first time (policies/secrets.py recall_threads_with): the
+    checkpoint keeps them in clear anyway, as the call needs them."""
+    if graph.checkpointer is None:
+        return []
+    values = graph.get_state(thread_config(thread_id)).values
+    return [values[key] for key in _SECRET_SOURCES if values.get(key)]
+
+
 def outcome(graph: CompiledGraph, context: GraphContext, thread_id: str, path: list[str]) -> RunOutcome:
     snapshot = graph.get_state(thread_config(thread_id))
     values = cast("GraphState", dict(snapshot.values))

@@ -131,5 +131,7 @@ def trace_steps(
                 "interrupt": current.interrupts[0].value,
             }
         )
-    shown: list[dict[str, Any]] = secrets.value(steps)
+    # With the thread's remembered secrets (its request's, recalled from its checkpoint): a
+    # fragment of it in the arguments or a result echoing it is hidden like the request.
+    shown: list[dict[str, Any]] = secrets.value(steps, thread_id=thread_id)
     return shown

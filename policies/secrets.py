@@ -16,6 +16,19 @@ Two kinds of evidence:
   ids, GitHub, GitLab, Slack, npm, PyPI and Google keys, ``sk-…`` API keys, JWTs, Bearer and
   Basic credentials, and passwords in URLs (``scheme://user:***@host``).
 
+**Once recognised, hidden wherever it appears later.** A value found by either kind of evidence
+is remembered, and every later occurrence of it is hidden too, whatever surrounds it: inside a
+longer text, in a fragment a planner cut out of the request with its quotes broken
+(``apiKey": "SK7-…``, which no shape matches on its own), in a tool's result that echoes it.
+Within one value (an audit event, a trace, a run's output) a secret recognised anywhere in it
+is hidden everywhere in it. Across values, what is remembered is scoped to a thread
+(``thread_id=``): a value one requester's text calls a secret blanks nothing in another's
+thread. A process that meets a thread for the first time (a reviewer's command line, the app
+after a restart) recalls what the thread's checkpoint holds (``recall_threads_with``): the
+checkpoint keeps the real request, arguments and result anyway (the call needs them), so
+nothing new is stored anywhere; the remembered values live in this process's memory only,
+bounded. Log records, which name no thread, hide every value this process remembered.
+
 Why not Yelp's detect-secrets (1.5.0, evaluated for this): used as a library on one line
 (``scan_line``) it found one of the issue's seven leaking forms (its keyword plugin wants
 quotes when it cannot tell the file type; its entropy plugins flag every plain word), reported
@@ -36,9 +49,12 @@ and short strings, which repeat, are scanned once.
 from __future__ import annotations
 
 import fnmatch
+import json
 import logging
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
@@ -181,13 +197,14 @@ _NOT_A_VALUE = frozenset(
 )
 
 
-def _hide_shape(shape: _Shape, match: re.Match[str]) -> str:
+def _hide_shape(shape: _Shape, found: list[str], match: re.Match[str]) -> str:
     start, end = match.span("secret")
     before = match.string[match.start() - 1 : match.start()]
     if shape.word_start and (before.isalnum() or before == "_"):
         return match.group(0)  # "task-..." is no sk- key: the literal continued a word
     if shape.random_only and not _looks_random(match.group("secret")):
         return match.group(0)
+    found.append(match.group("secret"))
     offset = match.start()
     return match.group(0)[: start - offset] + REDACTED + match.group(0)[end - offset :]
 
@@ -224,8 +241,139 @@ def _cues(globs: Iterable[str]) -> tuple[str, ...] | None:
     return tuple(sorted(cues))
 
 
+# --- remembered values: a secret found once is hidden wherever it appears later -----------------
+
+# Shorter values are not looked for elsewhere: "pwd=ab" would blank every "ab" in a thread.
+_SHORTEST_REMEMBERED = 4
+# Below this length a remembered value is hidden only as a whole word ("hunter2", not the
+# start of "hunter22"); from it on, anywhere (a key glued to a quote or a word a planner cut).
+_WHOLE_WORD_BELOW = 8
+_LONGEST_REMEMBERED = 16_384  # a PEM key is about 3,300 characters
+_PER_THREAD = 256
+_THREADS = 4096
+_IN_LOGS = 1024
+_WORD = "A-Za-z0-9"
+
+# What a process that meets a thread for the first time recalls its secrets from: the texts
+# and values the thread's checkpoint holds (graph/runner.py thread_secret_sources).
+ThreadSources = Callable[[str], Iterable[Any]]
+
+
+def _remembered_forms(values: Iterable[str]) -> set[str]:
+    """The values worth looking for elsewhere, each also as JSON writes it inside a string (a
+    secret with a quote or a backslash appears escaped in a JSON text). Not a word that only
+    describes ({"auth": "none"} would blank every "none" of the thread)."""
+    forms = set()
+    for value in values:
+        value = value.strip()
+        if not _SHORTEST_REMEMBERED <= len(value) <= _LONGEST_REMEMBERED or REDACTED in value:
+            continue
+        if _is_prose_word(value):
+            continue
+        forms.add(value)
+        escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+        if escaped != value:
+            forms.add(escaped)
+    return forms
+
+
+@lru_cache(maxsize=256)
+def _known_pattern(values: frozenset[str]) -> re.Pattern[str]:
+    # Longest first: a value that contains another is hidden whole, not around the shorter one.
+    ordered = sorted(values, key=lambda v: (-len(v), v))
+    alternatives = [
+        re.escape(v) if len(v) >= _WHOLE_WORD_BELOW else rf"(?<![{_WORD}]){re.escape(v)}(?![{_WORD}])"
+        for v in ordered
+    ]
+    return re.compile("|".join(alternatives))
+
+
+def _hide_known_text(text: str, pattern: re.Pattern[str]) -> str:
+    if len(text) < _SHORTEST_REMEMBERED:
+        return text
+    return pattern.sub(REDACTED, text)
+
+
+def _hide_known(value: Any, pattern: re.Pattern[str]) -> Any:
+    """``value`` (already redacted: a fresh copy) with every remembered value hidden, in its
+    strings and its keys."""
+    if isinstance(value, str):
+        return _hide_known_text(value, pattern)
+    if isinstance(value, dict):
+        return {
+            _hide_known_text(key, pattern) if isinstance(key, str) else key: _hide_known(item, pattern)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_hide_known(item, pattern) for item in value]
+    return value
+
+
+class _ProcessSecrets:
+    """Every value this process remembered, for log records (which name no thread): the newest
+    ``_IN_LOGS``, in memory only."""
+
+    def __init__(self) -> None:
+        self._values: OrderedDict[str, None] = OrderedDict()
+        self._pattern: re.Pattern[str] | None = None
+        self._lock = threading.Lock()
+
+    def add(self, values: Iterable[str]) -> None:
+        with self._lock:
+            fresh = [v for v in values if v not in self._values]
+            if not fresh:
+                return
+            for value in fresh:
+                self._values[value] = None
+            while len(self._values) > _IN_LOGS:
+                self._values.popitem(last=False)
+            self._pattern = None
+
+    def pattern(self) -> re.Pattern[str] | None:
+        with self._lock:
+            if self._pattern is None and self._values:
+                self._pattern = _known_pattern(frozenset(self._values))
+            return self._pattern
+
+
+_IN_THIS_PROCESS = _ProcessSecrets()
+
+
+class _ThreadSecrets:
+    """The values remembered for each thread, in this process's memory only: the newest
+    ``_THREADS`` threads, ``_PER_THREAD`` values each (an unbounded set would let one server's
+    results grow the app's memory without end)."""
+
+    def __init__(self) -> None:
+        self._threads: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.recall: ThreadSources | None = None
+
+    def merged(self, thread_id: str, fresh: set[str], found_in: Callable[[Any], set[str]]) -> frozenset[str]:
+        """The thread's values with ``fresh`` added; on first sight, with those its checkpoint holds."""
+        with self._lock:
+            known = self._threads.get(thread_id)
+        if known is None:
+            # Outside the lock: recalling reads the database, and other threads keep going.
+            recalled: set[str] = set()
+            for source in self.recall(thread_id) if self.recall is not None else ():
+                recalled |= found_in(source)
+            known = frozenset(recalled)
+        with self._lock:
+            known = known | self._threads.get(thread_id, frozenset())
+            if not fresh <= known and len(known) < _PER_THREAD:
+                known = known | frozenset(sorted(fresh - known)[: _PER_THREAD - len(known)])
+            self._threads[thread_id] = known
+            self._threads.move_to_end(thread_id)
+            while len(self._threads) > _THREADS:
+                self._threads.popitem(last=False)
+        return known
+
+
 class SecretRedactor:
-    """Finds secrets and replaces their values with ``***``; one per configured policy."""
+    """Finds secrets and replaces their values with ``***``; one per configured policy. It
+    remembers what it found for each thread it is told of, and hides that wherever it appears
+    later in the thread (see the module's docstring)."""
 
     def __init__(self, secret_arguments: Iterable[str] = ()) -> None:
         globs = {_normalised_glob(g) for g in (*SECRET_ARGUMENTS, *secret_arguments) if g.strip()}
@@ -234,6 +382,29 @@ class SecretRedactor:
         self._cues = _cues((*SECRET_ARGUMENTS, *secret_arguments))
         # Short strings repeat (statuses, capability keys, rule names): each is scanned once.
         self._short_text = lru_cache(maxsize=4096)(self._scan)
+        self._threads = _ThreadSecrets()
+
+    def recall_threads_with(self, sources: ThreadSources) -> None:
+        """Where a thread met for the first time in this process has its secrets recalled from:
+        ``sources(thread_id)`` gives the texts and values its checkpoint holds."""
+        self._threads.recall = sources
+
+    def found(self, value: Any) -> set[str]:
+        """The secret values recognised in ``value`` (a text or JSON-like data) that are looked
+        for wherever else they appear: by shape, after a secret-like name, under a secret-like
+        key; each also as JSON escapes it."""
+        found: list[str] = []
+        self._redacted(value, found)
+        return _remembered_forms(found)
+
+    def remember(self, thread_id: str, value: Any) -> None:
+        """Hide the secrets recognised in ``value`` wherever they appear later in the thread."""
+        self._known(self.found(value), thread_id)
+
+    def remember_secret(self, thread_id: str, value: Any) -> None:
+        """Hide ``value`` (its texts, all of them secret: an answer to a form field asking for
+        a password) wherever it appears later in the thread."""
+        self._known(_remembered_forms(_leaves(value)), thread_id)
 
     def is_secret_name(self, name: str) -> bool:
         known = self._names.get(name)
@@ -244,31 +415,54 @@ class SecretRedactor:
                 self._names[name] = known
         return known
 
-    def text(self, text: str) -> str:
-        """The text with every secret value replaced by ``***``."""
-        return self._short_text(text) if len(text) <= _SHORT else self._scan(text)
+    def text(self, text: str, *, thread_id: str | None = None) -> str:
+        """The text with every secret value replaced by ``***``: those recognised in it, and
+        with ``thread_id`` those remembered for the thread (which then remembers these too)."""
+        shown: str = self.value(text, thread_id=thread_id)
+        return shown
 
-    def _scan(self, text: str) -> str:
-        for shape in _SHAPES:
-            if any(trigger in text for trigger in shape.triggers):
-                text = shape.pattern.sub(partial(_hide_shape, shape), text)
-        return self._hide_named(text)
-
-    def value(self, value: Any) -> Any:
+    def value(self, value: Any, *, thread_id: str | None = None) -> Any:
         """A copy of a JSON-like value with secrets hidden: the values under secret-like keys
-        at any depth, and secrets inside every string."""
+        at any depth, and secrets inside every string. A secret recognised anywhere in it is
+        hidden everywhere in it; with ``thread_id``, so is every one remembered for the thread,
+        which then remembers these too."""
+        found: list[str] = []
+        shown = self._redacted(value, found)
+        known = self._known(_remembered_forms(found), thread_id)
+        return _hide_known(shown, _known_pattern(known)) if known else shown
+
+    def _redacted(self, value: Any, found: list[str]) -> Any:
+        """``value`` with what is recognised in it hidden; the values hidden go to ``found``."""
         if isinstance(value, str):
-            return self.text(value)
+            shown, hidden = self._short_text(value) if len(value) <= _SHORT else self._scan(value)
+            found.extend(hidden)
+            return shown
         if isinstance(value, Mapping):
             return {
-                key: self._under_secret_name(item)
+                key: self._under_secret_name(item, found)
                 if isinstance(key, str) and self.is_secret_name(key)
-                else self.value(item)
+                else self._redacted(item, found)
                 for key, item in value.items()
             }
         if isinstance(value, list | tuple):
-            return [self.value(item) for item in value]
+            return [self._redacted(item, found) for item in value]
         return value
+
+    def _scan(self, text: str) -> tuple[str, tuple[str, ...]]:
+        found: list[str] = []
+        for shape in _SHAPES:
+            if any(trigger in text for trigger in shape.triggers):
+                text = shape.pattern.sub(partial(_hide_shape, shape, found), text)
+        return self._hide_named(text, found), tuple(found)
+
+    def _known(self, fresh: set[str], thread_id: str | None) -> frozenset[str]:
+        """What to hide besides what the scan hid: ``fresh`` (found just now, so hidden wherever
+        else it appears in the same value), and the thread's remembered values."""
+        if fresh:
+            _IN_THIS_PROCESS.add(fresh)
+        if thread_id is None:
+            return frozenset(fresh)
+        return self._threads.merged(thread_id, fresh, self.found)
 
     def argv(self, args: Iterable[str]) -> list[str]:
         """A command line with secrets hidden, also ``--token VALUE`` split over two arguments."""
@@ -287,31 +481,48 @@ class SecretRedactor:
         secret-like query parameters hidden."""
         return self.text(re.sub(r"(://)[^/@\s]*@", r"\1" + REDACTED + "@", url, count=1))
 
-    def restore(self, edited: Any, original: Any) -> Any:
-        """``edited`` (a copy of ``self.value(original)`` a person may have changed) with each
-        part left as shown put back to its real value. A form shows arguments with their
-        secrets hidden; what the reviewer did not touch must not be sent as ``***``."""
-        if edited == self.value(original):
-            return original
-        if isinstance(edited, dict) and isinstance(original, dict):
-            return {key: self._restore_under(key, item, original[key]) if key in original else item
-                    for key, item in edited.items()}  # fmt: skip
-        if isinstance(edited, list) and isinstance(original, list) and len(edited) == len(original):
-            return [self.restore(item, before) for item, before in zip(edited, original, strict=True)]
-        return edited
+    def restore(self, edited: Any, original: Any, *, thread_id: str | None = None) -> Any:
+        """``edited`` (a copy of ``self.value(original, thread_id=...)`` a person may have
+        changed) with each part left as shown put back to its real value. A form shows
+        arguments with their secrets hidden; what the reviewer did not touch must not be sent
+        as ``***``."""
+        known = self._known(self.found(original), thread_id)
+        return self._restore(edited, original, _known_pattern(known) if known else None)
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _restore_under(self, key: Any, edited: Any, original: Any) -> Any:
+    def _shown(self, value: Any, known: re.Pattern[str] | None) -> Any:
+        shown = self._redacted(value, [])
+        return _hide_known(shown, known) if known is not None else shown
+
+    def _restore(self, edited: Any, original: Any, known: re.Pattern[str] | None) -> Any:
+        if edited == self._shown(original, known):
+            return original
+        if isinstance(edited, dict) and isinstance(original, dict):
+            return {key: self._restore_under(key, item, original[key], known) if key in original else item
+                    for key, item in edited.items()}  # fmt: skip
+        if isinstance(edited, list) and isinstance(original, list) and len(edited) == len(original):
+            return [self._restore(item, before, known) for item, before in zip(edited, original, strict=True)]
+        return edited
+
+    def _restore_under(self, key: Any, edited: Any, original: Any, known: re.Pattern[str] | None) -> Any:
         if isinstance(key, str) and self.is_secret_name(key):
-            return original if edited == self._under_secret_name(original) else edited
-        return self.restore(edited, original)
+            return original if edited == self._under_secret_name(original, []) else edited
+        return self._restore(edited, original, known)
 
-    def _under_secret_name(self, item: Any) -> Any:
-        # A flag such as {"auth": false} or an absent value tells nothing; anything else goes.
-        return item if item is None or isinstance(item, bool) else REDACTED
+    def _under_secret_name(self, item: Any, found: list[str]) -> Any:
+        # A flag such as {"auth": false} or an absent value tells nothing; anything else goes,
+        # and its texts are remembered (not a number: "max_tokens": 1000 is no secret to look
+        # for in every other text of the thread).
+        if item is None or isinstance(item, bool):
+            return item
+        # The whole value and what a scan recognises in it (a token's body without its prefix),
+        # at any depth: the leaves of a hidden structure are remembered too.
+        self._redacted(item, found)
+        found.extend(_leaves(item))
+        return REDACTED
 
-    def _hide_named(self, text: str) -> str:
+    def _hide_named(self, text: str, found: list[str]) -> str:
         pieces: list[str] = []
         done = 0  # text[:done] is in pieces already
         for start, end in self._windows(text):
@@ -321,6 +532,7 @@ class SecretRedactor:
                 hidden = self._hidden_value(text, match)
                 if hidden is not None:
                     pieces += [text[done : hidden[0]], REDACTED]
+                    found.append(text[hidden[0] : hidden[1]])
                     done = hidden[1]
         return "".join(pieces) + text[done:] if pieces else text
 
@@ -377,6 +589,15 @@ class SecretRedactor:
         return start + quote, end - quote
 
 
+def _leaves(value: Any) -> list[str]:
+    """The texts inside a JSON-like value."""
+    if isinstance(value, Mapping):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list | tuple):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value] if isinstance(value, str) else []
+
+
 DEFAULT_REDACTOR = SecretRedactor()
 
 
@@ -394,8 +615,9 @@ _log_redaction_installed = False
 
 def install_log_redaction(redactor: SecretRedactor = DEFAULT_REDACTOR) -> None:
     """Hide secrets in every log record this process makes, whichever handler writes it (the
-    SDK's, Streamlit's, ours): the record's message is redacted when the record is made.
-    Installing twice changes nothing."""
+    SDK's, Streamlit's, ours): the record's message is redacted when the record is made, and
+    so is every value any redactor of this process remembered. Installing twice changes
+    nothing."""
     global _log_redaction_installed
     if _log_redaction_installed:
         return
@@ -409,6 +631,10 @@ def install_log_redaction(redactor: SecretRedactor = DEFAULT_REDACTOR) -> None:
         except (TypeError, ValueError):
             return record  # a malformed record: logging reports it when a handler formats it
         hidden = redactor.text(message)
+        # A record names no thread: every value this process remembered is hidden in it.
+        remembered = _IN_THIS_PROCESS.pattern()
+        if remembered is not None:
+            hidden = _hide_known_text(hidden, remembered)
         if hidden != message:
             record.msg, record.args = hidden, None
         return record

@@ -134,7 +134,8 @@ class OperatorQuestions:
             reason, tell = self._declining
             await self._refused(facts, reason, owner.thread_id, owner.requester)
             tell(
-                f"{server} asked a question during the call ({self._secrets.text(request.message)!r}); declined: {reason}"
+                f"{server} asked a question during the call "
+                f"({self._secrets.text(request.message, thread_id=owner.thread_id)!r}); declined: {reason}"
             )
             return ElicitResult(action="decline")
         question = await anyio.to_thread.run_sync(
@@ -143,7 +144,7 @@ class OperatorQuestions:
                 operator=owner.requester,
                 server=server,
                 mode=mode,
-                message=self._secrets.text(request.message),
+                message=self._secrets.text(request.message, thread_id=owner.thread_id),
                 timeout=timedelta(seconds=self.timeout_seconds),
                 requested_schema=request.requested_schema
                 if isinstance(request, ElicitRequestFormParams)
@@ -222,7 +223,12 @@ class OperatorQuestions:
             name: REDACTED if name in flagged and value is not None else value
             for name, value in question.content.items()
         }
-        shown = self._secrets.value(shown)
+        # A flagged field's answer is a secret wherever it appears later in the thread (a
+        # result that echoes it back), like one recognised in the request.
+        self._secrets.remember_secret(
+            question.thread_id, [value for name, value in question.content.items() if name in flagged]
+        )
+        shown = self._secrets.value(shown, thread_id=question.thread_id)
         if shown != question.content:
             self.store.keep_shown(question.id, shown)
 

@@ -377,6 +377,19 @@ class _ChainWalk:
         return []
 
 
+def _by_thread(threads: Sequence[str | None]) -> list[tuple[str | None, list[int]]]:
+    """The places of each thread's events, in order of first appearance; an event of no
+    thread on its own (what it holds says nothing about another's)."""
+    groups: dict[str, list[int]] = {}
+    alone: list[tuple[str | None, list[int]]] = []
+    for n, thread_id in enumerate(threads):
+        if thread_id is None:
+            alone.append((None, [n]))
+        else:
+            groups.setdefault(thread_id, []).append(n)
+    return [*groups.items(), *alone]
+
+
 class AuditLog:
     def __init__(
         self,
@@ -417,6 +430,17 @@ class AuditLog:
     ) -> AuditEvent:
         return self.append_all([AuditEntry(kind, data, thread_id, review_id, actor)])[0]
 
+    def _redacted(self, entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
+        """Each entry's data with its secrets hidden: those it holds, those the other entries
+        of its thread hold (a run's selection next to its request), and those remembered for
+        the thread (the request a planner cut the arguments from)."""
+        shown: list[dict[str, Any]] = [{} for _ in entries]
+        for thread_id, places in _by_thread([e.thread_id for e in entries]):
+            hidden = self._secrets.value([entries[n].data for n in places], thread_id=thread_id)
+            for n, data in zip(places, hidden, strict=True):
+                shown[n] = data
+        return shown
+
     def append_all(self, entries: Sequence[AuditEntry]) -> list[AuditEvent]:
         """Append several events in one transaction: they take consecutive places in the chain.
         No events: nothing is written and the chain's head is not locked."""
@@ -424,8 +448,8 @@ class AuditLog:
             return []
         at = iso(self._clock())
         bodies = [
-            json.dumps(self._secrets.value(e.data), sort_keys=True, ensure_ascii=False, default=str)
-            for e in entries
+            json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+            for data in self._redacted(entries)
         ]
         chain = self._chain()
         places: list[_Place] = []
@@ -517,8 +541,13 @@ class AuditLog:
         return ChainCheck(report=report, hashes=walk.hashes, last_seq=last, last_hash=prev)
 
     def export(self, fmt: str) -> str:
-        # Redacting again is a no-op on rows this version wrote, and hides what older ones kept.
-        events = [e.model_copy(update={"data": self._secrets.value(e.data)}) for e in self.events()]
+        # Redacting again is a no-op on rows this version wrote, and hides what older ones kept:
+        # a secret one of a thread's events shows is hidden in all of them.
+        events = self.events()
+        for _, places in _by_thread([e.thread_id for e in events]):
+            hidden = self._secrets.value([events[n].data for n in places])
+            for n, data in zip(places, hidden, strict=True):
+                events[n] = events[n].model_copy(update={"data": data})
         if fmt == "jsonl":
             return "".join(json.dumps(e.model_dump(), ensure_ascii=False) + "\n" for e in events)
         if fmt == "csv":

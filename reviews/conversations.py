@@ -94,7 +94,7 @@ class Conversations:
     def record_request(self, thread_id: str, owner: str, text: str) -> Message:
         """The operator's message; the first one opens the conversation and titles it."""
         now = iso(self._clock())
-        text = self._secrets.text(text)
+        text = self._secrets.text(text, thread_id=thread_id)
         title = " ".join(text.split())[:TITLE_CHARS] or "(empty request)"
         with self._db.write() as conn:
             conn.execute(
@@ -122,6 +122,9 @@ class Conversations:
         A thread started outside a conversation (a test driving the graph directly) gets one,
         owned by its requester, so its answers are never dropped."""
         now = iso(self._clock())
+        # Stored with its secrets hidden like the request's text: an answer carries the
+        # arguments it proposed and what the call returned (hidden before the row is locked).
+        shown = self._secrets.value(output, thread_id=thread_id)
         with self._db.write() as conn:
             # The upsert locks the thread's conversation row first: the duplicate check and the
             # next sequence number below are then the only ones for this thread. A checkpoint
@@ -145,9 +148,6 @@ class Conversations:
                 # Returned, not raised: this write may be part of a larger transaction
                 # (storage/transactions.py), which an error would roll back whole.
                 return False
-            # Stored with its secrets hidden like the request's text: an answer carries the
-            # arguments it proposed and what the call returned.
-            shown = self._secrets.value(output)
             self._append(conn, thread_id, "gatehouse", author, {"output": shown}, checkpoint_id, now)
         return True
 

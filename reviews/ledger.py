@@ -152,6 +152,14 @@ class Review(BaseModel):
     decider_pid: int | None = None
     carried_out_at: str | None = None
 
+    def secret_sources(self) -> list[Any]:
+        """What the review holds that may carry a secret a person or a server wrote: the
+        request, the arguments (proposed and edited) and the result it was opened on
+        (policies/secrets.py remembers what it finds there for the thread)."""
+        sources = [self.payload.get("request"), self.arguments, self.payload.get("result")]
+        sources += [d.arguments for d in self.decisions if d.arguments]
+        return [source for source in sources if source]
+
     def approvals(self) -> list[Decision]:
         """The approvals recorded so far, oldest first."""
         return [d for d in self.decisions if d.action == "approve"]

@@ -87,3 +87,26 @@ def test_a_hidden_secret_inside_changed_text_must_be_retyped_before_approval(app
     assert any("retype the secret" in error.value for error in reviewer.error)
     assert button(reviewer, "Approve with my changes").disabled
     assert outbox(app_env) == []
+
+
+def test_a_key_the_planner_cut_out_of_its_quotes_shows_on_no_page_and_the_approved_call_gets_it(
+    app_env: Path,
+) -> None:
+    # The body the planner extracts is the fragment apiKey": "... with its quotes broken.
+    key = "SK7-" + made_up()
+    operator = session()
+    ask(operator, f'Send an email to bob@example.com saying "apiKey": "{key}"')
+    reviewer = on_page(session("reviewer"), "review_queue")
+    shown = {"chat": everything_shown(operator), "reviews": everything_shown(reviewer)}
+    [body_box] = [box for box in reviewer.text_area if box.key and box.key.endswith("-body")]
+    assert body_box.value == 'apiKey": "***'
+
+    button(reviewer, "Approve").click().run()
+    assert not reviewer.exception
+    shown["reviews after"] = everything_shown(reviewer)
+    shown["chat after"] = everything_shown(operator.run())
+    shown["traces"] = everything_shown(on_page(operator, "traces"))
+
+    assert [page for page, text in shown.items() if key in text] == []
+    [sent] = outbox(app_env)
+    assert sent["body"] == f'apiKey": "{key}'

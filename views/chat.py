@@ -20,6 +20,7 @@ import json
 import time
 from collections.abc import Callable
 from datetime import datetime, tzinfo
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -271,7 +272,8 @@ def follow_run(run: RunInProgress, thread: str, user: str) -> None:
     # While a question waits, the steps fold away: the form stays where the operator sees it,
     # and nothing drawn above it moves it while they fill it in.
     progress = st.status(WAITING_LABEL if questions else "Working on your request…", expanded=not questions)
-    streamed = StreamedAnswer(progress, app.secrets.text)
+    # The answer a model writes may repeat a secret of the request or the result, unnamed.
+    streamed = StreamedAnswer(progress, partial(app.secrets.text, thread_id=thread))
     steps_shown = text_shown = 0
 
     def draw_progress() -> None:
@@ -347,12 +349,12 @@ def follow(thread: str, shown: int, questions: list[str]) -> None:
 def render_message(message: Message) -> None:
     if message.role == "operator":
         with st.chat_message("user"):
-            show(services().secrets.text(message.text or ""))
+            show(services().secrets.text(message.text or "", thread_id=message.thread_id))
             when = readable_time(message.at, zone=reader_zone())
             st.caption(f"{markdown_literal(message.author or '')} · {markdown_literal(when)}")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
-            show_answer(services().secrets.value(message.output or {}))
+            show_answer(services().secrets.value(message.output or {}, thread_id=message.thread_id))
 
 
 user = current_user()
@@ -400,7 +402,7 @@ if text:
             for message in messages:
                 render_message(message)
             with st.chat_message("user"):
-                show(app.secrets.text(text))
+                show(app.secrets.text(text, thread_id=thread))
             follow_run(started, thread, user)
 if running is not None:
     # This page's request is still running (the page was drawn again: an answer to a question,

@@ -59,9 +59,10 @@ PAGE_SIZE = 50
 HISTORY_SIZE = 50
 
 
-def hidden(text: str) -> str:
-    """Text as a reviewer sees it: secrets as ***."""
-    return services().secrets.text(text)
+def hidden(text: str, review: Review) -> str:
+    """Text as a reviewer sees it: secrets as ***, also those the review's thread holds
+    elsewhere (its request's key in a fragment of the arguments, in a result echoing it)."""
+    return services().secrets.text(text, thread_id=review.thread_id)
 
 
 def time_left(seconds: int | None) -> str:
@@ -103,7 +104,7 @@ def show_definition(review: Review) -> None:
         f"({markdown_literal(str(capability.get('type')))})"
     )
     # A server's words: shown as text, its control characters visible.
-    show(hidden(capability.get("description") or "(no description)"))
+    show(hidden(capability.get("description") or "(no description)", review))
     server, key = capability.get("server"), capability.get("key")
     try:
         live = services().mcp.discover(only=[server]).find(key) if server and key else None
@@ -120,7 +121,7 @@ def show_definition(review: Review) -> None:
             "is checked against the live definition before the call runs and asks again if it differs."
         )
         st.markdown("Live description:")
-        show(hidden(live.description or "(none)"))
+        show(hidden(live.description or "(none)", review))
 
 
 def show_flags_and_rating(review: Review) -> None:
@@ -129,12 +130,13 @@ def show_flags_and_rating(review: Review) -> None:
     payload = review.payload
     st.markdown(f"**Validation flags** ({len(review.flags)})")
     for flag in review.flags:
-        st.markdown(flag_markdown(flag | {"message": hidden(str(flag.get("message") or ""))}))
+        st.markdown(flag_markdown(flag | {"message": hidden(str(flag.get("message") or ""), review)}))
     st.markdown(f"Policy rule {markdown_literal(str(payload.get('matched_rule')))}:")
-    show(hidden(str(payload.get("explanation") or "")))
+    show(hidden(str(payload.get("explanation") or ""), review))
     if payload.get("previous_capability"):
         with st.expander("The definition before it changed"):
-            st.json(visible_in(services().secrets.value(payload["previous_capability"])))
+            shown = services().secrets.value(payload["previous_capability"], thread_id=review.thread_id)
+            st.json(visible_in(shown))
     st.markdown("**The policy's own rating**")
     show("\n".join(f"- {reason}" for reason in payload.get("risk_reasons") or ["nothing risky found"]))
     annotations = review.capability.get("annotations") or {}
@@ -160,20 +162,20 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             if preview.cc:
                 lines.append(f"Cc: {', '.join(preview.cc)}")
             lines.append(f"Subject: {preview.subject}")
-            show(hidden("\n".join(lines)))
-            show(hidden(preview.body))
+            show(hidden("\n".join(lines), review))
+            show(hidden(preview.body, review))
     elif isinstance(preview, FileDiffPreview) and preview.new_file:
-        st.markdown(f"**Preview: a new file,** {markdown_literal(hidden(preview.path))}")
+        st.markdown(f"**Preview: a new file,** {markdown_literal(hidden(preview.path, review))}")
         count = "1 line" if preview.lines_added == 1 else f"{preview.lines_added} lines"
         st.caption(f"New file: it does not exist yet, and writing it creates it with {count}.")
         if preview.diff:
-            st.code(visible(hidden(preview.diff)), language="diff", wrap_lines=True)
+            st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
     elif isinstance(preview, FileDiffPreview):
-        st.markdown(f"**Preview: the change to** {markdown_literal(hidden(preview.path))}")
+        st.markdown(f"**Preview: the change to** {markdown_literal(hidden(preview.path, review))}")
         if preview.note:
             st.caption(
                 markdown_literal(
-                    f"Current content unknown ({hidden(preview.note)}); the diff shows the new content in full."
+                    f"Current content unknown ({hidden(preview.note, review)}); the diff shows the new content in full."
                 )
             )
         if preview.unchanged:
@@ -181,7 +183,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
         else:
             st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
             # Long lines wrap: a clipped line hides what the write puts at its end.
-            st.code(visible(hidden(preview.diff)), language="diff", wrap_lines=True)
+            st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
@@ -191,7 +193,7 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
     its real value back, and a hidden secret inside text the reviewer changed must be retyped."""
     schema = review.capability.get("input_schema") or {}
     secrets = services().secrets
-    shown = secrets.value(review.arguments)
+    shown = secrets.value(review.arguments, thread_id=review.thread_id)
     mode = st.radio("Edit arguments as", ["Form", "JSON"], horizontal=True, key=f"mode-{review.id}")
     try:
         if mode == "JSON":
@@ -219,17 +221,17 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
                     edited[field.name] = value
             if errors:
                 raise ArgumentError("; ".join(errors))
-        edited = secrets.restore(edited, review.arguments)
+        edited = secrets.restore(edited, review.arguments, thread_id=review.thread_id)
         if REDACTED in json.dumps(edited) and REDACTED not in json.dumps(review.arguments):
             raise ArgumentError(
                 f"a hidden secret ({REDACTED}) is in text you changed: retype the secret, or undo the change"
             )
     except ArgumentError as exc:
-        st.error(markdown_literal(hidden(str(exc))))
+        st.error(markdown_literal(hidden(str(exc), review)))
         return None
     problems = schema_problems(schema, edited)
     for problem in problems:
-        st.error(markdown_literal(hidden(f"Does not fit the input schema: {problem}")))
+        st.error(markdown_literal(hidden(f"Does not fit the input schema: {problem}", review)))
     return None if problems else edited
 
 
@@ -336,7 +338,7 @@ def decide(
             notice = (
                 "success",
                 f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.",
-                hidden(output.response),
+                hidden(output.response, review),
             )
         st.session_state["review_notice"] = notice
         # Decided here: the notice says how it ended, and the page goes on to the queue.
@@ -362,10 +364,13 @@ def show_decided(review: Review) -> None:
     st.warning(markdown_literal(text), icon=":material/how_to_reg:")
     if review.reason:
         st.markdown("**Reason given**")
-        show(hidden(review.reason))
+        show(hidden(review.reason, review))
 
 
 def show_review(review: Review, user: str) -> None:
+    # What this review's own request, arguments and result hold is hidden wherever it shows
+    # (the thread may have been recalled from an older checkpoint before this request came).
+    services().secrets.remember(review.thread_id, review.secret_sources())
     payload = review.payload
     now = datetime.now(UTC)
     row = review_row(review, now)
@@ -384,12 +389,12 @@ def show_review(review: Review, user: str) -> None:
         show_sampling_review(review, user)
         return
     st.markdown("**Request**")
-    show(hidden(str(payload.get("request") or "")))
+    show(hidden(str(payload.get("request") or ""), review))
     show_definition(review)
     error = (payload.get("result") or {}).get("error")
     if review.stage == "untrusted_output" and error:
         st.markdown("**The server's error message** (held: the operator has not seen it)")
-        st.code(visible(str(error.get("message"))), language=None)
+        st.code(visible(hidden(str(error.get("message")), review)), language=None)
     show_flags_and_rating(review)
     if review.status != "pending":
         return
@@ -418,7 +423,7 @@ def history_table(reviews: list[Review]) -> None:
                 "decided at": table_time(r.decided_at, zone),
                 "requester": r.requester,
                 "capability": r.capability_key,
-                "reason": hidden(r.reason or ""),
+                "reason": hidden(r.reason or "", r),
                 "review": short_review(r.id),
             }
             for r in reviews

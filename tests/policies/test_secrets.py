@@ -240,3 +240,125 @@ def test_hiding_secrets_in_a_typical_request_costs_well_under_a_millisecond() ->
         timings.append(time.perf_counter() - start)
 
     assert statistics.median(timings) < 0.001
+
+
+# --- a secret, once recognised, is hidden wherever it appears later ---------------------------
+
+
+def test_a_secret_recognised_anywhere_in_a_value_is_hidden_wherever_else_it_appears_in_it() -> None:
+    key, password = "SK7-" + made_up(20), made_up(16)
+    event = {
+        "text": f'send it saying "apiKey": "{key}" and the password is {password}',
+        # What a planner cut out of the text: the quotes broken, the names gone.
+        "arguments": {"body": f'apiKey": "{key}', "note": f"{password} (from the request)"},
+        "subject": f"{password}",
+    }
+
+    shown = str(SecretRedactor().value(event))
+
+    assert key not in shown and password not in shown
+    assert 'apiKey": "***' in shown and "*** (from the request)" in shown
+
+
+def test_a_secret_recognised_in_a_thread_is_hidden_in_what_that_thread_shows_later_and_only_there() -> None:
+    redactor = SecretRedactor()
+    key = "SK7-" + made_up(20)
+    redactor.text(f'Send an email to bob@example.com saying "apiKey": "{key}"', thread_id="t1")
+
+    later = {"arguments": {"body": f'apiKey": "{key}'}, "result": f"queued: {key}!"}
+    in_the_thread = redactor.value(later, thread_id="t1")
+    in_another_thread = redactor.value(later, thread_id="t2")
+
+    assert in_the_thread == {"arguments": {"body": 'apiKey": "***'}, "result": "queued: ***!"}
+    assert redactor.text(f"said {key}", thread_id="t1") == "said ***"
+    # Another thread's text is its own: a value one requester called a secret blanks nothing of another's.
+    assert in_another_thread == later
+
+
+def test_a_secret_from_a_result_or_from_arguments_is_hidden_later_as_well() -> None:
+    redactor = SecretRedactor()
+    issued, password = "ghp_" + made_up(36), made_up(12)
+    redactor.value({"structured": {"token": issued}}, thread_id="t1")
+    redactor.value({"arguments": {"db_password": password}}, thread_id="t1")
+
+    shown = redactor.text(f"use {issued[4:]} with {password} next time", thread_id="t1")
+
+    assert shown == "use *** with *** next time"
+
+
+def test_a_short_remembered_secret_is_hidden_as_a_whole_word_and_a_tiny_one_is_not_remembered() -> None:
+    redactor = SecretRedactor()
+    redactor.text("the password is hunter2, pin code: 42, pwd=ab", thread_id="t1")
+
+    assert redactor.text("typed hunter2 twice; hunter22 is another word", thread_id="t1") == (
+        "typed *** twice; hunter22 is another word"
+    )
+    # Two characters would blank every "ab" in the thread: too short to look for elsewhere.
+    assert redactor.text("about abc", thread_id="t1") == "about abc"
+
+
+def test_a_thread_seen_first_in_this_process_has_its_secrets_recalled_once_from_its_checkpoint() -> None:
+    key = "SK7-" + made_up(20)
+    asked: list[str] = []
+
+    def checkpoint(thread_id: str) -> list[object]:
+        asked.append(thread_id)
+        return [f'Send an email saying "apiKey": "{key}"'] if thread_id == "t1" else []
+
+    redactor = SecretRedactor()
+    redactor.recall_threads_with(checkpoint)
+
+    first = redactor.value({"body": f'apiKey": "{key}'}, thread_id="t1")
+    again = redactor.text(f"sent {key}", thread_id="t1")
+    other = redactor.text(f"sent {key}", thread_id="t2")
+
+    assert (first, again, other) == ({"body": 'apiKey": "***'}, "sent ***", f"sent {key}")
+    assert asked == ["t1", "t2"]
+
+
+def test_restore_puts_back_a_remembered_secret_hidden_inside_text_left_as_shown() -> None:
+    redactor = SecretRedactor()
+    key = "SK7-" + made_up(20)
+    redactor.text(f'"apiKey": "{key}"', thread_id="t1")
+    original = {"to": "bob@example.com", "body": f'apiKey": "{key}'}
+    shown = redactor.value(original, thread_id="t1")
+
+    untouched = redactor.restore(dict(shown), original, thread_id="t1")
+    edited = redactor.restore(shown | {"to": "carol@example.com"}, original, thread_id="t1")
+
+    assert shown["body"] == 'apiKey": "***'
+    assert untouched == original
+    assert edited == original | {"to": "carol@example.com"}
+
+
+def test_log_records_hide_a_secret_this_process_recognised_even_where_the_record_cuts_its_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = "SK7-" + made_up(20)
+    install_log_redaction()
+    SecretRedactor().text(f'"apiKey": "{key}"', thread_id="t-log")
+
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("some.library").warning("calling with body=%r", f'apiKey": "{key}')
+
+    assert key not in caplog.text
+    assert caplog.messages == ["calling with body='apiKey\": \"***'"]
+
+
+def test_a_word_or_a_count_under_a_secret_like_key_is_not_looked_for_elsewhere_in_the_thread() -> None:
+    redactor = SecretRedactor()
+    redactor.value({"auth": "none", "max_tokens": 1000, "cookie": "disabled"}, thread_id="t1")
+
+    shown = redactor.text("cc: none; 1000 rows; cookies disabled", thread_id="t1")
+
+    assert shown == "cc: none; 1000 rows; cookies disabled"
+
+
+def test_an_answer_a_form_field_asked_as_a_secret_is_hidden_where_a_result_repeats_it() -> None:
+    redactor = SecretRedactor()
+    typed = made_up(12)
+    redactor.remember_secret("t1", [typed])
+
+    assert redactor.value({"result": f"signed in with {typed}"}, thread_id="t1") == {
+        "result": "signed in with ***"
+    }

@@ -18,7 +18,9 @@ from gatehouse.operator_requests import ask
 from graph.trace import trace_steps
 from mcp_host.sdk_client import SdkMcpClient
 from servers.email import build_server
-from tests.reviews.review_support import email_servers, gatehouse, services_for
+from tests.cli_support import Ran
+from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
+from tests.support import bundled_server_entry
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -124,3 +126,110 @@ def test_the_command_line_shows_no_secret_from_a_request_in_export_trace_or_queu
     leaks = [done.args[3:] for done in shown for s in (token, password) if s in done.stdout + done.stderr]
     assert leaks == []
     assert "the password is ***" in shown[1].stdout
+
+
+def ticket_servers(data: Path) -> Path:
+    """A servers file with only the bundled tickets server."""
+    path = data / "tickets-servers.json"
+    entry = bundled_server_entry("tickets", data / "demo")
+    path.write_text(json.dumps({"mcpServers": {"tickets": entry}}), encoding="utf-8")
+    return path
+
+
+def everything_printed_about(data: Path, thread: str, *also: Ran) -> list[Ran]:
+    """What the command line shows of a thread afterwards: the audit export in both formats,
+    the trace as text and JSON, and the queue of every review as text and JSON."""
+    shown = list(also)
+    shown += [gatehouse(data, "audit", "export", "--format", fmt) for fmt in ("jsonl", "csv")]
+    shown += [gatehouse(data, "trace", "--json", thread), gatehouse(data, "trace", thread)]
+    shown += [gatehouse(data, "reviews", "list", "--json"), gatehouse(data, "reviews", "list")]
+    for done in shown:
+        assert done.returncode == 0, (done.args, done.stderr)
+    return shown
+
+
+def leaks_of(secret: str, shown: list[Ran]) -> list[str]:
+    """The commands whose output holds ``secret``: named, never printed."""
+    named = [" ".join(arg for arg in done.args if secret not in arg) for done in shown]
+    return [name for name, done in zip(named, shown, strict=True) if secret in done.stdout + done.stderr]
+
+
+def audited_kinds(data: Path) -> set[str]:
+    exported = gatehouse(data, "audit", "export", "--format", "jsonl").stdout
+    return {json.loads(line)["kind"] for line in exported.splitlines()}
+
+
+def test_a_secret_the_planner_cut_out_of_its_quotes_is_hidden_in_every_event_and_output_and_still_sent(
+    data_dir: Path,
+) -> None:
+    # The request's "apiKey": "..." is recognised; the body the planner extracts is the
+    # fragment apiKey": "... (quotes broken), which no shape matches on its own.
+    servers = str(email_servers(data_dir))
+    key = "SK7-" + made_up(24)
+    text = f'Send an email to bob@example.com saying "apiKey": "{key}"'
+
+    asked = gatehouse(data_dir, "ask", "--json", "--servers", servers, text)
+    assert asked.returncode == 0, asked.stderr
+    output = json.loads(asked.stdout)
+    assert output["status"] == "needs_review"
+    told = gatehouse(data_dir, "ask", "--servers", servers, text)
+    # Decided by another run of the command line: it learns the thread's secrets from the thread.
+    decided = gatehouse(
+        data_dir, "reviews", "decide", output["review"]["id"], "--approve", "--reviewer", "reviewer",
+        "--json", "--servers", servers,
+    )  # fmt: skip
+    shown = everything_printed_about(data_dir, output["thread_id"], asked, told, decided)
+
+    assert leaks_of(key, shown) == []
+    assert {"selection", "review_requested", "decision", "execution_result"} <= audited_kinds(data_dir)
+    assert 'apiKey\\": \\"***' in shown[3].stdout  # the event still says what was hidden
+    # The call itself got the real value.
+    assert [sent["body"] for sent in outbox(data_dir)] == [f'apiKey": "{key}']
+
+
+def test_a_secret_in_the_arguments_of_another_tool_and_in_its_result_is_hidden(data_dir: Path) -> None:
+    servers = str(ticket_servers(data_dir))
+    secret = made_up(20)
+    text = f'Add a note to ticket 3 saying "client_secret": "{secret}"'
+
+    asked = gatehouse(data_dir, "ask", "--json", "--servers", servers, text)
+    assert asked.returncode == 0, asked.stderr
+    output = json.loads(asked.stdout)
+    assert output["selected_capability"]["name"] == "update_ticket", output["response"]
+    decided = gatehouse(
+        data_dir, "reviews", "decide", output["review"]["id"], "--approve", "--reviewer", "reviewer",
+        "--json", "--servers", servers,
+    )  # fmt: skip
+    assert json.loads(decided.stdout)["final_output"]["status"] == "ok", decided.stdout
+    shown = everything_printed_about(data_dir, output["thread_id"], asked, decided)
+
+    assert leaks_of(secret, shown) == []
+    # The ticket the server sent back holds the note: the result echoes the secret.
+    assert 'client_secret\\": \\"***' in decided.stdout
+
+
+def test_a_secret_a_later_run_of_the_thread_shows_is_hidden_in_its_stored_conversation(
+    data_dir: Path,
+) -> None:
+    key = "SK7-" + made_up(24)
+    text = f'Send an email to bob@example.com saying "apiKey": "{key}"'
+    with (
+        SdkMcpClient({"email": build_server(data_dir / "demo")}) as pool,
+        services_for(data_dir, mcp=pool) as services,
+    ):
+        outcome = ask(services, text)
+        assert outcome.final_output.review is not None
+    # The decision in a process of its own that has never seen the request.
+    with (
+        SdkMcpClient({"email": build_server(data_dir / "demo")}) as pool,
+        services_for(data_dir, mcp=pool) as services,
+    ):
+        decided = services.reviews.decide(outcome.final_output.review.id, reviewer="reviewer", approve=True)
+        assert decided.run is not None
+        thread = outcome.final_output.thread_id
+        conversation = [m.model_dump() for m in services.conversations.messages(thread)]
+        events = [e.model_dump() for e in services.audit.events()]
+
+    leaked = key in json.dumps([conversation, events], default=str)
+    assert not leaked
+    assert key in json.dumps(decided.run.state["proposed_arguments"])
