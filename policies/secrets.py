@@ -259,16 +259,25 @@ _WORD = "A-Za-z0-9"
 ThreadSources = Callable[[str], Iterable[Any]]
 
 
+# Values a reviewer must read to decide: an e-mail address, a link, a number. A server's result
+# that files one under "token" must not blank it out of the thread's later reviews (where it
+# stands, under its secret-like name, it is still hidden).
+_NEVER_REMEMBERED = re.compile(
+    r"[^@\s]+@[^@\s]+\.[^@\s]+|[A-Za-z][A-Za-z0-9+.-]*://\S+|[+-]?\d[\d,._]*", re.ASCII
+)
+
+
 def _remembered_forms(values: Iterable[str]) -> set[str]:
     """The values worth looking for elsewhere, each also as JSON writes it inside a string (a
     secret with a quote or a backslash appears escaped in a JSON text). Not a word that only
-    describes ({"auth": "none"} would blank every "none" of the thread)."""
+    describes ({"auth": "none"} would blank every "none" of the thread), nor an address, link
+    or number (_NEVER_REMEMBERED)."""
     forms = set()
     for value in values:
         value = value.strip()
         if not _SHORTEST_REMEMBERED <= len(value) <= _LONGEST_REMEMBERED or REDACTED in value:
             continue
-        if _is_prose_word(value):
+        if _is_prose_word(value) or _NEVER_REMEMBERED.fullmatch(value):
             continue
         forms.add(value)
         escaped = json.dumps(value, ensure_ascii=False)[1:-1]

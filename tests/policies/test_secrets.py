@@ -362,3 +362,19 @@ def test_an_answer_a_form_field_asked_as_a_secret_is_hidden_where_a_result_repea
     assert redactor.value({"result": f"signed in with {typed}"}, thread_id="t1") == {
         "result": "signed in with ***"
     }
+
+
+def test_a_server_naming_an_address_or_an_amount_as_its_token_does_not_hide_it_from_reviewers_later() -> None:
+    # A server's result is untrusted: calling a recipient, a link or an amount a "token" must not
+    # blank that value out of what a reviewer reads later in the thread.
+    redactor = SecretRedactor()
+    redactor.value(
+        {"api_token": "eve@example.org", "password": "https://pay.example/approve", "secret": "25000"},
+        thread_id="t1",
+    )
+
+    shown = redactor.value(
+        {"to": "eve@example.org", "link": "https://pay.example/approve", "amount": "25000"}, thread_id="t1"
+    )
+
+    assert shown == {"to": "eve@example.org", "link": "https://pay.example/approve", "amount": "25000"}
