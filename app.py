@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from gatehouse.literal import markdown_literal
 from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
 from gatehouse.settings import SERVERS_PAGE_PATH
+from gatehouse.visible_text import visible
 from gatehouse.web import current_user, live_pending_count, oidc_configured, role_of, services
 
 
@@ -26,7 +28,7 @@ def identity() -> None:
             if not getattr(st.user, "is_logged_in", False):
                 st.button("Sign in", on_click=st.login)
             else:
-                st.write(f"Signed in as **{current_user()}**")
+                st.write(f"Signed in as **{markdown_literal(current_user() or '')}**")
                 st.button("Sign out", on_click=st.logout)
         else:
             roster = sorted(app.policy.policy.users)
@@ -43,15 +45,16 @@ def identity() -> None:
                 roster,
                 key="user",
                 index=roster.index(default) if default in roster else 0,
+                format_func=visible,
                 on_change=remember_user,
             )
             if st.session_state.get("user") and st.query_params.get("as") != st.session_state["user"]:
                 st.query_params["as"] = st.session_state["user"]
         user = current_user()
         if user:
-            st.caption(f"Role: {role_of(user) or 'not in the roster'}")
+            st.caption(f"Role: {markdown_literal(role_of(user) or 'not in the roster')}")
         # Which planner chooses capabilities (a model's proposals go through the same policy).
-        st.caption(f"Planner: {app.context.planner.label}")
+        st.caption(f"Planner: {markdown_literal(app.context.planner.label)}")
 
 
 def remember_in_browser() -> None:
