@@ -13,6 +13,7 @@ from gatehouse.literal import markdown_literal
 from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
 from gatehouse.oidc_identity import SignInRefused
 from gatehouse.settings import SERVERS_PAGE_PATH
+from gatehouse.visible_text import visible
 from gatehouse.web import (
     current_user,
     live_pending_count,
@@ -54,15 +55,16 @@ def identity() -> None:
                 roster,
                 key="user",
                 index=roster.index(default) if default in roster else 0,
+                format_func=visible,
                 on_change=remember_user,
             )
             if st.session_state.get("user") and st.query_params.get("as") != st.session_state["user"]:
                 st.query_params["as"] = st.session_state["user"]
         user = current_user()
         if user:
-            st.caption(f"Role: {role_of(user) or 'not in the roster'}")
+            st.caption(f"Role: {markdown_literal(role_of(user) or 'not in the roster')}")
         # Which planner chooses capabilities (a model's proposals go through the same policy).
-        st.caption(f"Planner: {app.context.planner.label}")
+        st.caption(f"Planner: {markdown_literal(app.context.planner.label)}")
 
 
 def refuse_unidentified_sign_in() -> None:

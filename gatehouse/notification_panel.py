@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from gatehouse.visible_text import visible
+from gatehouse.literal import markdown_literal
+from gatehouse.visible_text import visible_in
 from gatehouse.webhook_message import shown_url
 
 if TYPE_CHECKING:
@@ -26,32 +27,35 @@ def notification_status(app: Services) -> None:
             )
         return
     counts = app.outbox.counts()
-    label = f"Notifications: {counts['pending']} pending, {counts['failed']} failed"
+    label = f"Notifications: {counts['pending']:d} pending, {counts['failed']:d} failed"
     failing = counts["failed"] > 0
     # Keyed by whether anything failed, not by the label: an expander's identity otherwise comes
     # from its label, so each change of a count drew a new, closed section under the reviewer
     # reading it. A first failure still opens it (a new key, drawn expanded).
     with st.expander(label, expanded=failing, key=f"notifications-{'failing' if failing else 'ok'}"):
         st.caption(
-            f"Posted to {shown_url(app.settings.webhook_url)} ({counts['delivered']} delivered);"
+            f"Posted to {markdown_literal(shown_url(app.settings.webhook_url))} ({counts['delivered']:d} delivered);"
             " a failed attempt is retried with a doubling pause, then given up."
         )
         rows = app.outbox.recent(limit=RECENT)
         if not rows:
             st.caption("Nothing sent yet.")
             return
+        # The receiver's error is its own words: shown visibly, like everything in the table.
         st.dataframe(
-            [
-                {
-                    "event": row.event,
-                    "review": row.review_id,
-                    "status": row.status,
-                    "attempts": row.attempts,
-                    "added": row.created_at,
-                    "delivered": row.delivered_at or "",
-                    "receiver's error": visible(app.secrets.text(row.last_error or "")),
-                }
-                for row in rows
-            ],
+            visible_in(
+                [
+                    {
+                        "event": row.event,
+                        "review": row.review_id,
+                        "status": row.status,
+                        "attempts": row.attempts,
+                        "added": row.created_at,
+                        "delivered": row.delivered_at or "",
+                        "receiver's error": app.secrets.text(row.last_error or ""),
+                    }
+                    for row in rows
+                ]
+            ),
             hide_index=True,
         )

@@ -129,10 +129,11 @@ def _answer(question: Question, action: AnswerAction, user: str) -> None:
         st.session_state[_key(question, "problem")] = str(exc)
 
 
-def _buttons(question: Question, user: str, accept_label: str) -> None:
+def _buttons(question: Question, user: str) -> None:
     columns = st.columns(3)
+    # A page to open is accepted once the operator went through it; a form, with what it holds.
     choices: list[tuple[str, AnswerAction, ButtonType]] = [
-        (accept_label, "accept", "primary"),
+        ("Done" if question.mode == "url" else "Accept", "accept", "primary"),
         ("Decline", "decline", "secondary"),
         ("Cancel", "cancel", "secondary"),
     ]
@@ -170,7 +171,7 @@ def show_question(question: Question, user: str) -> None:
                 icon=":material/open_in_new:",
             )
             st.caption("Done when you have finished there; Decline if you do not want to.")
-            _buttons(question, user, "Done")
+            _buttons(question, user)
         else:
             fields = question_fields(question)
             secret = _secret_fields(question, fields)
@@ -178,7 +179,7 @@ def show_question(question: Question, user: str) -> None:
             # and Streamlit 1.67's browser side drops a form's submit while its run has not ended.
             for f in fields:
                 _widget(question, f, f.name in secret)
-            _buttons(question, user, "Accept")
+            _buttons(question, user)
         when = readable_time(question.deadline, zone=reader_zone())
         st.caption(f"Unanswered by {markdown_literal(when)}, the call goes on without your answer (cancel).")
 

@@ -81,7 +81,7 @@ def show_request(review: Review) -> None:
     st.markdown(f"**Messages** ({len(request.messages)})")
     for number, message in enumerate(request.messages, start=1):
         with st.container(border=True):
-            st.caption(f"{number}. {markdown_literal(message.role)}")
+            st.caption(f"{number:d}. {markdown_literal(message.role)}")
             for block in message.content_as_list:
                 if isinstance(block, TextContent):
                     show(hidden(block.text))
@@ -144,12 +144,12 @@ def decision(review: Review, user: str) -> None:
     answer = st.text_area(
         "Your answer (the server gets exactly this)"
         if model is None
-        else f"Your answer (leave it empty and the language model {model} answers)",
+        else f"Your answer (leave it empty and the language model {markdown_literal(model)} answers)",
         key=f"answer-{review.id}",
     )
     reason = st.text_input("Reason (required to reject; kept in the record)", key=f"reason-{review.id}")
     written = bool(answer.strip())
-    label = APPROVE_WRITTEN if written or model is None else f"Approve: {model} answers"
+    label = APPROVE_WRITTEN if written or model is None else f"Approve: {markdown_literal(model)} answers"
     approve_column, reject_column = st.columns(2)
     if approve_column.button(label, type="primary", width="stretch", key=f"approve-{review.id}"):
         if not written and model is None:

@@ -132,7 +132,7 @@ def test_the_sidebar_keeps_who_you_are_across_pages(app_env: Path) -> None:
     assert app.sidebar.selectbox(key="user").value == "reviewer"
     assert any("Role: reviewer" in caption.value for caption in app.sidebar.caption)
     assert any(
-        caption.value == "Planner: deterministic (offline, no language model)"
+        caption.value == "Planner: " + markdown_literal("deterministic (offline, no language model)")
         for caption in app.sidebar.caption
     )
 
@@ -459,8 +459,8 @@ def test_the_traces_page_draws_the_graph_and_the_threads_steps(app_env: Path) ->
 
     assert app.title[0].value == "Traces"
     labels = [expander.label for expander in app.expander]
-    assert labels[0].endswith("preprocess_request")
-    assert any(label.endswith("invoke_mcp_capability") for label in labels)
+    assert labels[0].endswith(markdown_literal("preprocess_request"))
+    assert any(label.endswith(markdown_literal("invoke_mcp_capability")) for label in labels)
     assert "`invoke_mcp_capability`" in markdown_text(app)
     chart = app.get("graphviz_chart")[0]
     assert "invoke_mcp_capability" in chart.proto.spec
@@ -476,8 +476,8 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
 
     labels = [expander.label for expander in operator.expander]
     assert any("approve by reviewer" in label for label in labels)
-    assert labels[-1].endswith("generate_final_response")
-    assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess_request", labels[0])
+    assert labels[-1].endswith(markdown_literal("generate_final_response"))
+    assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess\\_request", labels[0])
     assert [header.value for header in operator.subheader] == ["Request 1"]
     [wait] = [box.value for box in operator.info if "waited" in box.value]
     assert f"for a person ({markdown_literal('before_execution')}); reviewer decided" in wait

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
+from gatehouse.literal import markdown_literal
 from graph.planner.model import ModelPlanner
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
 from tests.test_app import app_env, ask, session  # noqa: F401 (app_env: a fixture)
@@ -38,9 +39,8 @@ def test_the_chat_shows_the_models_answer_above_the_result_and_the_sidebar_names
 
     ask(app, "List the files in the managed project folder.")
 
-    assert "Planner: language model openai:gpt-4.1-mini (falls back to deterministic)" in [
-        caption.value for caption in app.sidebar.caption
-    ]
+    planner = markdown_literal("language model openai:gpt-4.1-mini (falls back to deterministic)")
+    assert f"Planner: {planner}" in [caption.value for caption in app.sidebar.caption]
     assert "Two files are there: sample.txt and notes.md." in [str(block.value) for block in app.text]
     # The result it was written from is still shown, as a table.
     assert "notes.md" in "\n".join(frame.value.to_csv(index=False) for frame in app.dataframe)

@@ -48,7 +48,8 @@ def test_the_reviews_page_and_the_chat_show_times_in_the_browsers_zone(app_env: 
     review_id = services().ledger.queue("pending")[0].id
     stale = in_zone(on_page(session("reviewer"), "review_queue"), "Asia/Kolkata")
     created = services().ledger.require(review_id).created_at
-    assert f"{clock(created, 'Asia/Kolkata')} · " in captions(stale)  # "Asked by operator at ..."
+    # "Asked by operator at ...": literal, like every text the caption holds.
+    assert f"{markdown_literal(clock(created, 'Asia/Kolkata'))} · " in captions(stale)
     assert stale.dataframe[0].value["waiting since"].tolist() == [whole(created, "Asia/Kolkata")]
 
     winner = on_page(session("reviewer2"), "review_queue")
@@ -70,5 +71,5 @@ def test_without_a_zone_the_browser_names_the_reviews_page_shows_utc_and_says_so
     created = services().ledger.require(review_id).created_at
     for zone in (None, "Europe", "Mars/Olympus_Mons"):  # none; a folder of zones; no such zone
         reviewer = in_zone(on_page(session("reviewer"), "review_queue"), zone)
-        assert f"{clock(created, 'UTC')} · " in captions(reviewer)
+        assert f"{markdown_literal(clock(created, 'UTC'))} · " in captions(reviewer)
         assert reviewer.dataframe[0].value["waiting since"].tolist() == [whole(created, "UTC")]

@@ -80,7 +80,7 @@ def show_outcome(review: dict[str, Any] | None) -> None:
         st.caption("What the reviewer changed (- proposed, + what ran):")
         for change in outcome.changes:
             st.markdown(name_literal(change.name))
-            st.code(change.diff, language="diff", wrap_lines=True)
+            st.code(visible(change.diff), language="diff", wrap_lines=True)
 
 
 def show_result(result: dict[str, Any], shape: ResultShape) -> None:
@@ -92,11 +92,11 @@ def show_result(result: dict[str, Any], shape: ResultShape) -> None:
             st.caption(f"{label}: no items")
             continue
         if table.columns != ["field", "value"]:
-            st.caption(f"{label} · {table.total} row(s)")
+            st.caption(f"{label} · {table.total:d} row(s)")
         # A table widget draws cells and headers as plain text (no Markdown), in key order.
         st.dataframe(visible_in(table.rows), hide_index=True)
         if table.left_out:
-            st.caption(f"{table.left_out} more row(s) not shown here: the raw result below has them.")
+            st.caption(f"{table.left_out:d} more row(s) not shown here: the raw result below has them.")
     for text in shape.texts:
         if text.title:
             st.caption(markdown_literal(text.title))
@@ -113,7 +113,8 @@ def show_answer(output: dict[str, Any]) -> None:
     result = output.get("result")
     # Tool output, flags and errors quote servers: control characters are shown, not hidden.
     output = visible_in(output)
-    facts = [_BADGE.get(output["status"], output["status"])]
+    status = str(output["status"])
+    facts = [_BADGE.get(status) or markdown_literal(status)]
     capability = output.get("selected_capability")
     if capability:
         facts.append(
@@ -123,7 +124,7 @@ def show_answer(output: dict[str, Any]) -> None:
     summary = output.get("mcp_result_summary")
     if summary:
         facts.append(
-            f"{summary.get('item_count', 0)} item(s)"
+            f"{int(summary.get('item_count', 0))} item(s)"
             + (", truncated" if summary.get("truncated") else "")
             + (", untrusted output" if summary.get("untrusted") else "")
         )
@@ -144,7 +145,7 @@ def show_answer(output: dict[str, Any]) -> None:
         st.caption(
             f"Review {markdown_literal(short_review(str(review['id'])))}: a reviewer has to approve this "
             "before it runs.",
-            help=f"Full id: {review['id']}",
+            help=f"Full id: {markdown_literal(str(review['id']))}",
         )
         show_flags(review.get("flags", []))
     elif review and review.get("flags"):
@@ -161,7 +162,7 @@ def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
     when = datetime.fromisoformat(conversation.updated_at).astimezone(zone).strftime("%d %b %H:%M")
     status = (conversation.status or "").replace("_", " ")
     title = services().secrets.text(conversation.title)[:48]
-    return f"{title} · {status} · {when}" if status else f"{title} · {when}"
+    return visible(f"{title} · {status} · {when}" if status else f"{title} · {when}")
 
 
 def choose_thread(mine: list[Conversation]) -> str:
@@ -279,7 +280,7 @@ def follow_run(run: RunInProgress, thread: str, user: str) -> None:
     def draw_progress() -> None:
         nonlocal steps_shown, text_shown
         for step in run.steps[steps_shown:]:
-            progress.write(_STEP_LABELS.get(step, step))
+            progress.write(markdown_literal(_STEP_LABELS.get(step, step)))
             steps_shown += 1
         if len(run.text) > text_shown:
             streamed.add(run.text[text_shown:])
@@ -325,7 +326,8 @@ def clarification_form(output: dict[str, Any], thread: str, user: str) -> None:
         if st.form_submit_button("Answer", type="primary"):
             filled = {name: value.strip() for name, value in values.items() if value.strip()}
             if not filled:
-                st.warning(f"Fill in {', '.join(missing)} first.")
+                # Argument names are the server's words: never markup.
+                st.warning(markdown_literal(f"Fill in {', '.join(missing)} first."))
                 return
             if len(missing) == 1:
                 answer = filled[missing[0]]
@@ -365,7 +367,7 @@ if user is None:
 
 app = services()
 if not app.policy.may_request(user):
-    st.info(f"{user} is not on the policy's roster of people who may make requests.")
+    st.info(f"{markdown_literal(user)} is not on the policy's roster of people who may make requests.")
     st.stop()
 
 history_column, threads_column = st.columns([3, 1])
@@ -439,7 +441,7 @@ with history_column:
                 key=f"choose-{thread}-{choice['key']}",
                 on_click=choose,
                 args=(choice["key"], thread, user),
-                help=choice["key"],
+                help=name_literal(choice["key"]),
             )
     if last_output and last_output["status"] in {"needs_review", "needs_clarification"}:
         st.button(

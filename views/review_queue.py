@@ -69,29 +69,31 @@ def time_left(seconds: int | None) -> str:
     if seconds is None:
         return "-"
     if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
-    return f"{seconds // 60} min {seconds % 60} s" if seconds < 600 else f"{seconds // 60} min"
+        return f"{seconds // 3600:d} h {seconds % 3600 // 60:d} min"
+    return f"{seconds // 60:d} min {seconds % 60:d} s" if seconds < 600 else f"{seconds // 60:d} min"
 
 
 def queue_table(rows: list[dict[str, Any]]) -> None:
     zone = reader_zone()
     # What a person scans first leads; the id comes last and short (the full one is in the
-    # review's details and its link).
+    # review's details and its link). Names are a server's and a requester's: shown visibly.
     st.dataframe(
-        [
-            {
-                "waiting since": table_time(r["created_at"], zone),
-                "time left": time_left(r["seconds_left"]),
-                "category": r["category"] or "-",
-                "requester": r["requester"],
-                "server": r["server"],
-                "capability": r["capability"],
-                "approvals": f"{len(r['approvals'])}/{r['required_approvals']}",
-                "flags": ", ".join(r["flags"]),
-                "review": short_review(r["id"]),
-            }
-            for r in rows
-        ],
+        visible_in(
+            [
+                {
+                    "waiting since": table_time(r["created_at"], zone),
+                    "time left": time_left(r["seconds_left"]),
+                    "category": r["category"] or "-",
+                    "requester": r["requester"],
+                    "server": r["server"],
+                    "capability": r["capability"],
+                    "approvals": f"{len(r['approvals'])}/{r['required_approvals']}",
+                    "flags": ", ".join(r["flags"]),
+                    "review": short_review(r["id"]),
+                }
+                for r in rows
+            ]
+        ),
         hide_index=True,
         width="stretch",
     )
@@ -166,7 +168,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             show(hidden(preview.body, review))
     elif isinstance(preview, FileDiffPreview) and preview.new_file:
         st.markdown(f"**Preview: a new file,** {markdown_literal(hidden(preview.path, review))}")
-        count = "1 line" if preview.lines_added == 1 else f"{preview.lines_added} lines"
+        count = "1 line" if preview.lines_added == 1 else f"{preview.lines_added:d} lines"
         st.caption(f"New file: it does not exist yet, and writing it creates it with {count}.")
         if preview.diff:
             st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
@@ -181,7 +183,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
         if preview.unchanged:
             st.caption("The file already has exactly this content: writing it changes nothing.")
         else:
-            st.caption(f"+{preview.lines_added} / -{preview.lines_removed} lines")
+            st.caption(f"+{preview.lines_added:d} / -{preview.lines_removed:d} lines")
             # Long lines wrap: a clipped line hides what the write puts at its end.
             st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
 
@@ -246,7 +248,10 @@ def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any
     if field.kind == "choice":
         options = list(field.options)
         index = options.index(current) if current in options else None
-        return st.selectbox(label, options, index=index, key=key, help=help_text)
+        # A server's choices: each shown with its invisible characters visible.
+        return st.selectbox(
+            label, options, index=index, key=key, help=help_text, format_func=lambda v: visible(str(v))
+        )
     if field.kind in {"long_text", "lines", "json"}:
         return st.text_area(label, initial_text(field, current), key=key, help=help_text)
     return st.text_input(label, initial_text(field, current), key=key, help=help_text)
@@ -374,15 +379,19 @@ def show_review(review: Review, user: str) -> None:
     payload = review.payload
     now = datetime.now(UTC)
     row = review_row(review, now)
-    st.subheader(f"Review {markdown_literal(short_review(review.id))}", help=f"Full id: {review.id}")
+    st.subheader(
+        f"Review {markdown_literal(short_review(review.id))}", help=f"Full id: {markdown_literal(review.id)}"
+    )
     asked = readable_time(review.created_at, zone=reader_zone())
     st.caption(
-        f"Asked by **{markdown_literal(review.requester)}** at {asked} · "
-        f"{time_left(row['seconds_left'])} left · stage {review.stage} · "
-        f"{len(row['approvals'])} of {review.required_approvals} approval(s)"
+        f"Asked by **{markdown_literal(review.requester)}** at {markdown_literal(asked)} · "
+        f"{time_left(row['seconds_left'])} left · stage {markdown_literal(review.stage)} · "
+        f"{len(row['approvals'])} of {review.required_approvals:d} approval(s)"
     )
     with st.expander("Details: full ids and link"):
-        st.code(f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}", language=None)
+        # A thread's id can be one the operator chose (gatehouse ask --thread).
+        ids = f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}"
+        st.code(visible(ids), language=None)
     if review.status != "pending":
         show_decided(review)
     if review.stage == SAMPLING_STAGE:
@@ -416,18 +425,20 @@ def show_review(review: Review, user: str) -> None:
 def history_table(reviews: list[Review]) -> None:
     zone = reader_zone()
     st.dataframe(
-        [
-            {
-                "status": r.status,
-                "decided by": r.decided_by or "-",
-                "decided at": table_time(r.decided_at, zone),
-                "requester": r.requester,
-                "capability": r.capability_key,
-                "reason": hidden(r.reason or "", r),
-                "review": short_review(r.id),
-            }
-            for r in reviews
-        ],
+        visible_in(
+            [
+                {
+                    "status": r.status,
+                    "decided by": r.decided_by or "-",
+                    "decided at": table_time(r.decided_at, zone),
+                    "requester": r.requester,
+                    "capability": r.capability_key,
+                    "reason": hidden(r.reason or "", r),
+                    "review": short_review(r.id),
+                }
+                for r in reviews
+            ]
+        ),
         hide_index=True,
         width="stretch",
     )
@@ -449,7 +460,7 @@ def review_picker(review: Review, queue: list[Review]) -> None:
         list(by_id),
         key="review_picker",
         on_change=reopen,
-        format_func=lambda rid: (
+        format_func=lambda rid: visible(
             f"{by_id[rid].capability_key} · asked by {by_id[rid].requester} · {short_review(rid)}"
             + ("" if by_id[rid].status == "pending" else f" · {by_id[rid].status}")
         ),
@@ -466,7 +477,7 @@ def live_queue(run: int) -> Review | None:
     app = services()
     pending = expire_overdue_and_count_pending(app.reviews)
     # The sidebar's count is the same number (gatehouse/web.py), refreshed at the same interval.
-    st.subheader(f"Pending ({pending})")
+    st.subheader(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
     page = 1
     if pages > 1:
@@ -531,7 +542,7 @@ opened = refreshing(run)
 if opened is not None:
     show_review(opened, user)
 
-st.subheader(f"Decided ({app.ledger.count_decided()})")
+st.subheader(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:
     history_table(history)

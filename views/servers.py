@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
-from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.server_credentials import credential_key
 from gatehouse.web import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
@@ -122,7 +122,7 @@ def server_list(entries: list[ServerEntry], user: str | None) -> None:
                     if isinstance(entry, HttpServer)
                     else entry.describe()["command"]
                 )
-                st.text(str(where))  # plain text: an address is never turned into a link
+                show(str(where))  # plain text: an address is never turned into a link
             with state_column:
                 st.markdown(markdown_literal(state_line(entry, health, tools.get(entry.name))))
                 latest = attempts().latest(entry.name) if isinstance(entry, HttpServer) else None

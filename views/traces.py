@@ -9,9 +9,9 @@ import json
 
 import streamlit as st
 
-from gatehouse.literal import markdown_literal
+from gatehouse.literal import markdown_literal, name_literal
 from gatehouse.short_ids import short_thread
-from gatehouse.visible_text import visible_in
+from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import services
 from graph.diagram import to_dot
 from graph.runner import thread_exists
@@ -35,7 +35,7 @@ with picked_column:
     thread = st.selectbox(
         "Thread",
         choices,
-        format_func=lambda t: (
+        format_func=lambda t: visible(
             f"{app.secrets.text(recent[t].title)[:60]} · {recent[t].owner} · {short_thread(t)}"
         ),
         index=0 if choices else None,
@@ -52,9 +52,9 @@ if thread and not thread_exists(app.graph, thread):
     st.warning(markdown_literal(f"No checkpoints for thread {thread}."))
 elif thread:
     steps = trace_steps(app.graph, thread, app.secrets)
-    st.markdown("**Route:** " + " → ".join(f"`{node}`" for node in route))
+    st.markdown("**Route:** " + " → ".join(name_literal(node) for node in route))
     for request in sorted({step["request"] for step in steps}):
-        st.subheader(f"Request {request}", divider="gray")
+        st.subheader(f"Request {request:d}", divider="gray")
         for step in (s for s in steps if s["request"] == request):
             when = f"+{step['offset_s']:.2f} s" if step.get("offset_s") is not None else ""
             if step["node"] is None:
@@ -66,7 +66,7 @@ elif thread:
                 )
                 continue
             took = f" · {step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
-            label = f"{when}{took} · {step['node']}"
+            label = f"{when}{took} · {markdown_literal(str(step['node']))}"
             if step.get("interrupt"):
                 label += f" — paused, waiting ({markdown_literal(str(step['interrupt'].get('stage')))})"
             if step.get("decision"):
@@ -74,7 +74,10 @@ elif thread:
                 action, by = str(decision.get("action")), str(decision.get("by"))
                 label += f" — {markdown_literal(action)} by {markdown_literal(by)}"
             with st.expander(label):
-                st.caption(f"{step['at'][11:19]} UTC · changed: {summarise_changes(step['changed'])}")
+                changed = summarise_changes(step["changed"])
+                st.caption(
+                    f"{markdown_literal(step['at'][11:19])} UTC · changed: {markdown_literal(changed)}"
+                )
                 if step.get("interrupt"):
                     st.markdown("**Interrupt payload** (what the reviewer saw)")
                     st.json(visible_in(step["interrupt"]), expanded=False)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +65,19 @@ def control_characters(text: str) -> list[str]:
     return sorted({f"U+{ord(ch):04X}" for ch in _CONTROL.findall(text)})
 
 
+# Drawn as nothing, beside the format characters: the combining grapheme joiner, Hangul
+# fillers, Khmer inherent vowels, variation selectors and the blank Braille pattern.
+_BLANK = {0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10)}
+
+
+def invisible_characters(text: str) -> list[str]:
+    """The characters in ``text`` a reader cannot see (format characters such as the zero-width
+    space, word joiner, BOM and tags, and the blanks above), as U+XXXX, each once."""
+    return sorted(
+        {f"U+{ord(ch):04X}" for ch in text if unicodedata.category(ch) == "Cf" or ord(ch) in _BLANK}
+    )
+
+
 @dataclass(frozen=True)
 class Printed:
     code: int
@@ -100,6 +116,23 @@ def write_configuration(tmp_path: Path, servers: dict[str, str]) -> tuple[Path, 
     policy = tmp_path / "policy.toml"
     policy.write_text(_POLICY.format(trusted=json.dumps(sorted(servers))), encoding="utf-8")
     return servers_file, policy
+
+
+@contextmanager
+def web_app_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, servers: dict[str, str]) -> Iterator[None]:
+    """The web app's services (tests/test_app.py drives its pages) on ``servers`` (server name
+    -> module in this folder), this test's data folder and SQLite file; closed afterwards."""
+    from gatehouse.web import services  # imports Streamlit: only for the tests of the pages
+
+    servers_file, policy = write_configuration(tmp_path, servers)
+    monkeypatch.setenv("GATEHOUSE_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("GATEHOUSE_SERVERS", str(servers_file))
+    monkeypatch.setenv("GATEHOUSE_POLICY", str(policy))
+    monkeypatch.delenv("GATEHOUSE_DB", raising=False)
+    services.clear()
+    yield
+    services().close()
+    services.clear()
 
 
 def gatehouse_with(

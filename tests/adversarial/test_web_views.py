@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.web import services
-from tests.adversarial.harness import control_characters, write_configuration
+from tests.adversarial.harness import control_characters, web_app_with
 from tests.test_app import ask, button, on_page, session
 
 
@@ -28,17 +27,9 @@ def _shown(app: AppTest) -> str:
 
 @pytest.fixture
 def web_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    servers_file, policy = write_configuration(
-        tmp_path, {"reminders": "escape_description_server", "orders": "error_result_server"}
-    )
-    monkeypatch.setenv("GATEHOUSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("GATEHOUSE_SERVERS", str(servers_file))
-    monkeypatch.setenv("GATEHOUSE_POLICY", str(policy))
-    monkeypatch.delenv("GATEHOUSE_DB", raising=False)
-    services.clear()
-    yield
-    services().close()
-    services.clear()
+    servers = {"reminders": "escape_description_server", "orders": "error_result_server"}
+    with web_app_with(tmp_path, monkeypatch, servers):
+        yield
 
 
 def test_the_reviews_page_shows_a_descriptions_escape_sequences_visibly(web_with: None) -> None:
