@@ -45,6 +45,7 @@ from graph.accessors import (
 from graph.calls import call_hash
 from graph.context import CallOutcome, GraphContext
 from graph.output import build_final_output, clarification_question, no_match_sentence
+from graph.planner.arguments import Extraction
 from graph.planner.protocol import Composition, PlanningRequest
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing
 from graph.results_view import context_from, readable_text
@@ -59,6 +60,7 @@ from graph.state import (
     McpMethod,
     McpRequest,
     PreviousDefinition,
+    ProvenanceData,
     ReviewDecision,
     ReviewedCapability,
     ReviewedDefinition,
@@ -301,12 +303,27 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         "proposed_arguments": extraction.arguments,
         "argument_sources": extraction.sources,
         "argument_evidence": extraction.evidence,
+        "argument_provenance": _provenance_data(extraction),
         "invalid_arguments": extraction.invalid,
         "missing_arguments": extraction.missing,
         "fallback_reason": None,
         "fallback_text": None,
     }
     return update
+
+
+def _provenance_data(extraction: Extraction) -> dict[str, ProvenanceData]:
+    """Each argument's provenance as the state keeps it. A planner that did not say where a
+    value came from has it derived: nothing runs unreviewed on a value nobody showed stated."""
+    found: dict[str, ProvenanceData] = {}
+    for name in extraction.arguments:
+        provenance = extraction.provenance.get(name)
+        found[name] = (
+            {"kind": provenance.kind, "words": provenance.words, "how": provenance.how}
+            if provenance is not None
+            else {"kind": "derived", "words": "", "how": "the planner did not say which words it came from"}
+        )
+    return found
 
 
 # -- validate_capability --------------------------------------------------------------------
@@ -380,6 +397,20 @@ def _unusable(capability: Capability, policy: PolicyDecision) -> tuple[str | Non
         )
         return reason, [flag_data("unbounded_listing", "medium", reason)]
     return None, []
+
+
+def _derived(state: GraphState, arguments: dict[str, Any]) -> dict[str, str]:
+    """The arguments no one stated, each with the words it was derived from. One the state
+    holds no provenance for (a thread an older release checkpointed) counts as derived."""
+    provenance = state.get("argument_provenance") or {}
+    derived: dict[str, str] = {}
+    for name in arguments:
+        found = provenance.get(name)
+        if found is None:
+            derived[name] = ""
+        elif found["kind"] == "derived":
+            derived[name] = found["words"]
+    return derived
 
 
 def _request_flags(state: GraphState, capability: Capability) -> list[FlagData]:
@@ -510,7 +541,7 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     if capability is None:
         return _capability_gone(state)
     arguments = proposed_arguments(state)
-    evaluation = runtime.context.policy.evaluate(capability, arguments)
+    evaluation = runtime.context.policy.evaluate(capability, arguments, derived=_derived(state, arguments))
     # A real request is what records first sight of a definition (evaluating stores nothing).
     runtime.context.policy.record_pins(evaluation.pins_to_record)
     policy = evaluation.decision
@@ -614,6 +645,7 @@ def review_payload(state: GraphState) -> ReviewPayload:
         "capability": _reviewed_capability(state.get("selected_capability")),
         "arguments": proposed_arguments(state),
         "argument_sources": state.get("argument_sources", {}),
+        "argument_provenance": state.get("argument_provenance", {}),
         "missing_arguments": state.get("missing_arguments", []),
         "flags": verdict.get("flags", []),
         "category": verdict.get("category"),
@@ -652,6 +684,19 @@ def _choices(state: GraphState) -> list[ChoiceData]:
             title = capability.title or str(capability.annotations.get("title") or "") or capability.name
         choices.append({"key": key, "title": f"{title} ({key.split('__', 1)[0]})"})
     return choices
+
+
+def _edited_provenance(
+    state: GraphState, proposed: dict[str, Any], approved: dict[str, Any], by: str
+) -> dict[str, ProvenanceData]:
+    """The provenance after a reviewer changed arguments: theirs for each one they changed."""
+    provenance = dict(state.get("argument_provenance") or {})
+    for name in set(proposed) | set(approved):
+        if proposed.get(name) != approved.get(name):
+            provenance.pop(name, None)
+            if name in approved:
+                provenance[name] = {"kind": "edited", "words": "", "how": f"set by {by} when approving"}
+    return provenance
 
 
 def _approved_call(state: GraphState, arguments: dict[str, Any], by: str, review_id: str) -> ApprovedCall:
@@ -773,7 +818,12 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         arguments = decision.arguments if decision.arguments is not None else proposed
         update["approved_call"] = _approved_call(state, arguments, decision.by, payload["review_id"])
         if decision.arguments is not None and decision.arguments != proposed:
-            update |= {"proposed_arguments": arguments, "missing_arguments": [], "invalid_arguments": {}}
+            update |= {
+                "proposed_arguments": arguments,
+                "argument_provenance": _edited_provenance(state, proposed, arguments, decision.by),
+                "missing_arguments": [],
+                "invalid_arguments": {},
+            }
         return update
     if stage == "after_failure":
         # One more try, approved by a person: the transport counter starts again, and the

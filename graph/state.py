@@ -57,6 +57,16 @@ class FlagData(TypedDict):
     message: str
 
 
+class ProvenanceData(TypedDict):
+    """Where an argument's value came from (graph/planner/provenance.py): ``stated`` (the
+    operator's words, or a normalisation of them ``how`` names), ``derived`` (made from
+    ``words`` by a planner, reviewed before it runs) or ``edited`` (a reviewer set it)."""
+
+    kind: Literal["stated", "derived", "edited"]
+    words: str
+    how: str
+
+
 class CapabilityDefinition(TypedDict):
     """A mcp_host.manifest.Capability as JSON, fingerprint included."""
 
@@ -336,6 +346,9 @@ class ReviewPayload(TypedDict):
     capability: ReviewedCapability
     arguments: dict[str, Any]
     argument_sources: dict[str, str]
+    # Stated or derived, and from which words, per argument (a payload an older release stored
+    # lacks it: readers use .get).
+    argument_provenance: dict[str, ProvenanceData]
     missing_arguments: list[str]
     flags: list[FlagData]
     category: str | None
@@ -424,6 +437,8 @@ class GraphState(TypedDict, total=False):
     argument_sources: dict[str, str]
     # The words of the request each argument was read from (never invented: see the planner).
     argument_evidence: dict[str, str]
+    # Whether each argument is the operator's words or derived from them (derived: reviewed).
+    argument_provenance: dict[str, ProvenanceData]
     invalid_arguments: dict[str, str]
     missing_arguments: list[str]
     # Why the graph stopped for a person, and what they decided.
@@ -474,6 +489,7 @@ def fresh_request_state(text: str, requester: str, server_preferences: list[str]
         "proposed_arguments": {},
         "argument_sources": {},
         "argument_evidence": {},
+        "argument_provenance": {},
         "invalid_arguments": {},
         "missing_arguments": [],
         "review_stage": None,

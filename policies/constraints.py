@@ -92,6 +92,16 @@ def _is_path_argument(name: str) -> bool:
     return lowered in _PATH_NAMES or lowered.endswith(("_path", "_file", "_dir", "_paths", "_files"))
 
 
+def is_path_argument(name: str) -> bool:
+    """Whether an argument names a place in a file system (``path``, ``source_file``, ``dirs``)."""
+    return _is_path_argument(name)
+
+
+def is_recipient_argument(name: str) -> bool:
+    """Whether an argument names who a message goes to (``to``, ``cc``, ``recipients``)."""
+    return _snake(name) in _RECIPIENT_NAMES
+
+
 def _values(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]

@@ -81,8 +81,11 @@ class Policy(Protocol):
     @property
     def output(self) -> OutputPolicy: ...
 
-    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> Evaluation:
-        """The decision on calling ``capability`` with ``arguments``; stores nothing."""
+    def evaluate(
+        self, capability: Capability, arguments: dict[str, Any], *, derived: Mapping[str, str] | None = None
+    ) -> Evaluation:
+        """The decision on calling ``capability`` with ``arguments`` (``derived``: those nobody
+        stated, with the words each was derived from); stores nothing."""
         ...
 
     def record_pins(self, pins: Mapping[str, Pin]) -> None:

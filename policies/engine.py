@@ -20,7 +20,9 @@ from policies.injection import suspicious_reasons
 from policies.names import normalise_glob, normalise_key
 from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
+from policies.provenance import HOLDING, derived_flags, secret_flags
 from policies.risk import Risk, rate, unbounded_amount_flags
+from policies.secrets import SecretRedactor
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -94,6 +96,7 @@ class PolicyEngine:
         self.pins: PinStore = pins if pins is not None else MemoryPinStore()
         self.declared_roots = declared_roots or DeclaredRoots()
         self._output = OutputRules(policy.output)
+        self._secrets = SecretRedactor(policy.audit.redact_arguments)
         # What the engine reads from a definition (its risk, suspicious text) depends on the
         # definition alone: computed once per fingerprint, not on every request.
         self._definition_findings: dict[tuple[str, str, bool], tuple[Risk, list[Flag]]] = {}
@@ -216,22 +219,32 @@ class PolicyEngine:
 
     # -- the decision ------------------------------------------------------------------------
 
-    def evaluate(self, capability: Capability, arguments: dict[str, Any]) -> Evaluation:
+    def evaluate(
+        self, capability: Capability, arguments: dict[str, Any], *, derived: Mapping[str, str] | None = None
+    ) -> Evaluation:
         """Decide whether a call may run, needs a reviewer, or is refused. Stores nothing.
 
         Args:
             capability: the definition as its server offers it now.
             arguments: the arguments the call would be made with.
+            derived: the arguments the operator did not state (a planner derived them), each
+                with the words it was derived from: never allowed unreviewed
+                (policies/provenance.py).
 
         Returns:
             The decision (action, deciding rule, flags, review terms) and the pins a caller
             that records first sight passes to ``record_pins``: this definition's, when no pin
             is held for it yet.
         """
-        risk, definition_flags = self._findings(capability, self.trusts(capability.server))
+        trusted = self.trusts(capability.server)
+        risk, definition_flags = self._findings(capability, trusted)
         pin = self._pin_check(capability)
         argument_flags = schema_flags(capability, arguments)
-        flags: list[Flag] = [*risk.flags, *definition_flags, *pin.flags, *argument_flags]
+        provenance_flags = [
+            *derived_flags(capability, derived or {}, self._secrets),
+            *secret_flags(capability, arguments, self._secrets, trusted=trusted),
+        ]
+        flags: list[Flag] = [*risk.flags, *definition_flags, *pin.flags, *argument_flags, *provenance_flags]
         low = risk.low and not flags
         matched = self._applicable_rules(capability, risk, low)
         flags += unbounded_amount_flags(capability, risk, matched)
@@ -295,12 +308,13 @@ class PolicyEngine:
     @staticmethod
     def _hold_what_nobody_accepted(verdict: _Verdict, risk: Risk, flags: list[Flag]) -> None:
         """Whether a rule or the default allowed it, a risk the deciding rule did not accept,
-        or a high or critical flag, sends an allowed call to review."""
+        or a high or critical flag, or a value nobody stated or a secret for an untrusted server
+        (whatever its severity), sends an allowed call to review."""
         if verdict.action != "allow":
             return
         accepted = verdict.deciding.accepts if verdict.deciding is not None else []
         unaccepted = [c for c in risk.categories if c not in accepted]
-        blocking = [f for f in flags if f.severity in {"high", "critical"}]
+        blocking = [f for f in flags if f.severity in {"high", "critical"} or f.code in HOLDING]
         if unaccepted or blocking:
             why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
             allowed_by = f"rule {verdict.deciding.name}" if verdict.deciding is not None else "the default"

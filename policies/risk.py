@@ -316,6 +316,11 @@ def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, read
     risk.read = read_only and (trusted or reads_by_name) and not acting
 
 
+def is_amount_argument(name: str) -> bool:
+    """Whether an argument is an amount of money or goods (``amount``, ``priceCents``)."""
+    return normalise_name(name) in _AMOUNT_PARAMS or bool({"amount", "price", "cost"} & set(words(name)))
+
+
 def unbounded_amount_flags(capability: Capability, risk: Risk, rules: list[Rule]) -> list[Flag]:
     """Money moved with no bound: a financial action whose amount no matching rule limits (or
     that takes no amount at all, so nothing can limit it) is flagged, whatever it is called."""

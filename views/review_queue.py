@@ -32,6 +32,7 @@ from gatehouse.argument_form import (
     read_field,
     schema_problems,
 )
+from gatehouse.argument_provenance import provenance_lines
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
@@ -416,6 +417,11 @@ def show_review(review: Review, user: str) -> None:
     preview_column, arguments_column = st.columns(2)
     with arguments_column:
         st.markdown("**Proposed arguments**")
+        # Beside the values: which the operator stated, and which a planner derived (and from what).
+        for line in provenance_lines(review.arguments, payload.get("argument_provenance"), hidden):
+            st.markdown(line.markdown)
+            if line.words is not None:
+                show(line.words)
         edited = argument_editor(review)
     with preview_column:
         show_preview(review, edited if edited is not None else review.arguments)

@@ -12,10 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
+
+if TYPE_CHECKING:
+    from graph.planner.provenance import Provenance
 
 _KEY_VALUE = re.compile(r"""\b([A-Za-z_][\w-]*)\s*[=:]\s*("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _NAMED_QUOTE = re.compile(r"""\b([A-Za-z][\w-]*(?: [a-z]+)?)\s+(?:"([^"]*)"|“([^”]*)”|'([^']*)')""")
@@ -78,6 +81,8 @@ class Extraction:
     # Arguments whose value has a shape only such a parameter takes (an e-mail
     # address, a URI, a date, a time of day): evidence the request is about this capability.
     distinctive: set[str] = field(default_factory=set)
+    # Whether each value is the operator's words or derived from them (graph/planner/provenance.py).
+    provenance: dict[str, Provenance] = field(default_factory=dict)
 
 
 def property_shape(schema: dict[str, Any]) -> dict[str, Any]:
@@ -278,6 +283,12 @@ def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
 _LISTED_OPTIONS = re.compile(r":\s*([\w-]+(?:,\s*[\w-]+)+,?\s+(?:or|and)\s+[\w-]+)\s*\.?\s*$")
 
 
+def enum_options(shape: dict[str, Any]) -> list[Any]:
+    """The options a property takes: its schema's enum, or those its description lists."""
+    enum = shape.get("enum")
+    return list(enum) if isinstance(enum, list) and enum else _described_options(shape)
+
+
 def _described_options(shape: dict[str, Any]) -> list[str]:
     """Choices a description lists in quotes ("local branches ('local'), remote ('remote') or
     all ('all')"): an enum the schema did not declare. Three or more, so an example is not one."""
@@ -310,6 +321,16 @@ _KIND_OF_FILE = re.compile(
     rf"(?<![\w.])((?:{'|'.join(_EXTENSIONS)})|\.[a-z0-9]{{1,5}})\s+(?:source\s+)?(?:files?|documents?|scripts?)\b",
     re.IGNORECASE,
 )
+
+
+def files_of_a_kind(text: str) -> list[tuple[str, str]]:
+    """Each mention of files of one kind ("Python files", ".md files") with its extension."""
+    return [
+        (m.group(0), _EXTENSIONS.get(m.group(1).lower().lstrip("."), m.group(1).lower().lstrip(".")))
+        for m in _KIND_OF_FILE.finditer(text)
+    ]
+
+
 # A glob has a * (or a ? inside a word: a question mark ending a sentence is not one).
 _GLOB = re.compile(r"(?<!\S)([\w./-]*(?:\*|\?(?=[\w.*]))[\w.*?/-]*)")
 _REVISION = re.compile(r"\b(HEAD(?:[~^]\d*)*(?::[\w./-]+)?|[0-9a-f]{7,40})\b")

@@ -4,17 +4,21 @@ The model must cite, for each argument, the words of the request (or of the oper
 to Gatehouse's questions) the value came from. A citation is looked for in that text with case
 and whitespace normalised; an argument without one, or whose citation is not there, is dropped
 and counted as missing, so Gatehouse asks the operator instead of running an invented value.
-Whether the value itself appears in the text is recorded too: a reviewer reads "stated" or
-"derived from" beside it.
+
+A citation found is not yet a stated value: the value must be the cited words themselves, or a
+normalisation of them graph/planner/provenance.py can show ("Tokyo" as Asia/Tokyo). A value its
+citation does not state ("Paris ghp_..." citing "Paris", notes.md citing "sample.txt") is kept
+as *derived*: the policy flags it and a reviewer reads it beside the words it came from.
 """
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graph.planner.arguments import Extraction
+from graph.planner.provenance import classify, locate
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -24,56 +28,11 @@ _WRAPPING = " \t\r\n\"'“”‘’`.,;:!?"
 _SHOWN_CITATION = 80
 
 
-@dataclass(frozen=True)
-class _Normalised:
-    """Text folded for comparison, with the position in the original of each folded character."""
-
-    text: str
-    positions: tuple[int, ...]
-
-    @classmethod
-    def of(cls, original: str) -> _Normalised:
-        folded: list[str] = []
-        positions: list[int] = []
-        previous_space = True  # leading whitespace is dropped
-        for index, char in enumerate(original):
-            for piece in unicodedata.normalize("NFKC", char).casefold():
-                if piece.isspace():
-                    if previous_space:
-                        continue
-                    piece, previous_space = " ", True
-                else:
-                    previous_space = False
-                folded.append(piece)
-                positions.append(index)
-        while folded and folded[-1] == " ":
-            folded.pop()
-            positions.pop()
-        return cls("".join(folded), tuple(positions))
-
-
-def _fold(text: str) -> str:
-    return _Normalised.of(text).text
-
-
 def find_citation(citation: str, text: str) -> str | None:
     """The words of ``text`` the citation quotes (case and whitespace aside), as ``text`` has
     them; None when they are not there."""
-    wanted = _fold(citation.strip(_WRAPPING))
-    if not wanted:
-        return None
-    haystack = _Normalised.of(text)
-    start = haystack.text.find(wanted)
-    if start < 0:
-        return None
-    end = start + len(wanted) - 1
-    return text[haystack.positions[start] : haystack.positions[end] + 1]
-
-
-def _stated(value: Any, text: str) -> bool:
-    """Whether the value, written out, is itself in the text (not only the words it came from)."""
-    shown = value if isinstance(value, str) else str(value)
-    return bool(shown.strip()) and _fold(shown) in _fold(text)
+    span = locate(citation.strip(_WRAPPING), text)
+    return text[span[0] : span[1]] if span else None
 
 
 def _clipped(citation: str) -> str:
@@ -90,10 +49,16 @@ class Verified:
 
 
 def verify_arguments(
-    capability: Capability, arguments: dict[str, Any], citations: dict[str, Any], said: str
+    capability: Capability,
+    arguments: dict[str, Any],
+    citations: dict[str, Any],
+    said: str,
+    roots: Sequence[str] = (),
 ) -> Verified:
     """Keep each proposed argument whose citation is in ``said`` (the request and the operator's
-    replies); the rest, and every required argument not proposed, are missing."""
+    replies), stated or derived; the rest, and every required argument not proposed, are
+    missing. ``roots``: the folders the capability's server was configured with (a path named
+    relative to one is stated when joined to it)."""
     result = Extraction()
     declared = capability.properties
     unknown: list[str] = []
@@ -105,8 +70,8 @@ def verify_arguments(
             unknown.append(name)
             continue
         cited = citations.get(name)
-        found = find_citation(cited, said) if isinstance(cited, str) else None
-        if found is None:
+        span = locate(cited.strip(_WRAPPING), said) if isinstance(cited, str) else None
+        if span is None:
             dropped.append(name)
             result.sources[name] = (
                 f"dropped: the model's citation '{_clipped(cited)}' is not in the request or your replies"
@@ -114,12 +79,26 @@ def verify_arguments(
                 else "dropped: the model cited no words of the request for it"
             )
             continue
+        found = said[span[0] : span[1]]
+        provenance = classify(
+            value,
+            said,
+            span,
+            name=name,
+            schema=declared.get(name) or {},
+            roots=roots,
+            derived_from=found,
+            derived_how=f"derived by the language model from '{_clipped(found)}'",
+        )
         result.arguments[name] = value
-        result.evidence[name] = found
+        result.provenance[name] = provenance
+        result.evidence[name] = provenance.words
         result.sources[name] = (
-            "stated in the request (cited by the language model)"
-            if _stated(value, said)
-            else f"derived by the language model from '{_clipped(found)}'"
+            provenance.how
+            if provenance.kind == "derived"
+            else "stated in the request (cited by the language model)"
+            if provenance.how == "as written"
+            else f"stated in the request: {provenance.how} (cited by the language model)"
         )
     required = [name for name in capability.required_arguments if name not in result.arguments]
     result.missing = [*dropped, *(name for name in required if name not in dropped)]

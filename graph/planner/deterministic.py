@@ -11,6 +11,7 @@ from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
 from graph.planner.protocol import Composition, PlanningRequest, Selection
+from graph.planner.provenance import with_provenance
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
 
 if TYPE_CHECKING:
@@ -40,6 +41,14 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
         ]
         used.append(sorted(str(value) for value in values))
     return used[0] == used[1]
+
+
+def _classified(extraction: Extraction, capability: Capability, request: PlanningRequest) -> Extraction:
+    """The extraction with each value stated or derived: only the chosen capability's, as
+    scoring reads every capability's arguments and needs no provenance for that."""
+    return with_provenance(
+        extraction, request.full_text, capability.input_schema, request.folders.get(capability.server, ())
+    )
 
 
 class DeterministicPlanner:
@@ -77,7 +86,10 @@ class DeterministicPlanner:
             # Scoring read the arguments from the request's text alone, as extract() would read
             # them without an answer to a question (rank's text has its line breaks joined): the
             # chosen capability's reading is the one extract() would make again.
-            selection.arguments = viable[0].extraction
+            extraction = viable[0].extraction
+            selection.arguments = (
+                None if extraction is None else _classified(extraction, viable[0].capability, request)
+            )
         runner_up = viable[1] if len(viable) > 1 else None
         close = runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
@@ -86,9 +98,10 @@ class DeterministicPlanner:
         return selection
 
     def extract(self, capability: Capability, request: PlanningRequest) -> Extraction:
-        return extract_arguments(
+        extraction = extract_arguments(
             capability.input_schema, request.text, answer=request.answer, asked=list(request.asked) or None
         )
+        return _classified(extraction, capability, request)
 
     def answer(self, question: str) -> str | None:
         return None

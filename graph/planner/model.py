@@ -164,7 +164,9 @@ class ModelPlanner:
                 f"the language model's call to {capability.key} was not well formed",
             )
         arguments, citations, reason = proposal
-        verified = verify_arguments(capability, arguments, citations, request.full_text)
+        verified = verify_arguments(
+            capability, arguments, citations, request.full_text, request.folders.get(capability.server, ())
+        )
         reasons = [f"+{limits.min_score:g} proposed by the language model {self.name}"]
         if verified.unknown:
             reasons.append(
@@ -197,7 +199,13 @@ class ModelPlanner:
         for call in reply.tool_calls:
             proposal = self._proposal(call["args"]) if tools.capability(call["name"]) else None
             if proposal is not None:
-                return verify_arguments(capability, proposal[0], proposal[1], request.full_text).extraction
+                return verify_arguments(
+                    capability,
+                    proposal[0],
+                    proposal[1],
+                    request.full_text,
+                    request.folders.get(capability.server, ()),
+                ).extraction
         return self._fallback.extract(capability, request)
 
     def _propose(self, request: PlanningRequest, tools: ToolSet) -> AIMessage:

@@ -77,12 +77,13 @@ def test_a_required_argument_the_model_left_out_is_missing_and_a_derived_value_s
     )
 
     verified = verify_arguments(
-        timezone, {"zone": "Asia/Tokyo", "time": None}, {"zone": "in Tokyo"}, "What time is it in Tokyo?"
+        timezone, {"zone": "Asia/Seoul", "time": None}, {"zone": "in Tokyo"}, "What time is it in Tokyo?"
     )
 
-    assert verified.extraction.arguments == {"zone": "Asia/Tokyo"}
+    assert verified.extraction.arguments == {"zone": "Asia/Seoul"}
     assert verified.extraction.missing == ["time"]
     assert verified.extraction.sources["zone"] == "derived by the language model from 'in Tokyo'"
+    assert verified.extraction.provenance["zone"].kind == "derived"
 
 
 def test_each_capability_is_a_tool_named_by_its_key_with_its_description_marked_as_server_text() -> None:

@@ -257,6 +257,7 @@ def email_review(
         },
         "arguments": arguments,
         "argument_sources": {},
+        "argument_provenance": {},
         "missing_arguments": [],
         "flags": flags or [],
         "category": "sends messages",

@@ -1,0 +1,380 @@
+"""Whether an argument's value is the operator's own words, and which words.
+
+A value is *stated* when it is written in the words it is tied to (a language model's
+citation, or the whole request for the deterministic planner) exactly as it stands, whitespace
+aside, as a whole token ("Paris", never "Par" inside "Paris" nor "sample.txt" inside
+"notes/sample.txt"); or when it is one of a few deterministic normalisations of those words
+that this module shows and tests:
+
+- an option of the schema written in another case ("HIGH" for the enum value "high");
+- a number written in digits or words ("#42", "five", "twenty-one");
+- a yes or no written right after the argument's name ("recursive=yes");
+- a quantity converted to the unit the argument names ("2 hours" for ``timeout_seconds``);
+- a time of day as HH:MM ("9am" is 09:00);
+- the IANA zone of a place named ("Tokyo" is Asia/Tokyo);
+- files of a kind as a glob ("Python files" is ``*.py``);
+- a path named relative to one of its server's configured folders, joined to it.
+
+Anything else is *derived*: a model (or anything else) made it up from the words, and a
+reviewer reads it before it runs (policies/provenance.py flags it).
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from graph.planner.arguments import TIME_OF_DAY, Extraction, enum_options, files_of_a_kind, property_shape
+from graph.planner.text import split_identifier
+from graph.planner.zones import is_zone_name, zone_mentions
+
+Kind = Literal["stated", "derived"]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an argument's value came from: ``words`` of the request (or of the operator's
+    replies), and ``how`` the value was read from them, in words a reviewer reads."""
+
+    kind: Kind
+    words: str
+    how: str
+
+
+# Characters that continue a token (a word, a path, an address): a stated value is never the
+# middle of one.
+_JOINERS = frozenset("_-./@\\~")
+_BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+_NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:,\d{3})*(?:\.\d+)?)(?![\w]|\.\d)")
+_SMALL = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES], key=len, reverse=True))
+_NUMBER_WORDS = re.compile(
+    rf"\b(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER_WORD}))*\b", re.IGNORECASE
+)
+# Units by dimension, in the dimension's base unit; a name or description that names one is
+# the unit the argument takes.
+_UNITS: dict[str, dict[str, float]] = {
+    "time": {
+        "ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "s": 1, "sec": 1, "secs": 1, "second": 1,
+        "seconds": 1, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
+        "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400, "week": 604800,
+        "weeks": 604800,
+    },
+    "length": {
+        "mm": 0.001, "cm": 0.01, "m": 1, "meter": 1, "meters": 1, "metre": 1, "metres": 1, "km": 1000,
+        "kilometer": 1000, "kilometers": 1000, "kilometre": 1000, "kilometres": 1000, "mile": 1609.344,
+        "miles": 1609.344, "ft": 0.3048, "foot": 0.3048, "feet": 0.3048,
+    },
+    "mass": {
+        "g": 1, "gram": 1, "grams": 1, "kg": 1000, "kilogram": 1000, "kilograms": 1000,
+        "lb": 453.59237, "lbs": 453.59237, "pound": 453.59237, "pounds": 453.59237,
+    },
+}  # fmt: skip
+_UNIT_WORD = "|".join(sorted({u for units in _UNITS.values() for u in units}, key=len, reverse=True))
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<amount>\d+(?:\.\d+)?|{_NUMBER_WORD}(?:[\s-]+(?:{_NUMBER_WORD}))*)\s*(?P<unit>{_UNIT_WORD})\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """Text with whitespace runs as one space (and, ``loose``, case and compatibility forms
+    folded), with the position in the original of each character kept."""
+
+    text: str
+    positions: tuple[int, ...]
+
+    @classmethod
+    def of(cls, original: str, *, loose: bool) -> _Folded:
+        folded: list[str] = []
+        positions: list[int] = []
+        previous_space = True  # leading whitespace is dropped
+        for index, char in enumerate(original):
+            pieces = unicodedata.normalize("NFKC", char).casefold() if loose else char
+            for piece in pieces:
+                if piece.isspace():
+                    if previous_space:
+                        continue
+                    piece, previous_space = " ", True
+                else:
+                    previous_space = False
+                folded.append(piece)
+                positions.append(index)
+        while folded and folded[-1] == " ":
+            folded.pop()
+            positions.pop()
+        return cls("".join(folded), tuple(positions))
+
+    def spans(self, wanted: str) -> Iterator[tuple[int, int]]:
+        """Where ``wanted`` (folded the same way) occurs, as spans of the original text."""
+        start = self.text.find(wanted)
+        while start >= 0 and wanted:
+            yield self.positions[start], self.positions[start + len(wanted) - 1] + 1
+            start = self.text.find(wanted, start + 1)
+
+
+def locate(words: str, text: str) -> tuple[int, int] | None:
+    """Where ``text`` holds ``words`` (case, whitespace and compatibility forms aside), as a
+    span of ``text``; None when it does not."""
+    wanted = _Folded.of(words, loose=True).text
+    return next(_Folded.of(text, loose=True).spans(wanted), None) if wanted else None
+
+
+def _whole_token(text: str, start: int, end: int, joiners: frozenset[str]) -> bool:
+    """Whether text[start:end] is not part of a longer word (or, with ``joiners``, of a longer
+    path, address or identifier: "sample.txt" in "notes/sample.txt")."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    if (text[start].isalnum() or text[start] in joiners) and (before.isalnum() or before in joiners):
+        return False
+    if text[end - 1].isalnum() or text[end - 1] in joiners:
+        # A full stop or colon after it ends the sentence, unless a word goes on ("notes.md").
+        following = text[end + 1] if end + 1 < len(text) else " "
+        if after.isalnum() or (after in joiners | {":"} and (following.isalnum() or following in joiners)):
+            return False
+    return True
+
+
+def _within(text: str, span: tuple[int, int], wanted: str, *, loose: bool) -> str | None:
+    """The words of text[span] that are ``wanted`` as a whole token, as written; None when none
+    are. ``loose``: case and compatibility forms aside, and a word of a compound counts ("high"
+    in "high-priority"), for an option the schema lists."""
+    folded_wanted = _Folded.of(wanted, loose=loose).text
+    joiners = frozenset("_") if loose else _JOINERS
+    for start, end in _Folded.of(text, loose=loose).spans(folded_wanted):
+        if span[0] <= start and end <= span[1] and _whole_token(text, start, end, joiners):
+            return text[start:end]
+    return None
+
+
+def _number_of_words(words: str) -> int | None:
+    """``twenty-one`` is 21, ``two hundred and five`` 205; None for words that are no number."""
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", words.lower()):
+        if word == "and":
+            continue
+        if word in _SMALL:
+            current += _SMALL[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word in _SCALES:
+            scale = _SCALES[word]
+            if scale == 100:
+                current = max(current, 1) * scale
+            else:
+                total, current = total + max(current, 1) * scale, 0
+        else:
+            return None
+    return total + current
+
+
+def _numbers(text: str) -> Iterator[tuple[str, float]]:
+    """Every number the text writes, in digits or in words, with the words."""
+    for match in _NUMBER.finditer(text):
+        yield match.group(0), float(match.group(1).replace(",", ""))
+    for match in _NUMBER_WORDS.finditer(text):
+        value = _number_of_words(match.group(0))
+        if value is not None:
+            yield match.group(0), float(value)
+
+
+def _same_number(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _unit_of(name: str, schema: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The dimension and unit an argument takes, from its name ("timeout_seconds", "delay_s")
+    or, failing that, its description ("Timeout in seconds"; a one-letter word there is no unit)."""
+    described = [w for w in re.findall(r"[a-z]+", str(schema.get("description") or "").lower()) if len(w) > 1]
+    for word in [*split_identifier(name), *described]:
+        for dimension, units in _UNITS.items():
+            if word in units:
+                return dimension, word
+    return None
+
+
+def _converted(value: float, words: str, name: str, schema: Mapping[str, Any]) -> tuple[str, str] | None:
+    target = _unit_of(name, schema)
+    if target is None:
+        return None
+    dimension, unit = target
+    for match in _QUANTITY.finditer(words):
+        source = match.group("unit").lower()
+        if source not in _UNITS[dimension]:
+            continue
+        amount_words = match.group("amount")
+        amount = float(amount_words) if amount_words[0].isdigit() else _number_of_words(amount_words)
+        if amount is None:
+            continue
+        if _same_number(value, amount * _UNITS[dimension][source] / _UNITS[dimension][unit]):
+            return match.group(0), f"'{match.group(0)}' in {unit}"
+    return None
+
+
+def _stated_number(
+    value: float, text: str, span: tuple[int, int], name: str, schema: Mapping[str, Any]
+) -> tuple[str, str] | None:
+    words = text[span[0] : span[1]]
+    for written, number in _numbers(words):
+        if _same_number(value, number):
+            how = "as written" if written.lstrip("#") == str(value) else f"'{written}' as a number"
+            return written, how
+    return _converted(value, words, name, schema)
+
+
+def _stated_boolean(value: bool, text: str, span: tuple[int, int], name: str) -> tuple[str, str] | None:
+    """A yes or no right after the argument's name ("recursive=yes", "include hidden: true"),
+    or the citation being that word alone."""
+    words = text[span[0] : span[1]]
+    label = "|".join(re.escape(v) for v in {name, name.replace("_", " "), " ".join(split_identifier(name))})
+    for match in re.finditer(rf"(?:\b(?:{label})\s*[=:]?\s*)?\b(true|yes|on|false|no|off)\b", words, re.I):
+        named = match.group(0) != match.group(1)
+        alone = match.group(1) == words.strip(" \"'.")
+        if (named or alone) and _BOOLEAN_WORDS[match.group(1).lower()] is value:
+            return match.group(0), "as written" if match.group(1).lower() == str(value).lower() else (
+                f"'{match.group(1)}' as {str(value).lower()}"
+            )
+    return None
+
+
+def _stated_text(
+    value: str, text: str, span: tuple[int, int], shape: Mapping[str, Any], roots: Sequence[str]
+) -> tuple[str, str] | None:
+    exact = _within(text, span, value, loose=False)
+    if exact is not None:
+        return exact, "as written"
+    options = enum_options(dict(shape))
+    if value in options:
+        written = _within(text, span, value, loose=True)
+        if written is not None:
+            return written, "as written" if written == value else f"the option '{value}', written '{written}'"
+    words = text[span[0] : span[1]]
+    if is_zone_name(value):
+        place = next((m.words for m in zone_mentions(words) if m.zone == value), None)
+        if place is not None:
+            return place, f"the time zone of '{place}'"
+    for match in TIME_OF_DAY.finditer(words):
+        if match.group(3) is not None:
+            hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
+            if value == f"{hour:02d}:00":
+                return match.group(0), f"'{match.group(0)}' as {value}"
+    for written, extension in files_of_a_kind(words):
+        if value in {f"*.{extension}", f"**/*.{extension}"}:
+            return written, f"'{written}' as the pattern {value}"
+    return _joined_to_root(value, text, span, roots)
+
+
+def _joined_to_root(
+    value: str, text: str, span: tuple[int, int], roots: Sequence[str]
+) -> tuple[str, str] | None:
+    """A path in one of the server's folders that the words name relative to it."""
+    for root in roots:
+        base = posixpath.normpath(root)
+        relative = posixpath.relpath(posixpath.normpath(value), base) if value.startswith("/") else ".."
+        if relative.startswith("..") or relative == "." or posixpath.join(base, relative) != value:
+            continue
+        for written in (relative, f"./{relative}"):
+            found = _within(text, span, written, loose=False)
+            if found is not None:
+                return found, f"'{found}' in the folder {base}"
+    return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A schema part that should be an object, or an empty one (a server may send anything)."""
+    return value if isinstance(value, dict) else {}
+
+
+def stated(
+    value: Any,
+    text: str,
+    span: tuple[int, int],
+    *,
+    name: str,
+    schema: Mapping[str, Any],
+    roots: Sequence[str] = (),
+) -> tuple[str, str] | None:
+    """The words of text[span] that state ``value`` and how it is read from them; None when
+    the value is not stated there (it is derived).
+
+    Args:
+        value: the argument's value, as it would be sent.
+        text: everything the operator said on the request.
+        span: the part of ``text`` the value is tied to (a citation; the whole text for the
+            deterministic planner).
+        name: the argument's name (a unit or a yes/no is read beside it).
+        schema: the argument's JSON schema (its options, its description's unit).
+        roots: the folders the capability's server was configured with.
+    """
+    shape = property_shape(dict(schema))
+    if isinstance(value, bool):
+        return _stated_boolean(value, text, span, name)
+    if isinstance(value, int | float):
+        return _stated_number(float(value), text, span, name, shape)
+    if isinstance(value, str):
+        return _stated_text(value, text, span, shape, roots) if value.strip() else None
+    if isinstance(value, list) and value:
+        items = _mapping(shape.get("items"))
+        parts = [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
+        if all(part is not None for part in parts):
+            found = [part for part in parts if part is not None]
+            hows = {how for _, how in found}
+            return ", ".join(words for words, _ in found), hows.pop() if len(hows) == 1 else "each as written"
+    return None
+
+
+def classify(
+    value: Any,
+    text: str,
+    span: tuple[int, int],
+    *,
+    name: str,
+    schema: Mapping[str, Any],
+    roots: Sequence[str] = (),
+    derived_from: str,
+    derived_how: str,
+) -> Provenance:
+    """The value's provenance: stated, with the words; or derived from ``derived_from``."""
+    found = stated(value, text, span, name=name, schema=schema, roots=roots)
+    if found is not None:
+        return Provenance("stated", found[0], found[1])
+    return Provenance("derived", derived_from, derived_how)
+
+
+def with_provenance(
+    extraction: Extraction, text: str, schema: Mapping[str, Any], roots: Sequence[str] = ()
+) -> Extraction:
+    """The deterministic planner's extraction with each argument's provenance: its values are
+    read off the request by rules, so each is checked against the whole of it."""
+    properties = _mapping(schema.get("properties"))
+    found = dict(extraction.provenance)
+    for name, value in extraction.arguments.items():
+        if name in found:
+            continue
+        shape = _mapping(properties.get(name))
+        words = extraction.evidence.get(name, "")
+        found[name] = classify(
+            value,
+            text,
+            (0, len(text)),
+            name=name,
+            schema=shape,
+            roots=roots,
+            derived_from=words,
+            derived_how=f"derived from '{words}' ({extraction.sources.get(name, 'no reason recorded')})",
+        )
+    return replace(extraction, provenance=found)
