@@ -32,7 +32,7 @@ from gatehouse.argument_form import (
     read_field,
     schema_problems,
 )
-from gatehouse.argument_provenance import provenance_lines
+from gatehouse.argument_provenance import provenance_markdown, provenance_words
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
@@ -418,10 +418,13 @@ def show_review(review: Review, user: str) -> None:
     with arguments_column:
         st.markdown("**Proposed arguments**")
         # Beside the values: which the operator stated, and which a planner derived (and from what).
-        for line in provenance_lines(review.arguments, payload.get("argument_provenance"), hidden):
-            st.markdown(line.markdown)
-            if line.words is not None:
-                show(line.words)
+        recorded = payload.get("argument_provenance")
+        provenance = recorded if isinstance(recorded, dict) else {}
+        for name in review.arguments:
+            st.markdown(provenance_markdown(name, provenance.get(name), lambda text: hidden(text, review)))
+            words = provenance_words(provenance.get(name), lambda text: hidden(text, review))
+            if words is not None:
+                show(words)
         edited = argument_editor(review)
     with preview_column:
         show_preview(review, edited if edited is not None else review.arguments)
