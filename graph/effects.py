@@ -193,9 +193,7 @@ def what_changed(
     names it); None when it does not."""
     path = bound.path
     if now is None or now.path != path or now.server != bound.server:
-        return (
-            f"the approval was given for a write to {path} on {bound.server}, and this call is not that write"
-        )
+        return f"{path} on {bound.server} is not the file this call writes"
     binding = now.binding
     if binding is None:
         return f"{path} cannot be checked again against what it was when {then} ({now.note or 'no answer'})"

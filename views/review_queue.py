@@ -347,7 +347,8 @@ def decide(
         # The page shows who decided, where the review was (show_decided): nothing moves.
         st.session_state["review_notice"] = ("warning", "Your decision was not recorded.", "")
     except ReviewError as exc:
-        st.error(markdown_literal(str(exc)))
+        # A refusal may quote the arguments (a path): secrets stay hidden.
+        st.error(markdown_literal(hidden(str(exc))))
         return
     else:
         if result.run is None:

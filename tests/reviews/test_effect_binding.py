@@ -127,6 +127,26 @@ def test_a_file_edited_after_the_preview_is_refused_at_the_decision(workspace: W
     assert workspace.services.ledger.require(review_id).status == "pending"
 
 
+def test_an_edit_approved_on_the_preview_of_another_path_is_refused(workspace: Workspace) -> None:
+    # The form's path changed and the button was clicked before the page showed its preview.
+    review_id = workspace.pause(WRITE_REPORT)
+    shown = workspace.preview(review_id)
+
+    with pytest.raises(
+        DecisionNotAllowedError, match=r"report\.md on filesystem is not the file this call writes"
+    ):
+        workspace.services.reviews.decide(
+            review_id,
+            reviewer="reviewer",
+            approve=True,
+            arguments={"path": "notes.md", "content": "# Report"},
+            shown_effect=shown.binding,
+        )
+
+    assert workspace.writes() == []
+    assert workspace.services.ledger.require(review_id).status == "pending"
+
+
 def test_an_unchanged_file_is_written_exactly_once_and_the_decision_keeps_what_it_was_bound_to(
     workspace: Workspace,
 ) -> None:
@@ -177,8 +197,16 @@ def test_a_file_that_changed_between_two_approvals_is_not_written_and_goes_back_
     assert output.review is not None and output.review.id != review_id
     flags = {flag.code: flag for flag in output.review.flags}
     assert flags["target_changed"].severity == "critical"
+    # Each approval keeps what it was bound to: the second, shown no preview, the link it found.
+    review = two_approvals.services.ledger.require(review_id)
+    assert [
+        (d.reviewer, d.effect and d.effect.exists, d.effect and d.effect.target) for d in review.decisions
+    ] == [
+        ("reviewer", False, None),
+        ("reviewer2", True, "notes.md"),
+    ]
     # The approval that did not run says so, and why.
-    assert two_approvals.services.ledger.require(review_id).status == "not_run"
+    assert review.status == "not_run"
     [not_run] = two_approvals.events(review_id, "review_not_run")
     assert "report.md did not exist" in str(not_run["reason"])
 
