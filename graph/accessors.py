@@ -14,6 +14,8 @@ from graph.state import (
     ApprovedCall,
     CapabilityDefinition,
     CapabilityValidation,
+    EffectBinding,
+    EffectBindingData,
     ErrorInfoData,
     FinalOutput,
     FinalOutputData,
@@ -78,6 +80,10 @@ def result_data(result: McpResult) -> McpResultData:
 
 def decision_data(decision: ReviewDecision) -> ReviewDecisionData:
     return cast("ReviewDecisionData", decision.model_dump(mode="json"))
+
+
+def effect_binding_data(binding: EffectBinding) -> EffectBindingData:
+    return cast("EffectBindingData", binding.model_dump(mode="json"))
 
 
 def final_output_data(output: FinalOutput) -> FinalOutputData:

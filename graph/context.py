@@ -47,6 +47,12 @@ class ReviewHooks(Protocol):
         every resume): it must do nothing for a review id it has opened before."""
         ...
 
+    def call_started(self, review_id: str) -> bool:
+        """Whether the start of the call approved in this review was recorded before: a thread
+        continued after a crash does not check the approval's binding against a file the
+        call itself may have written."""
+        ...
+
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         """Record the start of a reviewed call. False: it started before, do not call again."""
         ...
@@ -66,6 +72,9 @@ class NoReviewHooks:
 
     def review_opened(self, payload: ReviewPayload) -> None:
         return None
+
+    def call_started(self, review_id: str) -> bool:
+        return False
 
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         return True

@@ -25,6 +25,7 @@ from graph.accessors import (
     approval_for,
     capability_data,
     decision_data,
+    effect_binding_data,
     error_data,
     errors_with,
     final_output_data,
@@ -44,6 +45,7 @@ from graph.accessors import (
 )
 from graph.calls import call_hash
 from graph.context import CallOutcome, GraphContext
+from graph.effects import observe, what_changed
 from graph.output import build_final_output, clarification_question, no_match_sentence
 from graph.planner.arguments import Extraction
 from graph.planner.protocol import Composition, PlanningRequest
@@ -55,6 +57,7 @@ from graph.state import (
     CapabilityDefinition,
     CapabilityValidation,
     ChoiceData,
+    EffectBinding,
     FlagData,
     GraphState,
     McpMethod,
@@ -699,16 +702,20 @@ def _edited_provenance(
     return provenance
 
 
-def _approved_call(state: GraphState, arguments: dict[str, Any], by: str, review_id: str) -> ApprovedCall:
-    """What an approval covers: this capability, this definition, these arguments, once."""
+def _approved_call(
+    state: GraphState, arguments: dict[str, Any], decision: ReviewDecision, review_id: str
+) -> ApprovedCall:
+    """What an approval covers: this capability, this definition, these arguments, once, and
+    the file they write as its approvers were shown it."""
     selected = selection(state)
     return {
         "key": selected["key"],
         "fingerprint": selected["fingerprint"],
         "arguments": arguments,
-        "by": by,
+        "by": decision.by,
         "review_id": review_id,
         "call_hash": call_hash(selected["server"], selected["fingerprint"], arguments),
+        "effects": [effect_binding_data(bound) for bound in decision.effects or []],
     }
 
 
@@ -816,7 +823,7 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         # definition, so it becomes the pinned one.
         runtime.context.policy.accept(selected_capability(state))
         arguments = decision.arguments if decision.arguments is not None else proposed
-        update["approved_call"] = _approved_call(state, arguments, decision.by, payload["review_id"])
+        update["approved_call"] = _approved_call(state, arguments, decision, payload["review_id"])
         if decision.arguments is not None and decision.arguments != proposed:
             update |= {
                 "proposed_arguments": arguments,
@@ -828,7 +835,7 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     if stage == "after_failure":
         # One more try, approved by a person: the transport counter starts again, and the
         # retry is a reviewed call of its own (it runs once, under this review's id).
-        retry = _approved_call(state, proposed, decision.by, payload["review_id"])
+        retry = _approved_call(state, proposed, decision, payload["review_id"])
         return update | {"transport_failures": 0, "approved_call": retry}
     # untrusted_output: the reviewer releases the output, marked as untrusted.
     result = McpResult.model_validate(state["mcp_result"])
@@ -921,6 +928,44 @@ def _changed_definition(state: GraphState, context: GraphContext, key: str) -> G
         update["previous_definition"] = capability_data(old)
         update["selected_capability"] = {**selection(state), **capability_data(current)}
     return update
+
+
+def _moved_effect(
+    state: GraphState, context: GraphContext, request: McpRequest, approved: ApprovedCall
+) -> GraphState | None:
+    """For a reviewed call: the update that sends it back to review if the file it writes is
+    no longer what its approvers were shown (created, deleted, edited, or its path now a
+    symlink to another file since the preview). None when it is, or when nothing was bound.
+
+    This is as close to the call as the host can get: the server is asked what the path holds
+    (its read tool) and then asked to write it, two requests apart. What remains is out of the
+    host's reach: a change in between those two requests, and a server that resolves the path
+    otherwise when it writes than when it reads, or lies about what it read.
+    """
+    bound = [EffectBinding.model_validate(data) for data in approved.get("effects") or []]
+    # A call whose start was recorded may have written the file itself (the thread is continued
+    # after a crash): the run-once journal decides about it, not this check.
+    if not bound or context.reviews.call_started(approved["review_id"]):
+        return None
+    called = {"type": request.capability_type, "server": request.server, "name": request.name}
+    now = observe(context.mcp, context.policy, called, request.arguments)
+    reasons = [why for why in (what_changed(one, now) for one in bound) if why is not None]
+    if not reasons:
+        return None
+    message = (
+        f"{request.capability_key} was not called: {'; '.join(dict.fromkeys(reasons))}. "
+        "It needs a new review of what is there now"
+    )
+    return {
+        "approved_call": None,
+        "review_stage": "before_execution",
+        "needs_human_review": True,
+        "fallback_reason": message,
+        "capability_validation": validation_with_flags(
+            state, flag_data("target_changed", "critical", message)
+        ),
+        "errors": errors_with(state, message),
+    }
 
 
 def _outcome_unknown(state: GraphState, review_id: str) -> GraphState:
@@ -1033,12 +1078,14 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
     ``capability_validation``, ``thread_id``, ``requester``, ``invoke_attempts``,
     ``transport_failures``, ``tried_capabilities``, ``errors``. Writes ``mcp_result``,
     ``invoke_attempts``, ``tried_capabilities``, and for a failure ``errors``, possibly
-    ``transport_failures``; when a person must look (a changed definition, an outcome nobody
-    knows, an unsafe or futile retry) ``review_stage``, ``needs_human_review``,
+    ``transport_failures``; when a person must look (a changed definition, a file that is no
+    longer what the approval was given on, an outcome nobody knows, an unsafe or futile retry)
+    ``review_stage``, ``needs_human_review``,
     ``fallback_reason``, ``capability_validation`` and possibly ``approved_call``,
     ``previous_definition``, ``selected_capability``.
 
-    I/O: lists the server's offer again for a reviewed call, calls the server, and records a
+    I/O: lists the server's offer again for a reviewed call, reads the file a reviewed write
+    was bound to again (its server's read tool, graph/effects.py), calls the server, and records a
     reviewed call's start and end in the ledger (``reviews.call_starting`` and
     ``call_finished``). On a re-run after a crash the ledger refuses the second start, so a
     reviewed call is never sent twice: its recorded result is used, or a person decides. An
@@ -1058,6 +1105,9 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         return changed
     approved = approval_for(state, request.capability_key)
     reviewed = approved if approved is not None and approved["review_id"] else None
+    moved = _moved_effect(state, runtime.context, request, reviewed) if reviewed is not None else None
+    if moved is not None:
+        return moved
     result: McpResult | None = None
     if reviewed is not None and not hooks.call_starting(
         reviewed["review_id"], reviewed["call_hash"], state["thread_id"]

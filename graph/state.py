@@ -260,6 +260,19 @@ class ApprovedCall(TypedDict):
     review_id: str
     # graph/calls.py call_hash of server, fingerprint and arguments: the ledger's run-once key.
     call_hash: str
+    # What the approvals were given on of the file the call writes (graph/effects.py): checked
+    # again right before the call. Absent in an approval an older release checkpointed.
+    effects: NotRequired[list[EffectBindingData]]
+
+
+class EffectBindingData(TypedDict):
+    """An EffectBinding (below) as JSON."""
+
+    server: str
+    path: str
+    exists: bool
+    target: str | None
+    sha256: str | None
 
 
 class ReviewDecisionData(TypedDict):
@@ -271,6 +284,7 @@ class ReviewDecisionData(TypedDict):
     arguments: dict[str, Any] | None
     text: str | None
     at: str | None
+    effects: list[EffectBindingData] | None
 
 
 class ArgumentChangesData(TypedDict):
@@ -634,6 +648,21 @@ class McpRequest(BaseModel):
     uri: str | None = None
 
 
+class EffectBinding(BaseModel):
+    """What a reviewer was shown of the file a write acts on, which the approval is bound to
+    (graph/effects.py): the path, whether a file was there, the file the path led to (symlinks
+    followed, as the server names it) and a fingerprint of the content the diff was made from."""
+
+    server: str
+    # The path as the call's arguments name it.
+    path: str
+    exists: bool
+    # The file the path leads to, as the server's read reported it; None when it does not say.
+    target: str | None = None
+    # SHA-256 of the text the diff was computed against; None when there was no file.
+    sha256: str | None = None
+
+
 class ReviewDecision(BaseModel):
     """What a person answers when the graph is paused in mark_needs_review."""
 
@@ -646,3 +675,6 @@ class ReviewDecision(BaseModel):
     text: str | None = None
     # When the decision was recorded (ISO, UTC; the ledger's time), for the operator's answer.
     at: str | None = None
+    # An approval's binding to what its approvers were shown of the file the call writes (one
+    # per distinct view; None: nothing to bind): checked again right before the call.
+    effects: list[EffectBinding] | None = None

@@ -57,6 +57,9 @@ class LedgerHooks:
         # After the commit: nobody is told of a review that was rolled back.
         self._notifier.review_event("review_opened", review)
 
+    def call_started(self, review_id: str) -> bool:
+        return self._ledger.started(review_id)
+
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         # Committed before the call is made: the start is on record whatever happens next.
         with self._transaction():

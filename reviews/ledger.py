@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from graph.calls import call_hash
+from graph.state import EffectBinding
 from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, AmbiguousReviewIdError, ReviewNotFoundError
 from storage import Database, open_database
@@ -108,6 +109,11 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # of calling again.
         "ALTER TABLE review_executions ADD COLUMN result TEXT",
     ),
+    (
+        # What an approver was shown of the file a write acts on (graph.state.EffectBinding as
+        # JSON), checked again right before the call: NULL when there was nothing to bind.
+        "ALTER TABLE review_decisions ADD COLUMN effect TEXT",
+    ),
 )
 # A decision whose process cannot be seen to be gone (another host's, or a pid reused) is taken
 # as still being carried out for this long; after that a sweep anywhere finishes it.
@@ -120,6 +126,8 @@ class Decision(BaseModel):
     reason: str | None = None
     arguments: dict[str, Any] | None = None
     decided_at: str
+    # What the approver was shown of the file the call writes: the approval is bound to it.
+    effect: EffectBinding | None = None
 
 
 class Review(BaseModel):
@@ -163,6 +171,19 @@ class Review(BaseModel):
     def approvals(self) -> list[Decision]:
         """The approvals recorded so far, oldest first."""
         return [d for d in self.decisions if d.action == "approve"]
+
+    def approved_effects(self, arguments: dict[str, Any]) -> list[EffectBinding] | None:
+        """What the approvals of exactly these arguments were given on of the file the call
+        writes, each distinct view once, oldest first; None when none was bound to one."""
+        bound: list[EffectBinding] = []
+        for decision in self.approvals():
+            if (
+                decision.arguments == arguments
+                and decision.effect is not None
+                and decision.effect not in bound
+            ):
+                bound.append(decision.effect)
+        return bound or None
 
     def approved_arguments(self) -> dict[str, Any] | None:
         """The arguments the settling approval carried (edited or as proposed), once approved."""
@@ -362,6 +383,7 @@ class ReviewLedger:
                         reason=d["reason"],
                         arguments=json.loads(d["arguments"]) if d["arguments"] else None,
                         decided_at=d["decided_at"],
+                        effect=EffectBinding.model_validate_json(d["effect"]) if d["effect"] else None,
                     )
                 )
         return [_row_to_review(row, decisions[row["id"]]) for row in rows]
@@ -555,6 +577,7 @@ class ReviewLedger:
         action: Literal["approve", "reject"],
         reason: str | None,
         arguments: dict[str, Any] | None,
+        effect: EffectBinding | None = None,
     ) -> DecisionRecorded:
         """Record one reviewer's decision; the one that settles the review moves it, once.
 
@@ -571,6 +594,8 @@ class ReviewLedger:
             reason: why (the operator reads it).
             arguments: the arguments an approval is for (the proposal, or an edit); None for a
                 rejection.
+            effect: what the approver was shown of the file the call writes, which the
+                approval is bound to (None: nothing to bind).
 
         Returns:
             The review as it is now, whether this decision settled it, and the approvals counted
@@ -598,8 +623,8 @@ class ReviewLedger:
             if previous is not None:
                 raise AlreadyDecidedError(review_id, "pending", reviewer, previous["decided_at"])
             conn.execute(
-                "INSERT INTO review_decisions (review_id, reviewer, action, reason, arguments, decided_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO review_decisions (review_id, reviewer, action, reason, arguments, decided_at, effect)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     review_id,
                     reviewer,
@@ -607,6 +632,7 @@ class ReviewLedger:
                     reason,
                     _canonical(arguments),
                     now,
+                    effect.model_dump_json() if effect is not None else None,
                 ),
             )
             # Approvals count per exact arguments (canonical JSON): an edit starts its own count.
@@ -742,6 +768,21 @@ class ReviewLedger:
                 (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
             ).rowcount
         return started == 1
+
+    def started(self, review_id: str) -> bool:
+        """Whether the start of the call approved in this review was recorded. Writes nothing.
+
+        Args:
+            review_id: the review whose approval the call runs under.
+
+        Returns:
+            True once begin_execution recorded it (whether or not it finished).
+        """
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT 1 AS started FROM review_executions WHERE review_id = ?", (review_id,)
+            ).fetchone()
+        return row is not None
 
     def finish_execution(
         self,

@@ -10,8 +10,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from graph.effects import observe, what_changed
 from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
-from graph.state import ReviewDecision, ReviewPayload
+from graph.state import EffectBinding, ReviewDecision, ReviewPayload
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
 from reviews.clock import iso
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
     from policies.engine import PolicyEngine
     from reviews.conversations import Conversations
     from reviews.ledger import DecisionRecorded, Review, ReviewLedger
+
+
+# The stages whose approval runs a call (releasing held output runs nothing).
+RUNS_A_CALL = frozenset({"before_execution", "after_failure"})
 
 
 class ReviewExpiredError(ReviewError):
@@ -294,7 +299,7 @@ class ReviewService:
         """An approval to run a call whose thread went on without starting it is ``not_run``,
         never ``approved`` for ever. Releasing held output runs nothing by design. Returns the
         audit event to append (none when the review was not closed)."""
-        runs_a_call = review.stage in {"before_execution", "after_failure"}
+        runs_a_call = review.stage in RUNS_A_CALL
         if runs_a_call and self.ledger.mark_not_run(review.id):
             return [
                 AuditEntry(
@@ -316,7 +321,10 @@ class ReviewService:
             )
         arguments = review.approved_arguments()
         edited = arguments if arguments is not None and arguments != review.arguments else None
-        return ReviewDecision(action="approve", by=review.decided_by or "unknown", arguments=edited, at=at)
+        effects = review.approved_effects(arguments) if arguments is not None else None
+        return ReviewDecision(
+            action="approve", by=review.decided_by or "unknown", arguments=edited, at=at, effects=effects
+        )
 
     def _finish_decision(self, review: Review) -> bool:
         """Carry out a decision whose process died before it was carried out. True if this
@@ -454,6 +462,7 @@ class ReviewService:
         arguments: dict[str, Any] | None = None,
         expected: str | None = None,
         answer: str | None = None,
+        shown_effect: EffectBinding | None = None,
     ) -> DecideResult:
         """Record one reviewer's decision, once, and carry it out when it settles the review.
 
@@ -470,6 +479,10 @@ class ReviewService:
             expected: the call hash of the proposal the decider was shown (the web page sends
                 it); a decision made on a view of anything else is refused.
             answer: a reviewer's own answer to a server's request for a model completion.
+            shown_effect: what the decider's preview showed of the file the call writes (the
+                web page sends it): an approval is bound to it, and refused when the file is no
+                longer that. Without one (the command line shows no preview) an approval is
+                bound to the file as it is when the decision is recorded.
 
         Returns:
             The review as it is now, the thread's run (None while more approvals are due) and
@@ -479,8 +492,9 @@ class ReviewService:
             ReviewExpiredError: the review's deadline passed.
             AlreadyDecidedError: someone decided it first (or withdrew the request).
             NotPermittedError: the reviewer's role, four-eyes or the roster forbids it.
-            DecisionNotAllowedError: a stale view, a rejection without a reason, edited
-                arguments or an answer where none may go, or a thread that no longer waits.
+            DecisionNotAllowedError: a stale view (of the proposal, or of the file it writes),
+                a rejection without a reason, edited arguments or an answer where none may go,
+                or a thread that no longer waits.
         """
         self.expire_overdue()
         review = self.ledger.require(review_id)
@@ -496,7 +510,8 @@ class ReviewService:
         # An approval counts for the exact arguments it saw: edited arguments need their own
         # full set of approvals, so nobody's approval carries a call they never saw.
         effective = arguments if arguments is not None else review.arguments
-        recorded = self._record_decision(review, reviewer, approve, reason, arguments, effective)
+        effect = self._bound_effect(review, effective, shown_effect) if approve else None
+        recorded = self._record_decision(review, reviewer, approve, reason, arguments, effective, effect)
         if not recorded.final:
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
@@ -507,6 +522,7 @@ class ReviewService:
             reason=reason,
             arguments=effective if approve and effective != review.arguments else None,
             at=recorded.review.decided_at,
+            effects=recorded.review.approved_effects(effective) if approve else None,
         )
         run = self._carry_out(recorded.review, decision, pending)
         return DecideResult(
@@ -547,6 +563,24 @@ class ReviewService:
         if arguments is not None and (not approve or review.stage != "before_execution"):
             raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
 
+    def _bound_effect(
+        self, review: Review, arguments: dict[str, Any], shown: EffectBinding | None
+    ) -> EffectBinding | None:
+        """What an approval of ``arguments`` is bound to of the file the call writes (None:
+        nothing to bind, or a stage that runs no call). What the decider was shown must still
+        hold: it is read again now, and once more right before the call (graph/nodes.py)."""
+        if review.stage not in RUNS_A_CALL:
+            return None
+        now = observe(self.context.mcp, self.context.policy, review.capability, arguments)
+        if shown is None:
+            return now.binding if now is not None else None
+        why = what_changed(shown, now, then="the review was shown")
+        if why is not None:
+            raise DecisionNotAllowedError(
+                f"review {review.id} was not decided: {why}. Reload it and decide on what it shows now"
+            )
+        return shown
+
     def _waiting_on(self, review: Review) -> ReviewPayload:
         """The interrupt the review's thread waits in; refused when it waits for nothing, or
         for another review."""
@@ -569,6 +603,7 @@ class ReviewService:
         reason: str | None,
         edited: dict[str, Any] | None,
         effective: dict[str, Any],
+        effect: EffectBinding | None,
     ) -> DecisionRecorded:
         """Count the decision in the ledger (once, whoever races), audit it, and announce a
         review it settles."""
@@ -581,6 +616,7 @@ class ReviewService:
                 action=action,
                 reason=reason,
                 arguments=effective if approve else None,
+                effect=effect,
             )
             self.audit.append(
                 "decision",
@@ -590,7 +626,9 @@ class ReviewService:
                     "edited_arguments": _argument_diff(review.arguments, edited),
                     "approvals": recorded.approvals,
                     "required": recorded.required,
-                },
+                }
+                # What the approval is bound to of the file the call writes, when anything.
+                | ({"bound_to": effect.model_dump(mode="json")} if effect is not None else {}),
                 thread_id=review.thread_id,
                 review_id=review.id,
                 actor=reviewer,

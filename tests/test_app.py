@@ -426,6 +426,35 @@ def test_a_file_write_is_previewed_as_a_diff_of_the_current_file(app_env: Path) 
     assert f"-{current.splitlines()[0]}" in diff.value
 
 
+def test_a_new_file_swapped_for_a_link_after_the_page_showed_it_is_refused_and_the_page_says_why(
+    app_env: Path,
+) -> None:
+    operator = ask(session(), 'Write "# Report" to the file report.md')
+    project = app_env / "demo" / "project"
+    notes = (project / "notes.md").read_text(encoding="utf-8")
+    reviewer = on_page(session("reviewer"), "review_queue")
+    review_id = services().ledger.queue("pending")[0].id
+    assert any("New file" in caption.value for caption in reviewer.caption)
+
+    # Another local process swaps the new file for a link to a file that exists, while the
+    # reviewer reads the page.
+    (project / "report.md").symlink_to("notes.md")
+    reviewer.button(key=f"approve-{review_id}").click().run()
+
+    assert not reviewer.exception
+    assert (project / "notes.md").read_text(encoding="utf-8") == notes
+    # Shown literally: Markdown's characters come escaped.
+    [refusal] = [error.value.replace("\\", "") for error in reviewer.error]
+    assert "report.md did not exist when the review was shown" in refusal and "notes.md" in refusal
+    assert services().ledger.require(review_id).status == "pending"
+    # The page now shows where the path leads, and approving that runs it, knowingly.
+    assert any("is a link to notes.md" in caption.value.replace("\\", "") for caption in reviewer.caption)
+    reviewer.button(key=f"approve-{review_id}").click().run()
+    assert (project / "notes.md").read_text(encoding="utf-8") == "# Report"
+    operator.run()
+    assert "done" in markdown_text(operator)
+
+
 def test_the_queue_shows_one_page_of_many_pending_reviews(app_env: Path) -> None:
     ledger = services().ledger
     for n in range(120):

@@ -50,6 +50,7 @@ from gatehouse.sampling_panel import show_sampling_review
 from gatehouse.short_ids import short_review
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, reader_zone, services
+from graph.state import EffectBinding
 from mcp_host.errors import McpHostError
 from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
@@ -151,13 +152,24 @@ def show_flags_and_rating(review: Review) -> None:
     )
 
 
-def show_preview(review: Review, arguments: dict[str, Any]) -> None:
+def show_preview(review: Review, arguments: dict[str, Any]) -> EffectBinding | None:
+    """The preview of what approving ``arguments`` would do, and what an approval given on it
+    is bound to of the file the call writes (None: nothing)."""
     app = services()
     try:
         preview = effect_preview(app.mcp, app.policy, review.capability, arguments)
     except McpHostError as exc:
         st.warning(markdown_literal(f"No preview: {exc}"))
-        return
+        return None
+    if isinstance(preview, FileDiffPreview) and preview.elsewhere:
+        st.caption(
+            markdown_literal(
+                hidden(
+                    f"{preview.path} is a link to {preview.target}: the write changes {preview.target}.",
+                    review,
+                )
+            )
+        )
     if isinstance(preview, EmailPreview):
         st.markdown("**Preview: the e-mail as it would be sent**")
         with st.container(border=True):
@@ -187,6 +199,7 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> None:
             st.caption(f"+{preview.lines_added:d} / -{preview.lines_removed:d} lines")
             # Long lines wrap: a clipped line hides what the write puts at its end.
             st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
+    return preview.binding if isinstance(preview, FileDiffPreview) else None
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:
@@ -276,7 +289,9 @@ def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, 
     return APPROVE_CHANGES, None
 
 
-def decision_buttons(review: Review, user: str, edited: dict[str, Any] | None, shown: str) -> None:
+def decision_buttons(
+    review: Review, user: str, edited: dict[str, Any] | None, shown: str, shown_effect: EffectBinding | None
+) -> None:
     try:
         services().reviews.check_permission(review, user)
     except NotPermittedError as exc:
@@ -309,7 +324,13 @@ def decision_buttons(review: Review, user: str, edited: dict[str, Any] | None, s
             action = (False, None)
     if action is not None:
         decide(
-            review, user, approve=action[0], arguments=action[1], reason=reason.strip() or None, shown=shown
+            review,
+            user,
+            approve=action[0],
+            arguments=action[1],
+            reason=reason.strip() or None,
+            shown=shown,
+            shown_effect=shown_effect,
         )
 
 
@@ -321,16 +342,24 @@ def decide(
     arguments: dict[str, Any] | None,
     reason: str | None,
     shown: str,
+    shown_effect: EffectBinding | None,
 ) -> None:
     try:
         result = services().reviews.decide(
-            review.id, reviewer=user, approve=approve, reason=reason, arguments=arguments, expected=shown
+            review.id,
+            reviewer=user,
+            approve=approve,
+            reason=reason,
+            arguments=arguments,
+            expected=shown,
+            shown_effect=shown_effect,
         )
     except AlreadyDecidedError:
         # The page shows who decided, where the review was (show_decided): nothing moves.
         st.session_state["review_notice"] = ("warning", "Your decision was not recorded.", "")
     except ReviewError as exc:
-        st.error(markdown_literal(str(exc)))
+        # A refusal may quote the arguments (a path): secrets stay hidden.
+        st.error(markdown_literal(hidden(str(exc), review)))
         return
     else:
         if result.run is None:
@@ -427,8 +456,13 @@ def show_review(review: Review, user: str) -> None:
                 show(words)
         edited = argument_editor(review)
     with preview_column:
-        show_preview(review, edited if edited is not None else review.arguments)
-    decision_buttons(review, user, edited, shown)
+        previewed = show_preview(review, edited if edited is not None else review.arguments)
+    # Likewise the file the preview showed: an approval is bound to what the reviewer saw on
+    # the run before the click, and refused if the file is no longer that.
+    effect_key = f"shown-effect-{review.id}"
+    shown_effect = st.session_state.get(effect_key, previewed)
+    st.session_state[effect_key] = previewed
+    decision_buttons(review, user, edited, shown, shown_effect)
 
 
 def history_table(reviews: list[Review]) -> None:

@@ -6,12 +6,14 @@ never write: the tests check the file on disk and every call the client saw.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview, email_preview
+from graph.state import EffectBinding
 from mcp_host.errors import ErrorKind
 from mcp_host.results import ContentItem, McpResult
 from policies.engine import PolicyEngine
@@ -348,6 +350,45 @@ def test_a_read_that_fails_gives_a_diff_against_nothing_with_the_servers_message
     assert preview.current_known is False
     assert preview.note == "filesystem__read_file: read timed out after 30 s"
     assert (project / "plan.md").read_text(encoding="utf-8") == PLAN
+
+
+# -- what an approval is bound to ------------------------------------------------------------------
+
+
+def test_a_preview_binds_an_approval_to_the_file_it_showed_and_what_it_held(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    existing = preview_write(client, policy, "plan.md", "x\n")
+    new = preview_write(client, policy, "report.md", "x\n")
+
+    assert existing.binding == EffectBinding(
+        server="filesystem",
+        path="plan.md",
+        exists=True,
+        target="plan.md",
+        sha256=hashlib.sha256(PLAN.encode("utf-8")).hexdigest(),
+    )
+    assert new.binding == EffectBinding(server="filesystem", path="report.md", exists=False)
+
+
+def test_a_path_that_is_a_link_is_previewed_as_the_file_it_leads_to(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    (project / "report.md").symlink_to("plan.md")
+
+    preview = preview_write(client, policy, "report.md", "x\n")
+
+    assert (preview.new_file, preview.target, preview.elsewhere) == (False, "plan.md", True)
+    assert preview.lines_removed == PLAN.count("\n")
+    assert preview.binding is not None and preview.binding.target == "plan.md"
+
+
+def test_a_preview_that_could_not_read_the_file_binds_nothing(
+    client: FaultInjectingClient, policy: PolicyEngine, project: Path
+) -> None:
+    client.faults["filesystem__read_file"] = [failure("timeout", "read timed out after 30 s")]
+
+    assert preview_write(client, policy, "plan.md", "x\n").binding is None
 
 
 # -- no preview ------------------------------------------------------------------------------------

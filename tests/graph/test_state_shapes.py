@@ -46,6 +46,7 @@ MIRRORS: list[tuple[Any, type[BaseModel]]] = [
     (shapes.ContentItemData, ContentItem),
     (shapes.McpResultData, McpResult),
     (shapes.ReviewDecisionData, shapes.ReviewDecision),
+    (shapes.EffectBindingData, shapes.EffectBinding),
     (shapes.ArgumentChangesData, shapes.ArgumentChanges),
     (shapes.CapabilityRefData, shapes.CapabilityRef),
     (shapes.ChoiceData, shapes.Choice),

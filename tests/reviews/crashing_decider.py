@@ -66,6 +66,9 @@ class _DieAt:
     def review_opened(self, payload: ReviewPayload) -> None:
         self._hooks.review_opened(payload)
 
+    def call_started(self, review_id: str) -> bool:
+        return self._hooks.call_started(review_id)
+
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         if self._point == "before_start":
             os._exit(_DIED)
