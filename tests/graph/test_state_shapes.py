@@ -70,6 +70,7 @@ def test_the_selected_capability_is_a_capability_definition_plus_the_selection()
         "planner",
         "planner_fallback",
         "ambiguous_with",
+        "ignored_calls",
     }
 
 
@@ -89,6 +90,7 @@ def _selected(key: str, ambiguous_with: str | None = None) -> SelectedCapability
         "planner": "deterministic",
         "planner_fallback": None,
         "ambiguous_with": ambiguous_with,
+        "ignored_calls": [],
     }
 
 

@@ -9,8 +9,7 @@ from gatehouse.settings import DB_ENV, SECRET_KEY_ENV, WEBHOOK_ENV
 from mcp_host.config import ConfigError, parse_servers_config
 from mcp_host.variables import GATEHOUSE_SECRETS, SecretVariableError, UnsetVariableError, expand_variables
 from policies.loader import PolicyError, parse_policy
-from reviews.audit_anchor import AUDIT_KEY_ENV
-from reviews.audit_keys import AUDIT_OLD_KEYS_ENV
+from reviews.audit_keys import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV
 
 
 def test_both_spellings_are_replaced_from_the_given_environment() -> None:
