@@ -134,6 +134,8 @@ class FormField:
     string_format: str | None = None
     min_items: int | None = None
     max_items: int | None = None
+    # The server itself marks the value as one to hide (``format: password`` or ``writeOnly``).
+    masked: bool = False
     # Every piece of text the server wrote about this field (for the policy's checks).
     texts: tuple[str, ...] = field(default=(), repr=False)
 
@@ -209,6 +211,7 @@ def _field(name: str, spec: Any, required: bool) -> FormField:
         "description": _text(spec, "description"),
         "required": required,
         "default": form_defaults({"properties": {name: spec}}).get(name),
+        "masked": spec.get("writeOnly") is True or spec.get("format") == "password",
     }
     if kind == "string":
         options = _options(spec, name)
