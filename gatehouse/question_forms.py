@@ -20,7 +20,7 @@ from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.reader_time import readable_time
 from gatehouse.visible_text import visible
 from gatehouse.web import reader_zone, services
-from mcp_host.elicitation import FormField
+from mcp_host.elicitation import FormField, typed_value
 from reviews.asking import question_fields
 from reviews.questions import AnswerAction, Question, QuestionError
 
@@ -33,11 +33,14 @@ def _key(question: Question, name: str) -> str:
     return f"question-{question.id}-{name}"
 
 
-def _secret_fields(question: Question, fields: list[FormField]) -> set[str]:
-    """Free-text fields of a form the policy flagged as asking for a secret: typed unseen."""
-    if not any(flag.get("code") == "asks_for_secret" for flag in question.flags):
-        return set()
-    return {f.name for f in fields if f.kind == "string"}
+def _secret_widget(question: Question, f: FormField, label: str, help_text: str | None) -> None:
+    """A field that could hold a secret (a PIN, a code, a password, whatever its kind): typed
+    unseen, as text, read as the field's kind when the answer is sent (``_value``). A choice
+    is typed too (its number, value or label): a picked option would show."""
+    if f.kind in ("choice", "choices"):
+        listed = ", ".join(f"{n} {visible(label)}" for n, (_, label) in enumerate(f.options, start=1))
+        help_text = " ".join(h for h in (help_text, markdown_literal(f"({listed})")) if h)
+    st.text_input(label, value="", key=_key(question, f.name), help=help_text, type="password")
 
 
 def _widget(question: Question, f: FormField, secret: bool) -> None:
@@ -48,7 +51,9 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
     if f.kind == "string" and f.string_format:
         hints.append(f"({f.string_format})")
     help_text = markdown_literal(" ".join(h for h in hints if h)) or None
-    if f.kind == "boolean":
+    if secret:
+        _secret_widget(question, f, label, help_text)
+    elif f.kind == "boolean":
         st.checkbox(label, value=bool(f.default), key=key, help=help_text)
     elif f.kind in ("choice", "choices"):
         labels = dict(f.options)
@@ -93,14 +98,21 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
             value=f.default if isinstance(f.default, str) else "",
             key=key,
             help=help_text,
-            type="password" if secret else "default",
         )
 
 
-def _value(f: FormField, raw: Any) -> Any:
+def _value(f: FormField, raw: Any, secret: bool) -> Any:
     """What a widget holds, as the answer carries it; None leaves the field out."""
     if raw is None:
         return None
+    if secret:
+        typed = str(raw).strip()
+        if not typed:
+            return None
+        value = typed_value(f, typed)
+        if value is None:
+            raise QuestionError(f"the answer does not fit the form: {f.label}: not understood")
+        return value
     if f.kind == "boolean":
         return bool(raw)
     if f.kind == "integer":
@@ -117,13 +129,14 @@ def _value(f: FormField, raw: Any) -> Any:
 def _answer(question: Question, action: AnswerAction, user: str) -> None:
     """A button's callback: the answer goes to the database, where the waiting call reads it."""
     content: dict[str, Any] | None = None
-    if action == "accept" and question.mode == "form":
-        content = {}
-        for f in question_fields(question):
-            value = _value(f, st.session_state.get(_key(question, f.name)))
-            if value is not None:
-                content[f.name] = value
     try:
+        if action == "accept" and question.mode == "form":
+            secret = services().questions.secret_fields(question)
+            content = {}
+            for f in question_fields(question):
+                value = _value(f, st.session_state.get(_key(question, f.name)), f.name in secret)
+                if value is not None:
+                    content[f.name] = value
         services().questions.answer(question.id, by=user, action=action, content=content)
     except QuestionError as exc:
         st.session_state[_key(question, "problem")] = str(exc)
@@ -173,7 +186,7 @@ def show_question(question: Question, user: str) -> None:
             _buttons(question, user, "Done")
         else:
             fields = question_fields(question)
-            secret = _secret_fields(question, fields)
+            secret = app.questions.secret_fields(question)
             # Plain widgets, not st.form: the page's script is still running (it follows the call),
             # and Streamlit 1.67's browser side drops a form's submit while its run has not ended.
             for f in fields:
