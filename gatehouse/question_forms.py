@@ -4,9 +4,11 @@ The question, the field names, titles, descriptions and choices are the server's
 are drawn literally (gatehouse/literal.py), never as Markdown, and the policy's flags beside
 them are Gatehouse's. A form starts with the server's defaults (SEP-1034); Accept sends what
 it holds, checked against the schema by the service (reviews/asking.py), Decline and Cancel
-send nothing. A URL question shows the domain the address leads to, as the host read it from
-the address itself, and the whole address as text; the page opens only when the operator
-clicks Open, and Done tells the server they went through it.
+send nothing. A field that could hold a secret is typed unseen (reviews/asking.py). A URL
+question shows the host a browser opens, as the policy read it from the address itself
+(policies/web_address.py), and the whole address as text; the page opens only when the
+operator clicks Open, which opens the address as Gatehouse read it (so the host it opens is the
+one shown), and Done tells the server they went through it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from gatehouse.reader_time import readable_time
 from gatehouse.visible_text import visible
 from gatehouse.web import reader_zone, services
 from mcp_host.elicitation import FormField, typed_value
+from policies.web_address import AddressError, parse_web_address
 from reviews.asking import question_fields
 from reviews.questions import AnswerAction, Question, QuestionError
 
@@ -126,6 +129,17 @@ def _value(f: FormField, raw: Any, secret: bool) -> Any:
     return raw
 
 
+def _opened(url: str) -> str:
+    """The address the Open button opens: rebuilt from what Gatehouse read (the host it names
+    and nothing that could read as another), so the browser opens the host shown."""
+    try:
+        address = parse_web_address(url)
+    except AddressError:
+        address = None
+    # The policy declined what it could not read; a row that says otherwise opens nothing.
+    return address.href if address is not None else "about:blank"
+
+
 def _answer(question: Question, action: AnswerAction, user: str) -> None:
     """A button's callback: the answer goes to the database, where the waiting call reads it."""
     content: dict[str, Any] | None = None
@@ -179,7 +193,7 @@ def show_question(question: Question, user: str) -> None:
             st.code(visible(question.url or ""), language=None, wrap_lines=True)
             st.link_button(
                 f"Open the page at {markdown_literal(domain)}",
-                question.url or "",
+                _opened(question.url or ""),
                 icon=":material/open_in_new:",
             )
             st.caption("Done when you have finished there; Decline if you do not want to.")

@@ -87,7 +87,9 @@ def question(ask: Ask) -> ElicitRequestParams:
     if ask == "secret":
         return ElicitRequestFormParams(message=SECRET_MESSAGE, requested_schema=SECRET_FORM)
     if ask == "pin":
-        return ElicitRequestFormParams(message="Confirm the forecast subscription.", requested_schema=PIN_FORM)
+        return ElicitRequestFormParams(
+            message="Confirm the forecast subscription.", requested_schema=PIN_FORM
+        )
     return ElicitRequestURLParams(message=URL_MESSAGE, url=CONNECT_URL, elicitation_id="connect-1")
 
 

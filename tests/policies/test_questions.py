@@ -144,7 +144,8 @@ def test_the_policy_file_takes_the_elicitation_settings_and_names_a_wrong_one(tm
     ],
 )
 def test_a_secret_spelled_with_look_alike_letters_is_declined(name: str) -> None:
-    as_name = check_form(Elicitation(), SECRETS, "bank", "Sign in", form(**{name: {"type": "string"}}))
+    spec: dict[str, object] = {"type": "string"}
+    as_name = check_form(Elicitation(), SECRETS, "bank", "Sign in", form(**{name: spec}))
     as_title = check_form(
         Elicitation(), SECRETS, "bank", "Sign in", form(value={"type": "string", "title": name})
     )
@@ -209,7 +210,11 @@ def test_a_number_or_a_choice_that_carries_a_pin_or_a_code_is_declined(
 
 
 def test_a_field_the_server_itself_marks_as_a_password_is_declined() -> None:
-    for spec in ({"type": "string", "format": "password"}, {"type": "string", "writeOnly": True}):
+    specs: list[dict[str, object]] = [
+        {"type": "string", "format": "password"},
+        {"type": "string", "writeOnly": True},
+    ]
+    for spec in specs:
         verdict = check_form(Elicitation(), SECRETS, "bank", "Confirm", form(value=spec))
         assert codes(verdict) == ["asks_for_secret"], spec
 
