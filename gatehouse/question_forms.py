@@ -4,9 +4,11 @@ The question, the field names, titles, descriptions and choices are the server's
 are drawn literally (gatehouse/literal.py), never as Markdown, and the policy's flags beside
 them are Gatehouse's. A form starts with the server's defaults (SEP-1034); Accept sends what
 it holds, checked against the schema by the service (reviews/asking.py), Decline and Cancel
-send nothing. A URL question shows the domain the address leads to, as the host read it from
-the address itself, and the whole address as text; the page opens only when the operator
-clicks Open, and Done tells the server they went through it.
+send nothing. A field that could hold a secret is typed unseen (reviews/asking.py). A URL
+question shows the host a browser opens, as the policy read it from the address itself
+(policies/web_address.py), and the whole address as text; the page opens only when the
+operator clicks Open, which opens the address as Gatehouse read it (so the host it opens is the
+one shown), and Done tells the server they went through it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.reader_time import readable_time
 from gatehouse.visible_text import visible
 from gatehouse.web import reader_zone, services
-from mcp_host.elicitation import FormField
+from mcp_host.elicitation import FormField, typed_value
+from policies.web_address import AddressError, parse_web_address
 from reviews.asking import question_fields
 from reviews.questions import AnswerAction, Question, QuestionError
 
@@ -33,11 +36,14 @@ def _key(question: Question, name: str) -> str:
     return f"question-{question.id}-{name}"
 
 
-def _secret_fields(question: Question, fields: list[FormField]) -> set[str]:
-    """Free-text fields of a form the policy flagged as asking for a secret: typed unseen."""
-    if not any(flag.get("code") == "asks_for_secret" for flag in question.flags):
-        return set()
-    return {f.name for f in fields if f.kind == "string"}
+def _secret_widget(question: Question, f: FormField, label: str, help_text: str | None) -> None:
+    """A field that could hold a secret (a PIN, a code, a password, whatever its kind): typed
+    unseen, as text, read as the field's kind when the answer is sent (``_value``). A choice
+    is typed too (its number, value or label): a picked option would show."""
+    if f.kind in ("choice", "choices"):
+        listed = ", ".join(f"{n} {visible(label)}" for n, (_, label) in enumerate(f.options, start=1))
+        help_text = " ".join(h for h in (help_text, markdown_literal(f"({listed})")) if h)
+    st.text_input(label, value="", key=_key(question, f.name), help=help_text, type="password")
 
 
 def _widget(question: Question, f: FormField, secret: bool) -> None:
@@ -48,7 +54,9 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
     if f.kind == "string" and f.string_format:
         hints.append(f"({f.string_format})")
     help_text = markdown_literal(" ".join(h for h in hints if h)) or None
-    if f.kind == "boolean":
+    if secret:
+        _secret_widget(question, f, label, help_text)
+    elif f.kind == "boolean":
         st.checkbox(label, value=bool(f.default), key=key, help=help_text)
     elif f.kind in ("choice", "choices"):
         labels = dict(f.options)
@@ -93,14 +101,21 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
             value=f.default if isinstance(f.default, str) else "",
             key=key,
             help=help_text,
-            type="password" if secret else "default",
         )
 
 
-def _value(f: FormField, raw: Any) -> Any:
+def _value(f: FormField, raw: Any, secret: bool) -> Any:
     """What a widget holds, as the answer carries it; None leaves the field out."""
     if raw is None:
         return None
+    if secret:
+        typed = str(raw).strip()
+        if not typed:
+            return None
+        value = typed_value(f, typed)
+        if value is None:
+            raise QuestionError(f"the answer does not fit the form: {f.label}: not understood")
+        return value
     if f.kind == "boolean":
         return bool(raw)
     if f.kind == "integer":
@@ -114,16 +129,28 @@ def _value(f: FormField, raw: Any) -> Any:
     return raw
 
 
+def _opened(url: str) -> str:
+    """The address the Open button opens: rebuilt from what Gatehouse read (the host it names
+    and nothing that could read as another), so the browser opens the host shown."""
+    try:
+        address = parse_web_address(url)
+    except AddressError:
+        address = None
+    # The policy declined what it could not read; a row that says otherwise opens nothing.
+    return address.href if address is not None else "about:blank"
+
+
 def _answer(question: Question, action: AnswerAction, user: str) -> None:
     """A button's callback: the answer goes to the database, where the waiting call reads it."""
     content: dict[str, Any] | None = None
-    if action == "accept" and question.mode == "form":
-        content = {}
-        for f in question_fields(question):
-            value = _value(f, st.session_state.get(_key(question, f.name)))
-            if value is not None:
-                content[f.name] = value
     try:
+        if action == "accept" and question.mode == "form":
+            secret = services().questions.secret_fields(question)
+            content = {}
+            for f in question_fields(question):
+                value = _value(f, st.session_state.get(_key(question, f.name)), f.name in secret)
+                if value is not None:
+                    content[f.name] = value
         services().questions.answer(question.id, by=user, action=action, content=content)
     except QuestionError as exc:
         st.session_state[_key(question, "problem")] = str(exc)
@@ -167,14 +194,14 @@ def show_question(question: Question, user: str) -> None:
             st.code(visible(question.url or ""), language=None, wrap_lines=True)
             st.link_button(
                 f"Open the page at {markdown_literal(domain)}",
-                question.url or "",
+                _opened(question.url or ""),
                 icon=":material/open_in_new:",
             )
             st.caption("Done when you have finished there; Decline if you do not want to.")
             _buttons(question, user)
         else:
             fields = question_fields(question)
-            secret = _secret_fields(question, fields)
+            secret = app.questions.secret_fields(question)
             # Plain widgets, not st.form: the page's script is still running (it follows the call),
             # and Streamlit 1.67's browser side drops a form's submit while its run has not ended.
             for f in fields:

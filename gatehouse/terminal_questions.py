@@ -6,7 +6,7 @@ does not hold the call past the policy's timeout. A form is asked field by field
 its default (Enter takes it), its choices by number or value, and checked as it is typed; a
 URL question shows the domain the address leads to and the whole address, and never opens it.
 Everything a server wrote is shown with its control characters escaped (gatehouse/visible_text.py);
-a field the policy flagged as asking for a secret is read without echo.
+a field that could hold a secret (reviews/asking.py ``secret_fields``) is read without echo.
 """
 
 from __future__ import annotations
@@ -21,12 +21,9 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from gatehouse.visible_text import visible
-from mcp_host.elicitation import FormField, check_answer
+from mcp_host.elicitation import FormField, check_answer, typed_value
 from reviews.asking import Answer
 from reviews.questions import Question
-
-_YES = frozenset({"y", "yes", "true", "1", "on"})
-_NO = frozenset({"n", "no", "false", "0", "off"})
 
 
 class _Timeout(Exception):
@@ -86,11 +83,13 @@ class TerminalQuestions:
         self._out = out
         self._lock = threading.Lock()
 
-    def __call__(self, question: Question, fields: list[FormField], seconds: float) -> Answer | None:
+    def __call__(
+        self, question: Question, fields: list[FormField], secret: set[str], seconds: float
+    ) -> Answer | None:
         with self._lock:
             deadline = time.monotonic() + seconds
             try:
-                return self._ask(question, fields, deadline)
+                return self._ask(question, fields, secret, deadline)
             except _Timeout:
                 self._say(f"\nNo answer within {seconds:.0f} s: the call goes on without one (cancel).")
                 return None
@@ -108,7 +107,9 @@ class TerminalQuestions:
         self._say("")  # the newline the person typed was not echoed
         return line
 
-    def _ask(self, question: Question, fields: list[FormField], deadline: float) -> Answer | None:
+    def _ask(
+        self, question: Question, fields: list[FormField], secret: set[str], deadline: float
+    ) -> Answer | None:
         self._say(f"\n{visible(question.server)} asks, during the call: {visible(question.message)}")
         for flag in question.flags:
             self._say(f"  [{flag['severity']}] {flag['code']}: {visible(str(flag['message']))}")
@@ -122,10 +123,10 @@ class TerminalQuestions:
         choice = self._choose("Answer it? [a]nswer, [d]ecline or [c]ancel: ", deadline)
         if choice.action != "accept":
             return choice
-        secret = {f.name for f in fields if any(flag["code"] == "asks_for_secret" for flag in question.flags)}
         content: dict[str, Any] = {}
         for field in fields:
-            value = self._field(field, deadline, secret=field.name in secret and field.kind == "string")
+            # A field that could hold a secret (a PIN as a number too) is read without echo.
+            value = self._field(field, deadline, secret=field.name in secret)
             if value is None and self._reader.ended:
                 return Answer("cancel")
             if value is not None:
@@ -152,7 +153,7 @@ class TerminalQuestions:
             if line is None:
                 return None
             text = line.strip()
-            value = field.default if not text else _parsed(field, text)
+            value = field.default if not text else typed_value(field, text)
             if value is None and not field.required and not text:
                 return None
             problems = (
@@ -187,36 +188,3 @@ class TerminalQuestions:
         )
         required = " *" if field.required else ""
         return visible(f"{field.label}{required}{hint}{shown}: ")
-
-
-def _parsed(field: FormField, text: str) -> Any:
-    """What a typed line means for ``field``; None when it means nothing (reported as such)."""
-    if field.kind == "boolean":
-        word = text.lower()
-        return True if word in _YES else False if word in _NO else None
-    if field.kind == "integer":
-        try:
-            return int(text)
-        except ValueError:
-            return None
-    if field.kind == "number":
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return int(number) if number.is_integer() and "." not in text else number
-    if field.kind == "choice":
-        return _option(field, text)
-    if field.kind == "choices":
-        picked = [_option(field, part.strip()) for part in text.split(",") if part.strip()]
-        return picked if all(p is not None for p in picked) else None
-    return text
-
-
-def _option(field: FormField, text: str) -> str | None:
-    if text.isdigit() and 1 <= int(text) <= len(field.options):
-        return field.options[int(text) - 1][0]
-    for value, label in field.options:
-        if text in (value, label) or text.lower() in (value.lower(), label.lower()):
-            return value
-    return None

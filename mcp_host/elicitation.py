@@ -134,6 +134,8 @@ class FormField:
     string_format: str | None = None
     min_items: int | None = None
     max_items: int | None = None
+    # The server itself marks the value as one to hide (``format: password`` or ``writeOnly``).
+    masked: bool = False
     # Every piece of text the server wrote about this field (for the policy's checks).
     texts: tuple[str, ...] = field(default=(), repr=False)
 
@@ -209,6 +211,7 @@ def _field(name: str, spec: Any, required: bool) -> FormField:
         "description": _text(spec, "description"),
         "required": required,
         "default": form_defaults({"properties": {name: spec}}).get(name),
+        "masked": spec.get("writeOnly") is True or spec.get("format") == "password",
     }
     if kind == "string":
         options = _options(spec, name)
@@ -321,4 +324,44 @@ def _format_problem(string_format: str | None, value: str) -> str | None:
             datetime.fromisoformat(value)
     except ValueError:
         return f"must be a {string_format} (ISO 8601)"
+    return None
+
+
+# -- typed answers ------------------------------------------------------------------------------
+
+_YES = frozenset({"y", "yes", "true", "1", "on"})
+_NO = frozenset({"n", "no", "false", "0", "off"})
+
+
+def typed_value(field: FormField, text: str) -> Any:
+    """What a line typed for ``field`` means (a number, yes or no, a choice by number, value or
+    label); None when it means nothing. ``check_answer`` then says whether it fits."""
+    if field.kind == "boolean":
+        word = text.lower()
+        return True if word in _YES else False if word in _NO else None
+    if field.kind == "integer":
+        try:
+            return int(text)
+        except ValueError:
+            return None
+    if field.kind == "number":
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return int(number) if number.is_integer() and "." not in text else number
+    if field.kind == "choice":
+        return _option(field, text)
+    if field.kind == "choices":
+        picked = [_option(field, part.strip()) for part in text.split(",") if part.strip()]
+        return picked if all(p is not None for p in picked) else None
+    return text
+
+
+def _option(field: FormField, text: str) -> str | None:
+    if text.isdigit() and 1 <= int(text) <= len(field.options):
+        return field.options[int(text) - 1][0]
+    for value, label in field.options:
+        if text in (value, label) or text.lower() in (value.lower(), label.lower()):
+            return value
     return None

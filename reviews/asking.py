@@ -14,6 +14,12 @@ answer nobody can give.
 
 The audit log records each question asked, refused, answered and expired: the server, the
 mode, the domain of a URL, the flags and the names of the fields answered, never their values.
+
+A field that could hold a secret (policies/questions.py ``secret_fields``; asked at all only
+where the policy says ``secret_forms = "ask"``) is typed unseen, on the terminal and in the
+chat, and its value never lies in the database in clear: the waiting call makes a key pair
+when it asks, whoever answers seals those values to its public half (reviews/sealing.py), the
+row keeps ``***`` in their place, and the call opens them in memory.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from mcp.types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult
 
 from mcp_host.elicitation import FormField, UnsupportedFormError, call_owner, check_answer, form_fields
 from policies.engine import PolicyEngine
-from policies.questions import QuestionVerdict, check_form, check_url
+from policies.questions import QuestionVerdict, check_form, check_url, secret_fields
 from policies.secrets import REDACTED, SecretRedactor
 from reviews.audit import AuditLog
 from reviews.questions import (
@@ -42,6 +48,7 @@ from reviews.questions import (
     QuestionMode,
     QuestionStore,
 )
+from reviews.sealing import AnswerKey, SealError, seal
 from storage.transactions import one_transaction
 
 # How often a waiting call reads its question's row: an answer reaches the server within this.
@@ -56,9 +63,12 @@ class Answer:
 
 class TerminalAsker(Protocol):
     """Puts a question to the person at a terminal (gatehouse/terminal_questions.py). Called on
-    a worker thread; returns their answer, or None when they gave none within ``seconds``."""
+    a worker thread; returns their answer, or None when they gave none within ``seconds``.
+    The fields named in ``secret`` could hold a secret: what is typed there is not shown."""
 
-    def __call__(self, question: Question, fields: list[FormField], seconds: float) -> Answer | None: ...
+    def __call__(
+        self, question: Question, fields: list[FormField], secret: set[str], seconds: float
+    ) -> Answer | None: ...
 
 
 def question_fields(question: Question) -> list[FormField]:
@@ -138,13 +148,16 @@ class OperatorQuestions:
                 f"({self._secrets.text(request.message, thread_id=owner.thread_id)!r}); declined: {reason}"
             )
             return ElicitResult(action="decline")
+        message = self._secrets.text(request.message, thread_id=owner.thread_id)
+        # Answers to fields that could hold a secret are sealed to this key (in memory only).
+        key = AnswerKey() if secret_fields(self._secrets, message, fields) else None
         question = await anyio.to_thread.run_sync(
             lambda: self.store.open(
                 thread_id=owner.thread_id,
                 operator=owner.requester,
                 server=server,
                 mode=mode,
-                message=self._secrets.text(request.message, thread_id=owner.thread_id),
+                message=message,
                 timeout=timedelta(seconds=self.timeout_seconds),
                 requested_schema=request.requested_schema
                 if isinstance(request, ElicitRequestFormParams)
@@ -155,6 +168,7 @@ class OperatorQuestions:
                 if isinstance(request, ElicitRequestFormParams)
                 else request.elicitation_id,
                 flags=flags,
+                answer_key=key.public if key is not None else None,
             )
         )
         await self._log("question_asked", facts | {"question": question.id}, owner.thread_id, owner.requester)
@@ -173,8 +187,18 @@ class OperatorQuestions:
                 None,
             )
             return ElicitResult(action="cancel")
-        await anyio.to_thread.run_sync(self._keep_shown, answered, fields)
-        content = answered.content if answered.action == "accept" and mode == "form" else None
+        content = dict(answered.content or {}) if answered.action == "accept" and mode == "form" else None
+        try:
+            if content is not None and answered.sealed_answer is not None:
+                if key is None:
+                    raise SealError(f"question {question.id} holds a sealed answer it never asked for")
+                opened = key.open(answered.sealed_answer)
+                content |= opened
+                # What was sealed is a secret wherever it appears later in the thread (a
+                # result that echoes the PIN back).
+                self._secrets.remember_secret(owner.thread_id, list(opened.values()))
+        finally:
+            await anyio.to_thread.run_sync(self._keep_shown, answered)
         return ElicitResult(action=answered.action or "cancel", content=content)
 
     async def _wait(self, question: Question, fields: list[FormField]) -> Question | None:
@@ -199,7 +223,12 @@ class OperatorQuestions:
         terminal = self._terminal
         assert terminal is not None
         given = await anyio.to_thread.run_sync(
-            terminal, question, fields, max(deadline - time.monotonic(), 0.0), abandon_on_cancel=True
+            terminal,
+            question,
+            fields,
+            self.secret_fields(question),
+            max(deadline - time.monotonic(), 0.0),
+            abandon_on_cancel=True,
         )
         if given is None:
             return
@@ -211,26 +240,34 @@ class OperatorQuestions:
                 )
             )
 
-    def _keep_shown(self, question: Question, fields: list[FormField]) -> None:
-        """The stored answer, once the call has it, keeps no secret: values of fields the
-        policy flagged, of secret-like names, and secrets of a known shape are hidden."""
-        if not question.content:
+    def _keep_shown(self, question: Question) -> None:
+        """The stored answer, once the call has it, keeps no secret: the sealed values go, and
+        values of fields that could hold one and secrets of a known shape are hidden."""
+        if not question.content and question.sealed_answer is None:
             return
-        flagged = {
-            f.name for f in fields if f.kind == "string" and any(map(self._secrets.is_secret_name, f.texts))
-        }
+        flagged = self.secret_fields(question)
         shown = {
             name: REDACTED if name in flagged and value is not None else value
-            for name, value in question.content.items()
+            for name, value in (question.content or {}).items()
         }
-        # A flagged field's answer is a secret wherever it appears later in the thread (a
-        # result that echoes it back), like one recognised in the request.
+        # A flagged field's answer not sealed (a policy that lets it be stored) is a secret
+        # wherever it appears later in the thread, like one recognised in the request.
         self._secrets.remember_secret(
-            question.thread_id, [value for name, value in question.content.items() if name in flagged]
+            question.thread_id,
+            [
+                value
+                for name, value in (question.content or {}).items()
+                if name in flagged and value != REDACTED
+            ],
         )
         shown = self._secrets.value(shown, thread_id=question.thread_id)
-        if shown != question.content:
-            self.store.keep_shown(question.id, shown)
+        if shown != question.content or question.sealed_answer is not None:
+            self.store.keep_shown(question.id, shown if question.content is not None else None)
+
+    def secret_fields(self, question: Question) -> set[str]:
+        """The fields of a form question that could hold a secret: typed unseen, never stored
+        in clear (the policy's judgement, policies/questions.py)."""
+        return set(secret_fields(self._secrets, question.message, question_fields(question)))
 
     # -- answering ---------------------------------------------------------------------------
 
@@ -261,9 +298,10 @@ class OperatorQuestions:
             problems = check_answer(question_fields(question), given)
             if problems:
                 raise QuestionError(f"the answer does not fit the form: {'; '.join(problems)}")
+        kept, sealed = self._sealed(question, given)
         # One transaction: an answer is never on record without its audit event.
         with one_transaction(self.store.database, self._audit.database):
-            answered = self.store.answer(question_id, action=action, content=given, by=by)
+            answered = self.store.answer(question_id, action=action, content=kept, by=by, sealed=sealed)
             self._audit.append(
                 "question_answered",
                 {
@@ -277,6 +315,26 @@ class OperatorQuestions:
                 actor=by,
             )
         return answered
+
+    def _sealed(
+        self, question: Question, given: dict[str, Any] | None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """The answer as the row may keep it (``***`` for what could be a secret), and those
+        values sealed to the waiting call's key."""
+        secret = {
+            name: value for name, value in (given or {}).items() if name in self.secret_fields(question)
+        }
+        if not secret:
+            return given, None
+        if question.answer_key is None:
+            # No call holds a key for it (a question written by another version, say): storing
+            # the answer would keep the secret in clear.
+            raise QuestionError(
+                f"question {question.id} asks for what could be a secret ({', '.join(sorted(secret))}) "
+                "and has no key to seal the answer with; it cannot be answered without storing that in clear"
+            )
+        kept = {name: REDACTED if name in secret else value for name, value in (given or {}).items()}
+        return kept, seal(question.answer_key, secret)
 
     # -- the audit log -----------------------------------------------------------------------
 

@@ -10,8 +10,11 @@ Answering is a compare-and-set: only a pending question, before its deadline, an
 Expiring is the same compare-and-set the other way, so of an answer and an expiry racing each
 other exactly one wins, and the waiting call learns which.
 
-An answer may hold what a person typed in a form; once the waiting call has taken it, the
-stored copy is replaced by one with its secrets hidden (``keep_shown``).
+An answer may hold what a person typed in a form. The values of fields that could hold a secret
+are never stored in clear: ``content`` keeps ``***`` for them, and ``sealed_answer`` the values
+sealed to the key of the waiting call (``answer_key``, its public half; reviews/sealing.py).
+Once the waiting call has taken the answer, the sealed values go and the stored copy keeps no
+secret of a known shape either (``keep_shown``).
 """
 
 from __future__ import annotations
@@ -56,6 +59,10 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         answered_at TEXT)""",
         "CREATE INDEX IF NOT EXISTS questions_by_thread ON questions (thread_id, status, created_at)",
     ),
+    (
+        "ALTER TABLE questions ADD COLUMN answer_key TEXT",
+        "ALTER TABLE questions ADD COLUMN sealed_answer TEXT",
+    ),
 )
 
 
@@ -98,6 +105,10 @@ class Question(BaseModel):
     content: dict[str, Any] | None = None
     answered_by: str | None = None
     answered_at: str | None = None
+    # The waiting call's public key, when the form could hold a secret (reviews/sealing.py).
+    answer_key: str | None = None
+    # The secret fields' values, sealed to that key, until the call has taken them.
+    sealed_answer: str | None = None
 
 
 def _row_to_question(row: Any) -> Question:
@@ -138,6 +149,7 @@ class QuestionStore:
         domain: str | None = None,
         elicitation_id: str | None = None,
         flags: list[dict[str, Any]] | None = None,
+        answer_key: str | None = None,
     ) -> Question:
         """A new pending question, due ``timeout`` from now."""
         created = self._clock()
@@ -145,8 +157,8 @@ class QuestionStore:
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO questions (id, thread_id, operator, server, mode, message, requested_schema,"
-                " url, domain, elicitation_id, flags, created_at, deadline, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                " url, domain, elicitation_id, flags, created_at, deadline, answer_key, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
                 (
                     question_id,
                     thread_id,
@@ -161,6 +173,7 @@ class QuestionStore:
                     json.dumps(flags or []),
                     iso(created),
                     iso(created + timeout),
+                    answer_key,
                 ),
             )
         return self.require(question_id)
@@ -197,17 +210,25 @@ class QuestionStore:
         return [_row_to_question(row) for row in rows]
 
     def answer(
-        self, question_id: str, *, action: AnswerAction, content: dict[str, Any] | None, by: str
+        self,
+        question_id: str,
+        *,
+        action: AnswerAction,
+        content: dict[str, Any] | None,
+        by: str,
+        sealed: str | None = None,
     ) -> Question:
-        """Record the answer once: QuestionClosedError when it was answered or expired first."""
+        """Record the answer once: QuestionClosedError when it was answered or expired first.
+        ``content`` must hold no secret in clear: those values come ``sealed``."""
         now = iso(self._clock())
         with self._db.write() as conn:
             moved = conn.execute(
-                "UPDATE questions SET status = 'answered', action = ?, content = ?, answered_by = ?,"
-                " answered_at = ? WHERE id = ? AND status = 'pending' AND deadline > ?",
+                "UPDATE questions SET status = 'answered', action = ?, content = ?, sealed_answer = ?,"
+                " answered_by = ?, answered_at = ? WHERE id = ? AND status = 'pending' AND deadline > ?",
                 (
                     action,
                     json.dumps(content) if content is not None else None,
+                    sealed,
                     by,
                     now,
                     question_id,
@@ -232,9 +253,10 @@ class QuestionStore:
             )
 
     def keep_shown(self, question_id: str, content: dict[str, Any] | None) -> None:
-        """Replace an answer's stored content (after the call took it) by what may be kept."""
+        """Replace an answer's stored content (after the call took it) by what may be kept; the
+        sealed values go (nobody may open them any more)."""
         with self._db.write() as conn:
             conn.execute(
-                "UPDATE questions SET content = ? WHERE id = ?",
+                "UPDATE questions SET content = ?, sealed_answer = NULL WHERE id = ?",
                 (json.dumps(content) if content is not None else None, question_id),
             )

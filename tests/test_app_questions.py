@@ -12,11 +12,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from streamlit.proto.TextInput_pb2 import TextInput as TextInputProto
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.literal import markdown_literal
 from gatehouse.web import services
+from policies.questions import url_domain
 from reviews.questions import Question
+from reviews.sealing import AnswerKey
 from tests.questions_server import FORECAST_FORM
 from tests.test_app import (  # noqa: F401 (app_env: a fixture)
     EMAIL,
@@ -123,3 +126,53 @@ def test_another_persons_question_is_not_on_your_page() -> None:
     reviewer = session("reviewer")
 
     assert not [b for b in reviewer.button if b.label == "Accept"]
+
+
+def test_the_open_button_opens_the_host_the_page_names_not_what_the_address_seems_to_say() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    url = "https://evil.example\\@paypal.com/login"
+    put_question(thread, mode="url", url=url, domain=url_domain(url), requested_schema=None)
+
+    operator.run()
+
+    assert f"It asks you to open a page at **{markdown_literal('evil.example')}**" in [
+        block.value for block in operator.markdown
+    ]
+    assert [link.proto.url for link in operator.link_button] == ["https://evil.example/@paypal.com/login"]
+
+
+def test_a_pin_is_typed_unseen_in_the_chat_and_the_table_keeps_it_sealed() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    form = {"type": "object", "properties": {"pin": {"type": "integer", "title": "Card PIN"}}}
+    key = AnswerKey()
+    question = put_question(thread, message="Confirm", requested_schema=form, answer_key=key.public)
+    operator.run()
+
+    pin = operator.text_input(key=f"question-{question.id}-pin")
+    assert pin.proto.type == TextInputProto.PASSWORD
+    pin.set_value("4921")
+    button(operator, "Accept").click().run()
+
+    answered = services().questions.store.require(question.id)
+    assert (answered.status, answered.content) == ("answered", {"pin": "***"})
+    assert answered.sealed_answer is not None and "4921" not in answered.sealed_answer
+    assert key.open(answered.sealed_answer) == {"pin": 4921}
+
+
+def test_a_secret_with_no_key_to_seal_it_to_is_refused_rather_than_stored_in_clear() -> None:
+    operator, thread = operator_with_a_waiting_thread()
+    form = {"type": "object", "properties": {"otp": {"type": "string"}}}
+    question = put_question(thread, message="Confirm", requested_schema=form)
+    operator.run()
+
+    operator.text_input(key=f"question-{question.id}-otp").set_value("381204")
+    button(operator, "Accept").click().run()
+
+    stored = services().questions.store.require(question.id)
+    assert (stored.status, stored.content) == ("pending", None)
+    assert [error.value for error in operator.error] == [
+        markdown_literal(
+            f"question {question.id} asks for what could be a secret (otp) and has no key to seal the answer "
+            "with; it cannot be answered without storing that in clear"
+        )
+    ]

@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import select
+import sqlite3
 import subprocess
 import sys
 import time
@@ -154,3 +155,23 @@ def test_without_a_terminal_the_question_is_declined_and_stderr_says_so(tmp_path
         "gatehouse: almanac asked a question during the call ('Which units, and for how many days?'); "
         "declined: gatehouse ask has no terminal to ask on (its input is not a terminal)\n"
     )
+
+
+def test_on_a_terminal_a_pin_is_typed_unseen_and_never_stored_in_clear(tmp_path: Path) -> None:
+    shipped = (REPO / "policies" / "default.toml").read_text(encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text(shipped.replace('secret_forms = "decline"', 'secret_forms = "ask"'), encoding="utf-8")
+    pin = "4921"
+    with on_a_terminal(tmp_path, "pin", "--policy", str(policy)) as (terminal, process):
+        terminal.read_until("asks_for_secret")
+        terminal.read_until("Answer it? [a]nswer, [d]ecline or [c]ancel: ")
+        terminal.type("a")
+        terminal.read_until("Card \u0420IN * (4 digits): ")
+        terminal.type(pin)
+        output = output_of(process)
+
+    assert tool_text(output) == "Forecast for Paris with a PIN of 4 characters."
+    assert pin not in terminal.seen
+    with sqlite3.connect(tmp_path / "gatehouse.db") as db:
+        rows = db.execute("SELECT content, sealed_answer FROM questions").fetchall()
+    assert rows == [('{"card": "***"}', None)]

@@ -266,6 +266,43 @@ def test_a_secret_form_the_policy_lets_through_is_flagged_and_what_was_typed_is_
         assert KEY not in services.audit.export("jsonl")
 
 
+def questions_table(services: Services) -> str:
+    """Every row of the questions table, as stored."""
+    with services.questions.store.database.read() as conn:
+        return repr([dict(row) for row in conn.execute("SELECT * FROM questions").fetchall()])
+
+
+def test_a_form_asking_for_a_pin_under_a_look_alike_letter_is_declined(data_dir: Path) -> None:
+    with almanac(data_dir, "pin") as services:
+        run = ask(services, FORECAST, thread_id=THREAD, requester="operator")
+
+        assert tool_text(run) == "No forecast for Paris: the question was declined."
+        assert services.questions.store.of_thread(THREAD) == []
+        [refused] = audit_of(services, "question_refused")
+        assert refused["flags"] == ["asks_for_secret"]
+
+
+def test_a_pin_the_policy_lets_through_reaches_the_call_but_is_never_in_the_questions_table(
+    data_dir: Path,
+) -> None:
+    pin = "4921"
+    with (
+        almanac(data_dir, "pin", ('secret_forms = "decline"', 'secret_forms = "ask"')) as services,
+        request_running(services) as running,
+    ):
+        question = first_question(services)
+        assert [flag["code"] for flag in question.flags] == ["asks_for_secret"]
+        assert services.questions.secret_fields(question) == {"card"}
+        services.questions.answer(question.id, by="operator", action="accept", content={"card": pin})
+        # Not even while the call has yet to take it: the answer is sealed for the waiting call.
+        assert pin not in questions_table(services)
+
+        assert tool_text(running.result(timeout=60)) == "Forecast for Paris with a PIN of 4 characters."
+        assert services.questions.store.require(question.id).content == {"card": "***"}
+        assert pin not in questions_table(services)
+        assert pin not in services.audit.export("jsonl")
+
+
 def test_a_url_question_names_its_domain_and_accepting_lets_the_call_go_on(data_dir: Path) -> None:
     with almanac(data_dir, "url") as services, request_running(services) as running:
         question = first_question(services)
