@@ -35,6 +35,7 @@ from mcp.client.auth.extensions.client_credentials import (
     SignedJWTParameters,
 )
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -45,6 +46,7 @@ from pydantic import AnyUrl
 
 from mcp_host.config import HttpServer
 from mcp_host.oauth_config import IdentityProvider
+from mcp_host.oauth_metadata import check_authorization_server, guarded
 
 CredentialKind = Literal["tokens", "client"]
 # The loopback port a person's browser returns to after signing in from the CLI, when the
@@ -214,6 +216,9 @@ class _PersonSignIn(OAuthClientProvider):
         storage: TokenStorage,
         authorize: Callable[[str], Awaitable[AuthorizationCodeResult]],
         client_metadata_url: str | None,
+        *,
+        issuer: str | None = None,
+        endpoint_origins: frozenset[str] = frozenset(),
     ) -> None:
         pending: list[str] = []
 
@@ -233,6 +238,17 @@ class _PersonSignIn(OAuthClientProvider):
         )
         self._server = server
         self._authorizations = 0
+        self._issuer = issuer
+        self.context = guarded(self.context, endpoint_origins, issuer)
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        """The configured issuer when the server lists it; else the first the server names. Checked
+        before anything is fetched from it (mcp_host/oauth_metadata.py)."""
+        chosen = next(
+            (url for url in advertised if self._issuer and issuers_match(url, self._issuer)), advertised[0]
+        )
+        check_authorization_server(chosen, self._issuer)
+        return chosen
 
     def _expected_issuer(self) -> str:
         expected = super()._expected_issuer()
@@ -261,6 +277,8 @@ class _PersonSignIn(OAuthClientProvider):
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
+        finally:
+            await _close_in_this_task(flow)
 
 
 def person_provider(entry: HttpServer, sign_in: SignIn) -> httpx2.Auth:
@@ -290,7 +308,16 @@ def person_provider(entry: HttpServer, sign_in: SignIn) -> httpx2.Auth:
             raise SignInRequired(entry.name)
         return await authorizer.authorize(entry.name, authorization_url)
 
-    return _PersonSignIn(entry.name, entry.url, metadata, storage, authorize, oauth.client_metadata_url)
+    return _PersonSignIn(
+        entry.name,
+        entry.url,
+        metadata,
+        storage,
+        authorize,
+        oauth.client_metadata_url,
+        issuer=oauth.issuer,
+        endpoint_origins=oauth.endpoint_origins,
+    )
 
 
 def machine_provider(entry: HttpServer, store: CredentialStore) -> httpx2.Auth:
@@ -313,6 +340,15 @@ def machine_provider(entry: HttpServer, store: CredentialStore) -> httpx2.Auth:
             if method == "client_secret_post"
             else "client_secret_basic",
         )
+    provider = _client_credentials(entry, storage)
+    # The client's secret or signed assertion goes to the token endpoint: checked like a person's code.
+    provider.context = guarded(provider.context, oauth.endpoint_origins, oauth.issuer)
+    return provider
+
+
+def _client_credentials(entry: HttpServer, storage: TokenStorage) -> OAuthClientProvider:
+    oauth = entry.oauth
+    assert oauth.client_id is not None  # checked when the servers file was read
     if oauth.private_key is not None:
         signer = SignedJWTParameters(
             issuer=oauth.client_id,
@@ -411,6 +447,17 @@ class _Watched(httpx2.Auth):
         except Exception as exc:
             self._on_failure(exc)
             raise
+        finally:
+            await _close_in_this_task(flow)
+
+
+async def _close_in_this_task(flow: AsyncGenerator[httpx2.Request, httpx2.Response]) -> None:
+    """Close a wrapped auth flow now, in the task that ran it. httpx closes the outermost flow
+    when a request ends early (a timeout cancelled it); a flow inside it left open is finalized
+    later by the garbage collector in another task, and the SDK's flow holds a lock across each
+    request: releasing it from another task fails, so the lock stayed held and every later
+    request to that server waited for it (tests/adversarial/test_slowloris.py)."""
+    await flow.aclose()
 
 
 def watched(auth: httpx2.Auth, on_failure: Callable[[BaseException | None], None]) -> httpx2.Auth:

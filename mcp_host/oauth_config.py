@@ -25,9 +25,11 @@ whose ``headers`` carry its credentials.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
@@ -66,9 +68,12 @@ _KEYS = {
     "signingAlgorithm",
     "issuer",
     "idp",
+    "endpointOrigins",
 }
 _IDP_KEYS = {"tokenEndpoint", "clientId", "clientSecret", "idToken"}
 _HTTP_URL = re.compile(r"^https?://\S+$")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_ORIGIN = re.compile(r"^https?://[^/\s?#@]+/?$", re.IGNORECASE)
 
 Expand = Callable[[str, str], str]
 """Expands ``${VAR}`` in a value; the second argument names where it came from, for errors."""
@@ -111,6 +116,9 @@ class OAuthSettings(BaseModel):
     signing_algorithm: str = "RS256"
     issuer: str | None = None
     idp: IdentityProvider | None = None
+    # Origins other than the issuer's on which its metadata may put the authorization, token and
+    # registration endpoints (mcp_host/oauth_metadata.py), as ``scheme://host:port``.
+    endpoint_origins: frozenset[str] = frozenset()
 
     @property
     def needs_person(self) -> bool:
@@ -132,6 +140,8 @@ class OAuthSettings(BaseModel):
         ):
             if value is not None:
                 described[key] = value
+        if self.endpoint_origins:
+            described["endpoint_origins"] = sorted(self.endpoint_origins)
         if self.client_secret is not None:
             described["client_secret"] = "set"
         if self.private_key is not None:
@@ -193,9 +203,52 @@ def parse_oauth(raw: Any, where: str, expand: Expand) -> OAuthSettings:
         signing_algorithm=algorithm,
         issuer=issuer,
         idp=_identity_provider(raw.get("idp"), f"{where}.idp", expand),
+        endpoint_origins=_endpoint_origins(raw.get("endpointOrigins"), f"{where}.endpointOrigins"),
     )
     _check_grant(settings, where)
     return settings
+
+
+def origin(url: str) -> str:
+    """``scheme://host:port`` of a URL, lower-case, with the scheme's default port written out,
+    so two spellings of one origin compare equal."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = parts.port if parts.port is not None else _DEFAULT_PORTS.get(scheme)
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}:{port}"
+
+
+def is_loopback(url: str) -> bool:
+    """Whether the URL's host is this machine: 127.0.0.0/8, ::1 or localhost (RFC 8252 §8.3)."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _endpoint_origins(raw: Any, where: str) -> frozenset[str]:
+    """``endpointOrigins``: a list of ``https://host[:port]`` (http only for loopback), each
+    kept in the one spelling the checks compare (mcp_host/oauth_metadata.py)."""
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list) or not raw:
+        raise OAuthConfigError(where, "must be a non-empty list of origins such as https://login.example.com")
+    origins: set[str] = set()
+    for index, value in enumerate(raw):
+        if not isinstance(value, str) or not _ORIGIN.match(value):
+            raise OAuthConfigError(
+                f"{where}[{index}]",
+                f"must be an origin such as https://login.example.com (no path), not {value!r}",
+            )
+        if value.lower().startswith("http://") and not is_loopback(value):
+            raise OAuthConfigError(f"{where}[{index}]", "must be https:// (http only for this machine)")
+        origins.add(origin(value))
+    return frozenset(origins)
 
 
 def _identity_provider(raw: Any, where: str, expand: Expand) -> IdentityProvider | None:

@@ -32,6 +32,7 @@ a call timeout is seconds.
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -158,6 +159,8 @@ class _Session:
     in_flight: list[_InFlight] = field(default_factory=list)
     # Set when the keeper should wake: to stop, or to re-open a dead session.
     wake: anyio.Event | None = None
+    # The open in progress, bounded by the connect timeout; stopping cancels it.
+    opening: anyio.CancelScope | None = None
     # Set while a usable session is open or the keeper has given up; cleared while re-opening.
     settled: anyio.Event | None = None
     keeper: concurrent.futures.Future[None] | None = field(default=None, repr=False)
@@ -233,12 +236,17 @@ class SdkMcpClient:
             opened.append(ready)
         concurrent.futures.wait(opened, timeout=self._connect_timeout)
         for session, ready in zip(self._sessions.values(), opened, strict=True):
-            if not ready.done():
-                session.error = ErrorInfo(
-                    kind="timeout", message=f"no session within {self._connect_timeout:g} s"
-                )
-                if session.keeper is not None:
-                    session.keeper.cancel()
+            self._give_up_if_unready(session, ready)
+
+    def _give_up_if_unready(self, session: _Session, ready: concurrent.futures.Future[None]) -> None:
+        """After waiting the connect timeout: a session still opening has timed out (its keeper
+        bounds the open the same way; this is the caller's side of the same deadline)."""
+        if not ready.done():
+            session.error = ErrorInfo(
+                kind="timeout", message=f"no session within {self._connect_timeout:g} s"
+            )
+            if session.keeper is not None:
+                session.keeper.cancel()
 
     def reconnect(self, name: str) -> ServerHealth:
         """Open one server's session again and wait (up to the connect timeout) for it: after a
@@ -257,6 +265,7 @@ class SdkMcpClient:
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         session.keeper = self._portal.start_task_soon(self._keep_open, session, ready)
         concurrent.futures.wait([ready], timeout=self._connect_timeout)
+        self._give_up_if_unready(session, ready)
         return next(h for h in self.health() if h.name == name)
 
     async def _stop_and_wait(self, session: _Session) -> None:
@@ -311,38 +320,50 @@ class SdkMcpClient:
         session.wake = anyio.Event()
         started = time.perf_counter()
         connected = False
+        # The open is bounded by the connect timeout, whoever opens it (the first connect, the
+        # keeper after the session died, reconnect() after a sign-in): a server that trickles
+        # its answer a byte at a time resets the HTTP read timeout with every byte, so without
+        # this bound the keeper waited on it for good. Lifted once the session is open.
+        opening = anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout)
+        session.opening = opening
         try:
-            async with Client(
-                client_target(
-                    session.name,
-                    session.target,
-                    self._log_dir,
-                    _status_recorder(session),
-                    self._auth_for(session),
-                    message_cap_bytes=self._message_cap,
-                    on_oversize=_oversize_recorder(session),
-                ),
-                cache=None,  # the host decides when a manifest is fresh
-                client_info=CLIENT_INFO,
-                message_handler=self._notification_handler(session),
-                elicitation_callback=self._elicitation_callback(session.name),
-                list_roots_callback=self._roots_callback(session),
-                sampling_callback=self._sampling_callback(session),
-            ) as client:
-                _skip_sdk_output_check(client)
-                connected = True
-                session.client = client
-                session.output_schemas = None
-                session.transport_failure = None
-                session.error = None
-                session.manifest = None
-                session.protocol_version = client.protocol_version
-                session.connect_ms = (time.perf_counter() - started) * 1000
-                assert session.settled is not None
-                session.settled.set()
-                if not ready.done():
-                    ready.set_result(None)
-                await session.wake.wait()
+            with opening:
+                async with Client(
+                    client_target(
+                        session.name,
+                        session.target,
+                        self._log_dir,
+                        _status_recorder(session),
+                        self._auth_for(session),
+                        message_cap_bytes=self._message_cap,
+                        on_oversize=_oversize_recorder(session),
+                    ),
+                    cache=None,  # the host decides when a manifest is fresh
+                    client_info=CLIENT_INFO,
+                    message_handler=self._notification_handler(session),
+                    elicitation_callback=self._elicitation_callback(session.name),
+                    list_roots_callback=self._roots_callback(session),
+                    sampling_callback=self._sampling_callback(session),
+                ) as client:
+                    opening.deadline = math.inf
+                    _skip_sdk_output_check(client)
+                    connected = True
+                    session.client = client
+                    session.output_schemas = None
+                    session.transport_failure = None
+                    session.error = None
+                    session.manifest = None
+                    session.protocol_version = client.protocol_version
+                    session.connect_ms = (time.perf_counter() - started) * 1000
+                    assert session.settled is not None
+                    session.settled.set()
+                    if not ready.done():
+                        ready.set_result(None)
+                    await session.wake.wait()
+            if opening.cancelled_caught and not session.stopping:
+                session.error = ErrorInfo(
+                    kind="timeout", message=f"no session within {self._connect_timeout:g} s"
+                )
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of one server is that server's error
@@ -350,6 +371,7 @@ class SdkMcpClient:
         finally:
             session.client = None
             session.manifest = None
+            session.opening = None
         if not ready.done():
             ready.set_result(None)
         return connected
@@ -469,6 +491,10 @@ class SdkMcpClient:
         session.stopping = True
         if session.wake is not None:
             session.wake.set()
+        if session.opening is not None and session.client is None:
+            # An open still under way (a server trickling its handshake) ends now, not at the
+            # connect timeout: closing the pool or reconnecting does not wait for it.
+            session.opening.cancel()
 
     def __enter__(self) -> SdkMcpClient:
         return self
