@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags
 from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms
-from policies.injection import suspicious_reasons
+from policies.injection import hidden_character_reasons, suspicious_reasons
 from policies.names import normalise_glob, normalise_key
 from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
@@ -140,7 +140,11 @@ class PolicyEngine:
         return found[0], list(found[1])
 
     def _injection_flags(self, capability: Capability) -> list[Flag]:
-        flags = []
+        # The name is matched against rules and read by people: what hides in it counts too.
+        flags = [
+            Flag(code=_SUSPICIOUS, severity="high", message=f"{capability.key} name: {reason}")
+            for reason in hidden_character_reasons(capability.name)
+        ]
         for where, text in server_texts(capability):
             for reason in suspicious_reasons(text):
                 flags.append(

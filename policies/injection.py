@@ -104,8 +104,13 @@ def request_reasons(text: str) -> list[str]:
     return imitated_markup(text, html=True)
 
 
-def suspicious_reasons(text: str) -> list[str]:
-    """Why this text looks like an attempt to steer the agent; empty when it does not."""
+def hidden_character_reasons(text: str) -> list[str]:
+    """Why a name looks other than it is: control or invisible characters in it (a tool named
+    ``list\u200b_files`` reads as list_files, and is not the name a rule or a person matched)."""
+    return _hidden_characters(text)[0]
+
+
+def _hidden_characters(text: str) -> tuple[list[str], str]:
     reasons, visible = _control_reasons(text)
     # Every invisible character is outside ASCII; most text is ASCII and needs no walk.
     if not text.isascii():
@@ -113,6 +118,12 @@ def suspicious_reasons(text: str) -> list[str]:
         if hidden:
             reasons.append(f"invisible characters {', '.join(hidden)}")
             visible = "".join(ch for ch in visible if not _invisible(ch))
+    return reasons, visible
+
+
+def suspicious_reasons(text: str) -> list[str]:
+    """Why this text looks like an attempt to steer the agent; empty when it does not."""
+    reasons, visible = _hidden_characters(text)
     reasons.extend(label for label, pattern in _PATTERNS if pattern.search(visible))
     reasons.extend(imitated_markup(visible))
     return reasons

@@ -22,7 +22,7 @@ from tests.adversarial.harness import (
     invisible_characters,
     web_app_with,
 )
-from tests.adversarial.hidden_names_server import HIDDEN_NAME, HIDDEN_NAME_SHOWN, MARKUP_ARGUMENT
+from tests.adversarial.hidden_names_server import HIDDEN_NAME, HIDDEN_NAME_SHOWN, HIDDEN_READ, MARKUP_ARGUMENT
 from tests.test_app import MARKUP, ask, button, markdown_blocks, on_page, session
 
 SERVERS = {"hidden": "hidden_names_server"}
@@ -76,6 +76,20 @@ def test_a_tool_name_with_invisible_characters_shows_them_in_the_cli_answer_and_
     assert f"capability: hidden / tool / {HIDDEN_NAME_SHOWN}" in answer.out
     assert f"hidden/{HIDDEN_NAME_SHOWN}" in queue.out
     assert invisible_characters(answer.out + answer.err + queue.out + queue.err) == []
+
+
+def test_a_read_only_tool_whose_name_hides_characters_waits_for_a_reviewer_and_never_runs(
+    hidden: Gatehouse,
+) -> None:
+    printed = hidden.run("ask", "--json", "List the open tickets")
+
+    output = printed.json()
+    assert printed.code == 0, printed.err
+    assert output["selected_capability"]["name"] == HIDDEN_READ
+    assert output["status"] == "needs_review"
+    messages = [f["message"] for f in output["review"]["flags"] if f["code"] == "suspicious_text"]
+    assert any("name: invisible characters U+200D" in m for m in messages), output["review"]["flags"]
+    assert output["review"]["stage"] == "before_execution" and output["mcp_result_summary"] is None
 
 
 def test_the_cli_json_shows_the_invisible_characters_as_escapes_and_loses_nothing(hidden: Gatehouse) -> None:
