@@ -73,7 +73,7 @@ from mcp_host.call_clocks import CallClocks
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
-from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, on_behalf_of
+from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, from_calls, on_behalf_of
 from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
@@ -401,7 +401,9 @@ class SdkMcpClient:
     def _sampling_callback(self, session: _Session) -> SamplingFnT | None:
         """The SDK callback for one server's requests for a completion, or None (no capability
         declared). A person decides each one: the server's calls in flight wait without their
-        time limit running meanwhile (the handler bounds the wait)."""
+        time limit running meanwhile (the handler bounds the wait). The handler is told the
+        owners of every call the request may have come from (``callers()``), so that none of
+        the people behind them decides it alone."""
         handler = self._sampling
         if handler is None:
             return None
@@ -409,8 +411,9 @@ class SdkMcpClient:
         async def answer(
             context: ClientRequestContext, params: CreateMessageRequestParams
         ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
+            owners = tuple(call.owner for call in self._asking_calls(session.name))
             try:
-                with session.clocks.person_answering():
+                with session.clocks.person_answering(), from_calls(owners):
                     return await handler(session.name, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(

@@ -16,6 +16,7 @@ import pytest
 
 from gatehouse.web import services
 from reviews.ledger import Review
+from tests.reviews.test_sampling_reviews import operators_call
 from tests.test_app import markdown_text, on_page, session
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,7 @@ def waiting_request() -> Review:
 def test_a_reviewer_reads_the_request_as_plain_text_and_approves_it_with_the_answer_the_server_gets() -> None:
     reviewer = session("reviewer")
     with ThreadPoolExecutor(max_workers=1) as calls:
-        call = calls.submit(services().mcp.call_tool, "writer", "draft_reply", {"message": MESSAGE})
+        call = calls.submit(operators_call, services().mcp, "writer", MESSAGE)
         review = waiting_request()
 
         on_page(reviewer, "review_queue")
