@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 from reviews.ledger import Review
 from tests.reviews.test_sampling_reviews import operators_call
@@ -65,6 +66,10 @@ def test_a_reviewer_reads_the_request_as_plain_text_and_approves_it_with_the_ans
         assert "Maximum tokens: 120" in limits
         assert "Model preferences: hints claude-haiku; speed priority 0.8" in limits
         assert "asks for a language-model completion" in markdown_text(reviewer)
+        # Whose request's call the server asked during: that person may not decide it alone.
+        assert markdown_literal("During a call for operator's request (thread operator)") in [
+            str(block.value) for block in reviewer.caption
+        ]
         assert ":green-badge[Pre-approved" not in markdown_text(reviewer)
         assert not call.done()
 
