@@ -17,10 +17,9 @@ from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.results import McpResult
 from reviews.errors import NotPermittedError
 from tests.reviews.review_support import services_for
-from tests.reviews.test_sampling_reviews import (  # noqa: F401 (fixture)
+from tests.reviews.test_sampling_reviews import (
     ASKED,
     audit_kinds,
-    calls,
     pending_request,
     text_of,
     writers,
@@ -50,7 +49,9 @@ def test_a_reviewer_whose_own_request_caused_the_sampling_may_not_approve_it_alo
     data_dir: Path, calls: ThreadPoolExecutor
 ) -> None:
     with services_for(data_dir, servers=writers(data_dir)) as services:
-        owner = CallOwner(thread_id="thread-of-reviewer", requester="reviewer", review_id="thread-of-reviewer-r1")
+        owner = CallOwner(
+            thread_id="thread-of-reviewer", requester="reviewer", review_id="thread-of-reviewer-r1"
+        )
         call = draft_for(calls, services, owner)
         [review] = pending_request(services.ledger)
 

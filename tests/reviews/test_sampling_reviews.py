@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -20,8 +19,8 @@ import pytest
 from mcp import StdioServerParameters
 
 from gatehouse.wiring import Services, open_services
-from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.client import McpClient
+from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.results import McpResult
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
@@ -60,12 +59,6 @@ def writers(data: Path) -> Path:
     path = data / "writers.json"
     path.write_text(json.dumps({"mcpServers": {"writer": entry, "legacy": legacy}}), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def calls() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        yield pool
 
 
 def draft(calls: ThreadPoolExecutor, services: Services, server: str = "writer") -> Future[McpResult]:
