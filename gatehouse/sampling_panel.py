@@ -17,7 +17,7 @@ from mcp.types import CreateMessageRequestParams, TextContent
 
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.short_ids import short_review
+from gatehouse.short_ids import short_review, short_thread
 from gatehouse.web import services
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
 from reviews.ledger import Review
@@ -66,6 +66,20 @@ def limit_lines(request: CreateMessageRequestParams) -> list[str]:
     return lines
 
 
+def cause_lines(review: Review) -> list[str]:
+    """Whose request's call the server asked during (several when it cannot be told which)."""
+    lines = []
+    for cause in review.payload.get("caused_by", []):
+        line = f"During a call for {cause.get('requester')}'s request (thread {short_thread(str(cause.get('thread_id')))}"
+        if cause.get("review_id"):
+            line += f", approved in review {short_review(str(cause['review_id']))}"
+        line += ")"
+        if cause.get("contributors"):
+            line += f", shaped also by {', '.join(map(str, cause['contributors']))}"
+        lines.append(line)
+    return lines
+
+
 def show_request(review: Review) -> None:
     request = request_of(review)
     server = str(review.capability.get("server") or "")
@@ -74,6 +88,8 @@ def show_request(review: Review) -> None:
         "A server's own request, made during one of its calls, which waits. What you approve is sent "
         "back to the server; a rejection sends it an error."
     )
+    for line in cause_lines(review):
+        st.caption(markdown_literal(line))
     st.markdown("**Limits**")
     show(hidden("\n".join(limit_lines(request))))
     st.markdown("**System prompt**")

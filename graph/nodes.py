@@ -1119,7 +1119,14 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
             return _outcome_unknown(state, reviewed["review_id"])
         result = McpResult.model_validate(recorded)
     if result is None:
-        owner = CallOwner(thread_id=state["thread_id"], requester=state.get("requester") or "operator")
+        # Everyone behind the call, so that a server's request during it (a question, a
+        # request for a model completion) is put to, or kept from, the right people.
+        owner = CallOwner(
+            thread_id=state["thread_id"],
+            requester=state.get("requester") or "operator",
+            contributors=tuple(state.get("contributors", [])),
+            review_id=reviewed["review_id"] if reviewed is not None else None,
+        )
         result = _call(runtime.context.mcp, request, owner)
         if reviewed is not None:
             hooks.call_finished(reviewed["review_id"], _call_outcome(result), result.model_dump(mode="json"))

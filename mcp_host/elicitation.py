@@ -10,7 +10,8 @@ Whose question it is: the caller names the request a call is made for (``on_beha
 context variable set around the call on the caller's thread), and the pool hands that name
 to the handler (``call_owner()`` inside the handler). The pool's calls run on its own event
 loop, whose tasks do not inherit the caller's context, so the pool carries the name across
-itself (mcp_host/sdk_client.py).
+itself (mcp_host/sdk_client.py). A server's request for a model completion is told every call
+it may have come from (``callers()``): whoever caused it may not decide it alone.
 
 What a form may ask, per the protocol's restricted schema: a flat object of strings (with an
 optional format), numbers, integers, booleans, single-choice enums and multi-choice lists
@@ -43,13 +44,25 @@ class ElicitationHandler(Protocol):
 
 @dataclass(frozen=True)
 class CallOwner:
-    """The request a call is made for: its thread, and the person who asked (who answers)."""
+    """The request a call is made for: its thread, and the person who asked (who answers).
+    ``contributors`` shaped the request besides them (answered its questions, took it over);
+    ``review_id`` is the review whose approval lets the call run, when one did."""
 
     thread_id: str
     requester: str
+    contributors: tuple[str, ...] = ()
+    review_id: str | None = None
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        """Everyone behind the call: the requester first, then the contributors."""
+        return (self.requester, *(name for name in self.contributors if name != self.requester))
 
 
 _owner: ContextVar[CallOwner | None] = ContextVar("gatehouse_call_owner", default=None)
+# Inside a handler for a server's request: the owner of every call it may have come from
+# (None for a call made for nobody named). Empty when it came outside any call.
+_callers: ContextVar[tuple[CallOwner | None, ...]] = ContextVar("gatehouse_callers", default=())
 
 
 @contextmanager
@@ -66,6 +79,25 @@ def on_behalf_of(owner: CallOwner | None) -> Iterator[None]:
 def call_owner() -> CallOwner | None:
     """Whose call this is (set by ``on_behalf_of``; inside a handler, set by the pool)."""
     return _owner.get()
+
+
+@contextmanager
+def from_calls(owners: tuple[CallOwner | None, ...]) -> Iterator[None]:
+    """A server's request handled inside this block may have come from calls of these owners
+    (the pool sets it: one call when the request names it, else every call in flight)."""
+    token = _callers.set(owners)
+    try:
+        yield
+    finally:
+        _callers.reset(token)
+
+
+def callers() -> tuple[CallOwner | None, ...]:
+    """Inside a handler: the owners of the calls the server's request may have come from, None
+    for a call made for nobody named (a reviewer's preview); empty outside any call. Unlike
+    ``call_owner`` it is never narrowed to one: who must be kept from deciding a request is
+    everyone who may have caused it."""
+    return _callers.get()
 
 
 def form_defaults(schema: Mapping[str, Any]) -> dict[str, ElicitValue]:

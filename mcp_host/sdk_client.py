@@ -74,7 +74,7 @@ from mcp_host.call_clocks import CallClocks
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
-from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, on_behalf_of
+from mcp_host.elicitation import CallOwner, ElicitationHandler, call_owner, from_calls, on_behalf_of
 from mcp_host.errors import (
     TRANSPORT_KINDS,
     ClientClosedError,
@@ -109,6 +109,10 @@ _LIST_CHANGED = frozenset(
 # A session that stopped because its server needs sign-in is opened again on the next
 # discovery after this long: someone may have signed in meanwhile, from another replica too.
 SIGN_IN_RETRY_SECONDS = 15.0
+# A server's listing that failed (one that never stops paging, say: a thousand pages each time)
+# is tried again after this long, then twice as long after each failure in a row, up to the cap.
+LISTING_BACKOFF_SECONDS = 5.0
+LISTING_BACKOFF_CAP_SECONDS = 300.0
 
 
 @dataclass(eq=False)
@@ -133,6 +137,18 @@ class ServerHealth(BaseModel):
     error: ErrorInfo | None = None
     # The remote server waits for a person to sign in (mcp_host/oauth.py).
     needs_sign_in: bool = False
+    # The server's last listing failed: why, and in how many seconds it is tried again.
+    listing_error: ErrorInfo | None = None
+    listing_retry_in: float | None = None
+
+
+@dataclass(eq=False)
+class _Listing:
+    """One listing of a server under way: requests that need it meanwhile wait for its answer
+    instead of asking the server again."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    manifest: ServerManifest | None = None
 
 
 @dataclass
@@ -172,6 +188,13 @@ class _Session:
     output_schemas: dict[str, dict[str, Any] | None] | None = None
     # Why the transport ended the open connection (a message over the cap), None otherwise.
     transport_failure: MessageTooLargeError | None = None
+    # The last listing, when it failed, kept until listing_retry_at (the pool's clock): every
+    # request meanwhile gets it instead of listing again. listing_failures counts the failures
+    # in a row (the back-off doubles with each); a listing that works, or reconnect(), ends it.
+    failed_listing: ServerManifest | None = None
+    listing_failures: int = 0
+    listing_retry_at: float = 0.0
+    listing: _Listing | None = None
 
     def __post_init__(self) -> None:
         if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
@@ -195,6 +218,9 @@ class SdkMcpClient:
         elicitation: ElicitationHandler | None = None,
         sign_in: SignIn | None = None,
         sampling: SamplingHandler | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        listing_backoff: float = LISTING_BACKOFF_SECONDS,
+        listing_backoff_cap: float = LISTING_BACKOFF_CAP_SECONDS,
     ) -> None:
         """``elicitation`` answers servers that ask the person for input during a call
         (mcp_host/elicitation.py); without one, servers are told the host cannot ask.
@@ -203,7 +229,17 @@ class SdkMcpClient:
         ``sampling`` answers servers that ask for a model completion (mcp_host/sampling.py);
         without one, servers are told the host offers none.
         ``message_cap_bytes`` bounds one message from a stdio server (mcp_host/stdio_transport.py);
-        by default it follows the output cap (mcp_host/results.py)."""
+        by default it follows the output cap (mcp_host/results.py).
+        A server's failed listing is tried again after ``listing_backoff`` seconds, doubling
+        with each failure in a row up to ``listing_backoff_cap``, on ``clock`` (monotonic
+        seconds; tests pass their own)."""
+        if not 0 < listing_backoff <= listing_backoff_cap:
+            raise ValueError(
+                f"listing back-off must be positive and at most its cap, not {listing_backoff} (cap {listing_backoff_cap})"
+            )
+        self._clock = clock
+        self._listing_backoff = listing_backoff
+        self._listing_backoff_cap = listing_backoff_cap
         self._sign_in = sign_in
         self._call_timeout = call_timeout
         self._elicitation = elicitation
@@ -262,6 +298,9 @@ class SdkMcpClient:
         session.refused_status = None
         session.error = None
         session.restarts = 0
+        # Someone acted on the server (connected it, signed in): its listing is asked at once.
+        session.failed_listing = None
+        session.listing_failures = 0
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         session.keeper = self._portal.start_task_soon(self._keep_open, session, ready)
         concurrent.futures.wait([ready], timeout=self._connect_timeout)
@@ -423,7 +462,9 @@ class SdkMcpClient:
     def _sampling_callback(self, session: _Session) -> SamplingFnT | None:
         """The SDK callback for one server's requests for a completion, or None (no capability
         declared). A person decides each one: the server's calls in flight wait without their
-        time limit running meanwhile (the handler bounds the wait)."""
+        time limit running meanwhile (the handler bounds the wait). The handler is told the
+        owners of every call the request may have come from (``callers()``), so that none of
+        the people behind them decides it alone."""
         handler = self._sampling
         if handler is None:
             return None
@@ -431,8 +472,9 @@ class SdkMcpClient:
         async def answer(
             context: ClientRequestContext, params: CreateMessageRequestParams
         ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
+            owners = tuple(call.owner for call in self._asking_calls(session.name))
             try:
-                with session.clocks.person_answering():
+                with session.clocks.person_answering(), from_calls(owners):
                     return await handler(session.name, params)
             except Exception as exc:  # noqa: BLE001 - whatever the handler's failure, the server gets an error
                 return ErrorData(
@@ -517,9 +559,19 @@ class SdkMcpClient:
                 restarts=s.restarts,
                 error=s.error,
                 needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
+                **self._listing_health(s),
             )
             for s in self._sessions.values()
         ]
+
+    def _listing_health(self, session: _Session) -> dict[str, Any]:
+        failed = session.failed_listing
+        if failed is None:
+            return {}
+        return {
+            "listing_error": failed.error,
+            "listing_retry_in": max(0.0, session.listing_retry_at - self._clock()),
+        }
 
     # -- roots -----------------------------------------------------------------------------
 
@@ -568,7 +620,9 @@ class SdkMcpClient:
 
     def discover(self, *, fresh: bool = False, only: list[str] | None = None) -> Manifest:
         """Every server's offer. Cached per server unless ``fresh``; a list_changed
-        notification or a re-opened session drops a server's cached part."""
+        notification or a re-opened session drops a server's cached part. A server whose
+        listing failed gets that failure, fresh or not, until its back-off ends: a server
+        that never stops paging would otherwise cost every request its thousand pages."""
         self._check_open()
         self._retry_signed_out()
         refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
@@ -583,6 +637,10 @@ class SdkMcpClient:
         moment is the same as one asked for just before it arrived."""
         servers: list[ServerManifest] = []
         for session in list(self._sessions.values()):
+            failed = self._backing_off(session)
+            if failed is not None:
+                servers.append(failed)
+                continue
             manifest = session.manifest
             if manifest is None or session.client is None:
                 return None
@@ -593,15 +651,47 @@ class SdkMcpClient:
         results: dict[str, ServerManifest] = {}
 
         async def one(session: _Session) -> None:
+            failed = self._backing_off(session)
+            if failed is not None:
+                results[session.name] = failed
+                return
             if session.name not in refresh and session.manifest is not None and session.client is not None:
                 results[session.name] = session.manifest
                 return
-            results[session.name] = await self._discover_one(session)
+            results[session.name] = await self._listed(session)
 
         async with anyio.create_task_group() as group:
             for session in self._sessions.values():
                 group.start_soon(one, session)
         return Manifest(servers=[results[name] for name in self._sessions])
+
+    def _backing_off(self, session: _Session) -> ServerManifest | None:
+        """The server's failed listing while its back-off lasts, else None (list it)."""
+        failed = session.failed_listing
+        return failed if failed is not None and self._clock() < session.listing_retry_at else None
+
+    async def _listed(self, session: _Session) -> ServerManifest:
+        """The server's listing, asked once however many requests want it at this moment."""
+        under_way = session.listing
+        if under_way is not None:
+            await under_way.done.wait()
+            if under_way.manifest is not None:
+                return under_way.manifest
+        listing = session.listing = _Listing()
+        try:
+            listing.manifest = await self._discover_one(session)
+        finally:
+            if session.listing is listing:
+                session.listing = None
+            listing.done.set()
+        return listing.manifest
+
+    def _listing_failed(self, session: _Session, manifest: ServerManifest) -> None:
+        """Remember a failed listing until its back-off ends (doubling, capped)."""
+        session.listing_failures += 1
+        wait = self._listing_backoff * 2 ** min(session.listing_failures - 1, 32)
+        session.listing_retry_at = self._clock() + min(wait, self._listing_backoff_cap)
+        session.failed_listing = manifest
 
     async def _discover_one(self, session: _Session) -> ServerManifest:
         log_to(server_log_path(self._log_dir, session.name))
@@ -637,7 +727,11 @@ class SdkMcpClient:
             error = _classify(session, exc)
             if error.kind in TRANSPORT_KINDS and error.kind != "timeout":
                 await self._reopen(session)
-            return ServerManifest(name=session.name, ok=False, error=error)
+            failed = ServerManifest(name=session.name, ok=False, error=error)
+            self._listing_failed(session, failed)
+            return failed
+        session.failed_listing = None
+        session.listing_failures = 0
         for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
             for item in found[kind]:
                 add(item)

@@ -378,8 +378,8 @@ class PolicyEngine:
 
     def sampling_terms(self) -> ReviewTerms:
         """How a server's request for a completion is reviewed: one approval from a role that
-        reviews sampling, within the wait the server's call is given. No person asked for it,
-        so four-eyes has nobody to keep out.
+        reviews sampling, within the wait the server's call is given, and four-eyes as the
+        defaults have it: the person whose request's call caused it may not decide it.
 
         Returns:
             The terms every such review gets.
@@ -392,7 +392,10 @@ class PolicyEngine:
             or (role in self.policy.roles and {"*", "sampling"} & set(self.policy.roles[role].review))
         ]
         return ReviewTerms(
-            expiry_minutes=sampling.wait_minutes, required_approvals=1, four_eyes=False, reviewer_roles=roles
+            expiry_minutes=sampling.wait_minutes,
+            required_approvals=1,
+            four_eyes=self.policy.defaults.four_eyes,
+            reviewer_roles=roles,
         )
 
     # -- the roster --------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from mcp.types import (
 
 from graph.accessors import flags_data, review_terms_data
 from graph.planner.model_calls import ModelFailure
+from mcp_host.elicitation import CallOwner, callers
 from mcp_host.sampling import SAMPLING_REFUSED
 from policies.decision import Flag
 from policies.injection import suspicious_reasons
@@ -63,6 +64,15 @@ class SamplingCapability(TypedDict):
     name: str
 
 
+class SamplingCause(TypedDict):
+    """A request whose call the server's request may have come from, and the people behind it."""
+
+    thread_id: str
+    requester: str
+    contributors: list[str]
+    review_id: str | None
+
+
 class SamplingPayload(TypedDict):
     """What a server's request for a completion opens its review with (ReviewLedger.open_review
     takes this or the graph's ReviewPayload): the keys the ledger reads and the explanation
@@ -76,6 +86,9 @@ class SamplingPayload(TypedDict):
     flags: list[FlagData]
     category: str
     requester: str
+    # Every request the server's may have come from (one, unless a handshake-era server's
+    # request arrived while calls of several were in flight): four-eyes keeps their people out.
+    caused_by: list[SamplingCause]
     review_terms: ReviewTermsData
     explanation: str
 
@@ -95,8 +108,32 @@ class Sampler(Protocol):
 
 
 def requester_of(server: str) -> str:
-    """Who asked, as the queue shows it: the server, not a person."""
+    """The server as an actor in the audit log (a refusal names no person's request)."""
     return f"server:{server}"
+
+
+def causes_of(owners: tuple[CallOwner, ...]) -> list[SamplingCause]:
+    """The requests behind the calls a server's request may have come from, each once."""
+    causes: list[SamplingCause] = []
+    for owner in dict.fromkeys(owners):
+        causes.append(
+            {
+                "thread_id": owner.thread_id,
+                "requester": owner.requester,
+                "contributors": [name for name in owner.people if name != owner.requester],
+                "review_id": owner.review_id,
+            }
+        )
+    return causes
+
+
+def kept_out(review: Review, reviewer: str) -> str | None:
+    """The thread of the request that keeps ``reviewer`` from deciding a request for a
+    completion under four-eyes (they asked for it or shaped it), or None."""
+    for cause in review.payload.get("caused_by", []):
+        if reviewer == cause.get("requester") or reviewer in cause.get("contributors", []):
+            return str(cause.get("thread_id"))
+    return None
 
 
 def capability_key(server: str) -> str:
@@ -182,7 +219,8 @@ class SamplingReviews:
     async def __call__(
         self, server: str, params: CreateMessageRequestParams
     ) -> CreateMessageResult | ErrorData:
-        opened = await anyio.to_thread.run_sync(self._open, server, params)
+        # Read here, in the pool's task: the worker thread below need not share its context.
+        opened = await anyio.to_thread.run_sync(self._open, server, params, callers())
         if isinstance(opened, ErrorData):
             return opened
         try:
@@ -196,9 +234,18 @@ class SamplingReviews:
 
     # -- opening -----------------------------------------------------------------------------
 
-    def _open(self, server: str, params: CreateMessageRequestParams) -> Review | ErrorData:
+    def _open(
+        self, server: str, params: CreateMessageRequestParams, owners: tuple[CallOwner | None, ...]
+    ) -> Review | ErrorData:
         if params.tools or params.tool_choice:
             return self._refuse(server, "it offers the model tools, which Gatehouse does not do in sampling")
+        known = tuple(owner for owner in owners if owner is not None)
+        if not owners or len(known) != len(owners):
+            # A call made for nobody named (a reviewer's preview) or none at all: whoever
+            # caused it is unknown, so four-eyes could not keep them from approving it.
+            return self._refuse(
+                server, "it came outside any person's request, so nobody could review it for them"
+            )
         with self._opening:
             limit = self._policy.sampling_limit(server)
             recent = self._ledger.count_opened_since(
@@ -211,7 +258,7 @@ class SamplingReviews:
                     else f"this server may ask for at most {limit} a minute"
                 )
                 return self._refuse(server, why, limit=limit)
-            return self._open_review(server, params)
+            return self._open_review(server, params, causes_of(known))
 
     def _refuse(self, server: str, why: str, *, limit: int | None = None) -> ErrorData:
         self._audit.append(
@@ -223,7 +270,9 @@ class SamplingReviews:
             code=SAMPLING_REFUSED, message=f"Gatehouse refused this request for a model completion: {why}"
         )
 
-    def _open_review(self, server: str, params: CreateMessageRequestParams) -> Review:
+    def _open_review(
+        self, server: str, params: CreateMessageRequestParams, causes: list[SamplingCause]
+    ) -> Review:
         thread = uuid.uuid4().hex
         terms = self._policy.sampling_terms()
         flags = sampling_flags(server, params)
@@ -244,7 +293,9 @@ class SamplingReviews:
                     "arguments": request_fields(params),
                     "flags": flags_data(flags),
                     "category": SAMPLING_CATEGORY,
-                    "requester": requester_of(server),
+                    # The person whose call caused it: four-eyes applies against them.
+                    "requester": causes[0]["requester"],
+                    "caused_by": causes,
                     "review_terms": review_terms_data(terms),
                     "explanation": "Every request for a model completion waits for a reviewer (policy [sampling]).",
                 }
@@ -260,6 +311,7 @@ class SamplingReviews:
                     "call_hash": review.call_hash,
                     "flags": [flag.code for flag in flags],
                     "expires_at": review.expires_at,
+                    "caused_by": causes,
                 },
                 thread_id=review.thread_id,
                 review_id=review.id,

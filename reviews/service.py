@@ -26,7 +26,7 @@ from reviews.errors import (
 )
 from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import resume
-from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling
+from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling, kept_out
 from storage.database import Connection
 from storage.transactions import one_transaction
 
@@ -421,7 +421,8 @@ class ReviewService:
 
     def check_permission(self, review: Review, reviewer: str) -> None:
         """Whether ``reviewer`` may decide ``review``: their role reviews its kind, and under
-        four-eyes they neither asked for the call nor answered its questions.
+        four-eyes they neither asked for the call nor answered its questions (for a server's
+        request for a model completion: the request whose call caused it).
 
         Raises:
             NotPermittedError: naming the rule that keeps them out.
@@ -433,6 +434,11 @@ class ReviewService:
             allowed = ", ".join(review.reviewer_roles) or "no role"
             raise NotPermittedError(
                 f"{reviewer} has role {role}; reviews of {review.category or 'this kind'} need {allowed}"
+            )
+        if review.four_eyes and (thread := kept_out(review, reviewer)) is not None:
+            raise NotPermittedError(
+                f"four-eyes: {reviewer} is behind the request (thread {thread}) whose call"
+                " caused this request for a model completion, and may not approve or reject it"
             )
         if review.four_eyes and reviewer == review.requester:
             raise NotPermittedError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -649,3 +650,21 @@ def test_the_servers_page_keeps_working_when_the_services_are_opened_afresh(
     again = on_page(session("admin"), "servers")
 
     assert "notes" in markdown_text(again)
+
+
+def test_the_servers_page_shows_a_failing_listing_and_when_it_is_tried_again(
+    app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries = json.loads((tmp_path / "servers.json").read_text(encoding="utf-8"))
+    entries["mcpServers"]["endless"] = {
+        "command": sys.executable,
+        "args": ["-m", "tests.mcp_host.endless_server"],
+        "cwd": str(ROOT),
+    }
+    (tmp_path / "servers.json").write_text(json.dumps(entries), encoding="utf-8")
+    services.clear()
+
+    page = markdown_text(on_page(session("admin"), "servers"))
+
+    assert "connected · listing failed" in page and "tools listing exceeded 1000 pages" in page
+    assert re.search(r"tried again in \d+ s", page), page

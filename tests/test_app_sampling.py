@@ -14,8 +14,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 from reviews.ledger import Review
+from tests.reviews.test_sampling_reviews import operators_call
 from tests.test_app import markdown_text, on_page, session
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +55,7 @@ def waiting_request() -> Review:
 def test_a_reviewer_reads_the_request_as_plain_text_and_approves_it_with_the_answer_the_server_gets() -> None:
     reviewer = session("reviewer")
     with ThreadPoolExecutor(max_workers=1) as calls:
-        call = calls.submit(services().mcp.call_tool, "writer", "draft_reply", {"message": MESSAGE})
+        call = calls.submit(operators_call, services().mcp, "writer", MESSAGE)
         review = waiting_request()
 
         on_page(reviewer, "review_queue")
@@ -64,6 +66,10 @@ def test_a_reviewer_reads_the_request_as_plain_text_and_approves_it_with_the_ans
         assert "Maximum tokens: 120" in limits
         assert "Model preferences: hints claude-haiku; speed priority 0.8" in limits
         assert "asks for a language-model completion" in markdown_text(reviewer)
+        # Whose request's call the server asked during: that person may not decide it alone.
+        assert markdown_literal("During a call for operator's request (thread operator)") in [
+            str(block.value) for block in reviewer.caption
+        ]
         assert ":green-badge[Pre-approved" not in markdown_text(reviewer)
         assert not call.done()
 

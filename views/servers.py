@@ -1,7 +1,7 @@
 """Servers: each configured MCP server's state, and Connect for remote servers behind OAuth.
 
-Everyone sees the states (connected, needs sign-in, error) and what each server offers; people
-whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
+Everyone sees the states (connected, needs sign-in, error, a listing that failed and when it
+is tried again) and what each server offers; people whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
 once for every user and replica (gatehouse/app_sign_in.py). The sign-in's return lands on this
 page (``?code=...&state=...``) and is handed to the waiting flow through the database.
 
@@ -10,6 +10,8 @@ themselves: shown as literal text, never as Markdown, addresses without their se
 """
 
 from __future__ import annotations
+
+import math
 
 import streamlit as st
 
@@ -65,6 +67,13 @@ def reopen(server: str) -> None:
 def state_line(entry: ServerEntry, health: ServerHealth | None, tools: int | None) -> str:
     if health is None:
         return "not started"
+    if health.connected and health.listing_error is not None:
+        # Its offer is unknown (a listing that never stops paging, say): the failure is kept
+        # and the listing not asked again until the back-off ends (mcp_host/sdk_client.py).
+        return (
+            f"connected · listing failed: {health.listing_error.message}; "
+            f"tried again in {math.ceil(health.listing_retry_in or 0)} s"
+        )
     if health.connected:
         return f"connected · {tools if tools is not None else '?'} tools"
     if health.needs_sign_in:

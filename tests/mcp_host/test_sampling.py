@@ -12,6 +12,7 @@ import anyio
 from mcp import StdioServerParameters
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
+from mcp_host.elicitation import CallOwner, callers, on_behalf_of
 from mcp_host.results import McpResult
 from mcp_host.sampling import SAMPLING_REFUSED
 from mcp_host.sdk_client import SdkMcpClient
@@ -38,9 +39,12 @@ class Answering:
         self.text = text
         self.delay = delay
         self.asked: list[tuple[str, CreateMessageRequestParams]] = []
+        # The owners of the calls each request may have come from, as the pool told the handler.
+        self.callers: list[tuple[CallOwner | None, ...]] = []
 
     async def __call__(self, server: str, params: CreateMessageRequestParams) -> CreateMessageResult:
         self.asked.append((server, params))
+        self.callers.append(callers())
         await anyio.sleep(self.delay)
         return CreateMessageResult(
             role="assistant", content=TextContent(type="text", text=self.text), model="stand-in"
@@ -126,3 +130,16 @@ def test_a_handler_that_fails_is_an_error_for_the_server_not_a_crash_of_the_host
         assert pool.health()[0].connected
 
     assert text_of(result) == "the host refused: the host could not answer: RuntimeError"
+
+
+def test_the_handler_is_told_whose_call_the_request_came_from_on_either_protocol() -> None:
+    owner = CallOwner(thread_id="t1", requester="grace", contributors=("admin",), review_id="t1-r1")
+    for legacy in (False, True):
+        handler = Answering()
+        with SdkMcpClient({"writer": writer(legacy=legacy)}, connect_timeout=20, sampling=handler) as pool:
+            with on_behalf_of(owner):
+                pool.call_tool("writer", "draft_reply", {"message": "Lunch on Monday?"})
+            pool.call_tool("writer", "draft_reply", {"message": "Lunch on Monday?"})
+
+        # The second call was made for nobody named (a reviewer's preview, say).
+        assert handler.callers == [(owner,), (None,)], f"legacy={legacy}"

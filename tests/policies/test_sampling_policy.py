@@ -22,7 +22,7 @@ def test_the_shipped_policy_reviews_every_request_within_ten_minutes_and_five_a_
 
     assert shipped.sampling_limit("documents") == 5
     terms = shipped.sampling_terms()
-    assert (terms.expiry_minutes, terms.required_approvals, terms.four_eyes) == (10, 1, False)
+    assert (terms.expiry_minutes, terms.required_approvals, terms.four_eyes) == (10, 1, True)
     assert terms.reviewer_roles == ["reviewer", "admin"]
 
 
@@ -49,6 +49,13 @@ def test_only_roles_that_review_sampling_decide_it() -> None:
     )
 
     assert policy.sampling_terms().reviewer_roles == ["admin", "ml"]
+
+
+def test_four_eyes_on_sampling_follows_the_defaults() -> None:
+    # The person whose request caused the server to ask is kept from deciding it alone, as for
+    # any call they asked for; a policy that turns four-eyes off does so here too.
+    assert engine({}).sampling_terms().four_eyes
+    assert not engine({"defaults": {"four_eyes": False}}).sampling_terms().four_eyes
 
 
 def test_unset_reviewer_roles_are_the_defaults() -> None:

@@ -4,6 +4,7 @@ works on the ledger alone takes ``ledger``, on the test's backend, with ``clock`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,10 @@ def ledger(backend: str | Path, clock: Clock) -> Iterator[ReviewLedger]:
     store = ReviewLedger(backend, clock=clock)
     yield store
     store.close()
+
+
+@pytest.fixture
+def calls() -> Iterator[ThreadPoolExecutor]:
+    """Threads for calls that wait (for a reviewer, say) while the test goes on."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        yield pool

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -20,6 +19,8 @@ import pytest
 from mcp import StdioServerParameters
 
 from gatehouse.wiring import Services, open_services
+from mcp_host.client import McpClient
+from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.results import McpResult
 from mcp_host.sdk_client import SdkMcpClient
 from policies.engine import PolicyEngine
@@ -42,6 +43,8 @@ from tests.reviews.review_support import (
 )
 
 ASKED = "Lunch on Monday?"
+# The request whose call the server's request for a completion comes from, as the graph names it.
+OPERATORS_REQUEST = CallOwner(thread_id="operators-thread", requester="operator")
 
 
 def legacy_writer() -> StdioServerParameters:
@@ -58,15 +61,15 @@ def writers(data: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def calls() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        yield pool
-
-
 def draft(calls: ThreadPoolExecutor, services: Services, server: str = "writer") -> Future[McpResult]:
-    """The server's tool called as the graph calls it, on a thread of its own (it waits)."""
-    return calls.submit(services.mcp.call_tool, server, "draft_reply", {"message": ASKED})
+    """The server's tool called as the graph calls it, for the operator's request, on a thread
+    of its own (it waits)."""
+    return calls.submit(operators_call, services.mcp, server)
+
+
+def operators_call(pool: McpClient, server: str, message: str = ASKED) -> McpResult:
+    with on_behalf_of(OPERATORS_REQUEST):
+        return pool.call_tool(server, "draft_reply", {"message": message})
 
 
 def text_of(result: McpResult) -> str:
@@ -100,7 +103,10 @@ def test_the_request_waits_as_a_review_and_the_reviewers_text_is_what_the_server
         [review] = pending_request(services.ledger)
 
         # The reviewer's view: the server, the messages and the limits; nothing answered yet.
-        assert review.requester == "server:writer"
+        assert review.requester == "operator"
+        assert review.payload["caused_by"] == [
+            {"thread_id": "operators-thread", "requester": "operator", "contributors": [], "review_id": None}
+        ]
         assert review.capability_key == "writer__sampling" and review.category == "sampling"
         assert review.arguments["messages"] == [
             {"role": "user", "content": {"type": "text", "text": f"Draft a reply to: {ASKED}"}}
@@ -234,7 +240,7 @@ def test_a_request_nobody_decides_in_time_expires_and_the_server_gets_an_error(
         with SdkMcpClient(
             {"writer": legacy_writer()}, connect_timeout=20, call_timeout=5, sampling=handler
         ) as pool:
-            call = calls.submit(pool.call_tool, "writer", "draft_reply", {"message": ASKED})
+            call = calls.submit(operators_call, pool, "writer")
             [review] = pending_request(ledger)
             clock.advance(119)
             assert not call.done()
@@ -278,7 +284,7 @@ def test_a_request_whose_call_ends_leaves_the_queue(backend: str | Path, calls: 
     handler = SamplingReviews(ledger, audit, PolicyEngine(parse_policy({}, source="policy.toml")))
     try:
         pool = SdkMcpClient({"writer": legacy_writer()}, connect_timeout=20, sampling=handler)
-        call = calls.submit(pool.call_tool, "writer", "draft_reply", {"message": ASKED})
+        call = calls.submit(operators_call, pool, "writer")
         [review] = pending_request(ledger)
 
         pool.close()  # the process stops while the request waits
