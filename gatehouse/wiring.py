@@ -342,7 +342,12 @@ def build_services(
     )
     graph = compile_graph(checkpointer)
     webhook = (
-        WebhookSender(storage.outbox, settings.webhook_url, public_url=settings.public_url)
+        WebhookSender(
+            storage.outbox,
+            settings.webhook_url,
+            public_url=settings.public_url,
+            secret=settings.webhook_secret,
+        )
         if settings.webhook_url
         else None
     )
