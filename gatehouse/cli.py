@@ -479,7 +479,7 @@ def _run_ask(args: argparse.Namespace) -> int:
         # A server's question during the call: put to the person at this terminal, or, with
         # nobody to ask (a script, a pipe), declined at once and said so on stderr.
         if sys.stdin.isatty():
-            services.questions.ask_on_terminal(TerminalQuestions(sys.stdin, sys.stderr))
+            services.questions.ask_on_terminal(TerminalQuestions(sys.stdin, sys.stderr), user=args.user)
         else:
             services.questions.decline_all(NO_TERMINAL, lambda line: _emit(f"gatehouse: {line}", error=True))
         known = services.mcp.server_names()

@@ -25,6 +25,8 @@ POOL_ENV = "GATEHOUSE_DB_POOL_SIZE"
 PREPARED_STATEMENTS_ENV = "GATEHOUSE_DB_PREPARED_STATEMENTS"
 WEBHOOK_ENV = "GATEHOUSE_WEBHOOK_URL"
 PUBLIC_URL_ENV = "GATEHOUSE_PUBLIC_URL"
+# A key shared with the webhook's receiver: each post is signed with it (Gatehouse-Signature).
+WEBHOOK_SECRET_ENV = "GATEHOUSE_WEBHOOK_SECRET"
 # provider:model, e.g. openai:gpt-4.1-mini; unset: the deterministic planner.
 MODEL_ENV = "GATEHOUSE_MODEL"
 # Seconds a language model may take to answer before the deterministic planner stands in.
@@ -76,6 +78,9 @@ class Settings:
     db_prepared_statements: bool = True
     # Where review notifications are posted (JSON, Slack-compatible); None: no notifications.
     webhook_url: str | None = None
+    # Signs each post (HMAC-SHA256, ``Gatehouse-Signature``) so the receiver can tell a post
+    # from Gatehouse from a forgery or an old one replayed; None: posts are not signed.
+    webhook_secret: str | None = None
     # The app's address as reviewers reach it, for the ``?review=ID`` link in notifications.
     public_url: str | None = None
     # The language model that plans requests (provider:model); None: the deterministic planner.
@@ -144,6 +149,7 @@ class Settings:
             ),
             webhook_url=_http_url(env.get(WEBHOOK_ENV), WEBHOOK_ENV),
             public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
+            webhook_secret=(env.get(WEBHOOK_SECRET_ENV) or "").strip() or None,
             model=(env.get(MODEL_ENV) or "").strip() or None,
             model_timeout=_seconds(env.get(MODEL_TIMEOUT_ENV), MODEL_TIMEOUT_ENV, DEFAULT_MODEL_TIMEOUT),
             secret_key=(env.get(SECRET_KEY_ENV) or "").strip() or None,

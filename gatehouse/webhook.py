@@ -4,14 +4,26 @@ The request path only writes outbox rows (reviews/notifications.py); this sender
 in the background: one attempt per due row, a timeout on every post, retries with a doubling
 pause, ``failed`` after the last attempt. A receiver that hangs or fails delays only the next
 notification, never a request or a decision.
+
+The address is the administrator's (GATEHOUSE_WEBHOOK_URL), never taken from a server, a
+requester or a review, and a redirect is never followed. Every post of one row carries the
+same body and the same ``Idempotency-Key`` (the row's id, percent-encoded so that text a
+requester chose, such as a thread id, cannot break the header), so a receiver drops a
+duplicate. With a secret (GATEHOUSE_WEBHOOK_SECRET) each post is signed: ``Gatehouse-Signature:
+t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>">``, the scheme Stripe uses, so a receiver
+rejects a forged post and an old one replayed (``verify_signature``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import threading
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,15 +69,68 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-def post_json(url: str, body: dict[str, Any], *, key: str, timeout: float = POST_TIMEOUT) -> None:
-    """POST ``body`` with ``Idempotency-Key: key``; any answer but 2xx raises DeliveryError
-    (its message never holds the URL)."""
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
-        method="POST",
-        headers={"Content-Type": "application/json", "Idempotency-Key": key, "User-Agent": "Gatehouse"},
-    )
+SIGNATURE_HEADER = "Gatehouse-Signature"
+# How old a signed post a receiver should still take (verify_signature's default).
+SIGNATURE_TOLERANCE_SECONDS = 300
+
+
+def header_key(key: str) -> str:
+    """A notification id as a header value: percent-encoded but for letters, digits, ``-._~``
+    and ``:``, so ``REVIEW_ID:review_opened`` is sent as it is and a CR, LF or any other
+    character a requester put in a thread id can neither end the header nor add one."""
+    return urllib.parse.quote(key, safe=":")
+
+
+def signature(secret: str, body: bytes, at: int) -> str:
+    """The ``Gatehouse-Signature`` value for ``body`` posted at unix time ``at``."""
+    signed = str(at).encode("ascii") + b"." + body
+    digest = hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).hexdigest()
+    return f"t={at},v1={digest}"
+
+
+def verify_signature(
+    secret: str,
+    body: bytes,
+    header: str | None,
+    *,
+    now: float | None = None,
+    tolerance: float = SIGNATURE_TOLERANCE_SECONDS,
+) -> str | None:
+    """What a receiver checks: None when ``header`` signs ``body`` with ``secret`` within
+    ``tolerance`` seconds of ``now``, else why not."""
+    if not header:
+        return f"no {SIGNATURE_HEADER} header"
+    parts = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
+    try:
+        at = int(parts["t"])
+    except (KeyError, ValueError):
+        return f"{SIGNATURE_HEADER} has no t=<unix time>"
+    if abs((time.time() if now is None else now) - at) > tolerance:
+        return f"signed at {at}, more than {tolerance:g} s ago or ahead: a replay, or a wrong clock"
+    if not hmac.compare_digest(signature(secret, body, at), f"t={at},v1={parts.get('v1', '')}"):
+        return "the signature does not match the body"
+    return None
+
+
+def post_json(
+    url: str,
+    body: dict[str, Any],
+    *,
+    key: str,
+    timeout: float = POST_TIMEOUT,
+    secret: str | None = None,
+) -> None:
+    """POST ``body`` with ``Idempotency-Key: key`` (signed with ``secret``, if given); any answer
+    but 2xx raises DeliveryError (its message never holds the URL)."""
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    headers = {
+        "Content-Type": "application/json",
+        "Idempotency-Key": header_key(key),
+        "User-Agent": "Gatehouse",
+    }
+    if secret:
+        headers[SIGNATURE_HEADER] = signature(secret, data, int(time.time()))
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     try:
         with _OPENER.open(request, timeout=timeout) as answer:
             answer.read(4096)
@@ -119,8 +184,10 @@ class WebhookSender:
         timeout: float = POST_TIMEOUT,
         poll_seconds: float = POLL_SECONDS,
         post: Post = post_json,
+        secret: str | None = None,
     ) -> None:
         self.outbox = outbox
+        self._secret = secret
         self._url = url
         self.shown_url = shown_url(url)
         self._public_url = public_url
@@ -145,6 +212,7 @@ class WebhookSender:
                 webhook_body(notification.body, self._public_url),
                 key=notification.id,
                 timeout=self._timeout,
+                secret=self._secret,
             )
         except DeliveryError as exc:
             status = self.outbox.mark_failed_attempt(

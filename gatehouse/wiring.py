@@ -352,7 +352,12 @@ def build_services(
     # checkpoint, and hidden wherever they appear in what is written or shown for it.
     secrets.recall_threads_with(partial(thread_secret_sources, graph))
     webhook = (
-        WebhookSender(storage.outbox, settings.webhook_url, public_url=settings.public_url)
+        WebhookSender(
+            storage.outbox,
+            settings.webhook_url,
+            public_url=settings.public_url,
+            secret=settings.webhook_secret,
+        )
         if settings.webhook_url
         else None
     )

@@ -93,15 +93,17 @@ class OperatorQuestions:
         self._policy = policy
         self._secrets = secrets
         self._poll = poll_seconds
-        self._terminal: TerminalAsker | None = None
+        self._terminal: tuple[TerminalAsker, str] | None = None
         self._declining: tuple[str, Callable[[str], None]] | None = None
 
     # -- where questions go ------------------------------------------------------------------
 
-    def ask_on_terminal(self, asker: TerminalAsker) -> None:
-        """Questions are put to the person at this terminal (they may still be answered in the
-        chat: whichever answer comes first counts)."""
-        self._terminal = asker
+    def ask_on_terminal(self, asker: TerminalAsker, *, user: str) -> None:
+        """Questions are put to ``user``, the person at this terminal, when they may answer
+        them (they may still be answered in the chat: whichever answer comes first counts).
+        The answer is theirs: recorded as ``user``'s, a take-over when the question was put to
+        someone else."""
+        self._terminal = (asker, user)
 
     def decline_all(self, reason: str, tell: Callable[[str], None]) -> None:
         """Every question is declined at once, for ``reason``; ``tell`` says so to the person."""
@@ -220,8 +222,12 @@ class OperatorQuestions:
             await anyio.sleep(min(self._poll, left))
 
     async def _from_terminal(self, question: Question, fields: list[FormField], deadline: float) -> None:
-        terminal = self._terminal
-        assert terminal is not None
+        assert self._terminal is not None
+        terminal, user = self._terminal
+        if not self.may_answer(question, user):
+            # A call made in this process for someone else (a reviewer's approval runs the
+            # operator's call): the question waits for its operator, in their chat.
+            return
         given = await anyio.to_thread.run_sync(
             terminal,
             question,
@@ -235,9 +241,7 @@ class OperatorQuestions:
         # Answered in the chat first, or expired: the loop reads which.
         with contextlib.suppress(QuestionClosedError):
             await anyio.to_thread.run_sync(
-                lambda: self.answer(
-                    question.id, by=question.operator, action=given.action, content=given.content
-                )
+                lambda: self.answer(question.id, by=user, action=given.action, content=given.content)
             )
 
     def _keep_shown(self, question: Question) -> None:
@@ -275,20 +279,20 @@ class OperatorQuestions:
         """The thread's questions waiting for an answer, oldest first."""
         return self.store.pending_for(thread_id)
 
+    def may_answer(self, question: Question, user: str) -> bool:
+        """The person it was put to, or a role allowed to take threads over."""
+        return user == question.operator or self._policy.may_take_over(user)
+
     def answer(
         self, question_id: str, *, by: str, action: AnswerAction, content: dict[str, Any] | None = None
     ) -> Question:
         """Answer a question once. Only the person it was put to answers it (or a role allowed
         to take threads over, which is recorded); an accepted form's answer must fit the form."""
         question = self.store.require(question_id)
-        if by != question.operator:
-            if not self._policy.may_take_over(by):
-                raise QuestionError(
-                    f"question {question_id} was put to {question.operator}; only they, or a role allowed "
-                    "to take threads over, may answer it"
-                )
-            self._audit.append(
-                "thread_taken_over", {"owner": question.operator}, thread_id=question.thread_id, actor=by
+        if not self.may_answer(question, by):
+            raise QuestionError(
+                f"question {question_id} was put to {question.operator}; only they, or a role allowed "
+                "to take threads over, may answer it"
             )
         if question.status != "pending":
             raise QuestionClosedError(question)
@@ -299,9 +303,14 @@ class OperatorQuestions:
             if problems:
                 raise QuestionError(f"the answer does not fit the form: {'; '.join(problems)}")
         kept, sealed = self._sealed(question, given)
-        # One transaction: an answer is never on record without its audit event.
+        # One transaction: an answer is never on record without its audit events, and a
+        # take-over is on record only with the answer it made (a refused one took nothing over).
         with one_transaction(self.store.database, self._audit.database):
             answered = self.store.answer(question_id, action=action, content=kept, by=by, sealed=sealed)
+            if by != question.operator:
+                self._audit.append(
+                    "thread_taken_over", {"owner": question.operator}, thread_id=question.thread_id, actor=by
+                )
             self._audit.append(
                 "question_answered",
                 {

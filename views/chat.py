@@ -29,12 +29,12 @@ from gatehouse.background_runs import RunInProgress
 from gatehouse.errors import ThreadBusyError
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.operator_requests import ask
+from gatehouse.operator_requests import ask, thread_owner
 from gatehouse.outcome import outcome_of
 from gatehouse.question_forms import WAITING_LABEL, show_questions
 from gatehouse.reader_time import readable_time
 from gatehouse.result_shape import ResultShape, shape_of
-from gatehouse.short_ids import short_review
+from gatehouse.short_ids import short_review, short_thread
 from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, reader_zone, runs_in_progress, services
 from graph.runner import new_thread_id
@@ -165,8 +165,17 @@ def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
     return visible(f"{title} · {status} · {when}" if status else f"{title} · {when}")
 
 
-def choose_thread(mine: list[Conversation]) -> str:
-    """The thread shown: the session's current one, a new one, or one reopened from the list."""
+def _not_yours(thread: str, known: dict[str, Conversation], user: str) -> bool:
+    """A thread somebody else started. The session's thread is normally one the page chose,
+    but the picker's value comes from the browser, which may send any text (Streamlit hands
+    one that is no option to the page as sent): the page checks whose thread it is."""
+    return thread not in known and thread_owner(services(), thread) not in (None, user)
+
+
+def choose_thread(mine: list[Conversation], user: str) -> str:
+    """The thread shown: the session's current one, a new one, or one of the person's own
+    reopened from the list. Never another person's: not even a role allowed to take threads
+    over reads one here (it continues one from the command line, audited)."""
     known = {c.thread_id: c for c in mine}
     linked = st.query_params.get("thread")
     if linked in known and st.session_state.get("linked_thread") != linked:
@@ -174,6 +183,13 @@ def choose_thread(mine: list[Conversation]) -> str:
         st.session_state["thread"] = st.session_state["linked_thread"] = linked
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else new_thread_id()
+    if _not_yours(st.session_state["thread"], known, user):
+        refused = short_thread(str(st.session_state["thread"]))
+        st.session_state["chat_notice"] = (
+            f"The thread {refused} is not one of yours: the chat shows only your own threads."
+        )
+        st.session_state["thread"] = new_thread_id()
+        st.query_params.pop("thread", None)
     current: str = st.session_state["thread"]
     zone = reader_zone()  # read in this run: the picker formats its options later, too
     options = ([] if current in known else [current]) + list(known)
@@ -372,7 +388,7 @@ if not app.policy.may_request(user):
 
 history_column, threads_column = st.columns([3, 1])
 with threads_column:
-    thread = choose_thread(app.conversations.of_owner(user, limit=THREADS_LISTED))
+    thread = choose_thread(app.conversations.of_owner(user, limit=THREADS_LISTED), user)
 
 messages = app.conversations.messages(thread)
 last_output = messages[-1].output if messages and messages[-1].role == "gatehouse" else None

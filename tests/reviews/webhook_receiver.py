@@ -2,7 +2,7 @@
 
 It answers each POST with the next scripted answer (then 200 for ever): a status code, or
 "hang", which holds the request until the test releases it (or ``hang_seconds`` pass). Every
-post is recorded when it arrives, with its headers and JSON body."""
+post is recorded when it arrives, with its path, headers, JSON body and raw bytes."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ Answer = int | str
 class Received:
     headers: dict[str, str]
     body: dict[str, Any]
+    # The bytes as they came (a signature covers these) and the path posted to.
+    raw: bytes = b""
+    path: str = ""
 
 
 @dataclass
@@ -59,9 +62,10 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            raw = self.rfile.read(length)
+            body = json.loads(raw or b"{}")
             answer = receiver.next_answer()
-            receiver.record(Received(headers=dict(self.headers.items()), body=body))
+            receiver.record(Received(headers=dict(self.headers.items()), body=body, raw=raw, path=self.path))
             if answer == "hang":
                 receiver.hanging.set()
                 receiver.released.wait(receiver.hang_seconds)
