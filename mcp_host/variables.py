@@ -22,7 +22,7 @@ _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 # The variables Gatehouse reads its own credentials from: the key that encrypts stored sign-ins
 # (gatehouse/settings.py SECRET_KEY_ENV), the audit keys (reviews/audit_anchor.py, audit_keys.py), the
-# database URL (a PostgreSQL password), the notifications webhook (its URL is its token), and
+# database URL (a PostgreSQL password), the notifications webhook (its URL is its token, and the key that signs its posts), and
 # the keys of the model providers the planner ships for (gatehouse/planner_choice.py). Named
 # here, below the layers that read them; tests/mcp_host/test_variables.py checks they match.
 GATEHOUSE_SECRETS = frozenset(
@@ -32,6 +32,7 @@ GATEHOUSE_SECRETS = frozenset(
         "GATEHOUSE_AUDIT_OLD_KEYS",
         "GATEHOUSE_DB",
         "GATEHOUSE_WEBHOOK_URL",
+        "GATEHOUSE_WEBHOOK_SECRET",
         "OPENAI_API_KEY",
         "AZURE_OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",
