@@ -4,6 +4,7 @@ Every path is interpreted relative to `data_dir/project` and must stay inside it
 following symlinks, so an agent can never reach the rest of the disk through this server.
 """
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,6 +92,32 @@ def resolve_inside(root: Path, path: str) -> Path:
     return resolved
 
 
+_NO_FOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_under(root: Path, target: Path, flags: int, *, make_parents: bool = False) -> int:
+    """Open ``target`` (already resolved inside ``root``) one component at a time from ``root``,
+    following no symlink: a component swapped for a link after resolve_inside checked the path
+    (a race by another local process) fails to open instead of leading out of the folder."""
+    parts = target.relative_to(root).parts
+    folder = os.open(root, _NO_FOLLOW_DIR)
+    try:
+        for part in parts[:-1]:
+            if make_parents:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=folder)
+            inner = os.open(part, _NO_FOLLOW_DIR, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
+    except OSError as exc:
+        raise ToolError(
+            f"{_display(root, target)} changed while it was opened (a link now stands in its way): {exc.strerror}"
+        ) from None
+    finally:
+        os.close(folder)
+
+
 def build_server(data_dir: Path) -> MCPServer:
     root = (data_dir / PROJECT_FOLDER).resolve()
     seed_project(root)
@@ -150,7 +177,8 @@ def build_server(data_dir: Path) -> MCPServer:
         size = target.stat().st_size
         if size > MAX_READ_BYTES:
             raise ToolError(f"file too large to read ({size} bytes, limit {MAX_READ_BYTES}): {path}")
-        data = target.read_bytes()
+        with os.fdopen(_open_under(root, target, os.O_RDONLY), "rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
         binary_error = ToolError(f"not a UTF-8 text file (binary content): {path}")
         # NUL is valid UTF-8, but text files never contain it, so it is the cheap binary tell.
         if b"\0" in data:
@@ -177,8 +205,9 @@ def build_server(data_dir: Path) -> MCPServer:
             raise ToolError(f"is a directory, not a file: {path}")
         created = not target.exists()
         data = content.encode("utf-8")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        with os.fdopen(_open_under(root, target, flags, make_parents=True), "wb") as handle:
+            handle.write(data)
         return WriteResult(path=_display(root, target), bytes_written=len(data), created=created)
 
     return server

@@ -229,3 +229,63 @@ async def test_filesystem_tools_declare_accurate_annotations(data_dir: Path) -> 
     assert tools["list_directory"].description == (
         "List the files and folders in a directory of the managed project folder."
     )
+
+
+@pytest.mark.parametrize("tool", ["write_file", "read_file"])
+async def test_a_file_swapped_for_a_link_outside_after_the_path_was_checked_is_neither_written_nor_read(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
+    # Another local process wins the race between the server's check of the path and its
+    # open: the check saw a plain file, the open meets a link to a file outside the folder.
+    import servers.filesystem as filesystem
+
+    server = build_server(data_dir)
+    outside = data_dir / "outside.txt"
+    outside.write_text("keep me")
+    checked = filesystem.resolve_inside
+
+    def swapped_after_the_check(root: Path, path: str) -> Path:
+        target = checked(root, path)
+        target.unlink(missing_ok=True)
+        target.symlink_to(outside)
+        return target
+
+    monkeypatch.setattr(filesystem, "resolve_inside", swapped_after_the_check)
+    arguments = (
+        {"path": "report.md", "content": "overwritten"} if tool == "write_file" else {"path": "report.md"}
+    )
+    (project(data_dir) / "report.md").write_text("report")
+    with anyio.fail_after(10):
+        async with Client(server) as client:
+            refused = error_text(await client.call_tool(tool, arguments))
+
+    assert "report.md changed while it was opened" in refused
+    assert outside.read_text() == "keep me" and "keep me" not in refused
+
+
+async def test_a_folder_swapped_for_a_link_outside_after_the_check_is_not_written_through(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import servers.filesystem as filesystem
+
+    server = build_server(data_dir)
+    elsewhere = data_dir / "elsewhere"
+    elsewhere.mkdir()
+    (project(data_dir) / "drafts").mkdir()
+    checked = filesystem.resolve_inside
+
+    def swapped_after_the_check(root: Path, path: str) -> Path:
+        target = checked(root, path)
+        (root / "drafts").rmdir()
+        (root / "drafts").symlink_to(elsewhere)
+        return target
+
+    monkeypatch.setattr(filesystem, "resolve_inside", swapped_after_the_check)
+    with anyio.fail_after(10):
+        async with Client(server) as client:
+            refused = error_text(
+                await client.call_tool("write_file", {"path": "drafts/x.md", "content": "x"})
+            )
+
+    assert "drafts/x.md changed while it was opened" in refused
+    assert list(elsewhere.iterdir()) == []
