@@ -5,12 +5,15 @@ and the authorization server redirects the browser to ``http://127.0.0.1:PORT/ca
 the code, where this listener takes it and answers with a page saying the terminal can take
 over. The port is the entry's ``oauth.callbackPort`` (33418 by default), fixed so the client
 registered on the first sign-in keeps working. Only the loopback interface listens, and only
-for as long as one sign-in takes.
+for as long as one sign-in takes. Only a return carrying this sign-in's ``state`` counts: any
+other (an earlier, killed sign-in's late return, a local page guessing the port) is answered
+400 and the listener goes on waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
@@ -41,6 +44,7 @@ class LoopbackAuthorizer:
 
     async def authorize(self, server: str, authorization_url: str) -> AuthorizationCodeResult:
         returned: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        expected = _state_of(authorization_url)
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             try:
@@ -51,6 +55,11 @@ class LoopbackAuthorizer:
                     await _answer(writer, 404, "Not the sign-in address.")
                     return
                 query = {key: values[0] for key, values in parse_qs(target.query).items()}
+                if not _same_state(query.get("state"), expected):
+                    # An earlier sign-in's late return, or a page or process guessing the port:
+                    # not this sign-in's, so it neither finishes nor ends it.
+                    await _answer(writer, 400, "This is not the return of the sign-in under way.")
+                    return
                 if "error" in query:
                     await _answer(writer, 400, f"The sign-in to {_html(server)} was refused.")
                 elif "code" in query:
@@ -84,6 +93,19 @@ class LoopbackAuthorizer:
             detail = query.get("error_description") or query["error"]
             raise SignInListenerError(f"the authorization server refused the sign-in to {server}: {detail}")
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+def _state_of(authorization_url: str) -> str | None:
+    values = parse_qs(urlsplit(authorization_url).query).get("state")
+    return values[0] if values else None
+
+
+def _same_state(returned: str | None, expected: str | None) -> bool:
+    """Whether a return carries the state this sign-in sent (the SDK always sends one; without
+    one nothing can be told apart, and the SDK's own check decides)."""
+    if expected is None:
+        return True
+    return returned is not None and secrets.compare_digest(returned.encode(), expected.encode())
 
 
 def _html(text: str) -> str:
