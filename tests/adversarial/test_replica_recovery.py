@@ -58,7 +58,7 @@ pytestmark = pytest.mark.slow
 
 SEND = "Send a message to bob@example.com saying hi"
 CALL_TIME_LIMIT = 3600.0  # the server's "timeout": the call may take an hour
-NOTHING = {"expired": [], "outcome_unknown": [], "resumed": []}
+NOTHING: dict[str, list[str]] = {"expired": [], "outcome_unknown": [], "resumed": []}
 
 
 @pytest.fixture(autouse=True)
