@@ -343,7 +343,12 @@ def build_services(
         mcp=client,
         policy=engine,
         limits=limits or Limits(),
-        reviews=LedgerHooks(ledger, audit, notifier),
+        reviews=LedgerHooks(
+            ledger,
+            audit,
+            notifier,
+            time_limit=client.call_time_limit if isinstance(client, SdkMcpClient) else None,
+        ),
         planner=planner_for(settings.model, timeout=settings.model_timeout),
     )
     graph = compile_graph(checkpointer)

@@ -825,6 +825,14 @@ class SdkMcpClient:
             return McpResult.failure(server, capability_type, name, error)
         return convert(raw, (time.perf_counter() - started) * 1000)
 
+    def call_time_limit(self, server: str) -> float:
+        """How long a call to ``server`` may take, in seconds (its ``timeout``, or the pool's):
+        recorded with a reviewed call's start, so a sweep in another process knows when the
+        call is past it (reviews/ledger.py). The clock stands still while a person answers the
+        server, so a call may outlast it by that long."""
+        session = self._sessions.get(server)
+        return self._timeout_for(session) if session is not None else self._call_timeout
+
     def _timeout_for(self, session: _Session) -> float:
         configured = getattr(session.target, "timeout", None)
         return float(configured) if isinstance(configured, int | float) else self._call_timeout

@@ -7,6 +7,7 @@ order, no deadlock between replicas)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +25,19 @@ if TYPE_CHECKING:
 
 
 class LedgerHooks:
-    def __init__(self, ledger: ReviewLedger, audit: AuditLog, notifier: Notifier | None = None) -> None:
+    def __init__(
+        self,
+        ledger: ReviewLedger,
+        audit: AuditLog,
+        notifier: Notifier | None = None,
+        time_limit: Callable[[str], float] | None = None,
+    ) -> None:
+        """``time_limit(server)``: a call's time limit on that server, in seconds (recorded with
+        each start, so a sweep elsewhere knows how long the call may take; None: none known)."""
         self._ledger = ledger
         self._audit = audit
         self._notifier = notifier or NoNotifications()
+        self._time_limit = time_limit
 
     def _transaction(self) -> AbstractContextManager[Connection]:
         return one_transaction(self._ledger.database, self._audit.database)
@@ -63,7 +73,9 @@ class LedgerHooks:
     def call_starting(self, review_id: str, call_hash: str, thread_id: str) -> bool:
         # Committed before the call is made: the start is on record whatever happens next.
         with self._transaction():
-            started = self._ledger.begin_execution(review_id, call_hash, thread_id)
+            started = self._ledger.begin_execution(
+                review_id, call_hash, thread_id, time_limit=self._call_time_limit(review_id)
+            )
             self._audit.append(
                 "execution_started" if started else "execution_refused",
                 {"call_hash": call_hash}
@@ -76,6 +88,13 @@ class LedgerHooks:
                 review_id=review_id,
             )
         return started
+
+    def _call_time_limit(self, review_id: str) -> float | None:
+        if self._time_limit is None:
+            return None
+        review = self._ledger.get(review_id)
+        server = review.capability.get("server") if review is not None else None
+        return self._time_limit(server) if isinstance(server, str) else None
 
     def call_finished(self, review_id: str, outcome: CallOutcome, result: dict[str, Any]) -> None:
         summary = summarize(McpResult.model_validate(result))

@@ -114,9 +114,15 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # JSON), checked again right before the call: NULL when there was nothing to bind.
         "ALTER TABLE review_decisions ADD COLUMN effect TEXT",
     ),
+    (
+        # When a started call is past its time limit: until then (and STALE_AFTER more) a call
+        # in a process that cannot be seen to be gone is its owner's, however old the decision.
+        "ALTER TABLE review_executions ADD COLUMN deadline TEXT",
+    ),
 )
 # A decision whose process cannot be seen to be gone (another host's, or a pid reused) is taken
-# as still being carried out for this long; after that a sweep anywhere finishes it.
+# as still being carried out for this long; after that a sweep anywhere finishes it. For a call
+# that started, the time counts from the call's deadline (its start plus its time limit).
 STALE_AFTER = timedelta(minutes=10)
 
 
@@ -216,6 +222,13 @@ def _alive(host: str, pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _call_under_way(row: Any) -> bool:
+    """Whether a review's approved call started and has not finished (nor been declared lost):
+    whether its process is gone is the call's question (unfinished_executions), not the
+    decision's, so a live call is never taken over for an old decision."""
+    return row["started_at"] is not None and row["finished_at"] is None and row["status"] != "outcome_unknown"
 
 
 def _canonical(value: Any) -> str:
@@ -743,17 +756,21 @@ class ReviewLedger:
 
     # -- run once ----------------------------------------------------------------------------
 
-    def begin_execution(self, review_id: str, call: str, thread_id: str) -> bool:
+    def begin_execution(
+        self, review_id: str, call: str, thread_id: str, *, time_limit: float | None = None
+    ) -> bool:
         """Record that the approved call starts, before it is made: the run-once journal.
 
-        Writes the execution row (call hash, thread, start time, this host and process as its
-        owner), keyed by the review id, so a second start of the same review is refused by the
-        database whoever tries it.
+        Writes the execution row (call hash, thread, start time, the call's deadline, this host
+        and process as its owner), keyed by the review id, so a second start of the same review
+        is refused by the database whoever tries it.
 
         Args:
             review_id: the review whose approval the call runs under.
             call: the call's hash (graph/calls.py call_hash).
             thread_id: the thread that makes the call.
+            time_limit: the call's time limit in seconds (the server's timeout); None: the
+                deadline is the start.
 
         Returns:
             True when the start is recorded now: make the call. False if it was started before:
@@ -761,11 +778,14 @@ class ReviewLedger:
         """
         # ON CONFLICT, not a caught unique violation: in PostgreSQL a failed statement aborts the
         # transaction, and this write may be part of a larger one (storage/transactions.py).
+        now = self._clock()
+        deadline = now + timedelta(seconds=time_limit or 0)
         with self._db.write() as conn:
             started = conn.execute(
-                "INSERT INTO review_executions (review_id, call_hash, thread_id, started_at, owner_host, owner_pid)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (review_id) DO NOTHING",
-                (review_id, call, thread_id, iso(self._clock()), socket.gethostname(), os.getpid()),
+                "INSERT INTO review_executions"
+                " (review_id, call_hash, thread_id, started_at, deadline, owner_host, owner_pid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (review_id) DO NOTHING",
+                (review_id, call, thread_id, iso(now), iso(deadline), socket.gethostname(), os.getpid()),
             ).rowcount
         return started == 1
 
@@ -873,9 +893,10 @@ class ReviewLedger:
 
     def not_carried_out(self) -> list[Review]:
         """Decided reviews whose decision was never carried out and whose deciding process is
-        gone (only this host's processes can be checked), or that were decided so long ago
-        (STALE_AFTER) that the decider is taken as gone (a pid reused, a replica on another host).
-        Writes nothing.
+        gone (only this host's processes can be checked), or that were decided (or whose call
+        finished) so long ago (STALE_AFTER) that the decider is taken as gone (a pid reused, a
+        replica on another host). A decision whose call started and has not finished is not
+        among them: unfinished_executions says when that call is lost. Writes nothing.
 
         Returns:
             The reviews, oldest decision first.
@@ -883,15 +904,20 @@ class ReviewLedger:
         stale = iso(self._clock() - STALE_AFTER)
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT id, decider_host, decider_pid, decided_at FROM reviews"
-                " WHERE carried_out_at IS NULL AND decided_at IS NOT NULL ORDER BY decided_at"
+                "SELECT r.id, r.decider_host, r.decider_pid, r.decided_at, r.status,"
+                " e.started_at, e.finished_at FROM reviews r"
+                " LEFT JOIN review_executions e ON e.review_id = r.id"
+                " WHERE r.carried_out_at IS NULL AND r.decided_at IS NOT NULL ORDER BY r.decided_at"
             ).fetchall()
         lost = [
             r["id"]
             for r in rows
-            if r["decider_host"] is None
-            or not _alive(r["decider_host"], int(r["decider_pid"] or 0))
-            or r["decided_at"] <= stale
+            if not _call_under_way(r)
+            and (
+                r["decider_host"] is None
+                or not _alive(r["decider_host"], int(r["decider_pid"] or 0))
+                or max(r["decided_at"], r["finished_at"] or "") <= stale
+            )
         ]
         return [self.require(review_id) for review_id in lost]
 
@@ -926,17 +952,28 @@ class ReviewLedger:
         ``outcome_unknown``). Writes nothing.
 
         Args:
-            only_lost: only those whose process is gone: a call still running in a live process
-                is not lost (False: every unfinished call).
+            only_lost: only those whose process is gone, or, where that cannot be seen (another
+                host's process, a pid reused), those STALE_AFTER past their deadline: a call
+                still running in a live process within its time limit is not lost (False:
+                every unfinished call).
 
         Returns:
             The reviews of those calls.
         """
+        stale = iso(self._clock() - STALE_AFTER)
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT e.review_id, e.owner_host, e.owner_pid FROM review_executions e"
-                " JOIN reviews r ON r.id = e.review_id"
+                "SELECT e.review_id, e.owner_host, e.owner_pid, e.started_at, e.deadline"
+                " FROM review_executions e JOIN reviews r ON r.id = e.review_id"
                 " WHERE e.finished_at IS NULL AND r.status != 'outcome_unknown'"
             ).fetchall()
-        lost = [r["review_id"] for r in rows if not (only_lost and _alive(r["owner_host"], r["owner_pid"]))]
+        lost = [
+            r["review_id"]
+            for r in rows
+            if not only_lost
+            or not _alive(r["owner_host"], r["owner_pid"])
+            # An owner that cannot be seen to be gone (another host's, a pid reused) keeps its
+            # call until the call's time limit, and STALE_AFTER more, are past.
+            or (r["deadline"] or r["started_at"]) <= stale
+        ]
         return [self.require(review_id) for review_id in lost]
