@@ -70,7 +70,14 @@ VALUE = "k3y-that-must-not-leak"
 
 
 def test_the_secrets_named_are_the_variables_gatehouse_reads_its_credentials_from() -> None:
-    read_as_secrets = {SECRET_KEY_ENV, AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, DB_ENV, WEBHOOK_ENV, WEBHOOK_SECRET_ENV}
+    read_as_secrets = {
+        SECRET_KEY_ENV,
+        AUDIT_KEY_ENV,
+        AUDIT_OLD_KEYS_ENV,
+        DB_ENV,
+        WEBHOOK_ENV,
+        WEBHOOK_SECRET_ENV,
+    }
     assert read_as_secrets <= GATEHOUSE_SECRETS
     assert {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} <= GATEHOUSE_SECRETS
 
