@@ -48,7 +48,8 @@ def _sidebar_captions(app: AppTest) -> list[str]:
     return [str(caption.value) for caption in app.sidebar.caption]
 
 
-def test_with_sign_in_configured_the_address_names_nobody(oidc_roster: Path) -> None:
+@pytest.mark.usefixtures("oidc_roster")
+def test_with_sign_in_configured_the_address_names_nobody() -> None:
     signed_in = _opened({"as": "admin"}, user={"is_logged_in": True, "email": "otto@example.com"})
     stranger = _opened({"as": "admin"}, user={"is_logged_in": False})
 
@@ -60,8 +61,9 @@ def test_with_sign_in_configured_the_address_names_nobody(oidc_roster: Path) -> 
     assert not [caption for caption in _sidebar_captions(stranger) if caption.startswith("Role:")]
 
 
+@pytest.mark.usefixtures("app_env")
 @pytest.mark.parametrize("claimed", LOOKALIKES, ids=ascii)
-def test_a_name_that_only_looks_like_a_roster_name_starts_no_session_as_it(app_env: Path, claimed: str) -> None:
+def test_a_name_that_only_looks_like_a_roster_name_starts_no_session_as_it(claimed: str) -> None:
     opened = _opened({"as": claimed})
 
     assert opened.sidebar.selectbox(key="user").value == "operator"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
-from graph.runner import thread_config
 from graph.planner.deterministic import CANDIDATES_KEPT
+from graph.runner import thread_config
 from mcp_host.sdk_client import SdkMcpClient
 from servers.filesystem import build_server as build_filesystem
 from tests.adversarial.harness import gatehouse_with
@@ -87,7 +87,9 @@ def test_a_request_beside_ten_thousand_tools_plans_over_the_limited_offer_and_ke
 
     assert run.final_output.status == "ok", run.final_output.fallback_reason
     state = graph.get_state(thread_config(run.final_output.thread_id)).values
-    stored = {server["name"]: len(server["capabilities"]) for server in state["capability_manifest"]["servers"]}
+    stored = {
+        server["name"]: len(server["capabilities"]) for server in state["capability_manifest"]["servers"]
+    }
     assert stored == {"many": LIMIT, "filesystem": 3}  # what the checkpoint keeps is bounded too
     assert len(state["candidate_capabilities"]) <= CANDIDATES_KEPT
     assert state["selected_capability"]["key"] == "filesystem__list_directory"

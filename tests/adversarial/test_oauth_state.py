@@ -38,7 +38,6 @@ from tests.gatehouse.test_app_sign_in import KEY, _settings, _wait
 from tests.http_servers import free_port, serving
 
 
-
 @pytest.fixture
 def notes_url() -> Iterator[str]:
     with serving("tests.oauth_server") as port:

@@ -67,7 +67,9 @@ def test_a_decision_a_withdrawal_and_a_sweep_in_separate_processes_settle_each_r
 ) -> None:
     servers = email_servers(data_dir)
     (in_time, in_time_thread), (overdue, overdue_thread) = _paused(data_dir, servers, 2)
-    run_sql(data_dir, f"UPDATE reviews SET expires_at = '2000-01-01T00:00:00.000+00:00' WHERE id = '{overdue}'")
+    run_sql(
+        data_dir, f"UPDATE reviews SET expires_at = '2000-01-01T00:00:00.000+00:00' WHERE id = '{overdue}'"
+    )
 
     def decide(review: str) -> list[str]:
         return ["reviews", "decide", review, "--approve", "--reviewer", "reviewer", "--servers", str(servers)]
