@@ -98,6 +98,11 @@ _T = TypeVar("_T")
 
 # A server that keeps handing out cursors must not hang discovery.
 MAX_LIST_PAGES = 1000
+# The most entries of one listing (tools, resources, resource templates, prompts) used from one
+# server. Every request scores each capability and keeps the whole offer in its checkpoint, so
+# a server offering 10,000 tools made each request write megabytes; past this many the listing
+# is no longer fetched, the first ones are used, and the manifest says so (``rejected``).
+MAX_LISTED_PER_KIND = 1000
 CLIENT_INFO = Implementation(name="gatehouse", version="0.1.0")
 _LIST_CHANGED = frozenset(
     {
@@ -711,7 +716,7 @@ class SdkMcpClient:
             listings["resource_templates"] = (client.list_resource_templates, collector.add_template)
         if declared.prompts is not None:
             listings["prompts"] = (client.list_prompts, collector.add_prompt)
-        found: dict[str, list[Any]] = {}
+        found: dict[str, _Listing] = {}
 
         async def fetch(kind: str) -> None:
             found[kind] = await _all_pages(listings[kind][0], kind)
@@ -733,10 +738,12 @@ class SdkMcpClient:
         session.failed_listing = None
         session.listing_failures = 0
         for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
-            for item in found[kind]:
+            for item in found[kind].items:
                 add(item)
+            if found[kind].more:
+                collector.rejected.append(_cut_note(kind))
         if "tools" in found and session.client is client:
-            session.output_schemas = _output_schemas(found["tools"])
+            session.output_schemas = _output_schemas(found["tools"].items)
         server_info = client.server_info
         manifest = ServerManifest(
             name=session.name,
@@ -778,7 +785,7 @@ class SdkMcpClient:
         they were not listed on it yet (a call made before any discovery)."""
         schemas = session.output_schemas
         if schemas is None or name not in schemas:
-            schemas = _output_schemas(await _all_pages(client.list_tools, "tools"))
+            schemas = _output_schemas((await _all_pages(client.list_tools, "tools")).items)
             if session.client is client:
                 session.output_schemas = schemas
         return schemas.get(name)
@@ -970,8 +977,26 @@ def _announces_changes(declared: Any) -> bool:
     return bool(offered) and all(getattr(kind, "list_changed", False) for kind in offered)
 
 
-async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> list[Any]:
-    """Every item of a paginated listing; only a missing next_cursor ends it."""
+@dataclass(frozen=True)
+class _Listing:
+    """A listing's first MAX_LISTED_PER_KIND items, and whether the server offered more."""
+
+    items: list[Any]
+    more: bool
+
+
+def _cut_note(kind: str) -> str:
+    """The manifest's note for a listing cut at MAX_LISTED_PER_KIND."""
+    what = kind.replace("_", " ")
+    return (
+        f"{what} listing has more than {MAX_LISTED_PER_KIND:,} entries: only the first "
+        f"{MAX_LISTED_PER_KIND:,} are used, the rest are ignored"
+    )
+
+
+async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> _Listing:
+    """The items of a paginated listing, up to MAX_LISTED_PER_KIND; only a missing
+    next_cursor ends it before that."""
     items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
@@ -979,8 +1004,11 @@ async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> l
         page = await fetch(cursor=cursor)
         items.extend(getattr(page, field_name))
         cursor = page.next_cursor
+        if len(items) > MAX_LISTED_PER_KIND:
+            # Enough: the rest is neither fetched nor kept (one page is at most one message).
+            return _Listing(items[:MAX_LISTED_PER_KIND], more=True)
         if cursor is None:
-            return items
+            return _Listing(items, more=False)
         if cursor in seen:
             raise PaginationError(f"{field_name} listing repeated cursor {cursor!r}")
         seen.add(cursor)

@@ -86,7 +86,11 @@ def resolve_inside(root: Path, path: str) -> Path:
         if Path(path).is_absolute():
             raise ToolError(f"absolute path outside the project folder: {path}")
         raise ToolError(f"path escapes the project folder: {path}")
-    resolved = lexical.resolve()
+    try:
+        resolved = lexical.resolve()
+    except RuntimeError:
+        # pathlib's word for ELOOP; its message holds the host's absolute path, not the caller's.
+        raise ToolError(f"path cannot be resolved, it runs into a symlink loop: {path}") from None
     if not resolved.is_relative_to(root):
         raise ToolError(f"path resolves through a symlink to outside the project folder: {path}")
     return resolved
@@ -116,6 +120,14 @@ def _open_under(root: Path, target: Path, flags: int, *, make_parents: bool = Fa
         ) from None
     finally:
         os.close(folder)
+
+
+def _resolved(entry: Path) -> Path | None:
+    """Where a folder entry really is, or None for a symlink loop (pathlib raises RuntimeError)."""
+    try:
+        return entry.resolve()
+    except RuntimeError:
+        return None
 
 
 def build_server(data_dir: Path) -> MCPServer:
@@ -148,9 +160,10 @@ def build_server(data_dir: Path) -> MCPServer:
             raise ToolError(f"not a directory: {path}")
         entries: list[DirectoryEntry] = []
         for child in target.iterdir():
-            real = child.resolve()
-            # Entries that lead outside (or nowhere) are unusable through this server, so hide them.
-            if not real.is_relative_to(root) or not real.exists():
+            real = _resolved(child)
+            # Entries that lead outside (or nowhere, or round in a loop) are unusable through
+            # this server, so hide them.
+            if real is None or not real.is_relative_to(root) or not real.exists():
                 continue
             if real.is_dir():
                 entries.append(DirectoryEntry(name=child.name, type="directory", size=None))
