@@ -716,7 +716,7 @@ class SdkMcpClient:
             listings["resource_templates"] = (client.list_resource_templates, collector.add_template)
         if declared.prompts is not None:
             listings["prompts"] = (client.list_prompts, collector.add_prompt)
-        found: dict[str, _Listing] = {}
+        found: dict[str, _ListedItems] = {}
 
         async def fetch(kind: str) -> None:
             found[kind] = await _all_pages(listings[kind][0], kind)
@@ -978,7 +978,7 @@ def _announces_changes(declared: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class _Listing:
+class _ListedItems:
     """A listing's first MAX_LISTED_PER_KIND items, and whether the server offered more."""
 
     items: list[Any]
@@ -994,7 +994,7 @@ def _cut_note(kind: str) -> str:
     )
 
 
-async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> _Listing:
+async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> _ListedItems:
     """The items of a paginated listing, up to MAX_LISTED_PER_KIND; only a missing
     next_cursor ends it before that."""
     items: list[Any] = []
@@ -1006,9 +1006,9 @@ async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> _
         cursor = page.next_cursor
         if len(items) > MAX_LISTED_PER_KIND:
             # Enough: the rest is neither fetched nor kept (one page is at most one message).
-            return _Listing(items[:MAX_LISTED_PER_KIND], more=True)
+            return _ListedItems(items[:MAX_LISTED_PER_KIND], more=True)
         if cursor is None:
-            return _Listing(items, more=False)
+            return _ListedItems(items, more=False)
         if cursor in seen:
             raise PaginationError(f"{field_name} listing repeated cursor {cursor!r}")
         seen.add(cursor)
