@@ -36,26 +36,41 @@ def _key(question: Question, name: str) -> str:
     return f"question-{question.id}-{name}"
 
 
-def _secret_widget(question: Question, f: FormField, label: str, help_text: str | None) -> None:
+def _label(f: FormField) -> str:
+    """A field's label, literal (the server wrote it), starred when required."""
+    return markdown_literal(f.label) + (" *" if f.required else "")
+
+
+def _help(f: FormField) -> str | None:
+    """A field's help text, literal: its description and its string format."""
+    hints = [f.description or ""]
+    if f.kind == "string" and f.string_format:
+        hints.append(f"({f.string_format})")
+    return markdown_literal(" ".join(h for h in hints if h)) or None
+
+
+def _secret_help(f: FormField) -> str | None:
+    """The help of a field typed unseen: a choice lists its options by number, literally."""
+    if f.kind not in ("choice", "choices"):
+        return _help(f)
+    listed = ", ".join(f"{n} {visible(label)}" for n, (_, label) in enumerate(f.options, start=1))
+    return " ".join(h for h in (_help(f), markdown_literal(f"({listed})")) if h)
+
+
+def _secret_widget(question: Question, f: FormField) -> None:
     """A field that could hold a secret (a PIN, a code, a password, whatever its kind): typed
     unseen, as text, read as the field's kind when the answer is sent (``_value``). A choice
     is typed too (its number, value or label): a picked option would show."""
-    if f.kind in ("choice", "choices"):
-        listed = ", ".join(f"{n} {visible(label)}" for n, (_, label) in enumerate(f.options, start=1))
-        help_text = " ".join(h for h in (help_text, markdown_literal(f"({listed})")) if h)
-    st.text_input(label, value="", key=_key(question, f.name), help=help_text, type="password")
+    st.text_input(_label(f), value="", key=_key(question, f.name), help=_secret_help(f), type="password")
 
 
 def _widget(question: Question, f: FormField, secret: bool) -> None:
     """One field, starting at the server's default. Labels, help and choices are literal."""
     key = _key(question, f.name)
-    label = markdown_literal(f.label) + (" *" if f.required else "")
-    hints = [f.description or ""]
-    if f.kind == "string" and f.string_format:
-        hints.append(f"({f.string_format})")
-    help_text = markdown_literal(" ".join(h for h in hints if h)) or None
+    label = _label(f)
+    help_text = _help(f)
     if secret:
-        _secret_widget(question, f, label, help_text)
+        _secret_widget(question, f)
     elif f.kind == "boolean":
         st.checkbox(label, value=bool(f.default), key=key, help=help_text)
     elif f.kind in ("choice", "choices"):
