@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from gatehouse.literal import markdown_literal
 from gatehouse.operator_requests import ask
 from reviews.errors import NotPermittedError
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, services_for
@@ -50,10 +51,14 @@ def _sidebar_captions(app: AppTest) -> list[str]:
 
 @pytest.mark.usefixtures("oidc_roster")
 def test_with_sign_in_configured_the_address_names_nobody() -> None:
-    signed_in = _opened({"as": "admin"}, user={"is_logged_in": True, "email": "otto@example.com"})
+    signed_in = _opened(
+        {"as": "admin"}, user={"is_logged_in": True, "email": "otto@example.com", "email_verified": True}
+    )
     stranger = _opened({"as": "admin"}, user={"is_logged_in": False})
 
-    assert any("otto@example.com" in str(block.value) for block in signed_in.sidebar.markdown)
+    assert any(
+        markdown_literal("otto@example.com") in str(block.value) for block in signed_in.sidebar.markdown
+    )
     assert "Role: operator" in _sidebar_captions(signed_in)
     assert not [s for s in signed_in.sidebar.selectbox if s.label == "You are"]
     assert [b.label for b in stranger.sidebar.button] == ["Sign in"]
