@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from graph.effects import observe, what_changed
-from graph.runner import RunOutcome, execute, pending_interrupt, thread_config
+from graph.runner import RunOutcome, execute, outcome, pending_interrupt, thread_config
 from graph.state import EffectBinding, ReviewDecision, ReviewPayload
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
@@ -356,7 +356,11 @@ class ReviewService:
                     "status": final.get("status"),
                     "reason": "the thread went on without running the call",
                 }
+            # The process may have died after the thread went on and before its answer was
+            # recorded: the conversation gets the thread's answer now (once per checkpoint).
+            run = outcome(self.graph, self.context, review.thread_id, [])
             with self._transaction():
+                self._record_answer(run, None if review.status == "expired" else review.decided_by)
                 events = self._close_if_not_run(review, details, actor=None) if details is not None else []
                 self.ledger.mark_carried_out(review.id)
                 self.audit.append_all(events)

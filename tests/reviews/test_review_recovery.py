@@ -249,3 +249,42 @@ def test_an_approval_whose_thread_ended_without_the_call_is_closed_as_not_run(da
         assert kinds[-1] == "review_not_run"
         assert services.reviews.sweep()["resumed"] == []
     assert outbox(data_dir) == []
+
+
+class _KilledBeforeTheAnswer(Exception):
+    """Stands for a kill -9 between the thread going on and its answer being recorded."""
+
+
+def test_a_sweep_killed_after_a_thread_ended_and_before_its_answer_was_recorded_records_it_next_time(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None
+        review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
+    run_sql(
+        data_dir, f"UPDATE reviews SET expires_at = '2000-01-01T00:00:00.000+00:00' WHERE id = '{review_id}'"
+    )
+    with services_for(data_dir, servers=servers) as services:
+
+        def killed(*args: object, **kwargs: object) -> None:
+            raise _KilledBeforeTheAnswer
+
+        monkeypatch.setattr(services.reviews, "_record_answer", killed)
+        with pytest.raises(_KilledBeforeTheAnswer):
+            services.reviews.sweep()
+        # The thread went on to its end; its answer and the review's carrying out never committed.
+        assert (
+            services.graph.get_state(thread_config(thread_id)).values["final_output"]["status"] == "expired"
+        )
+        assert services.ledger.require(review_id).carried_out_at is None
+    run_sql(data_dir, f"UPDATE reviews SET decider_host = NULL, decider_pid = NULL WHERE id = '{review_id}'")
+
+    with services_for(data_dir, servers=servers) as services:
+        assert services.reviews.sweep()["resumed"] == [review_id]
+        answers = [m for m in services.conversations.messages(thread_id) if m.role == "gatehouse"]
+        assert [(m.output or {}).get("status") for m in answers] == ["needs_review", "expired"]
+        assert services.reviews.sweep()["resumed"] == []
+        answers_again = [m for m in services.conversations.messages(thread_id) if m.role == "gatehouse"]
+        assert len(answers_again) == 2
