@@ -55,9 +55,11 @@ def test_a_stdio_server_sees_only_its_entry_env_and_a_minimal_base(monkeypatch: 
 
 def test_a_stdio_server_that_dies_is_restarted_and_serves_the_next_call(data_dir: Path) -> None:
     entry = _python_server("greeter", "servers.greeter", "--data-dir", str(data_dir))
+    # Children an earlier test on this worker left still exiting are not this pool's.
+    earlier = set(child_processes())
     with SdkMcpClient({"greeter": entry}, connect_timeout=20, restart_backoff=0.05) as pool:
         assert pool.call_tool("greeter", "greet", {"name": "Ada"}).success
-        (pid,) = child_processes()
+        (pid,) = set(child_processes()) - earlier
         os.kill(pid, signal.SIGKILL)
         _wait_gone(pid)
 
