@@ -123,7 +123,14 @@ def request_running(
 
 
 def first_question(services: Services, thread: str = THREAD) -> Question:
-    wait_until(lambda: bool(services.questions.pending(thread)), timeout=30, what="the server's question")
+    # The question's row is opened before its ``question_asked`` event is written (the event
+    # names the row): wait for both, so a test counting events starts from a settled log.
+    wait_until(
+        lambda: bool(services.questions.pending(thread))
+        and any(event.kind == "question_asked" for event in services.audit.events(thread_id=thread)),
+        timeout=30,
+        what="the server's question and its question_asked event",
+    )
     return services.questions.pending(thread)[0]
 
 
