@@ -29,11 +29,12 @@ typecheck: $(STAMP)
 
 # Everything but the browser tests on PYTEST_WORKERS workers (pytest-xdist), then the browser
 # tests on their own: each drives a real Chromium against a Streamlit server, and on two cores
-# shared with another worker their waits for the page time out.
+# shared with another worker their waits for the page time out. The slowest tests are listed at
+# the end of each run: CI's time budget is watched from there.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) peers
-	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS)
-	$(BIN)/pytest -m browser
+	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS) --durations=25
+	$(BIN)/pytest -m browser --durations=10
 
 # Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without
