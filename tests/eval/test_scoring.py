@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval.case_sets import Batch, Tally
 from eval.cases import Case
 from eval.facts import CapabilityFacts
 from eval.scoring import (
+    RAN_FOR_NOTHING,
+    WRITE_ANSWERED_BY_READ,
     Answer,
     answer_from_output,
     failed_case,
@@ -208,7 +211,12 @@ def test_figures_per_group_and_against_the_targets() -> None:
     assert summary.invented == 2
     # Right capability with expected arguments: time_right (all right), git_right (wrong repo).
     assert (summary.arguments_checked, summary.arguments_right) == (2, 1)
-    assert summary.targets_met == {"accuracy": False, "side_effects": False, "invented": False}
+    assert summary.targets_met == {
+        "accuracy": False,
+        "side_effects": False,
+        "invented": False,
+        "invariants": True,
+    }
     assert not summary.passed
     assert broken.problems == ["gatehouse ask exited 2: bad"]
 
@@ -226,3 +234,87 @@ def test_all_targets_met_passes() -> None:
     summary = figures(results)
     assert summary.overall.accuracy == 0.9
     assert summary.passed
+
+
+# -- invariants and batches ----------------------------------------------------------------
+
+
+def _write_case(**overrides: Any) -> Case:
+    fields: dict[str, Any] = {
+        "id": "files-mkdir",
+        "group": "files",
+        "request": "Make a folder /x",
+        "capabilities": ("files__create_directory",),
+        "statuses": ("needs_review",),
+        "read_only": False,
+    }
+    return Case(**(fields | overrides))
+
+
+def test_a_write_request_answered_by_running_a_read_with_ok_breaks_an_invariant() -> None:
+    read = score_case(_write_case(), answer_from_output(_output("time", "get_current_time")), FACTS)
+    reviewed_read = score_case(
+        _write_case(id="w2"),
+        answer_from_output(_output("time", "get_current_time", status="needs_review")),
+        FACTS,
+    )
+    the_write = score_case(
+        _write_case(id="w3"), answer_from_output(_output("files", "create_directory", status="ok")), FACTS
+    )
+
+    assert read.broken == (WRITE_ANSWERED_BY_READ,)
+    assert f"invariant broken: {WRITE_ANSWERED_BY_READ}" in read.problems
+    # Not run (held for review), or run with a tool that acts: no invariant is broken.
+    assert reviewed_read.broken == ()
+    assert the_write.broken == ()
+    summary = figures([read, reviewed_read, the_write])
+    assert summary.write_answered_by_read == ["files-mkdir"]
+    assert summary.invariants_broken == 1
+    assert summary.targets_met["invariants"] is False
+
+
+def test_a_request_that_expects_nothing_answered_by_running_something_breaks_an_invariant() -> None:
+    nothing = _case(
+        id="none-sms", group="none", capabilities=(), statuses=("answered_without_mcp",), arguments={}
+    )
+    ran = score_case(nothing, answer_from_output(_output("time", "get_current_time")), FACTS)
+    declined = score_case(
+        _case(id="none-2", group="none", capabilities=(), statuses=("answered_without_mcp",), arguments={}),
+        answer_from_output(_output(None, status="answered_without_mcp")),
+        FACTS,
+    )
+    write_for_nothing = score_case(
+        _write_case(id="none-3", capabilities=()),
+        answer_from_output(_output("time", "get_current_time")),
+        FACTS,
+    )
+
+    assert ran.broken == (RAN_FOR_NOTHING,)
+    assert declined.broken == ()
+    assert write_for_nothing.broken == (WRITE_ANSWERED_BY_READ, RAN_FOR_NOTHING)
+    summary = figures([ran, declined, write_for_nothing])
+    assert summary.ran_for_nothing == ["none-sms", "none-3"]
+    assert summary.write_answered_by_read == ["none-3"]
+
+
+def test_each_batch_is_scored_overall_and_per_group_beside_its_recorded_figures() -> None:
+    old = Batch("old", before_tuning={"overall": Tally(1, 2)})
+    new = Batch("new", servers={"time": "mcp-server-time@1"}, before_tuning={"time": Tally(0, 2)})
+    time_ok = answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"}))
+    results = [
+        score_case(_case(id="a", batch="old"), time_ok, FACTS),
+        score_case(_case(id="b", batch="new"), time_ok, FACTS),
+        score_case(_case(id="c", batch="new"), answer_from_output(_output("git", "git_log")), FACTS),
+        score_case(_write_case(id="d", batch="new"), answer_from_output(_output("git", "git_log")), FACTS),
+    ]
+    summary = figures(results, ["time", "files"], [old, new, Batch("empty")])
+
+    assert [(f.batch.id, f.overall.cases, f.overall.right) for f in summary.batches] == [
+        ("old", 1, 1),
+        ("new", 3, 1),
+    ]
+    assert [(g.group, g.cases, g.right) for g in summary.batches[1].groups] == [
+        ("time", 2, 1),
+        ("files", 1, 0),
+    ]
+    assert summary.batches[1].batch.before_tuning["time"].accuracy == 0.0
