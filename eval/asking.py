@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, redirect_stderr, redirect_stdout
@@ -82,11 +83,23 @@ def _commands_share(pool: McpClient) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def _nobody_to_ask() -> Iterator[None]:
+    """Input that is not a terminal: a server's question during a case is declined at once (as
+    in a script), never put to the person who started the run, who would wait on it."""
+    saved = sys.stdin
+    sys.stdin = io.StringIO()
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
 def ask(options: Sequence[str], request: str) -> tuple[int, dict[str, Any] | None, str]:
     """`gatehouse ask --json REQUEST` with ``options``: exit code, the final_output (None when
     the command printed none) and what it wrote on stderr."""
     out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
+    with redirect_stdout(out), redirect_stderr(err), _nobody_to_ask():
         code = cli.main(["ask", *options, "--json", request])
     try:
         output = json.loads(out.getvalue()) if code == 0 else None
