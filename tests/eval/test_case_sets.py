@@ -205,3 +205,14 @@ def test_the_benchmark_with_every_batch_file_loads() -> None:
     ids = [c.id for c in benchmark.cases]
     assert len(ids) == len(set(ids)) >= sum(BATCH_SIZES.values())
     assert {c.batch for c in benchmark.cases} == {b.id for b in benchmark.batches}
+
+
+def test_the_example_file_in_docs_eval_md_is_a_valid_cases_file(tmp_path: Path) -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "eval.md").read_text(encoding="utf-8")
+    example = tmp_path / "our-cases.json"
+    example.write_text(docs.split("```json\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+
+    read = read_case_file(example, groups=["tickets", "none"], placeholders=None)
+
+    assert [b.id for b in read.batches] == ["2026-12-support-team"]
+    assert len(read.cases) == 4
