@@ -8,6 +8,7 @@ from typing import Any
 from eval.case_sets import Batch, Tally
 from eval.cases import Case
 from eval.facts import CapabilityFacts
+from eval.report import render_json, render_text
 from eval.scoring import (
     RAN_FOR_NOTHING,
     WRITE_ANSWERED_BY_READ,
@@ -318,3 +319,68 @@ def test_each_batch_is_scored_overall_and_per_group_beside_its_recorded_figures(
         ("files", 1, 0),
     ]
     assert summary.batches[1].batch.before_tuning["time"].accuracy == 0.0
+
+
+def test_the_report_shows_each_batch_beside_its_before_tuning_score_and_the_invariants_by_id() -> None:
+    batch = Batch(
+        "held-out",
+        written="2026-11-25",
+        by="a helper",
+        servers={"files": "server-filesystem@1"},
+        before_tuning={"overall": Tally(1, 4), "files": Tally(0, 2)},
+    )
+    results = [
+        score_case(
+            _write_case(id="w1", batch="held-out"),
+            answer_from_output(_output("time", "get_current_time")),
+            FACTS,
+        ),
+        score_case(
+            _write_case(id="w2", batch="held-out"),
+            answer_from_output(_output("files", "create_directory", status="needs_review")),
+            FACTS,
+        ),
+    ]
+    summary = figures(results, ["files"], [batch])
+
+    text = render_text(results, summary, planner="p", seconds=1.0)
+    assert (
+        "invariants: 1 broken; write requests answered by running a read: 1 (w1); "
+        "requests expecting nothing answered by running something: 0   target 0  FAIL"
+    ) in text
+    lines = text.splitlines()
+    start = lines.index("  held-out  (2026-11-25 by a helper)")
+    assert lines[start + 1].split() == [
+        "all",
+        "groups",
+        "now",
+        "1/2",
+        "50%",
+        "before",
+        "tuning",
+        "1/4",
+        "25%",
+    ]
+    assert lines[start + 2].split() == [
+        "files",
+        "server-filesystem@1",
+        "now",
+        "1/2",
+        "50%",
+        "before",
+        "tuning",
+        "0/2",
+        "0%",
+    ]
+
+    data = render_json(results, summary, planner="p", seconds=1.0)
+    assert data["figures"]["invariants"] == {
+        "broken": 1,
+        "write_answered_by_read": ["w1"],
+        "ran_for_nothing": [],
+    }
+    assert data["batches"][0]["now"] == {"cases": 2, "right": 1, "accuracy": 0.5}
+    assert data["batches"][0]["before_tuning"] == {"right": 1, "of": 4, "accuracy": 0.25}
+    assert data["batches"][0]["groups"]["files"]["before_tuning"] == {"right": 0, "of": 2, "accuracy": 0.0}
+    assert [c["invariants_broken"] for c in data["cases"]] == [[WRITE_ANSWERED_BY_READ], []]
+    assert data["targets_met"]["invariants"] is False
