@@ -66,10 +66,12 @@ $(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-# The capability-selection benchmark (not part of `make test`): eval/selection_cases.json through
-# `gatehouse ask` on the five peer servers and the bundled ones; accuracy per server group beside
-# the targets, a non-zero exit when one is missed. EVAL_ARGS="-k time" runs a subset, "--json"
-# prints the report as JSON.
+# The capability-selection benchmark (not part of `make test`): eval/selection_cases.json and
+# eval/batches/*.json through `gatehouse ask` on the peer servers and the bundled ones; accuracy
+# per server group beside the targets, each batch's score beside its before-tuning score, the
+# invariants, a non-zero exit when a target is missed. EVAL_ARGS="-k time" runs a subset (an id,
+# a group or a batch), "--json" prints the report as JSON. `gatehouse eval FILE` does the same
+# with a team's own cases and servers (docs/eval.md).
 EVAL_ARGS ?=
 eval: $(STAMP) peers
 	$(BIN)/python -m eval $(EVAL_ARGS)

@@ -1,5 +1,6 @@
 """The `gatehouse` command line. Exit 0 when the command did its job (whatever the graph's
-status), 1 when `audit verify` finds the log tampered, 2 for bad usage or configuration, 3 when
+status), 1 when `audit verify` finds the log tampered or `gatehouse eval` misses a target, 2 for
+bad usage or configuration, 3 when
 a review was already decided, 70 for an unexpected error, 141 when the reader of the output
 went away. Every error is one line on stderr."""
 
@@ -39,6 +40,8 @@ EXIT_OK = 0
 # errors that carry them (mcp_host/reported.py); EXIT_USAGE is also argparse's.
 # `audit verify` found a tampered row: the command ran, the log failed it.
 EXIT_VERIFY_FAILED = 1
+# `gatehouse eval` ran every case and the figures missed a target (as `make eval`).
+EXIT_TARGET_MISSED = 1
 # Anything else that went wrong: a bug, reported in one line (sysexits' EX_SOFTWARE).
 EXIT_INTERNAL_ERROR = 70
 EXIT_INTERRUPTED = 130
@@ -224,7 +227,44 @@ def _parser() -> argparse.ArgumentParser:
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
     trace_cmd.add_argument("thread_id", metavar="THREAD")
+    _add_eval(commands)
     return parser
+
+
+EVAL_DESCRIPTION = """\
+Run your own requests (a cases file: docs/eval.md) through `gatehouse ask` on your servers
+and policy, and print how many were right, per group and per batch, with the same report as
+`make eval`. It never writes to your database: every request runs on a temporary one, deleted
+afterwards (no --db). Requests your policy allows are really run on your servers; the ones it
+holds for review wait in the temporary database and are never decided. No notification is
+sent. Exit 0 when every target is met, 1 when one is missed, 2 for a bad file or configuration."""
+
+
+def _add_eval(commands: Any) -> None:
+    eval_cmd = commands.add_parser(
+        "eval",
+        help="score your own requests (docs/eval.md) on your servers; uses a temporary database, never yours",
+        description=EVAL_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    eval_cmd.add_argument("file", metavar="FILE", help="the cases file (JSON, docs/eval.md)")
+    eval_cmd.add_argument(
+        "--servers",
+        metavar="PATH",
+        help="servers file, mcpServers or VS Code format (default: $GATEHOUSE_SERVERS, else bundled servers)",
+    )
+    eval_cmd.add_argument(
+        "--policy",
+        metavar="PATH",
+        help="policy file (default: $GATEHOUSE_POLICY, else policies/default.toml)",
+    )
+    eval_cmd.add_argument(
+        "-k",
+        dest="selector",
+        metavar="TEXT",
+        help="only cases whose id contains TEXT, or of the group or batch TEXT",
+    )
+    eval_cmd.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _one_line(message: str) -> str:
@@ -510,8 +550,33 @@ def _run_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_eval(args: argparse.Namespace) -> int:
+    from eval.report import render_json, render_text
+    from eval.team import run_file
+
+    def progress(line: str) -> None:
+        _emit(line, error=True)
+
+    evaluation = run_file(
+        Path(args.file), servers=args.servers, policy=args.policy, selector=args.selector, progress=progress
+    )
+    shown = (evaluation.results, evaluation.figures)
+    if args.json:
+        _print(render_json(*shown, planner=evaluation.planner, seconds=evaluation.seconds), True, str)
+    else:
+        from policies.secrets import DEFAULT_REDACTOR
+
+        text = render_text(
+            *shown, planner=evaluation.planner, seconds=evaluation.seconds, title=f"Cases of {args.file}"
+        )
+        _emit(DEFAULT_REDACTOR.text(text))
+    return EXIT_OK if evaluation.figures.passed else EXIT_TARGET_MISSED
+
+
 def _run(args: argparse.Namespace) -> int:
     check_text_arguments(args)
+    if args.command == "eval":
+        return _run_eval(args)
     if args.command == "ask":
         return _run_ask(args)
     if args.command == "servers":

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from eval.case_sets import load_benchmark
 from eval.cases import CASES_FILE, Case, load_cases, schema_problems
 from eval.facts import CapabilityFacts, capability_facts, policy_status
 from eval.workspace import PEER_SERVERS, EvalWorkspace, PeersMissingError, build_workspace
@@ -142,7 +143,7 @@ def offered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Offered]:
 
 
 def _cases(offered: _Offered) -> list[Case]:
-    return [case.filled(offered.workspace.placeholders) for case in load_cases()]
+    return [case.filled(offered.workspace.placeholders) for case in load_benchmark().cases]
 
 
 def test_every_expected_capability_is_offered_with_the_arguments_named(offered: _Offered) -> None:
