@@ -16,7 +16,19 @@ from graph.state import Status
 from mcp_host.manifest import KEY_SEPARATOR
 
 CASES_FILE = Path(__file__).resolve().with_name("selection_cases.json")
-GROUPS = ("files", "everything", "memory", "time", "git", "bundled", "none")
+GROUPS = (
+    "files",
+    "everything",
+    "memory",
+    "time",
+    "git",
+    "sqlite",
+    "calculator",
+    "excel",
+    "redis",
+    "bundled",
+    "none",
+)
 STATUSES: tuple[str, ...] = get_args(Status)
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")

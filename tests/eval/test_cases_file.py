@@ -77,7 +77,7 @@ def test_schema_problems_name_the_case_and_the_field() -> None:
     problems = schema_problems(data)
     assert problems == [
         "case Bad Id: id must be lower-case words joined by '-'",
-        "case no-group: group must be one of files, everything, memory, time, git, bundled, none",
+        "case no-group: group must be one of files, everything, memory, time, git, sqlite, calculator, excel, redis, bundled, none",
         "case no-status: status must be one of ok, answered_without_mcp, needs_clarification, needs_review, "
         "rejected, expired, cancelled, error, or a list of them",
         "case bad-key: a capability key is server__name",
