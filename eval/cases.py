@@ -19,7 +19,19 @@ from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.reported import ReportedError
 
 CASES_FILE = Path(__file__).resolve().with_name("selection_cases.json")
-GROUPS = ("files", "everything", "memory", "time", "git", "bundled", "none")
+GROUPS = (
+    "files",
+    "everything",
+    "memory",
+    "time",
+    "git",
+    "sqlite",
+    "calculator",
+    "excel",
+    "redis",
+    "bundled",
+    "none",
+)
 STATUSES: tuple[str, ...] = get_args(Status)
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")

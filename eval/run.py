@@ -14,11 +14,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from eval.asking import Target, evaluate
-from eval.case_sets import BATCHES_DIR, load_benchmark
+from eval.asking import Evaluation, Progress, Target, evaluate
+from eval.case_sets import BATCHES_DIR, CaseSet, load_benchmark
 from eval.cases import CASES_FILE, GROUPS, CasesFileError
 from eval.report import render_json, render_text
-from eval.workspace import EvalWorkspace, PeersMissingError, eval_workspace
+from eval.scoring import figures
+from eval.workspace import BATCH_SERVERS, EvalWorkspace, PeersMissingError, eval_workspace
 from gatehouse.settings import DATA_ENV, Settings
 from policies.loader import DEFAULT_POLICY
 
@@ -66,12 +67,6 @@ def _data_folder(workspace: EvalWorkspace) -> Iterator[None]:
             os.environ[DATA_ENV] = saved
 
 
-def _servers_started(problems: list[str]) -> None:
-    """The benchmark's scores mean nothing with a server missing: refuse to go on."""
-    if problems:
-        raise PeersMissingError("servers failed to start: " + "; ".join(problems))
-
-
 def workspace_target(workspace: EvalWorkspace) -> Target:
     """The benchmark's servers, its temporary database and the shipped policy."""
     settings = Settings.resolve(
@@ -79,6 +74,49 @@ def workspace_target(workspace: EvalWorkspace) -> Target:
     )
     options = [*workspace.cli_options(), "--policy", str(DEFAULT_POLICY)]
     return Target(settings=settings, options=options, placeholders=workspace.placeholders)
+
+
+def _by_servers(case_set: CaseSet) -> list[tuple[CaseSet, bool]]:
+    """The cases split by the servers their batch was written for: a batch that names one of the
+    2026-11 servers ran with all fifteen; the others with the original eleven, where a calculator
+    configured would make "nothing serves that" cases wrong on the facts."""
+    wide = {b.id for b in case_set.batches if set(b.servers) & set(BATCH_SERVERS)}
+    wide |= {c.batch for c in case_set.cases if c.group in BATCH_SERVERS}
+    parts = []
+    for needs_batch_servers in (False, True):
+        cases = [c for c in case_set.cases if (c.batch in wide) == needs_batch_servers]
+        if cases:
+            kept = {c.batch for c in cases}
+            parts.append((CaseSet([b for b in case_set.batches if b.id in kept], cases), needs_batch_servers))
+    return parts
+
+
+def _evaluate_on(
+    case_set: CaseSet, *, batch_servers: bool, fresh_servers: bool, progress: Progress
+) -> Evaluation:
+    """``case_set`` on a workspace of its own. A server that fails to start or list is a
+    warning and its cases count as wrong: a team's first hour meets exactly that."""
+    with ExitStack() as stack:
+        workspace = stack.enter_context(eval_workspace(batch_servers=batch_servers))
+        stack.enter_context(_data_folder(workspace))
+        return evaluate(
+            case_set,
+            workspace_target(workspace),
+            progress=progress,
+            group_order=case_set.groups(GROUPS),
+            fresh_servers=fresh_servers,
+        )
+
+
+def _combined(runs: Sequence[Evaluation], case_set: CaseSet) -> Evaluation:
+    results = [result for run in runs for result in run.results]
+    return Evaluation(
+        results=results,
+        figures=figures(results, case_set.groups(GROUPS), case_set.batches),
+        planner=next((run.planner for run in runs if run.planner), None),
+        seconds=sum(run.seconds for run in runs),
+        server_problems=[problem for run in runs for problem in run.server_problems],
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -98,20 +136,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     try:
-        with ExitStack() as stack:
-            workspace = stack.enter_context(eval_workspace())
-            stack.enter_context(_data_folder(workspace))
-            evaluation = evaluate(
-                case_set,
-                workspace_target(workspace),
-                progress=progress,
-                group_order=case_set.groups(GROUPS),
-                fresh_servers=args.fresh_servers,
-                servers_must_start=_servers_started,
+        runs = [
+            _evaluate_on(
+                part, batch_servers=needs_batch_servers, fresh_servers=args.fresh_servers, progress=progress
             )
+            for part, needs_batch_servers in _by_servers(case_set)
+        ]
     except PeersMissingError as exc:
         print(f"python -m eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    evaluation = _combined(runs, case_set)
     report = (evaluation.results, evaluation.figures)
     if args.json:
         print(
