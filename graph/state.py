@@ -82,6 +82,8 @@ class CapabilityDefinition(TypedDict):
     mime_type: str | None
     uri: str | None
     uri_template: str | None
+    examples: list[str]
+    aliases: list[str]
     fingerprint: str
 
 
