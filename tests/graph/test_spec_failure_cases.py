@@ -341,8 +341,11 @@ def test_weak_candidates_are_explained_in_a_sentence_not_in_scores_and_threshold
     outcome = ask(graph, client, "Book me a flight to Lisbon next week.")
 
     response = outcome.final_output.response
-    assert response.startswith("No capability matched the request well enough to use it (the closest, ")
-    assert "points needed), so nothing was run." in response
-    assert "threshold" not in response and "score" not in response
+    assert response.startswith(
+        "Nothing configured can do that, so nothing was run. The closest capabilities: 1) "
+    )
+    assert "threshold" not in response and "score" not in response and "points" not in response
+    assert outcome.final_output.status == "answered_without_mcp"
+    assert outcome.final_output.no_call_reason == "nothing_fits"
     # The machine's field keeps its words.
     assert "the threshold is" in (outcome.final_output.fallback_reason or "")
