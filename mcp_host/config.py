@@ -6,7 +6,8 @@ may declare ``roots``: the folders the server is told it may work in (MCP roots)
 also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
 (and VS Code's ``${env:VAR}``) in any string is taken from the environment
 (mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file. Every problem is reported as one line naming the file, the entry and the
-reason; nothing is half-loaded.
+reason; nothing is half-loaded. Gatehouse's own ``capabilities`` key holds an admin's example
+requests and aliases per capability (mcp_host/capability_notes.py, docs/capabilities.md).
 
 Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
 every description this module produces show them redacted, and so are user:password and
