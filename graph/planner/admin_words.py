@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from graph.planner.actions import leading_verb
 from graph.planner.text import stem, words
 
 if TYPE_CHECKING:
@@ -69,3 +70,24 @@ def closest_example(capability: Capability, text: str) -> tuple[str, float] | No
         if share >= EXAMPLE_FLOOR and (best is None or share > best[1]):
             best = (example, share)
     return best
+
+
+def _opening(text: str) -> str | None:
+    verb = leading_verb(text)
+    return stem(verb) if verb else None
+
+
+def states_its_action(capability: Capability, text: str) -> bool:
+    """Whether the admin's words in the request say what to do, in verbs no word list may know
+    ("Ship to production", "Report a problem: ..."): the request opens with a word of an alias
+    it says, or with the first word of an example it is worded like (nearly word for word).
+    A request that opens with a verb of its own ("Show me what would ship to production")
+    asks for that, whatever admin's words it also says."""
+    opening = _opening(text)
+    if opening is None:
+        return False
+    alias = alias_in(capability, text)
+    if alias is not None and opening in {stem(word) for word in words(alias)}:
+        return True
+    example = closest_example(capability, text)
+    return example is not None and example[1] >= EXAMPLE_AS_SAID and _opening(example[0]) == opening

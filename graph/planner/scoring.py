@@ -26,11 +26,11 @@ from graph.planner.actions import (
 )
 from graph.planner.admin_words import (
     ALIAS_WEIGHT,
-    EXAMPLE_AS_SAID,
     EXAMPLE_WEIGHT,
     admin_text,
     alias_in,
     closest_example,
+    states_its_action,
 )
 from graph.planner.arguments import (
     TIME_OF_DAY,
@@ -377,9 +377,8 @@ def score_capability(
             round(EXAMPLE_WEIGHT * example[1], 2),
             f"the request is worded like the admin's example {example[0]!r}",
         )
-    # The admin's words say what the capability does, in verbs no word list knows ("ship to
-    # production"): said in full, or nearly, they state its action.
-    in_admin_words = alias is not None or (example is not None and example[1] >= EXAMPLE_AS_SAID)
+    # The admin's words say what the capability does, in verbs no word list may know.
+    in_admin_words = states_its_action(capability, text)
 
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.

@@ -89,3 +89,20 @@ def test_the_admins_words_are_one_text_for_whoever_reads_a_capability_whole() ->
 
     assert admin_text(capability) == "ship it Ship main"
     assert admin_text(tool("ci", "trigger_pipeline", "Start a CI pipeline run.")) == ""
+
+
+def test_a_request_opening_with_a_verb_of_its_own_asks_for_that_whatever_alias_it_says() -> None:
+    with_alias = offered(trigger_pipeline={"aliases": ["ship to production"]})
+
+    assert chosen("Show me what would ship to production", with_alias) != "ci__trigger_pipeline"
+
+
+def test_an_example_worded_alike_but_for_another_verb_does_not_state_the_requests_action() -> None:
+    with_example = offered(
+        create_ticket={"examples": ["Create tickets for the printer on floor three in building B"]}
+    )
+
+    assert (
+        chosen("List tickets for the printer on floor three in building B", with_example)
+        != "tickets__create_ticket"
+    )
