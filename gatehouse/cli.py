@@ -123,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         "--user", default="operator", metavar="NAME", help="who is asking (default: operator)"
     )
 
+    commands.add_parser(
+        "capabilities",
+        parents=[common],
+        help="what operators can ask: every capability by server, in plain words, with an example request",
+    )
+
     servers_cmd = commands.add_parser("servers", help="inspect the configured MCP servers")
     servers_actions = servers_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
     servers_actions.add_parser(
@@ -314,6 +320,20 @@ def _run_servers_check(args: argparse.Namespace) -> int:
     with server_pool(settings, config=config) as pool:
         report = check_servers(config, pool) | {"planner": planner.label}
     _print(report, args.json, render_check)
+    return EXIT_OK
+
+
+def _run_capabilities(args: argparse.Namespace) -> int:
+    from gatehouse.catalogue import catalogue_data, catalogue_of, render_catalogue
+    from gatehouse.wiring import server_pool, servers_config
+
+    settings = _settings(args)
+    config = servers_config(settings)
+    with server_pool(settings, config=config) as pool:
+        # The host's own discovery, as a request's: the same listing the planner chooses from.
+        manifest = pool.discover()
+    notes = {server.name: server.capability_notes for server in config.servers}
+    _print(catalogue_data(catalogue_of(manifest, notes)), args.json, render_catalogue)
     return EXIT_OK
 
 
@@ -579,6 +599,8 @@ def _run(args: argparse.Namespace) -> int:
         return _run_eval(args)
     if args.command == "ask":
         return _run_ask(args)
+    if args.command == "capabilities":
+        return _run_capabilities(args)
     if args.command == "servers":
         if args.action == "login":
             return _run_servers_login(args)

@@ -6,7 +6,8 @@ may declare ``roots``: the folders the server is told it may work in (MCP roots)
 also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
 (and VS Code's ``${env:VAR}``) in any string is taken from the environment
 (mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file. Every problem is reported as one line naming the file, the entry and the
-reason; nothing is half-loaded.
+reason; nothing is half-loaded. Gatehouse's own ``capabilities`` key holds an admin's example
+requests and aliases per capability (mcp_host/capability_notes.py, docs/capabilities.md).
 
 Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
 every description this module produces show them redacted, and so are user:password and
@@ -26,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
+from mcp_host.capability_notes import CapabilityNotes, NotesError, parse_capability_notes
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
@@ -37,9 +39,21 @@ from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
-# "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
-_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout", "roots"}
-_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth"}
+# "timeout" (seconds per call) and "capabilities" (an admin's examples and aliases,
+# mcp_host/capability_notes.py) are Gatehouse's own keys; the others are the common format.
+_STDIO_KEYS = {
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "envFile",
+    "disabled",
+    "timeout",
+    "roots",
+    "capabilities",
+}
+_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth", "capabilities"}
 _ROOT_KEYS = {"uri", "name"}
 # A call that may take longer than a day is not waited for by a person at a terminal.
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
@@ -83,6 +97,8 @@ class StdioServer(BaseModel):
     timeout: float | None = None
     # Empty: the entry declares no roots (and the host does not offer the roots capability).
     roots: list[ServerRoot] = Field(default_factory=list)
+    # The admin's examples and aliases, by capability name (mcp_host/capability_notes.py).
+    capability_notes: dict[str, CapabilityNotes] = Field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -106,6 +122,7 @@ class HttpServer(BaseModel):
     # How the host signs in when the server asks for OAuth (mcp_host/oauth_config.py).
     oauth: OAuthSettings = DEFAULT_OAUTH
     roots: list[ServerRoot] = Field(default_factory=list)
+    capability_notes: dict[str, CapabilityNotes] = Field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -229,6 +246,13 @@ def _roots(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir
     return roots
 
 
+def _notes(raw: dict[str, Any], where: str) -> dict[str, CapabilityNotes]:
+    try:
+        return parse_capability_notes(raw.get("capabilities"), where)
+    except NotesError as exc:
+        raise ConfigError(exc.where, exc.reason) from exc
+
+
 def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
     if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
         raise ConfigError(
@@ -269,6 +293,7 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             cwd=cwd,
             timeout=_timeout(raw, where),
             roots=_roots(raw, where, environ, base_dir),
+            capability_notes=_notes(raw, where),
         )
     if kind in _HTTP_TYPES:
         unknown = sorted(set(raw) - _HTTP_KEYS)
@@ -293,6 +318,7 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             timeout=_timeout(raw, where),
             roots=_roots(raw, where, environ, base_dir),
             oauth=oauth,
+            capability_notes=_notes(raw, where),
         )
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")

@@ -41,6 +41,11 @@ class Capability(BaseModel):
     mime_type: str | None = None
     uri: str | None = None
     uri_template: str | None = None
+    # The admin's words for it from the servers file (mcp_host/capability_notes.py): example
+    # requests and other names. Not the server's definition, so not in the fingerprint: an
+    # approval stays bound to what the server offers, whatever the team calls it.
+    examples: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list)
 
     # Cached: the model is frozen, and the hash is read many times per request.
     @computed_field  # type: ignore[prop-decorator]

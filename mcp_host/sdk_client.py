@@ -71,6 +71,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from mcp_host.call_clocks import CallClocks
+from mcp_host.capability_notes import configured_notes, with_notes
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
@@ -750,7 +751,7 @@ class SdkMcpClient:
             ok=True,
             protocol_version=client.protocol_version,
             server_version=server_info.version if server_info else None,
-            capabilities=collector.capabilities,
+            capabilities=with_notes(collector.capabilities, configured_notes(session.target)),
             rejected=collector.rejected,
             announces_changes=_announces_changes(declared),
             folders=configured_folders(session.target),
