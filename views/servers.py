@@ -21,8 +21,9 @@ from gatehouse.server_credentials import credential_key
 from gatehouse.web import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
 from mcp_host.config import HttpServer, ServerEntry
+from mcp_host.health import ServerHealth
 from mcp_host.reported import ReportedError
-from mcp_host.sdk_client import SdkMcpClient, ServerHealth
+from mcp_host.sdk_client import SdkMcpClient
 
 REFRESH_SECONDS = 2
 

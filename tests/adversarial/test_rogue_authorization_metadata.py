@@ -27,10 +27,11 @@ from pydantic import SecretStr
 
 from conformance.client import HeadlessAuthorizer
 from mcp_host.config import HttpServer
+from mcp_host.health import ServerHealth
 from mcp_host.oauth import MemoryCredentialStore, SignIn
 from mcp_host.oauth_config import DEFAULT, OAuthConfigError, OAuthSettings, parse_oauth
 from mcp_host.oauth_metadata import check_metadata
-from mcp_host.sdk_client import SdkMcpClient, ServerHealth
+from mcp_host.sdk_client import SdkMcpClient
 from tests.adversarial.harness import gatehouse_with
 from tests.http_servers import free_port, serving
 from views.servers import state_line
