@@ -17,6 +17,9 @@ from mcp_host.oauth_loopback import LoopbackAuthorizer
 def remote_entry(config: ServersConfig, name: str) -> HttpServer:
     """The named server, if it is one a person can sign in to; else why not."""
     entry = next((server for server in config.servers if server.name == name), None)
+    broken = next((problem for problem in config.problems if problem.entry == name), None)
+    if broken is not None:
+        raise broken.error()
     if entry is None:
         listed = ", ".join(config.names()) or "none"
         raise ConfigurationError(f"{config.source}: no server named {name!r}; configured servers: {listed}")
