@@ -11,6 +11,7 @@ file names without assembling anything of its own.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -81,6 +82,10 @@ class ServerHealth(BaseModel):
         if self.connection != "connected" or self.listing == "failed":
             return "failed"
         return "warning" if self.missing else "ok"
+
+    def written_log(self) -> str | None:
+        """The server's log when it has written one (a server never started has none)."""
+        return self.log if self.log is not None and Path(self.log).is_file() else None
 
     def listed(self, manifest: ServerManifest | None) -> ServerHealth:
         """This health with what ``manifest`` (the server's last listing) says added."""
