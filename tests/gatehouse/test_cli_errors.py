@@ -357,7 +357,7 @@ def test_arguments_at_the_depth_limit_are_taken_and_one_level_more_is_refused() 
         json_arguments('{"a": ' + "[" * 32 + "]" * 32 + "}", "--args")
 
 
-def test_a_second_server_whose_name_reads_as_the_first_is_skipped_naming_both_so_no_key_is_shared(
+def test_policy_explain_of_a_key_two_servers_would_share_is_refused_naming_both(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # a_'s lookup_price and a's _lookup_price would both be a___lookup_price.
@@ -374,7 +374,8 @@ def test_a_second_server_whose_name_reads_as_the_first_is_skipped_naming_both_so
 
     code, out, err = gatehouse(capsys, "policy", "explain", "a___lookup_price", "--servers", str(servers))
 
-    # a_ is left out (one broken entry costs only itself), so the key is a's tool alone.
+    # The second entry, a_, is refused and left out naming both (one broken entry costs only
+    # itself), so the key is a's tool alone.
     assert code == 0, err
     assert_one_line(err, "skipping server a_", str(servers), "mcpServers.a_", "mcpServers.a")
     assert "a___lookup_price" in out
