@@ -119,6 +119,13 @@ class ErrorInfoData(TypedDict):
     may_have_run: bool
 
 
+class MissingMethodData(TypedDict):
+    """A mcp_host.manifest.MissingMethod as JSON: an optional list method the server did not serve."""
+
+    method: str
+    error: ErrorInfoData
+
+
 class ServerManifestData(TypedDict):
     """A mcp_host.manifest.ServerManifest as JSON."""
 
@@ -129,6 +136,7 @@ class ServerManifestData(TypedDict):
     server_version: str | None
     capabilities: list[CapabilityDefinition]
     rejected: list[str]
+    missing: list[MissingMethodData]
     announces_changes: bool
     folders: list[str]
 
