@@ -67,7 +67,7 @@ def reopen(server: str) -> None:
         pool.reconnect(server)
 
 
-def state_line(entry: ServerEntry | None, health: ServerHealth | None, tools: int | None = None) -> str:
+def state_line(health: ServerHealth | None) -> str:
     """The server's state in one line, from its health (mcp_host/health.py)."""
     if health is None:
         return "not started"
@@ -81,14 +81,17 @@ def state_line(entry: ServerEntry | None, health: ServerHealth | None, tools: in
             f"tried again in {math.ceil(health.listing_retry_in or 0)} s"
         )
     if health.connected:
-        count = tools if tools is not None else health.offers.get("tool")
-        line = f"connected · {count if count is not None else '?'} tools"
+        line = (
+            f"connected · {health.offers.get('tool', 0)} tools"
+            if health.listing != "not_listed"
+            else "connected"
+        )
         # Optional list methods it does not serve: the rest of it works (a warning, not an error).
         gaps = "; ".join(f"{gap.method} ({gap.error.message})" for gap in health.missing)
         return f"{line} · not served: {gaps}" if gaps else line
     if health.needs_sign_in:
         return "needs sign-in"
-    return f"error: {health.error.message if health.error else 'no session'}"
+    return f"error: {health.last_error or 'no session'}"
 
 
 def attempt_line(attempt: Attempt, user: str | None) -> None:
@@ -134,11 +137,9 @@ def _rows(config: ServersConfig, pool: object) -> list[tuple[ServerEntry | None,
 def server_list(config: ServersConfig, user: str | None) -> None:
     app = services()
     pool = app.context.mcp
-    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in).
-    manifest = pool.discover()
-    tools = {
-        server.name: sum(1 for c in server.capabilities if c.type == "tool") for server in manifest.servers
-    }
+    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in),
+    # and the health read next says what the listing found.
+    pool.discover()
     manager = may_manage_servers(user)
     for entry, health in _rows(config, pool):
         name = entry.name if entry is not None else health.name if health is not None else "?"
@@ -155,7 +156,7 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                     )
                     show(str(where))  # plain text: an address is never turned into a link
             with state_column:
-                st.markdown(markdown_literal(state_line(entry, health, tools.get(name))))
+                st.markdown(markdown_literal(state_line(health)))
                 log = health.written_log() if health is not None and health.verdict == "failed" else None
                 if log is not None:
                     st.caption(f"Its log: {markdown_literal(log)}")

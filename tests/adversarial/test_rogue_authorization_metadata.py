@@ -167,8 +167,7 @@ def test_the_servers_page_shows_the_refusal_with_its_reason(lying: Lying) -> Non
     with lying("token-endpoint") as server:
         health, _ = _health(server)
 
-    entry = HttpServer(name="rogue", url=server.url)
-    line = state_line(entry, health, None)
+    line = state_line(health)
     assert line.startswith("error: signing in failed: ")
     assert REFUSED["token-endpoint"] in line
 
