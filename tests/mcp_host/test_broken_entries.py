@@ -4,6 +4,8 @@ secrets is still refused as a whole. And the health a broken entry has in every 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from mcp_host.config import ConfigError, ConfigProblem, parse_servers_config
@@ -12,7 +14,7 @@ from mcp_host.health import broken_entry
 GOOD = {"command": "python", "args": ["-m", "server"]}
 
 
-def _parsed(entries: dict[str, object]) -> tuple[list[str], list[ConfigProblem]]:
+def _parsed(entries: Mapping[str, object]) -> tuple[list[str], list[ConfigProblem]]:
     config = parse_servers_config({"mcpServers": entries}, source="s.json", environ={}, skip_broken=True)
     return config.names(), config.problems
 
