@@ -33,6 +33,7 @@ from mcp_host.reported import EXIT_USAGE, ReportedError
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
+    from mcp_host.config import ServersConfig
     from policies.secrets import SecretRedactor
 
 EXIT_OK = 0
@@ -286,6 +287,12 @@ def _error(message: str, code: int) -> int:
     return code
 
 
+def _warn(message: str) -> None:
+    from policies.secrets import DEFAULT_REDACTOR
+
+    _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
+
+
 def _usage_error(message: str) -> int:
     return _error(message, EXIT_USAGE)
 
@@ -315,12 +322,27 @@ def _run_servers_check(args: argparse.Namespace) -> int:
     from gatehouse.wiring import server_pool, servers_config
 
     settings = _settings(args)
+    # Broken entries are reported with the others, as FAIL naming the file, entry and key.
     config = servers_config(settings)
     planner = planner_for(settings.model, timeout=settings.model_timeout)
     with server_pool(settings, config=config) as pool:
         report = check_servers(config, pool) | {"planner": planner.label}
     _print(report, args.json, render_check)
-    return EXIT_OK
+    return EXIT_USAGE if config.problems else EXIT_OK
+
+
+def _loaded_servers(settings: Settings) -> ServersConfig:
+    """The servers file for a command that uses the servers: each entry left out as broken
+    is named on stderr and the command goes on with the others; a file none of whose
+    entries loads is refused as a whole (its first problem in one line, exit 2)."""
+    from gatehouse.wiring import servers_config
+
+    config = servers_config(settings)
+    if config.problems and not config.servers:
+        raise config.problems[0].error()
+    for problem in config.problems:
+        _warn(f"skipping server {problem.entry}: {problem.message}")
+    return config
 
 
 def _run_capabilities(args: argparse.Namespace) -> int:
@@ -372,19 +394,13 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
     from gatehouse.policy_report import UnknownCapabilityError, explain, render_explanation
-    from gatehouse.wiring import (
-        declared_roots,
-        open_pins_for_reading,
-        policy_file,
-        server_pool,
-        servers_config,
-    )
+    from gatehouse.wiring import declared_roots, open_pins_for_reading, policy_file, server_pool
     from policies.engine import PolicyEngine
 
     arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
-    config = servers_config(settings)
+    config = _loaded_servers(settings)
     with open_pins_for_reading(settings) as pins:
         try:
             with server_pool(settings, config=config) as pool:
@@ -428,10 +444,13 @@ def _run_reviews(args: argparse.Namespace) -> int:
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
     # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
     # the notifications that are due itself (below), in the foreground.
+    settings = _settings(args)
+    connect_servers = args.action != "withdraw"
     with open_services(
-        _settings(args),
-        connect_servers=args.action != "withdraw",
+        settings,
+        connect_servers=connect_servers,
         send_notifications=args.action != "sweep",
+        servers=_loaded_servers(settings) if connect_servers else None,
     ) as services:
         if args.action == "sweep":
             swept: dict[str, Any] = dict(services.reviews.sweep())
@@ -535,7 +554,7 @@ def _run_ask(args: argparse.Namespace) -> int:
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
-    with open_services(settings) as services:
+    with open_services(settings, servers=_loaded_servers(settings)) as services:
         # A server's question during the call: put to the person at this terminal, or, with
         # nobody to ask (a script, a pipe), declined at once and said so on stderr.
         if sys.stdin.isatty():

@@ -122,6 +122,13 @@ class ErrorInfoData(TypedDict):
     may_have_run: bool
 
 
+class MissingMethodData(TypedDict):
+    """A mcp_host.manifest.MissingMethod as JSON: an optional list method the server did not serve."""
+
+    method: str
+    error: ErrorInfoData
+
+
 class ServerManifestData(TypedDict):
     """A mcp_host.manifest.ServerManifest as JSON."""
 
@@ -132,6 +139,7 @@ class ServerManifestData(TypedDict):
     server_version: str | None
     capabilities: list[CapabilityDefinition]
     rejected: list[str]
+    missing: list[MissingMethodData]
     announces_changes: bool
     folders: list[str]
 
