@@ -38,6 +38,10 @@ class CapabilityFacts:
     side_effecting: bool
     # Why it counts as side-effecting (empty when it does not), for the failure table.
     why: str = ""
+    # The policy engine finds an action in it (sending, deleting, ...), not only annotations
+    # that leave it at the MCP defaults: a read request may expect an unannotated read
+    # (a third-party server's `list_tables`), never one of these.
+    rated_acting: bool = False
     # The values the input schema declares as defaults: sending one is the same as omitting it.
     defaults: dict[str, Any] = field(default_factory=dict)
 
@@ -72,9 +76,14 @@ def capability_facts(manifest: Manifest, engine: PolicyEngine) -> dict[str, Capa
     facts: dict[str, CapabilityFacts] = {}
     for capability in manifest.capabilities():
         decision = engine.evaluate(capability, {}).decision
-        why = side_effect_reason(capability, list(decision.categories))
+        categories = list(decision.categories)
+        why = side_effect_reason(capability, categories)
         facts[capability.key] = CapabilityFacts(
-            key=capability.key, side_effecting=bool(why), why=why, defaults=schema_defaults(capability)
+            key=capability.key,
+            side_effecting=bool(why),
+            why=why,
+            rated_acting=capability.type == "tool" and any(c in ACTION_CATEGORIES for c in categories),
+            defaults=schema_defaults(capability),
         )
     return facts
 

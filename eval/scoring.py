@@ -242,7 +242,14 @@ def score_case(case: Case, answer: Answer, facts: Mapping[str, CapabilityFacts])
         unasked = [name for name in case.missing if name not in answer.missing]
     status_right = answer.status in case.statuses and not unasked
     selected = facts.get(answer.capability) if answer.capability else None
-    side_effect = selected.why if case.read_only and selected is not None and selected.side_effecting else ""
+    # The capability the case expects is never a side effect of the planner's: an unannotated
+    # read of a third-party server stays at the MCP defaults (it may act) and is still right.
+    chose_another = answer.capability not in case.capabilities
+    side_effect = (
+        selected.why
+        if case.read_only and selected is not None and selected.side_effecting and chose_another
+        else ""
+    )
     defaults = selected.defaults if selected is not None else {}
     return CaseResult(
         case=case,

@@ -347,10 +347,10 @@ def _loaded_servers(settings: Settings) -> ServersConfig:
 
 def _run_capabilities(args: argparse.Namespace) -> int:
     from gatehouse.catalogue import catalogue_data, catalogue_of, render_catalogue
-    from gatehouse.wiring import server_pool, servers_config
+    from gatehouse.wiring import server_pool
 
     settings = _settings(args)
-    config = servers_config(settings)
+    config = _loaded_servers(settings)
     with server_pool(settings, config=config) as pool:
         # The host's own discovery, as a request's: the same listing the planner chooses from.
         manifest = pool.discover()

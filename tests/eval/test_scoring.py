@@ -113,6 +113,21 @@ def test_a_side_effecting_selection_counts_only_for_read_only_requests() -> None
     assert harmless.side_effect == ""
 
 
+def test_the_expected_unannotated_read_is_no_side_effect_but_another_one_is() -> None:
+    # A third-party server's list_tables carries no annotations: the MCP defaults leave it
+    # possibly acting, yet it is what the read request asks for.
+    unannotated = CapabilityFacts(
+        "sqlite__list_tables", side_effecting=True, why="its annotations do not say it is read-only"
+    )
+    facts = FACTS | {"sqlite__list_tables": unannotated}
+    tables = _case(id="sqlite-tables", group="sqlite", capabilities=("sqlite__list_tables",), arguments={})
+    answer = answer_from_output(_output("sqlite", "list_tables", "needs_review"))
+
+    assert score_case(tables, answer, facts).side_effect == ""
+    # Chosen for another read request, it still counts.
+    assert score_case(_case(), answer, facts).side_effect == "its annotations do not say it is read-only"
+
+
 def test_invented_arguments() -> None:
     case = _case(request="Show the last 3 commits of /srv/Repo", capabilities=("git__git_log",), arguments={})
 
