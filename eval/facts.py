@@ -18,6 +18,7 @@ from typing import Any
 from mcp_host.manifest import Capability, Manifest
 from policies.engine import PolicyEngine
 from policies.model import Category
+from policies.risk import rate
 
 ACTION_CATEGORIES: frozenset[Category] = frozenset(
     {
@@ -63,6 +64,16 @@ def side_effect_reason(capability: Capability, categories: list[str]) -> str:
     return ""
 
 
+def _rated_acting(capability: Capability) -> bool:
+    """The tool says it acts: an action category in its name or its annotations. Not the MCP
+    defaults a tool without annotations gets, nor a parameter that could hold a command (a
+    `read_query`'s `query`): those make the gate careful, not the request a write."""
+    if capability.type != "tool":
+        return False
+    evidence = rate(capability, trusted=False).evidence
+    return any(evidence.get(category, set()) & {"name", "annotations"} for category in ACTION_CATEGORIES)
+
+
 def schema_defaults(capability: Capability) -> dict[str, Any]:
     return {
         name: schema["default"]
@@ -82,7 +93,7 @@ def capability_facts(manifest: Manifest, engine: PolicyEngine) -> dict[str, Capa
             key=capability.key,
             side_effecting=bool(why),
             why=why,
-            rated_acting=capability.type == "tool" and any(c in ACTION_CATEGORIES for c in categories),
+            rated_acting=_rated_acting(capability),
             defaults=schema_defaults(capability),
         )
     return facts
