@@ -13,7 +13,7 @@ from graph.planner.intent import IntentDecision, classify
 from graph.planner.languages import Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
-from graph.planner.scoring import SIMILARITY_WEIGHT, ScoredCapability, is_unbounded_listing, rank
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
 
 if TYPE_CHECKING:
     from graph.context import Limits
@@ -25,13 +25,18 @@ CANDIDATES_KEPT = 5
 FOREIGN_MARGIN_FACTOR = 4.0
 
 
+def _by_words(scored: ScoredCapability) -> float:
+    """The score without what meaning added."""
+    return scored.score - scored.similarity_points
+
+
 def _doubt(chosen: ScoredCapability, reading: Reading, min_score: float) -> str | None:
     """Why a choice the scores allow should still be asked about (None: it may stand): one
-    that words alone would not have chosen, unless meaning chose it decisively and it only
-    reads; or one that acts, for a request in another language."""
+    that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
+    close to a sum tool), or one that acts, for a request in another language."""
     acts = capability_action(chosen.capability).acts
-    carried = chosen.similarity_points > 0 and chosen.score - chosen.similarity_points < min_score
-    if carried and (acts or chosen.similarity_points < SIMILARITY_WEIGHT):
+    carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
+    if carried or chosen.by_meaning_only:
         return "chosen by meaning more than by words"
     if reading.foreign and acts:
         return "a request in another language, for a capability that acts"
@@ -110,7 +115,12 @@ class DeterministicPlanner:
             )
         runner_up = viable[1] if len(viable) > 1 else None
         margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if reading.foreign else 1.0)
-        close = runner_up is not None and viable[0].score - runner_up.score < margin
+        # Meaning may order the two, never settle them: two that words alone put close (or the
+        # other way round) are asked about, so similarity never makes the planner run a
+        # capability that words alone would not have run.
+        close = runner_up is not None and (
+            viable[0].score - runner_up.score < margin or _by_words(viable[0]) - _by_words(runner_up) < margin
+        )
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
         elif _doubt(viable[0], reading, limits.min_score) and not request.answer:

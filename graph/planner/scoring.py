@@ -138,7 +138,7 @@ _FILLER = frozenset(
 # cosine a few hundredths higher.
 SIMILARITY_WEIGHT = 3.0
 SIMILARITY_LEAD = 0.15
-SIMILARITY_FLOOR = 0.2
+SIMILARITY_FLOOR = 0.25
 # Meaning stands in for words, it does not count them twice: the points fade as the words
 # matched so far approach this many points (a request that says the tool's words needs no help).
 SIMILARITY_WORDS_ENOUGH = 4.0
@@ -236,6 +236,8 @@ class ScoredCapability:
     # The cosine between the request and the capability's text, and the points it earned.
     similarity: float | None = field(default=None, compare=False)
     similarity_points: float = field(default=0.0, compare=False)
+    # Nothing but its meaning pointed at it: no word, value or argument of the request did.
+    by_meaning_only: bool = field(default=False, compare=False)
 
 
 @per_definition
@@ -377,6 +379,7 @@ def score_capability(
         add(DESCRIPTION_VERB, f"its description opens with the request's verb ({said_verb})")
 
     scored.similarity = similarity
+    said_by_words = bool(scored.reasons)
     if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
         # Meaning, not words: "rename report.txt" is move_file's job though no word of its name
         # is said.
@@ -395,6 +398,7 @@ def score_capability(
     # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
     # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
     topical = bool(scored.reasons) or bool(extraction.distinctive)
+    scored.by_meaning_only = topical and not (said_by_words or extraction.distinctive)
     kind = _KIND_OF_TYPE[capability.type]
     asked = request_action(text)
     if operation_type == kind:

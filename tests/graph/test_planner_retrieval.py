@@ -52,26 +52,76 @@ def path(description: str = "") -> dict[str, Any]:
 
 
 OFFER = [
-    tool("fs", "list_directory", "Get a detailed listing of all files and directories in a specified path.",
-         {"path": path()}, ["path"], READ_ONLY),  # fmt: skip
-    tool("fs", "read_text_file", "Read the complete contents of a file from the file system as text.",
-         {"path": path()}, ["path"], READ_ONLY),  # fmt: skip
-    tool("fs", "write_file", "Create a new file or completely overwrite an existing file with new content.",
-         {"path": path(), "content": path()}, ["path", "content"]),  # fmt: skip
-    tool("fs", "move_file", "Move or rename files and directories.",
-         {"source": path(), "destination": path()}, ["source", "destination"]),  # fmt: skip
-    tool("clock", "get_current_time", "Get the current time in a specific IANA timezone.",
-         {"timezone": path("IANA timezone name, e.g. Europe/Berlin")}, ["timezone"], READ_ONLY),  # fmt: skip
-    tool("clock", "convert_time", "Convert a time between timezones.",
-         {"source_timezone": path(), "time": path(), "target_timezone": path()},
-         ["source_timezone", "time", "target_timezone"], READ_ONLY),  # fmt: skip
-    tool("weather", "forecast", "Temperature, rain and wind for the coming days at a place.",
-         {"city": path()}, ["city"], READ_ONLY),  # fmt: skip
-    tool("ledger", "record_expense", "Book a spending entry (amount, category) into the household budget.",
-         {"amount": {"type": "number"}, "category": path()}, ["amount", "category"]),  # fmt: skip
+    tool(
+        "fs",
+        "list_directory",
+        "Get a detailed listing of all files and directories in a specified path.",
+        {"path": path()},
+        ["path"],
+        READ_ONLY,
+    ),
+    tool(
+        "fs",
+        "read_text_file",
+        "Read the complete contents of a file from the file system as text.",
+        {"path": path()},
+        ["path"],
+        READ_ONLY,
+    ),
+    tool(
+        "fs",
+        "write_file",
+        "Create a new file or completely overwrite an existing file with new content.",
+        {"path": path(), "content": path()},
+        ["path", "content"],
+    ),
+    tool(
+        "fs",
+        "move_file",
+        "Move or rename files and directories.",
+        {"source": path(), "destination": path()},
+        ["source", "destination"],
+    ),
+    tool(
+        "clock",
+        "get_current_time",
+        "Get the current time in a specific IANA timezone.",
+        {"timezone": path("IANA timezone name, e.g. Europe/Berlin")},
+        ["timezone"],
+        READ_ONLY,
+    ),
+    tool(
+        "clock",
+        "convert_time",
+        "Convert a time between timezones.",
+        {"source_timezone": path(), "time": path(), "target_timezone": path()},
+        ["source_timezone", "time", "target_timezone"],
+        READ_ONLY,
+    ),
+    tool(
+        "weather",
+        "forecast",
+        "Temperature, rain and wind for the coming days at a place.",
+        {"city": path()},
+        ["city"],
+        READ_ONLY,
+    ),
+    tool(
+        "ledger",
+        "record_expense",
+        "Book a spending entry (amount, category) into the household budget.",
+        {"amount": {"type": "number"}, "category": path()},
+        ["amount", "category"],
+    ),
     tool("ledger", "balance", "Money left in the household budget this month.", {}, [], READ_ONLY),
-    tool("kb", "lookup_article", "Find help-centre articles that answer a customer question.",
-         {"question": path()}, ["question"], READ_ONLY),  # fmt: skip
+    tool(
+        "kb",
+        "lookup_article",
+        "Find help-centre articles that answer a customer question.",
+        {"question": path()},
+        ["question"],
+        READ_ONLY,
+    ),
 ]
 
 
@@ -106,7 +156,9 @@ def test_the_embedding_model_loads_from_the_installed_wheel_without_the_network(
 
 
 def test_missing_weights_fail_with_an_error_naming_the_file_and_never_download(tmp_path: Path) -> None:
-    with pytest.raises(SimilarityUnavailableError, match=r"l2_supercat_256\.safetensors is missing.*never downloads"):
+    with pytest.raises(
+        SimilarityUnavailableError, match=r"l2_supercat_256\.safetensors is missing.*never downloads"
+    ):
         load_model(tmp_path)
 
 
@@ -114,7 +166,9 @@ def test_the_model_is_loaded_once_per_process() -> None:
     assert model() is model()
 
 
-def test_a_capability_is_read_as_its_name_in_words_title_description_parameters_and_extra_text() -> None:
+def test_a_capability_is_read_as_its_name_in_words_title_description_and_extra_text_not_its_parameters() -> (
+    None
+):
     capability = tool(
         "crm", "upsertContact", "Adds or changes a person.", {"email_address": path("where mail goes")},
         title="Save contact",
@@ -123,15 +177,18 @@ def test_a_capability_is_read_as_its_name_in_words_title_description_parameters_
     text = capability_text(capability, extra=["add Dana to the address book"])
 
     # Stop words are left out: a mean over "the" and "or" says nothing.
-    for part in ("upsert contact", "Save contact", "Adds changes person", "email address", "mail goes",
-                 "add Dana", "address book"):  # fmt: skip
+    for part in ("upsert contact", "Save contact", "Adds changes person", "add Dana", "address book"):
         assert part in text
+    assert "email" not in text
+    assert "mail goes" not in text
 
 
 def test_extra_text_for_a_capability_moves_it_closer_to_requests_worded_like_it() -> None:
     plain = similarities("add Dana to the address book", OFFER)
     helped = similarities(
-        "add Dana to the address book", OFFER, extra={"kb__lookup_article": ["add someone to the address book"]}
+        "add Dana to the address book",
+        OFFER,
+        extra={"kb__lookup_article": ["add someone to the address book"]},
     )
 
     index = [c.key for c in OFFER].index("kb__lookup_article")
@@ -181,7 +238,9 @@ def test_meaning_does_not_lift_a_request_nothing_serves_over_the_threshold() -> 
         ("Add Dana to memory as an engineer", None),
     ],
 )
-def test_a_requests_language_is_recognised_and_english_is_left_as_it_is(text: str, language: str | None) -> None:
+def test_a_requests_language_is_recognised_and_english_is_left_as_it_is(
+    text: str, language: str | None
+) -> None:
     reading = read(text)
 
     assert reading.language == language

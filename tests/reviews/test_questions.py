@@ -126,8 +126,10 @@ def first_question(services: Services, thread: str = THREAD) -> Question:
     # The question's row is opened before its ``question_asked`` event is written (the event
     # names the row): wait for both, so a test counting events starts from a settled log.
     wait_until(
-        lambda: bool(services.questions.pending(thread))
-        and any(event.kind == "question_asked" for event in services.audit.events(thread_id=thread)),
+        lambda: (
+            bool(services.questions.pending(thread))
+            and any(event.kind == "question_asked" for event in services.audit.events(thread_id=thread))
+        ),
         timeout=30,
         what="the server's question and its question_asked event",
     )
