@@ -7,6 +7,8 @@ model is the real one, loaded from the installed wheel."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -164,6 +166,22 @@ def test_missing_weights_fail_with_an_error_naming_the_file_and_never_download(t
 
 def test_the_model_is_loaded_once_per_process() -> None:
     assert model() is model()
+
+
+def test_the_model_is_loaded_only_when_a_request_is_planned_not_when_the_graph_is_imported() -> None:
+    probe = (
+        "import logging, sys\n"
+        "import graph.planner.deterministic, graph.planner.shortlist\n"
+        "from graph.planner import similarity\n"
+        "assert similarity._loaded is None, 'loaded at import'\n"
+        "similarity.model()\n"
+        # The package's own loader configures the root logger (basicConfig) when imported.
+        "assert 'wordllama.inference' not in sys.modules and not logging.root.handlers\n"
+    )
+
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_capability_is_read_as_its_name_in_words_title_description_and_extra_text_not_its_parameters() -> (
