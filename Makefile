@@ -29,17 +29,18 @@ typecheck: $(STAMP)
 
 # Everything but the browser tests on PYTEST_WORKERS workers (pytest-xdist), then the browser
 # tests on their own: each drives a real Chromium against a Streamlit server, and on two cores
-# shared with another worker their waits for the page time out.
+# shared with another worker their waits for the page time out. The slowest tests are listed at
+# the end of each run: CI's time budget is watched from there.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) peers
-	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS)
-	$(BIN)/pytest -m browser
+	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS) --durations=25
+	$(BIN)/pytest -m browser --durations=10
 
 # Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without
 # npm the npm peers are skipped with a notice (their tests skip), unless GATEHOUSE_REQUIRE_PEERS=1.
 PEERS := .peers
-PEER_VENVS := time git
+PEER_VENVS := time git sqlite calculator excel
 
 peers: $(PEERS)/npm/.installed $(foreach p,$(PEER_VENVS),$(PEERS)/venv-$(p)/.installed)
 
@@ -65,10 +66,12 @@ $(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-# The capability-selection benchmark (not part of `make test`): eval/selection_cases.json through
-# `gatehouse ask` on the five peer servers and the bundled ones; accuracy per server group beside
-# the targets, a non-zero exit when one is missed. EVAL_ARGS="-k time" runs a subset, "--json"
-# prints the report as JSON.
+# The capability-selection benchmark (not part of `make test`): eval/selection_cases.json and
+# eval/batches/*.json through `gatehouse ask` on the peer servers and the bundled ones; accuracy
+# per server group beside the targets, each batch's score beside its before-tuning score, the
+# invariants, a non-zero exit when a target is missed. EVAL_ARGS="-k time" runs a subset (an id,
+# a group or a batch), "--json" prints the report as JSON. `gatehouse eval FILE` does the same
+# with a team's own cases and servers (docs/eval.md).
 EVAL_ARGS ?=
 eval: $(STAMP) peers
 	$(BIN)/python -m eval $(EVAL_ARGS)

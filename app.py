@@ -19,6 +19,7 @@ from gatehouse.web import (
     live_pending_count,
     oidc_configured,
     role_of,
+    servers_file_notice,
     services,
     signed_in,
     signed_in_identity,
@@ -111,6 +112,9 @@ def main() -> None:
         ]
     )
     with st.sidebar:
+        notice = servers_file_notice()
+        if notice is not None:
+            st.warning(markdown_literal(notice))
         # A fragment of the sidebar's own, not one of the page's writing into the sidebar: with
         # those, a page crashed in the browser tests ("Bad delta path index", Streamlit 1.67).
         live_pending_count()

@@ -1,7 +1,9 @@
-"""The benchmark's cases: read from eval/selection_cases.json, checked, placeholders filled in.
+"""The benchmark's cases: read from eval/selection_cases.json and every eval/batches/*.json,
+checked, placeholders filled in. Every case carries the batch it came in (eval/case_sets.py).
 
-The file is data a person edits, so every mistake in it is reported as a sentence naming the
-case and the field (``schema_problems``), never as a KeyError halfway through a run.
+The files are data a person edits, so every mistake in them is reported as a sentence naming
+the file, the case and the field (``schema_problems``, CasesFileError), never as a KeyError
+halfway through a run.
 """
 
 from __future__ import annotations
@@ -14,14 +16,38 @@ from typing import Any, get_args
 
 from graph.state import Status
 from mcp_host.manifest import KEY_SEPARATOR
+from mcp_host.reported import ReportedError
 
 CASES_FILE = Path(__file__).resolve().with_name("selection_cases.json")
-GROUPS = ("files", "everything", "memory", "time", "git", "bundled", "none")
+GROUPS = (
+    "files",
+    "everything",
+    "memory",
+    "time",
+    "git",
+    "sqlite",
+    "calculator",
+    "excel",
+    "redis",
+    "bundled",
+    "none",
+)
 STATUSES: tuple[str, ...] = get_args(Status)
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 PLACEHOLDERS = ("files_root", "repo")
-_FIELDS = {"id", "group", "request", "capability", "status", "arguments", "missing", "read_only", "note"}
+_FIELDS = {
+    "id",
+    "group",
+    "request",
+    "capability",
+    "status",
+    "arguments",
+    "missing",
+    "read_only",
+    "note",
+    "batch",
+}
 _REQUIRED = {"id", "group", "request", "capability", "status", "read_only"}
 
 
@@ -37,6 +63,8 @@ class Case:
     arguments: dict[str, Any] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     note: str = ""
+    # The batch the case came in (eval/case_sets.py): its file's, or the one it names.
+    batch: str = ""
 
     def filled(self, values: dict[str, str]) -> Case:
         """The case with ``{files_root}``, ``{repo}`` replaced in its request and arguments."""
@@ -50,11 +78,12 @@ class Case:
             arguments={name: fill_value(value, values) for name, value in self.arguments.items()},
             missing=self.missing,
             note=self.note,
+            batch=self.batch,
         )
 
     def matches(self, selector: str) -> bool:
-        """``-k``: a substring of the id or the group."""
-        return selector in self.id or selector == self.group
+        """``-k``: a substring of the id, the group or the batch."""
+        return selector in self.id or selector in (self.group, self.batch)
 
 
 def fill(text: str, values: dict[str, str]) -> str:
@@ -83,25 +112,41 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
 
 
-def _case_problems(raw: Any, index: int) -> list[str]:
+@dataclass(frozen=True)
+class CaseRules:
+    """What a case may name where it is read: the groups accuracy is reported for, the
+    placeholders its runner fills in (None: none are, and braces in a request are just text)
+    and the batches it may say it came in (None: any id)."""
+
+    groups: tuple[str, ...] = GROUPS
+    placeholders: tuple[str, ...] | None = PLACEHOLDERS
+    batches: tuple[str, ...] | None = None
+    # Whether every case must name its batch (a file that lists several).
+    batch_required: bool = False
+
+
+def _case_problems(raw: Any, index: int, rules: CaseRules) -> list[str]:
     if not isinstance(raw, dict):
         return [f"case {index}: not an object"]
     where = f"case {raw.get('id', index)!s}"
+    required = _REQUIRED | ({"batch"} if rules.batch_required else set())
     problems = [f"{where}: unknown field {name!r}" for name in sorted(set(raw) - _FIELDS)]
-    problems += [f"{where}: missing field {name!r}" for name in sorted(_REQUIRED - set(raw))]
+    problems += [f"{where}: missing field {name!r}" for name in sorted(required - set(raw))]
     if not isinstance(raw.get("id"), str) or not _ID.match(raw.get("id", "")):
         problems.append(f"{where}: id must be lower-case words joined by '-'")
-    if raw.get("group") not in GROUPS:
-        problems.append(f"{where}: group must be one of {', '.join(GROUPS)}")
+    if raw.get("group") not in rules.groups:
+        problems.append(f"{where}: group must be one of {', '.join(rules.groups)}")
     request = raw.get("request")
     if not isinstance(request, str) or not request.strip():
         problems.append(f"{where}: request must be non-empty text")
-    else:
+    elif rules.placeholders is not None:
         problems += [
             f"{where}: unknown placeholder {{{name}}}"
             for name in _PLACEHOLDER.findall(request)
-            if name not in PLACEHOLDERS
+            if name not in rules.placeholders
         ]
+    if "batch" in raw:
+        problems += _batch_problems(where, raw["batch"], rules)
     capability = raw.get("capability")
     if not (capability is None or (isinstance(capability, str) and capability) or _strings(capability)):
         problems.append(f"{where}: capability must be a key, a list of keys or null")
@@ -134,19 +179,29 @@ def _case_problems(raw: Any, index: int) -> list[str]:
     return problems
 
 
-def schema_problems(data: Any) -> list[str]:
-    """Everything wrong with the file's shape, one sentence each (empty when it is right)."""
+def _batch_problems(where: str, batch: Any, rules: CaseRules) -> list[str]:
+    if not isinstance(batch, str) or not _ID.match(batch):
+        return [f"{where}: batch must be lower-case words joined by '-'"]
+    if rules.batches is not None and batch not in rules.batches:
+        return [f"{where}: batch must be one of the file's batches: {', '.join(rules.batches)}"]
+    return []
+
+
+def schema_problems(data: Any, rules: CaseRules | None = None) -> list[str]:
+    """Everything wrong with the file's cases, one sentence each (empty when they are right)."""
+    rules = rules or CaseRules()
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         return ['the file must be an object with a "cases" list']
     problems: list[str] = []
     for index, raw in enumerate(data["cases"]):
-        problems += _case_problems(raw, index)
+        problems += _case_problems(raw, index, rules)
     ids = [str(raw.get("id")) for raw in data["cases"] if isinstance(raw, dict)]
     problems += [f"case {i}: id used more than once" for i in sorted({i for i in ids if ids.count(i) > 1})]
     return problems
 
 
-def parse_case(raw: dict[str, Any]) -> Case:
+def parse_case(raw: dict[str, Any], batch: str = "") -> Case:
+    """A checked case; ``batch`` is its file's, unless the case names its own."""
     return Case(
         id=raw["id"],
         group=raw["group"],
@@ -157,16 +212,36 @@ def parse_case(raw: dict[str, Any]) -> Case:
         arguments=dict(raw.get("arguments", {})),
         missing=_as_tuple(raw.get("missing")),
         note=raw.get("note", ""),
+        batch=raw.get("batch") or batch,
     )
 
 
-class CasesFileError(ValueError):
-    """The cases file cannot be used: its problems, one a line."""
+class CasesFileError(ReportedError, ValueError):
+    """A cases file cannot be used: the file, then each problem (case and field), on one line
+    (the command line shows one line; exit 2)."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"{path}: " + "; ".join(problems))
+
+
+def read_json(path: Path) -> Any:
+    """A cases file's JSON, or a CasesFileError naming the file and what is wrong with it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CasesFileError(path, [f"cannot be read: {exc.strerror or exc}"]) from exc
+    except UnicodeDecodeError as exc:
+        raise CasesFileError(path, [f"is not UTF-8 text: {exc.reason} at byte {exc.start}"]) from exc
+    except json.JSONDecodeError as exc:
+        raise CasesFileError(
+            path, [f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"]
+        ) from exc
 
 
 def load_cases(path: Path = CASES_FILE) -> list[Case]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    problems = schema_problems(data)
-    if problems:
-        raise CasesFileError(f"{path}:\n" + "\n".join(f"  {p}" for p in problems))
-    return [parse_case(raw) for raw in data["cases"]]
+    """The cases of one file, each with its batch (eval/case_sets.py reads the batches)."""
+    from eval.case_sets import read_case_file
+
+    return read_case_file(path).cases

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.scoring import TARGET_ACCURACY, TARGET_INVENTED, TARGET_SIDE_EFFECTS, CaseResult, Figures
+from eval.case_sets import OVERALL, Tally
+from eval.scoring import (
+    TARGET_ACCURACY,
+    TARGET_INVARIANTS,
+    TARGET_INVENTED,
+    TARGET_SIDE_EFFECTS,
+    BatchFigure,
+    CaseResult,
+    Figures,
+    GroupFigure,
+)
 
 
 def _verdict(met: bool) -> str:
@@ -23,10 +33,59 @@ def _got(result: CaseResult) -> str:
     return f"{result.answer.capability or 'no capability'} / {result.answer.status}"
 
 
-def render_text(results: list[CaseResult], figures: Figures, *, planner: str | None, seconds: float) -> str:
+def _score(right: int, of: int) -> str:
+    return f"{right}/{of} {right / of if of else 0.0:.0%}"
+
+
+def _before(tally: Tally | None) -> str:
+    return _score(tally.right, tally.of) if tally is not None else "not recorded"
+
+
+def _batch_lines(figure: BatchFigure) -> list[str]:
+    """One batch: its score now beside the score it recorded before tuning, overall, then for
+    each group with the server it measured."""
+    batch = figure.batch
+    made = " ".join(part for part in (batch.written, f"by {batch.by}" if batch.by else "") if part)
+    lines = [f"  {batch.id}" + (f"  ({made})" if made else "")]
+    rows: list[tuple[str, str, GroupFigure, Tally | None]] = [
+        ("all groups", "", figure.overall, batch.before_tuning.get(OVERALL))
+    ]
+    rows += [
+        (g.group, batch.servers.get(g.group, ""), g, batch.before_tuning.get(g.group)) for g in figure.groups
+    ]
+    for name, server, now, before in rows:
+        lines.append(
+            f"    {name:<12} {server:<50} now {_score(now.right, now.cases):<12} before tuning {_before(before)}"
+        )
+    return lines
+
+
+def invariants_line(figures: Figures) -> str:
+    broken = figures.invariants_broken
+    parts = [
+        f"write requests answered by running a read: {len(figures.write_answered_by_read)}"
+        + (f" ({', '.join(figures.write_answered_by_read)})" if figures.write_answered_by_read else ""),
+        f"requests expecting nothing answered by running something: {len(figures.ran_for_nothing)}"
+        + (f" ({', '.join(figures.ran_for_nothing)})" if figures.ran_for_nothing else ""),
+    ]
+    return (
+        f"invariants: {broken} broken; "
+        + "; ".join(parts)
+        + f"   target {TARGET_INVARIANTS}  {_verdict(figures.targets_met['invariants'])}"
+    )
+
+
+def render_text(
+    results: list[CaseResult],
+    figures: Figures,
+    *,
+    planner: str | None,
+    seconds: float,
+    title: str = "Selection benchmark",
+) -> str:
     met = figures.targets_met
     lines = [
-        f"Selection benchmark: {figures.overall.cases} cases through `gatehouse ask` on the real servers"
+        f"{title}: {figures.overall.cases} cases through `gatehouse ask` on the real servers"
         f" (planner: {planner or 'unknown'}) in {seconds:.0f} s",
         "",
         f"{'group':<12} {'cases':>5} {'right':>5} {'accuracy':>9}",
@@ -42,7 +101,12 @@ def render_text(results: list[CaseResult], figures: Figures, *, planner: str | N
         f"invented arguments: {figures.invented}   target {TARGET_INVENTED}  {_verdict(met['invented'])}",
         f"expected arguments all right, where the capability was (context): "
         f"{figures.arguments_right} of {figures.arguments_checked}",
+        invariants_line(figures),
     ]
+    if figures.batches:
+        lines += ["", "Batches (right now, beside the score recorded before the planner was tuned for them):"]
+        for batch in figures.batches:
+            lines += _batch_lines(batch)
     failing = [r for r in results if r.problems]
     if failing:
         lines += ["", f"Cases with a problem ({len(failing)}):"]
@@ -80,10 +144,43 @@ def _case_json(result: CaseResult) -> dict[str, Any]:
         "right": result.right,
         "capability_right": result.capability_right,
         "status_right": result.status_right,
+        "batch": result.case.batch,
         "side_effect": result.side_effect or None,
+        "invariants_broken": list(result.broken),
         "invented": result.invented,
         "argument_problems": result.argument_problems,
         "problems": result.problems,
+    }
+
+
+def _tally_json(tally: Tally | None) -> dict[str, Any] | None:
+    if tally is None:
+        return None
+    return {"right": tally.right, "of": tally.of, "accuracy": tally.accuracy}
+
+
+def _batch_json(figure: BatchFigure) -> dict[str, Any]:
+    batch = figure.batch
+    return {
+        "id": batch.id,
+        "written": batch.written or None,
+        "by": batch.by or None,
+        "source": batch.source or None,
+        "note": batch.note or None,
+        "now": {
+            "cases": figure.overall.cases,
+            "right": figure.overall.right,
+            "accuracy": figure.overall.accuracy,
+        },
+        "before_tuning": _tally_json(batch.before_tuning.get(OVERALL)),
+        "groups": {
+            g.group: {
+                "server": batch.servers.get(g.group),
+                "now": {"cases": g.cases, "right": g.right, "accuracy": g.accuracy},
+                "before_tuning": _tally_json(batch.before_tuning.get(g.group)),
+            }
+            for g in figure.groups
+        },
     }
 
 
@@ -97,6 +194,7 @@ def render_json(
             "accuracy": TARGET_ACCURACY,
             "side_effects": TARGET_SIDE_EFFECTS,
             "invented": TARGET_INVENTED,
+            "invariants": TARGET_INVARIANTS,
         },
         "figures": {
             "accuracy": figures.overall.accuracy,
@@ -109,7 +207,13 @@ def render_json(
             "groups": {
                 g.group: {"cases": g.cases, "right": g.right, "accuracy": g.accuracy} for g in figures.groups
             },
+            "invariants": {
+                "broken": figures.invariants_broken,
+                "write_answered_by_read": figures.write_answered_by_read,
+                "ran_for_nothing": figures.ran_for_nothing,
+            },
         },
+        "batches": [_batch_json(b) for b in figures.batches],
         "targets_met": figures.targets_met,
         "passed": figures.passed,
         "cases": [_case_json(r) for r in results],

@@ -1,41 +1,27 @@
-"""`python -m eval` (`make eval`): every case of eval/selection_cases.json through `gatehouse ask
---json` on the real servers, scored; the figures printed beside their targets; exit 1 when a
-target is missed.
-
-Each case is one call of the real command line (``gatehouse.cli.main``) in this process, its
-stdout read back as the final_output JSON. By default the eleven servers are started once and
-kept for every case: the command's services are opened over that one session pool instead of a
-pool of their own (``--fresh-servers`` starts them per case, exactly as a lone `gatehouse ask`
-does, which takes several seconds a case). Everything else is what an operator's command does:
-its argument parsing, the same database, the shipped policy, the planner that is configured.
+"""`python -m eval` (`make eval`): every case of the benchmark (eval/selection_cases.json and
+eval/batches/*.json) through `gatehouse ask --json` on the real servers of the benchmark's
+workspace (eval/workspace.py), scored (eval/asking.py); the figures printed beside their targets,
+each batch's score beside its score before tuning; exit 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, redirect_stderr, redirect_stdout
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
-from eval.cases import CASES_FILE, GROUPS, Case, CasesFileError, load_cases
-from eval.facts import CapabilityFacts, capability_facts
+from eval.asking import Evaluation, Progress, Target, evaluate
+from eval.case_sets import BATCHES_DIR, CaseSet, load_benchmark
+from eval.cases import CASES_FILE, GROUPS, CasesFileError
 from eval.report import render_json, render_text
-from eval.scoring import CaseResult, answer_from_output, failed_case, figures, score_case
-from eval.workspace import EvalWorkspace, PeersMissingError, eval_workspace
-from gatehouse import cli, wiring
-from gatehouse.settings import DATA_ENV, WEBHOOK_ENV, Settings
-from gatehouse.wiring import open_services, policy_file, server_pool
-from mcp_host.client import McpClient
-from policies.engine import PolicyEngine
+from eval.scoring import figures
+from eval.workspace import BATCH_SERVERS, EvalWorkspace, PeersMissingError, eval_workspace
+from gatehouse.settings import DATA_ENV, Settings
 from policies.loader import DEFAULT_POLICY
-from policies.pins import MemoryPinStore
 
 EXIT_OK = 0
 EXIT_TARGET_MISSED = 1
@@ -45,10 +31,19 @@ EXIT_USAGE = 2
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "-k", dest="selector", metavar="TEXT", help="only cases whose id contains TEXT, or of the group TEXT"
+        "-k",
+        dest="selector",
+        metavar="TEXT",
+        help="only cases whose id contains TEXT, or of the group or the batch TEXT",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--cases", default=str(CASES_FILE), metavar="PATH", help="the cases file")
+    parser.add_argument(
+        "--batches",
+        default=str(BATCHES_DIR),
+        metavar="DIR",
+        help="the folder of batch files read beside the cases file",
+    )
     parser.add_argument(
         "--fresh-servers",
         action="store_true",
@@ -58,131 +53,107 @@ def _parser() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _environment(workspace: EvalWorkspace) -> Iterator[None]:
-    """The variables a Gatehouse on this workspace reads: its data folder (the shipped policy's
-    roots are under it); no webhook, so a benchmark never notifies anyone."""
-    saved = {name: os.environ.get(name) for name in (DATA_ENV, WEBHOOK_ENV)}
+def _data_folder(workspace: EvalWorkspace) -> Iterator[None]:
+    """The data folder a Gatehouse on this workspace reads (the shipped policy's roots are
+    under it)."""
+    saved = os.environ.get(DATA_ENV)
     os.environ[DATA_ENV] = str(workspace.data_dir)
-    os.environ.pop(WEBHOOK_ENV, None)
     try:
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-@contextmanager
-def _commands_share(pool: McpClient) -> Iterator[None]:
-    """`gatehouse` commands run in this process open their services over ``pool``."""
-
-    def with_pool(settings: Settings, **options: Any) -> Any:
-        options.setdefault("mcp", pool)
-        return open_services(settings, **options)
-
-    # The command line imports open_services from gatehouse.wiring when a command runs (it
-    # imports what a command uses, for its start time), so that is where it is replaced.
-    with mock.patch.object(wiring, "open_services", with_pool):
-        yield
-
-
-def ask(workspace: EvalWorkspace, request: str) -> tuple[int, dict[str, Any] | None, str]:
-    """`gatehouse ask --json REQUEST` with the workspace's options: exit code, the final_output
-    (None when the command printed none) and what it wrote on stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    options = [*workspace.cli_options(), "--policy", str(DEFAULT_POLICY)]
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["ask", *options, "--json", request])
-    try:
-        output = json.loads(out.getvalue()) if code == 0 else None
-    except json.JSONDecodeError:
-        output = None
-    return code, output, err.getvalue().strip()
-
-
-def run_cases(
-    cases: Sequence[Case],
-    workspace: EvalWorkspace,
-    facts: dict[str, CapabilityFacts],
-    *,
-    progress: Callable[[str], None],
-) -> tuple[list[CaseResult], str | None]:
-    """Score every case; also returns the planner final_output names."""
-    results: list[CaseResult] = []
-    planner: str | None = None
-    for number, template in enumerate(cases, 1):
-        case = template.filled(workspace.placeholders)
-        code, output, errors = ask(workspace, case.request)
-        if output is None:
-            result = failed_case(case, f"gatehouse ask exited {code}: {errors or 'no output'}")
+        if saved is None:
+            os.environ.pop(DATA_ENV, None)
         else:
-            planner = planner or output.get("planner")
-            result = score_case(case, answer_from_output(output), facts)
-        results.append(result)
-        mark = "right" if result.right else "WRONG"
-        shown = result.answer.capability if result.answer else "-"
-        status = result.answer.status if result.answer else "-"
-        progress(f"[{number}/{len(cases)}] {mark:<5} {case.id}: {shown} / {status}")
-    return results, planner
+            os.environ[DATA_ENV] = saved
 
 
-def _facts(workspace: EvalWorkspace, pool: McpClient) -> dict[str, CapabilityFacts]:
-    settings = Settings.resolve(db=str(workspace.db_path), servers=str(workspace.servers_file))
-    # Rating never pins a definition: first sight is recorded by the real calls.
-    engine = PolicyEngine(policy_file(settings), pins=MemoryPinStore())
-    manifest = pool.discover()
-    broken = manifest.problems()
-    if broken:
-        raise PeersMissingError("servers failed to start: " + "; ".join(broken))
-    return capability_facts(manifest, engine)
+def workspace_target(workspace: EvalWorkspace) -> Target:
+    """The benchmark's servers, its temporary database and the shipped policy."""
+    settings = Settings.resolve(
+        db=str(workspace.db_path), servers=str(workspace.servers_file), policy=str(DEFAULT_POLICY)
+    )
+    options = [*workspace.cli_options(), "--policy", str(DEFAULT_POLICY)]
+    return Target(settings=settings, options=options, placeholders=workspace.placeholders)
 
 
-def _unknown_capabilities(cases: Sequence[Case], facts: dict[str, CapabilityFacts]) -> list[str]:
-    return [f"{c.id}: {key}" for c in cases for key in c.capabilities if key not in facts]
+def _by_servers(case_set: CaseSet) -> list[tuple[CaseSet, bool]]:
+    """The cases split by the servers their batch was written for: a batch that names one of the
+    2026-11 servers ran with all fifteen; the others with the original eleven, where a calculator
+    configured would make "nothing serves that" cases wrong on the facts."""
+    wide = {b.id for b in case_set.batches if set(b.servers) & set(BATCH_SERVERS)}
+    wide |= {c.batch for c in case_set.cases if c.group in BATCH_SERVERS}
+    parts = []
+    for needs_batch_servers in (False, True):
+        cases = [c for c in case_set.cases if (c.batch in wide) == needs_batch_servers]
+        if cases:
+            kept = {c.batch for c in cases}
+            parts.append((CaseSet([b for b in case_set.batches if b.id in kept], cases), needs_batch_servers))
+    return parts
+
+
+def _evaluate_on(
+    case_set: CaseSet, *, batch_servers: bool, fresh_servers: bool, progress: Progress
+) -> Evaluation:
+    """``case_set`` on a workspace of its own. A server that fails to start or list is a
+    warning and its cases count as wrong: a team's first hour meets exactly that."""
+    with ExitStack() as stack:
+        workspace = stack.enter_context(eval_workspace(batch_servers=batch_servers))
+        stack.enter_context(_data_folder(workspace))
+        return evaluate(
+            case_set,
+            workspace_target(workspace),
+            progress=progress,
+            group_order=case_set.groups(GROUPS),
+            fresh_servers=fresh_servers,
+        )
+
+
+def _combined(runs: Sequence[Evaluation], case_set: CaseSet) -> Evaluation:
+    results = [result for run in runs for result in run.results]
+    return Evaluation(
+        results=results,
+        figures=figures(results, case_set.groups(GROUPS), case_set.batches),
+        planner=next((run.planner for run in runs if run.planner), None),
+        seconds=sum(run.seconds for run in runs),
+        server_problems=[problem for run in runs for problem in run.server_problems],
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        cases = load_cases(Path(args.cases))
-    except (OSError, CasesFileError, json.JSONDecodeError) as exc:
+        case_set = load_benchmark(Path(args.cases), Path(args.batches))
+    except CasesFileError as exc:
         print(f"python -m eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.selector:
-        cases = [c for c in cases if c.matches(args.selector)]
-    if not cases:
+        case_set = case_set.selected(args.selector)
+    if not case_set.cases:
         print(f"python -m eval: no case matches -k {args.selector!r}", file=sys.stderr)
         return EXIT_USAGE
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    started = time.perf_counter()
     try:
-        with ExitStack() as stack:
-            workspace = stack.enter_context(eval_workspace())
-            stack.enter_context(_environment(workspace))
-            settings = Settings.resolve(db=str(workspace.db_path), servers=str(workspace.servers_file))
-            policy = policy_file(settings)
-            pool = stack.enter_context(server_pool(settings, output_cap_bytes=policy.output.max_bytes))
-            facts = _facts(workspace, pool)
-            for line in _unknown_capabilities(cases, facts):
-                progress(f"warning: no server offers the expected capability of {line}")
-            if not args.fresh_servers:
-                stack.enter_context(_commands_share(pool))
-            results, planner = run_cases(cases, workspace, facts, progress=progress)
+        runs = [
+            _evaluate_on(
+                part, batch_servers=needs_batch_servers, fresh_servers=args.fresh_servers, progress=progress
+            )
+            for part, needs_batch_servers in _by_servers(case_set)
+        ]
     except PeersMissingError as exc:
         print(f"python -m eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    seconds = time.perf_counter() - started
-    summary = figures(results, GROUPS)
+    evaluation = _combined(runs, case_set)
+    report = (evaluation.results, evaluation.figures)
     if args.json:
-        print(json.dumps(render_json(results, summary, planner=planner, seconds=seconds), indent=2))
+        print(
+            json.dumps(render_json(*report, planner=evaluation.planner, seconds=evaluation.seconds), indent=2)
+        )
     else:
-        print(render_text(results, summary, planner=planner, seconds=seconds))
-    return EXIT_OK if summary.passed else EXIT_TARGET_MISSED
+        print(render_text(*report, planner=evaluation.planner, seconds=evaluation.seconds))
+    return EXIT_OK if evaluation.figures.passed else EXIT_TARGET_MISSED
 
 
 if __name__ == "__main__":

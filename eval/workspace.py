@@ -4,13 +4,19 @@ temporary database and the shipped policy.
 
 Names in the servers file: the bundled servers keep theirs (filesystem, tickets, email, greeter,
 prompts, documents); the peers are ``files`` (server-filesystem), ``everything``, ``memory``,
-``time`` and ``git``, so the two filesystem servers never share a key.
+``time`` and ``git``, so the two filesystem servers never share a key. The servers of the
+2026-11 batch (eval/batches/2026-11-new-servers.json), started only for cases of theirs, are ``sqlite`` (mcp-server-sqlite on a
+seeded shop database), ``calculator`` (mcp-server-calculator), ``excel`` (excel-mcp-server
+confined to a folder of seeded workbooks, which it declares as its roots) and ``redis``
+(@modelcontextprotocol/server-redis on a database of the local Redis at 127.0.0.1:6379).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import socket
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -20,10 +26,25 @@ from pathlib import Path
 
 from gatehouse.wiring import bundled_servers_config
 from mcp_host.config import StdioServer
-from tests.interop.peers import EVERYTHING_JS, FILESYSTEM_JS, GIT_BIN, MEMORY_JS, NPM_PREFIX, STAMP, TIME_BIN
+from tests.interop.peers import (
+    CALCULATOR_BIN,
+    EVERYTHING_JS,
+    EXCEL_BIN,
+    EXCEL_PYTHON,
+    FILESYSTEM_JS,
+    GIT_BIN,
+    MEMORY_JS,
+    NPM_PREFIX,
+    REDIS_JS,
+    SQLITE_BIN,
+    STAMP,
+    TIME_BIN,
+)
 
 # The peers, by the name the servers file gives them.
 PEER_SERVERS = ("files", "everything", "memory", "time", "git")
+# The servers that came with the 2026-11 batch (eval/batches/2026-11-new-servers.json).
+BATCH_SERVERS = ("sqlite", "calculator", "excel", "redis")
 
 # What the folder server-filesystem is confined to holds: a few files a request can name.
 SHARED_FILES = {
@@ -40,6 +61,71 @@ MEMORY_GRAPH = [
     {"type": "entity", "name": "Acme Corp", "entityType": "organization", "observations": ["a customer"]},
     {"type": "relation", "from": "Alice", "to": "Acme Corp", "relationType": "works_with"},
 ]
+
+# mcp-server-sqlite's database: a small shop.
+SHOP_TABLES: dict[str, tuple[str, list[tuple[object, ...]]]] = {
+    "customers": (
+        "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT, signed_up TEXT)",
+        [
+            (1, "Alice Martin", "Berlin", "2026-01-14"),
+            (2, "Bob Chen", "Madrid", "2026-03-02"),
+            (3, "Carla Diaz", "Madrid", "2026-05-21"),
+            (4, "Dev Patel", "Lyon", "2026-08-09"),
+        ],
+    ),
+    "products": (
+        "CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT NOT NULL, price REAL, stock INTEGER)",
+        [("KB-01", "Keyboard", 49.9, 120), ("MS-02", "Mouse", 19.5, 300), ("MN-27", "Monitor", 229.0, 15)],
+    ),
+    "orders": (
+        "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id),"
+        " sku TEXT REFERENCES products(sku), quantity INTEGER, total REAL, ordered_on TEXT)",
+        [
+            (101, 1, "KB-01", 2, 99.8, "2026-10-01"),
+            (102, 2, "MN-27", 1, 229.0, "2026-10-15"),
+            (103, 3, "MS-02", 4, 78.0, "2026-11-02"),
+            (104, 1, "MN-27", 2, 458.0, "2026-11-20"),
+        ],
+    ),
+}
+# excel-mcp-server's folder: workbook -> sheet -> rows (the first row a header).
+WORKBOOKS: dict[str, dict[str, list[list[object]]]] = {
+    "sales.xlsx": {
+        "Q3": [
+            ["Region", "Month", "Units", "Revenue"],
+            ["North", "July", 120, 2400],
+            ["South", "July", 80, 1600],
+            ["North", "August", 95, 1900],
+            ["South", "August", 130, 2600],
+            ["North", "September", 110, 2200],
+        ],
+        "Summary": [["Metric", "Value"], ["Total revenue", "=SUM(Q3!D2:D6)"], ["Best region", "South"]],
+    },
+    "budget.xlsx": {
+        "2026": [["Team", "Budget", "Spent"], ["Marketing", 50000, 41000], ["Engineering", 120000, 98000]],
+    },
+}
+_SEED_WORKBOOKS = """
+import json, sys
+from openpyxl import Workbook
+for name, sheets in json.loads(sys.argv[2]).items():
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+    book.save(f"{sys.argv[1]}/{name}")
+"""
+# server-redis's data: a database of its own on the local Redis, emptied and seeded each run.
+REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, 12
+REDIS_KEYS = {
+    "session:alice": "logged-in",
+    "session:bob": "expired",
+    "config:feature_flags": '{"dark_mode": true, "beta_search": false}',
+    "cache:homepage": "<h1>Welcome</h1>",
+    "counter:visits": "4521",
+}
 
 
 class PeersMissingError(RuntimeError):
@@ -112,13 +198,68 @@ def _seed_repository(repo: Path) -> None:
     (repo / "scratch.txt").write_text("untracked\n", encoding="utf-8")
 
 
-def _peer_entries(files_root: Path, repository: Path, memory_file: Path) -> dict[str, dict[str, object]]:
+def _seed_shop(database: Path) -> None:
+    with sqlite3.connect(database) as connection:
+        for table, (create, rows) in SHOP_TABLES.items():
+            connection.execute(create)
+            marks = ", ".join("?" * len(rows[0]))
+            connection.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+    connection.close()
+
+
+def _seed_workbooks(folder: Path) -> None:
+    """Written with the openpyxl of excel-mcp-server's own venv (the app's has none)."""
+    folder.mkdir(parents=True)
+    python = _require(EXCEL_PYTHON, "excel-mcp-server's venv")
+    done = subprocess.run(
+        [python, "-c", _SEED_WORKBOOKS, str(folder), json.dumps(WORKBOOKS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        raise PeersMissingError(f"seeding the workbooks with {python} failed: {done.stderr.strip()}")
+
+
+def _redis_command(connection: socket.socket, *words: str) -> bytes:
+    """One command in the Redis protocol (RESP); the reply's first line."""
+    encoded = b"".join(b"$%d\r\n%s\r\n" % (len(w.encode()), w.encode()) for w in words)
+    connection.sendall(b"*%d\r\n" % len(words) + encoded)
+    reply = connection.makefile("rb").readline()
+    if reply.startswith(b"-"):
+        raise PeersMissingError(
+            f"Redis at {REDIS_HOST}:{REDIS_PORT} refused {words[0]}: {reply.decode().strip()}"
+        )
+    return reply
+
+
+def _seed_redis() -> str:
+    """Empty the benchmark's Redis database, seed it, and return its URL."""
+    try:
+        connection = socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=5)
+    except OSError as exc:
+        raise PeersMissingError(
+            f"no Redis at {REDIS_HOST}:{REDIS_PORT} (server-redis needs one): {exc}"
+        ) from exc
+    with connection:
+        _redis_command(connection, "SELECT", str(REDIS_DB))
+        _redis_command(connection, "FLUSHDB")
+        for key, value in REDIS_KEYS.items():
+            _redis_command(connection, "SET", key, value)
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}"
+
+
+def _built(*venv_bins: Path) -> None:
     if not (NPM_PREFIX / STAMP).is_file():
         raise PeersMissingError("the npm peers are not built: run `make peers` (needs npm)")
-    node = _program("node")
-    for venv_bin in (TIME_BIN, GIT_BIN):
+    for venv_bin in venv_bins:
         if not (venv_bin.parent.parent / STAMP).is_file():
             raise PeersMissingError(f"{venv_bin.parent.parent.name} is not built: run `make peers`")
+
+
+def _peer_entries(files_root: Path, repository: Path, memory_file: Path) -> dict[str, dict[str, object]]:
+    _built(TIME_BIN, GIT_BIN)
+    node = _program("node")
     return {
         "files": {"command": node, "args": [_require(FILESYSTEM_JS, "server-filesystem"), str(files_root)]},
         "everything": {"command": node, "args": [_require(EVERYTHING_JS, "server-everything"), "stdio"]},
@@ -132,6 +273,29 @@ def _peer_entries(files_root: Path, repository: Path, memory_file: Path) -> dict
     }
 
 
+def _batch_entries(root: Path) -> dict[str, dict[str, object]]:
+    """The 2026-11 batch's servers, their data seeded under ``root`` (and in Redis)."""
+    _built(SQLITE_BIN, CALCULATOR_BIN, EXCEL_BIN)
+    node = _program("node")
+    shop = root / "shop.db"
+    workbooks = root / "workbooks"
+    _seed_shop(shop)
+    _seed_workbooks(workbooks)
+    redis_url = _seed_redis()
+    return {
+        "sqlite": {"command": _require(SQLITE_BIN, "mcp-server-sqlite"), "args": ["--db-path", str(shop)]},
+        "calculator": {"command": _require(CALCULATOR_BIN, "mcp-server-calculator"), "args": []},
+        # Its folder is declared as its roots, as the README tells a team to: the policy holds the
+        # workbook paths of its writes to that folder (a reviewer sees them, nothing refuses them).
+        "excel": {
+            "command": _require(EXCEL_BIN, "excel-mcp-server"),
+            "args": ["stdio", "--allow-dir", str(workbooks)],
+            "roots": [str(workbooks)],
+        },
+        "redis": {"command": node, "args": [_require(REDIS_JS, "server-redis"), redis_url]},
+    }
+
+
 def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
     """The bundled servers with the commands the shipped servers file gives them."""
     entries: dict[str, dict[str, object]] = {}
@@ -142,8 +306,13 @@ def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
     return entries
 
 
-def build_workspace(root: Path) -> EvalWorkspace:
-    """Seed the peers' data under ``root`` and write the servers file naming all eleven servers."""
+def build_workspace(root: Path, *, batch_servers: bool = False) -> EvalWorkspace:
+    """Seed the peers' data under ``root`` and write the servers file naming the eleven servers,
+    or fifteen with ``batch_servers``.
+
+    The batch's servers are opt-in because adding servers changes what the planner chooses among:
+    the main cases are scored on the servers they were written for (with the four more, the
+    deterministic planner got 324 of 363 instead of 334 on 2026-11-27), a batch on all of them."""
     data_dir = root / "data"
     files_root = root / "shared"
     repository = root / "repo"
@@ -152,7 +321,10 @@ def build_workspace(root: Path) -> EvalWorkspace:
     _seed_files(files_root)
     _seed_repository(repository)
     memory_file.write_text("\n".join(json.dumps(line) for line in MEMORY_GRAPH) + "\n", encoding="utf-8")
-    servers = _peer_entries(files_root, repository, memory_file) | _bundled_entries(data_dir / "demo")
+    servers = _peer_entries(files_root, repository, memory_file)
+    if batch_servers:
+        servers |= _batch_entries(root)
+    servers |= _bundled_entries(data_dir / "demo")
     data_dir.mkdir(parents=True, exist_ok=True)
     servers_file = root / "servers.json"
     servers_file.write_text(json.dumps({"mcpServers": servers}, indent=2), encoding="utf-8")
@@ -168,6 +340,6 @@ def build_workspace(root: Path) -> EvalWorkspace:
 
 
 @contextmanager
-def eval_workspace() -> Iterator[EvalWorkspace]:
+def eval_workspace(*, batch_servers: bool = False) -> Iterator[EvalWorkspace]:
     with tempfile.TemporaryDirectory(prefix="gatehouse-eval-") as root:
-        yield build_workspace(Path(root))
+        yield build_workspace(Path(root), batch_servers=batch_servers)

@@ -1,5 +1,6 @@
 """The `gatehouse` command line. Exit 0 when the command did its job (whatever the graph's
-status), 1 when `audit verify` finds the log tampered, 2 for bad usage or configuration, 3 when
+status), 1 when `audit verify` finds the log tampered or `gatehouse eval` misses a target, 2 for
+bad usage or configuration, 3 when
 a review was already decided, 70 for an unexpected error, 141 when the reader of the output
 went away. Every error is one line on stderr."""
 
@@ -32,6 +33,7 @@ from mcp_host.reported import EXIT_USAGE, ReportedError
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
+    from mcp_host.config import ServersConfig
     from policies.secrets import SecretRedactor
 
 EXIT_OK = 0
@@ -39,6 +41,8 @@ EXIT_OK = 0
 # errors that carry them (mcp_host/reported.py); EXIT_USAGE is also argparse's.
 # `audit verify` found a tampered row: the command ran, the log failed it.
 EXIT_VERIFY_FAILED = 1
+# `gatehouse eval` ran every case and the figures missed a target (as `make eval`).
+EXIT_TARGET_MISSED = 1
 # Anything else that went wrong: a bug, reported in one line (sysexits' EX_SOFTWARE).
 EXIT_INTERNAL_ERROR = 70
 EXIT_INTERRUPTED = 130
@@ -118,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     ask_cmd.add_argument(
         "--user", default="operator", metavar="NAME", help="who is asking (default: operator)"
+    )
+
+    commands.add_parser(
+        "capabilities",
+        parents=[common],
+        help="what operators can ask: every capability by server, in plain words, with an example request",
     )
 
     servers_cmd = commands.add_parser("servers", help="inspect the configured MCP servers")
@@ -224,7 +234,44 @@ def _parser() -> argparse.ArgumentParser:
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
     trace_cmd.add_argument("thread_id", metavar="THREAD")
+    _add_eval(commands)
     return parser
+
+
+EVAL_DESCRIPTION = """\
+Run your own requests (a cases file: docs/eval.md) through `gatehouse ask` on your servers
+and policy, and print how many were right, per group and per batch, with the same report as
+`make eval`. It never writes to your database: every request runs on a temporary one, deleted
+afterwards (no --db). Requests your policy allows are really run on your servers; the ones it
+holds for review wait in the temporary database and are never decided. No notification is
+sent. Exit 0 when every target is met, 1 when one is missed, 2 for a bad file or configuration."""
+
+
+def _add_eval(commands: Any) -> None:
+    eval_cmd = commands.add_parser(
+        "eval",
+        help="score your own requests (docs/eval.md) on your servers; uses a temporary database, never yours",
+        description=EVAL_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    eval_cmd.add_argument("file", metavar="FILE", help="the cases file (JSON, docs/eval.md)")
+    eval_cmd.add_argument(
+        "--servers",
+        metavar="PATH",
+        help="servers file, mcpServers or VS Code format (default: $GATEHOUSE_SERVERS, else bundled servers)",
+    )
+    eval_cmd.add_argument(
+        "--policy",
+        metavar="PATH",
+        help="policy file (default: $GATEHOUSE_POLICY, else policies/default.toml)",
+    )
+    eval_cmd.add_argument(
+        "-k",
+        dest="selector",
+        metavar="TEXT",
+        help="only cases whose id contains TEXT, or of the group or batch TEXT",
+    )
+    eval_cmd.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _one_line(message: str) -> str:
@@ -238,6 +285,12 @@ def _error(message: str, code: int) -> int:
 
     _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
     return code
+
+
+def _warn(message: str) -> None:
+    from policies.secrets import DEFAULT_REDACTOR
+
+    _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
 
 
 def _usage_error(message: str) -> int:
@@ -269,11 +322,40 @@ def _run_servers_check(args: argparse.Namespace) -> int:
     from gatehouse.wiring import server_pool, servers_config
 
     settings = _settings(args)
+    # Broken entries are reported with the others, as FAIL naming the file, entry and key.
     config = servers_config(settings)
     planner = planner_for(settings.model, timeout=settings.model_timeout)
     with server_pool(settings, config=config) as pool:
         report = check_servers(config, pool) | {"planner": planner.label}
     _print(report, args.json, render_check)
+    return EXIT_USAGE if config.problems else EXIT_OK
+
+
+def _loaded_servers(settings: Settings) -> ServersConfig:
+    """The servers file for a command that uses the servers: each entry left out as broken
+    is named on stderr and the command goes on with the others; a file none of whose
+    entries loads is refused as a whole (its first problem in one line, exit 2)."""
+    from gatehouse.wiring import servers_config
+
+    config = servers_config(settings)
+    if config.problems and not config.servers:
+        raise config.problems[0].error()
+    for problem in config.problems:
+        _warn(f"skipping server {problem.entry}: {problem.message}")
+    return config
+
+
+def _run_capabilities(args: argparse.Namespace) -> int:
+    from gatehouse.catalogue import catalogue_data, catalogue_of, render_catalogue
+    from gatehouse.wiring import server_pool, servers_config
+
+    settings = _settings(args)
+    config = servers_config(settings)
+    with server_pool(settings, config=config) as pool:
+        # The host's own discovery, as a request's: the same listing the planner chooses from.
+        manifest = pool.discover()
+    notes = {server.name: server.capability_notes for server in config.servers}
+    _print(catalogue_data(catalogue_of(manifest, notes)), args.json, render_catalogue)
     return EXIT_OK
 
 
@@ -312,19 +394,13 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
     from gatehouse.policy_report import UnknownCapabilityError, explain, render_explanation
-    from gatehouse.wiring import (
-        declared_roots,
-        open_pins_for_reading,
-        policy_file,
-        server_pool,
-        servers_config,
-    )
+    from gatehouse.wiring import declared_roots, open_pins_for_reading, policy_file, server_pool
     from policies.engine import PolicyEngine
 
     arguments = json_arguments(args.args, "--args")
     settings = _settings(args)
     policy = policy_file(settings)
-    config = servers_config(settings)
+    config = _loaded_servers(settings)
     with open_pins_for_reading(settings) as pins:
         try:
             with server_pool(settings, config=config) as pool:
@@ -368,10 +444,13 @@ def _run_reviews(args: argparse.Namespace) -> int:
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
     # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
     # the notifications that are due itself (below), in the foreground.
+    settings = _settings(args)
+    connect_servers = args.action != "withdraw"
     with open_services(
-        _settings(args),
-        connect_servers=args.action != "withdraw",
+        settings,
+        connect_servers=connect_servers,
         send_notifications=args.action != "sweep",
+        servers=_loaded_servers(settings) if connect_servers else None,
     ) as services:
         if args.action == "sweep":
             swept: dict[str, Any] = dict(services.reviews.sweep())
@@ -475,7 +554,7 @@ def _run_ask(args: argparse.Namespace) -> int:
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
-    with open_services(settings) as services:
+    with open_services(settings, servers=_loaded_servers(settings)) as services:
         # A server's question during the call: put to the person at this terminal, or, with
         # nobody to ask (a script, a pipe), declined at once and said so on stderr.
         if sys.stdin.isatty():
@@ -510,10 +589,37 @@ def _run_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_eval(args: argparse.Namespace) -> int:
+    from eval.report import render_json, render_text
+    from eval.team import run_file
+
+    def progress(line: str) -> None:
+        _emit(line, error=True)
+
+    evaluation = run_file(
+        Path(args.file), servers=args.servers, policy=args.policy, selector=args.selector, progress=progress
+    )
+    shown = (evaluation.results, evaluation.figures)
+    if args.json:
+        _print(render_json(*shown, planner=evaluation.planner, seconds=evaluation.seconds), True, str)
+    else:
+        from policies.secrets import DEFAULT_REDACTOR
+
+        text = render_text(
+            *shown, planner=evaluation.planner, seconds=evaluation.seconds, title=f"Cases of {args.file}"
+        )
+        _emit(DEFAULT_REDACTOR.text(text))
+    return EXIT_OK if evaluation.figures.passed else EXIT_TARGET_MISSED
+
+
 def _run(args: argparse.Namespace) -> int:
     check_text_arguments(args)
+    if args.command == "eval":
+        return _run_eval(args)
     if args.command == "ask":
         return _run_ask(args)
+    if args.command == "capabilities":
+        return _run_capabilities(args)
     if args.command == "servers":
         if args.action == "login":
             return _run_servers_login(args)

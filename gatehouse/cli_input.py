@@ -21,7 +21,7 @@ from reviews.edited_arguments import MAX_DEPTH
 # line accepts the service accepts too.
 MAX_ARGUMENT_DEPTH = MAX_DEPTH
 # Arguments that name files (--anchor takes a file or one anchor's JSON, which is ASCII).
-_PATH_ARGUMENTS = frozenset({"db", "servers", "policy", "path", "append", "anchor"})
+_PATH_ARGUMENTS = frozenset({"db", "servers", "policy", "path", "append", "anchor", "file"})
 # Positional arguments by their metavar, as `--help` shows them; options by their flag.
 _POSITIONAL_NAMES = {
     "text": "TEXT",
@@ -29,6 +29,7 @@ _POSITIONAL_NAMES = {
     "review_id": "ID",
     "thread_id": "THREAD",
     "path": "PATH",
+    "selector": "-k",
 }
 
 

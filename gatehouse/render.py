@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gatehouse.no_call_words import NO_CALL_WORDS
 from gatehouse.outcome import outcome_of
 from gatehouse.visible_text import continued
 
@@ -30,7 +31,14 @@ def outcome_lines(output: dict[str, Any]) -> list[str]:
 
 
 def render_text(output: dict[str, Any]) -> str:
-    lines = [_field("status", output["status"]), _field("response", output["response"])]
+    status = output["status"]
+    said = NO_CALL_WORDS.get(output.get("no_call_reason") or "")
+    # The status as the contract names it, and in words when no server was called (the chat's
+    # badge says the same).
+    lines = [
+        _field("status", f"{status} ({said})" if said else status),
+        _field("response", output["response"]),
+    ]
     capability = output.get("selected_capability")
     if capability:
         lines.append(
@@ -41,7 +49,9 @@ def render_text(output: dict[str, Any]) -> str:
         state = "success" if summary.get("success") else f"failed ({summary.get('error_kind', 'error')})"
         extra = ", truncated at the size cap" if summary.get("truncated") else ""
         lines.append(_field("result", f"{state}, {summary.get('item_count', 0)} item(s){extra}"))
-    if output.get("fallback_reason") and output["status"] != "ok":
+    # The reason is the machine's (scores and thresholds when nothing fits, kept for --json and
+    # the trace): when nothing fits, the response says it in words.
+    if output.get("fallback_reason") and status != "ok" and output.get("no_call_reason") != "nothing_fits":
         lines.append(_field("reason", output["fallback_reason"]))
     review = output.get("review")
     if review:

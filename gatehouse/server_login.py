@@ -17,6 +17,9 @@ from mcp_host.oauth_loopback import LoopbackAuthorizer
 def remote_entry(config: ServersConfig, name: str) -> HttpServer:
     """The named server, if it is one a person can sign in to; else why not."""
     entry = next((server for server in config.servers if server.name == name), None)
+    broken = next((problem for problem in config.problems if problem.entry == name), None)
+    if broken is not None:
+        raise broken.error()
     if entry is None:
         listed = ", ".join(config.names()) or "none"
         raise ConfigurationError(f"{config.source}: no server named {name!r}; configured servers: {listed}")
@@ -42,14 +45,13 @@ def login(
     authorizer = LoopbackAuthorizer(entry.oauth.callback_port or DEFAULT_CALLBACK_PORT, show, timeout=timeout)
     only = ServersConfig(source=config.source, servers=[entry])
     with server_pool(settings, config=only, authorizer=authorizer, connect_timeout=timeout + 30) as pool:
-        manifest = pool.discover(fresh=True)
-    server = manifest.servers[0]
-    tools = sum(1 for capability in server.capabilities if capability.type == "tool")
+        pool.discover(fresh=True)
+        [health] = pool.health()
     return {
         "server": name,
-        "connected": server.ok,
-        "tools": tools,
-        "error": server.error.message if server.error else None,
+        "connected": health.verdict != "failed",
+        "tools": health.offers.get("tool", 0),
+        "error": health.last_error,
     }
 
 

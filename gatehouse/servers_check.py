@@ -1,4 +1,12 @@
-"""`gatehouse servers check`: each configured server's session and what it offers."""
+"""`gatehouse servers check`: each configured server's session and what it offers.
+
+Every entry of the servers file is reported, from its health (mcp_host/health.py): a server
+that works is ``ok``; one that works without an optional list method (templates, prompts,
+resources) passes too, with a warning naming the method and its error; a server that cannot
+be used, and an entry the file could not load (naming the file, the entry and the key), is
+``FAIL``. A broken entry makes the command exit non-zero (a configuration error); a server
+that fails to start does not (it is the server's state, which is what the command reports).
+"""
 
 from __future__ import annotations
 
@@ -6,41 +14,59 @@ from typing import Any
 
 from gatehouse.visible_text import continued
 from mcp_host.config import ServersConfig
-from mcp_host.manifest import Manifest
+from mcp_host.health import ServerHealth, with_config_problems
 from mcp_host.sdk_client import SdkMcpClient
 from policies.secrets import DEFAULT_REDACTOR
 
 
 def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
-    manifest: Manifest = pool.discover(fresh=True)
-    health = {entry.name: entry for entry in pool.health()}
+    pool.discover(fresh=True)
     described = config.describe()["servers"]
-    report = []
-    for server in manifest.servers:
-        state = health[server.name]
-        counts = {kind: 0 for kind in ("tool", "resource", "resource_template", "prompt")}
-        for capability in server.capabilities:
-            counts[capability.type] += 1
-        error = server.error or state.error
-        report.append(
-            {
-                "name": server.name,
-                "ok": server.ok,
-                "transport": described.get(server.name, {}),
-                "protocol_version": server.protocol_version,
-                "connect_ms": round(state.connect_ms, 1) if state.connect_ms is not None else None,
-                "restarts": state.restarts,
-                "tools": counts["tool"],
-                "resources": counts["resource"],
-                "resource_templates": counts["resource_template"],
-                "prompts": counts["prompt"],
-                "rejected": server.rejected,
-                "error": error.model_dump() if error and not server.ok else None,
-            }
-        )
+    report = [_server_report(health, described.get(health.name, {})) for health in _healths(config, pool)]
     # An error can quote what it failed on (a URL with a token in its query): hide secrets.
-    shown: dict[str, Any] = DEFAULT_REDACTOR.value({"source": config.source, "servers": report})
+    shown: dict[str, Any] = DEFAULT_REDACTOR.value(
+        {"source": config.source, "servers": report, "broken_entries": len(config.problems)}
+    )
     return shown
+
+
+def _healths(config: ServersConfig, pool: SdkMcpClient) -> list[ServerHealth]:
+    return with_config_problems(config, pool.health())
+
+
+def _server_report(health: ServerHealth, transport: dict[str, Any]) -> dict[str, Any]:
+    offers = health.offers
+    return {
+        "name": health.name,
+        "ok": health.verdict != "failed",
+        "status": health.verdict,
+        "listing": health.listing,
+        "connection": health.connection,
+        "transport": transport,
+        "protocol_version": health.protocol_version,
+        "connect_ms": round(health.connect_ms, 1) if health.connect_ms is not None else None,
+        "restarts": health.restarts,
+        "tools": offers.get("tool", 0),
+        "resources": offers.get("resource", 0),
+        "resource_templates": offers.get("resource_template", 0),
+        "prompts": offers.get("prompt", 0),
+        "rejected": health.rejected,
+        "missing": [gap.model_dump(mode="json") for gap in health.missing],
+        "error": _error(health),
+        "log": health.log,
+        "log_written": health.written_log() is not None,
+    }
+
+
+def _error(health: ServerHealth) -> dict[str, Any] | None:
+    if health.verdict != "failed":
+        return None
+    if health.config_error is not None:
+        return {"kind": "config", "message": health.config_error}
+    error = health.listing_error or health.error
+    if error is not None:
+        return error.model_dump(mode="json")
+    return {"kind": "unavailable", "message": health.last_error or "no session"}
 
 
 def render_check(report: dict[str, Any]) -> str:
@@ -54,10 +80,16 @@ def render_check(report: dict[str, Any]) -> str:
                 f"tools {server['tools']}, resources {server['resources']}, "
                 f"templates {server['resource_templates']}, prompts {server['prompts']}"
             )
+            lines.extend(
+                f"        warning: {gap['method']} not served: {continued(gap['error']['message'], 18)}"
+                for gap in server.get("missing", [])
+            )
             lines.extend(f"        rejected: {continued(reason, 18)}" for reason in server["rejected"])
         else:
             error = server["error"] or {"kind": "unavailable", "message": "no session"}
             # The message is often the server's own words: a line break in it stays indented.
             message = continued(error["message"], 8)
-            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {message}")
+            # Where to read more: the server's own log, when it wrote one.
+            log = f"  (log: {server['log']})" if server.get("log_written") else ""
+            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {message}{log}")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from gatehouse.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pendi
 from gatehouse.oidc_identity import CONFIG_KEY, CONFIG_TABLE, SignInRefused, identity_claim, signed_in_user
 from gatehouse.reader_time import zone_named
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
-from gatehouse.wiring import Services, build_services
+from gatehouse.wiring import Services, build_services, servers_config_or_problem
 from policies.secrets import install_log_redaction
 
 
@@ -23,7 +23,10 @@ from policies.secrets import install_log_redaction
 def services() -> Services:
     """Process-wide: one MCP session pool, one database, one compiled graph for every user."""
     # Its notifications sender runs on a thread for as long as the app does.
-    shared = build_services(Settings.resolve(environ=secret_settings() | dict(os.environ)))
+    settings = Settings.resolve(environ=secret_settings() | dict(os.environ))
+    # A broken servers file, or a broken entry in it, is shown on the Servers page (and noted
+    # on the others), never raised here: that would be a traceback on every page.
+    shared = build_services(settings, servers=servers_config_or_problem(settings))
     install_log_redaction(shared.secrets)
     # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
     shared.reviews.sweep()
@@ -110,6 +113,19 @@ def _secret_table(name: str) -> Mapping[str, object]:
 def reader_zone() -> tzinfo:
     """The time zone the reader's browser reports, UTC without a usable one (reader_time.zone_named)."""
     return zone_named(st.context.timezone)
+
+
+def servers_file_notice() -> str | None:
+    """A short line for every page when the servers file has entries that could not be
+    loaded (the Servers page says which and why), else None."""
+    config = services().servers
+    if config is None or not config.problems:
+        return None
+    whole = next((problem for problem in config.problems if problem.entry is None), None)
+    if whole is not None:
+        return "The servers file cannot be used, so no server runs: see Servers."
+    names = ", ".join(problem.entry or "?" for problem in config.problems)
+    return f"Skipped in the servers file (broken): {names}. See Servers."
 
 
 def role_of(user: str | None) -> str | None:

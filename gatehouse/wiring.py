@@ -31,7 +31,7 @@ from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from graph.runner import thread_secret_sources
-from mcp_host.config import HttpServer, ServersConfig, load_servers_config
+from mcp_host.config import ConfigError, ConfigProblem, HttpServer, ServersConfig, load_servers_config
 from mcp_host.elicitation import ElicitationHandler
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
@@ -75,6 +75,9 @@ class Services:
     questions: OperatorQuestions
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
+    # The servers file the pool was started from, with its broken entries (None: a client was
+    # handed in without one).
+    servers: ServersConfig | None = None
     owns_mcp: bool = True
     # Review notifications waiting to be posted, and the thread posting them (None when no
     # webhook is configured).
@@ -203,11 +206,27 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers; in
     either, Gatehouse's helpers (${GATEHOUSE_PYTHON}, ...) mean the same (helper_variables), so
-    a copy of the shipped file loads as it does."""
-    # A bad file raises ConfigError, which reports itself (mcp_host/reported.py).
+    a copy of the shipped file loads as it does.
+
+    A broken entry is left out and kept in the config's ``problems`` (one server's mistake
+    never takes down the others); a file that cannot be read, or that names one of
+    Gatehouse's secrets, raises ConfigError, which reports itself (mcp_host/reported.py)."""
     if settings.servers_path is not None:
-        return load_servers_config(settings.servers_path, environ={**os.environ, **settings.file_variables})
+        return load_servers_config(
+            settings.servers_path, environ={**os.environ, **settings.file_variables}, skip_broken=True
+        )
     return bundled_servers_config(settings.demo_data_dir)
+
+
+def servers_config_or_problem(settings: Settings) -> ServersConfig:
+    """The servers file as servers_config reads it, or, when the file as a whole cannot be
+    used, no servers and that one problem: for the app, which shows it on the Servers page
+    and keeps serving its other pages instead of a traceback on each."""
+    try:
+        return servers_config(settings)
+    except ConfigError as exc:
+        source = str(settings.servers_path) if settings.servers_path is not None else str(BUNDLED_CONFIG)
+        return ServersConfig(source=source, problems=[ConfigProblem.of(exc, None)])
 
 
 def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
@@ -390,6 +409,7 @@ def build_services(
         settings=settings,
         questions=questions,
         secrets=secrets,
+        servers=servers,
         owns_mcp=owns_mcp,
         outbox=storage.outbox,
         webhook=webhook,

@@ -46,7 +46,7 @@ from graph.accessors import (
 from graph.calls import call_hash
 from graph.context import CallOutcome, GraphContext
 from graph.effects import observe, what_changed
-from graph.output import build_final_output, clarification_question, no_match_sentence
+from graph.output import NOTHING_FITS, build_final_output, clarification_question, no_match_sentence
 from graph.planner.arguments import Extraction
 from graph.planner.protocol import Composition, PlanningRequest
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing
@@ -175,7 +175,7 @@ def discover_capabilities(state: GraphState, runtime: Runtime[GraphContext]) -> 
 
     Reads ``server_preferences``, ``errors``. Writes ``capability_manifest``, ``errors`` (every
     server problem) and, when nothing can be used or a preferred server is unknown,
-    ``fallback_reason`` and possibly ``status``. A re-run lists again (reads from the servers,
+    ``fallback_reason`` (with nothing usable, ``fallback_text`` too) and possibly ``status``. A re-run lists again (reads from the servers,
     or the client's cached listing).
 
     Args:
@@ -194,11 +194,17 @@ def discover_capabilities(state: GraphState, runtime: Runtime[GraphContext]) -> 
         listed = ", ".join(known) or "none"
         message = f"unknown preferred server {', '.join(map(repr, unknown))}; configured servers: {listed}"
         update |= {"status": "error", "fallback_reason": message, "errors": [*errors, message]}
-    elif not known:
-        update["fallback_reason"] = "no MCP server is configured"
-    elif not found.capabilities():
-        update["fallback_reason"] = "no configured MCP server offers a usable capability"
-        if found.problems():
+    elif not known or not found.capabilities():
+        reason = (
+            "no MCP server is configured"
+            if not known
+            else "no configured MCP server offers a usable capability"
+        )
+        update |= {
+            "fallback_reason": reason,
+            "fallback_text": f"{NOTHING_FITS}: {reason}, so nothing was run.",
+        }
+        if known and found.problems():
             update["status"] = "error"
     return update
 
@@ -279,7 +285,7 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
             "selected_capability": None,
             "fallback_reason": f"no capability matches the request well enough{best_of}; "
             f"the threshold is {limits.min_score:g}",
-            "fallback_text": selection_.no_match or no_match_sentence(closest, limits.min_score),
+            "fallback_text": selection_.no_match or no_match_sentence(selection_.candidates),
         }
     best, runner_up = selection_.chosen, selection_.ambiguous_with
     named = _named_in_reply(selection_.candidates, latest) if latest else None
@@ -1253,7 +1259,7 @@ def answer_without_mcp(state: GraphState, runtime: Runtime[GraphContext]) -> Gra
             "reading, listing or searching their data."
         )
     else:
-        text = state.get("fallback_text") or f"Answered without MCP: {reason}."
+        text = state.get("fallback_text") or f"Nothing was run: {reason}."
     status = state.get("status") or "answered_without_mcp"
     return {"context_update": {"source": "gatehouse", "text": text}, "status": status}
 

@@ -7,9 +7,11 @@ kind of sentence either way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from graph.accessors import validation_flags
+from graph.accessors import manifest, validation_flags
+from graph.capability_words import in_plain_words
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
 from graph.results_view import clip, describe, summarize
@@ -20,6 +22,7 @@ from graph.state import (
     ErrorInfoData,
     FinalOutput,
     GraphState,
+    NoCallReason,
     ReviewPayload,
     ReviewSummary,
     Status,
@@ -48,21 +51,32 @@ def _describe_argument(name: str, schema: dict[str, Any]) -> str:
     return f"{name} ({description})" if description else name
 
 
-def no_match_sentence(closest: ScoredCapability | None, needed: float) -> str:
-    """Why nothing was run when no capability fits, as a sentence: the planner's scores are
-    points of evidence (words of the request found in a capability's name, description and
-    fields), so the closest one is named with how many it had of how many it needed."""
-    if closest is None:
+# At most this many of the closest capabilities are named when nothing fits.
+CLOSEST_NAMED = 3
+NOTHING_FITS = "Nothing configured can do that"
+
+
+def no_match_sentence(candidates: Sequence[ScoredCapability]) -> str:
+    """Why nothing was run when no capability fits, in words: nothing configured can do it, and
+    what the closest capabilities do (their descriptions, never the planner's scores, which
+    mean nothing to the person who asked)."""
+    if not candidates:
         return (
-            "None of the configured servers offers a capability that matches this request, so "
-            "nothing was run. Try saying plainly what to do and to what."
+            f"{NOTHING_FITS}: the configured servers offer no capability for it, so nothing was run. "
+            "Ask for something the servers can do."
         )
-    capability = closest.capability
-    name = f"{capability.title} ({capability.key})" if capability.title else capability.key
+    named: list[str] = []
+    for scored in candidates:
+        words = f"{in_plain_words(scored.capability).rstrip('.')} ({scored.capability.server})"
+        if words not in named:
+            named.append(words)
+        if len(named) == CLOSEST_NAMED:
+            break
+    closest = "; ".join(f"{index}) {words}" for index, words in enumerate(named, start=1))
     return (
-        f"No capability matched the request well enough to use it (the closest, {name}, "
-        f"matched {closest.score:g} of the {needed:g} points needed), so nothing was run. "
-        "Try saying plainly what to do and to what."
+        f"{NOTHING_FITS}, so nothing was run. The closest capabilities: {closest}. If you meant one of "
+        "these, say so in other words; what you can ask (in the chat, or `gatehouse capabilities`) "
+        "lists everything the servers can do."
     )
 
 
@@ -210,7 +224,18 @@ def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload 
         # .get: a selection checkpointed by an older release may lack these two fields.
         explanation=selected.get("explanation") if selected else None,
         planner=selected.get("planner") if selected else None,
+        no_call_reason=_no_call_reason(state) if status == "answered_without_mcp" else None,
     )
+
+
+def _no_call_reason(state: GraphState) -> NoCallReason:
+    """Why a run answered without calling a server, read off the route it took."""
+    if state.get("intent") == "answer_without_mcp":
+        return "general_question"
+    if state.get("selected_capability"):
+        return "not_usable"  # chosen, then found unusable (validate_capability)
+    # Discovery found nothing to choose from, or select_capability found nothing good enough.
+    return "nothing_fits" if manifest(state).capabilities() else "nothing_offered"
 
 
 def _readable_result(result: McpResult | None) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from mcp_host.manifest import CapabilityType
 from mcp_host.results import ContentType
 from policies.decision import Flag, Severity
 
+NoCallReason = Literal["general_question", "nothing_fits", "nothing_offered", "not_usable"]
 Status = Literal[
     "ok",
     "answered_without_mcp",
@@ -82,6 +83,8 @@ class CapabilityDefinition(TypedDict):
     mime_type: str | None
     uri: str | None
     uri_template: str | None
+    examples: list[str]
+    aliases: list[str]
     fingerprint: str
 
 
@@ -119,6 +122,13 @@ class ErrorInfoData(TypedDict):
     may_have_run: bool
 
 
+class MissingMethodData(TypedDict):
+    """A mcp_host.manifest.MissingMethod as JSON: an optional list method the server did not serve."""
+
+    method: str
+    error: ErrorInfoData
+
+
 class ServerManifestData(TypedDict):
     """A mcp_host.manifest.ServerManifest as JSON."""
 
@@ -129,6 +139,7 @@ class ServerManifestData(TypedDict):
     server_version: str | None
     capabilities: list[CapabilityDefinition]
     rejected: list[str]
+    missing: list[MissingMethodData]
     announces_changes: bool
     folders: list[str]
 
@@ -414,6 +425,7 @@ class FinalOutputData(TypedDict):
     explanation: str | None
     planner: str | None
     composed: bool
+    no_call_reason: NoCallReason | None
 
 
 class GraphState(TypedDict, total=False):
@@ -634,6 +646,10 @@ class FinalOutput(BaseModel):
     # True when the planner wrote ``response`` from the result (a language model's answer):
     # the chat shows it above the result, which it otherwise says in its own words.
     composed: bool = False
+    # Why no server was called, with the status answered_without_mcp (None otherwise): a
+    # general question, nothing fits the request, no server offers anything, or the capability
+    # chosen cannot be used. The chat's badge and the CLI's status line say it in words.
+    no_call_reason: NoCallReason | None = None
 
 
 class McpRequest(BaseModel):

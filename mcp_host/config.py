@@ -5,8 +5,16 @@ entries (command, args, env, cwd) and remote entries (type "http", url, headers)
 may declare ``roots``: the folders the server is told it may work in (MCP roots), which are
 also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
 (and VS Code's ``${env:VAR}``) in any string is taken from the environment
-(mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file. Every problem is reported as one line naming the file, the entry and the
-reason; nothing is half-loaded.
+(mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file.
+Every problem is reported as one line naming the file, the entry and the reason.
+
+One broken entry (a bad key, a missing command, an unset variable, a bad URL) costs only that
+entry when the file is read with ``skip_broken``: the others load, and the broken one is kept
+as a ConfigProblem on the config, for the Servers page and the command line to name. A file
+that cannot be read at all, and one that names one of Gatehouse's own secrets (a file out to
+take them, whichever entry asks), load nothing. Gatehouse's own ``capabilities`` key holds an
+admin's example requests and aliases per capability (mcp_host/capability_notes.py,
+docs/capabilities.md).
 
 Secrets (env values and headers) are held in ``SecretStr``: their repr, their model dump and
 every description this module produces show them redacted, and so are user:password and
@@ -26,20 +34,33 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
+from mcp_host.capability_notes import CapabilityNotes, NotesError, parse_capability_notes
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
 from mcp_host.reported import ReportedError
-from mcp_host.variables import VariableError, expand_variables
+from mcp_host.variables import SecretVariableError, VariableError, expand_variables
 from policies.names import normalise_name
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
-# "timeout" (seconds per call) is Gatehouse's own key; the other keys are the common format.
-_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "envFile", "disabled", "timeout", "roots"}
-_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth"}
+# "timeout" (seconds per call) and "capabilities" (an admin's examples and aliases,
+# mcp_host/capability_notes.py) are Gatehouse's own keys; the others are the common format.
+_STDIO_KEYS = {
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "envFile",
+    "disabled",
+    "timeout",
+    "roots",
+    "capabilities",
+}
+_HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth", "capabilities"}
 _ROOT_KEYS = {"uri", "name"}
 # A call that may take longer than a day is not waited for by a person at a terminal.
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
@@ -52,6 +73,32 @@ class ConfigError(McpHostError, ReportedError):
         super().__init__(f"{where}: {reason}")
         self.where = where
         self.reason = reason
+
+
+class SecretReferenceError(ConfigError):
+    """An entry names one of Gatehouse's own secrets (mcp_host/variables.py): the whole file
+    is refused, since a file that asks for them is not one to run any server from."""
+
+
+class ConfigProblem(BaseModel):
+    """An entry of the servers file that could not be loaded, or the file itself (entry None)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entry: str | None
+    where: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+    @classmethod
+    def of(cls, error: ConfigError, entry: str | None) -> ConfigProblem:
+        return cls(entry=entry, where=error.where, reason=error.reason)
+
+    def error(self) -> ConfigError:
+        return ConfigError(self.where, self.reason)
 
 
 class ServerRoot(BaseModel):
@@ -83,6 +130,8 @@ class StdioServer(BaseModel):
     timeout: float | None = None
     # Empty: the entry declares no roots (and the host does not offer the roots capability).
     roots: list[ServerRoot] = Field(default_factory=list)
+    # The admin's examples and aliases, by capability name (mcp_host/capability_notes.py).
+    capability_notes: dict[str, CapabilityNotes] = Field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -106,6 +155,7 @@ class HttpServer(BaseModel):
     # How the host signs in when the server asks for OAuth (mcp_host/oauth_config.py).
     oauth: OAuthSettings = DEFAULT_OAUTH
     roots: list[ServerRoot] = Field(default_factory=list)
+    capability_notes: dict[str, CapabilityNotes] = Field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -125,6 +175,8 @@ class ServersConfig(BaseModel):
 
     source: str
     servers: list[ServerEntry] = Field(default_factory=list)
+    # Entries left out because they are broken (read with skip_broken), in the file's order.
+    problems: list[ConfigProblem] = Field(default_factory=list)
 
     def names(self) -> list[str]:
         return [server.name for server in self.servers]
@@ -145,6 +197,8 @@ def redact_url(url: str) -> str:
 def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
     try:
         return expand_variables(value, environ, where)
+    except SecretVariableError as exc:
+        raise SecretReferenceError(exc.where, exc.reason) from exc
     except VariableError as exc:
         raise ConfigError(exc.where, exc.reason) from exc
 
@@ -229,6 +283,13 @@ def _roots(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir
     return roots
 
 
+def _notes(raw: dict[str, Any], where: str) -> dict[str, CapabilityNotes]:
+    try:
+        return parse_capability_notes(raw.get("capabilities"), where)
+    except NotesError as exc:
+        raise ConfigError(exc.where, exc.reason) from exc
+
+
 def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
     if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
         raise ConfigError(
@@ -269,6 +330,7 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             cwd=cwd,
             timeout=_timeout(raw, where),
             roots=_roots(raw, where, environ, base_dir),
+            capability_notes=_notes(raw, where),
         )
     if kind in _HTTP_TYPES:
         unknown = sorted(set(raw) - _HTTP_KEYS)
@@ -293,6 +355,7 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
             timeout=_timeout(raw, where),
             roots=_roots(raw, where, environ, base_dir),
             oauth=oauth,
+            capability_notes=_notes(raw, where),
         )
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
@@ -302,8 +365,16 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
 
 
 def parse_servers_config(
-    data: Any, *, source: str, environ: Mapping[str, str] | None = None, base_dir: Path | None = None
+    data: Any,
+    *,
+    source: str,
+    environ: Mapping[str, str] | None = None,
+    base_dir: Path | None = None,
+    skip_broken: bool = False,
 ) -> ServersConfig:
+    """The servers ``data`` (read from ``source``) configures. A broken entry raises its
+    ConfigError, or with ``skip_broken`` is left out and kept in ``problems``; a problem with
+    the file as a whole, and a reference to one of Gatehouse's secrets, always raise."""
     env = os.environ if environ is None else environ
     if not isinstance(data, dict):
         raise ConfigError(source, "the top level must be a JSON object")
@@ -313,35 +384,45 @@ def parse_servers_config(
     entries = data[key]
     if not isinstance(entries, dict):
         raise ConfigError(f"{source}: {key}", "must be an object of named servers")
-    servers = []
+    servers: list[ServerEntry] = []
+    problems: list[ConfigProblem] = []
+    seen: dict[str, str] = {}
     for name, raw in entries.items():
-        entry = _entry(name, raw, f"{source}: {key}.{name}", env, base_dir or Path.cwd())
-        if entry is not None:
-            servers.append(entry)
-    _one_spelling_each(servers, source, key)
-    return ServersConfig(source=source, servers=servers)
+        try:
+            entry = _entry(name, raw, f"{source}: {key}.{name}", env, base_dir or Path.cwd())
+            if entry is not None:
+                _one_spelling_each(seen, name, source, key)
+                servers.append(entry)
+        except SecretReferenceError:
+            raise
+        except ConfigError as exc:
+            if not skip_broken:
+                raise
+            problems.append(ConfigProblem.of(exc, name))
+    return ServersConfig(source=source, servers=servers, problems=problems)
 
 
-def _one_spelling_each(servers: list[ServerEntry], source: str, key: str) -> None:
+def _one_spelling_each(seen: dict[str, str], name: str, source: str, key: str) -> None:
     """Refuse two servers whose names read as one (``my-server``, ``my_server``, ``MyServer``):
     the policy matches keys in one spelling (policies/names.py), so a rule written for one would
     also mean the other. This also keeps keys unique as they are written: two servers' keys
     ``s1__n1`` and ``s2__n2`` can only be equal when one name is the other plus '_' (``a`` and
     ``a_``: ``a___lookup_price`` is a's ``_lookup_price`` and a_'s ``lookup_price``), since
-    neither name holds '__', and such names read as one."""
-    seen: dict[str, str] = {}
-    for server in servers:
-        spelling = normalise_name(server.name)
-        first = seen.setdefault(spelling, server.name)
-        if first != server.name:
-            raise ConfigError(
-                f"{source}: {key}.{server.name}",
-                f"reads as the same name as {key}.{first} ({spelling!r}), and policy rules and "
-                "capability keys would not tell the two servers apart: rename one",
-            )
+    neither name holds '__', and such names read as one. ``seen``: each spelling kept so far,
+    with the name that has it (the first entry keeps its name; the second is refused)."""
+    spelling = normalise_name(name)
+    first = seen.setdefault(spelling, name)
+    if first != name:
+        raise ConfigError(
+            f"{source}: {key}.{name}",
+            f"reads as the same name as {key}.{first} ({spelling!r}), and policy rules and "
+            "capability keys would not tell the two servers apart: rename one",
+        )
 
 
-def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
+def load_servers_config(
+    path: Path, *, environ: Mapping[str, str] | None = None, skip_broken: bool = False
+) -> ServersConfig:
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:
@@ -352,4 +433,6 @@ def load_servers_config(path: Path, *, environ: Mapping[str, str] | None = None)
         data = loads_bounded(text, unique_names=True)
     except BoundedJsonError as exc:
         raise ConfigError(str(path), str(exc)) from exc
-    return parse_servers_config(data, source=str(path), environ=environ, base_dir=path.parent)
+    return parse_servers_config(
+        data, source=str(path), environ=environ, base_dir=path.parent, skip_broken=skip_broken
+    )

@@ -41,6 +41,11 @@ class Capability(BaseModel):
     mime_type: str | None = None
     uri: str | None = None
     uri_template: str | None = None
+    # The admin's words for it from the servers file (mcp_host/capability_notes.py): example
+    # requests and other names. Not the server's definition, so not in the fingerprint: an
+    # approval stays bound to what the server offers, whatever the team calls it.
+    examples: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list)
 
     # Cached: the model is frozen, and the hash is read many times per request.
     @computed_field  # type: ignore[prop-decorator]
@@ -79,6 +84,20 @@ class Capability(BaseModel):
         return {"server": self.server, "type": self.type, "name": self.name}
 
 
+class MissingMethod(BaseModel):
+    """An optional list method the server declared but did not serve: answered with an error
+    (-32601 Method not found, often), or not within the call timeout. The rest of the server's
+    offer stands without it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    method: str
+    error: ErrorInfo
+
+    def describe(self) -> str:
+        return f"{self.method}: {self.error.message}"
+
+
 class ServerManifest(BaseModel):
     """One server's offer, or the error that kept us from learning it."""
 
@@ -90,6 +109,9 @@ class ServerManifest(BaseModel):
     capabilities: list[Capability] = Field(default_factory=list)
     # Entries the server offered that the host could not use (bad schema, duplicate name).
     rejected: list[str] = Field(default_factory=list)
+    # Optional list methods that failed (mcp_host/sdk_client.py OPTIONAL_LISTINGS): the server
+    # is usable without what they would have listed. Not problems(): a gap, not a failure.
+    missing: list[MissingMethod] = Field(default_factory=list)
     # The server declared list_changed for every kind it lists: it promises to say when its
     # offer changes (whether to rely on that promise is the policy's call: trusted servers).
     announces_changes: bool = False

@@ -68,9 +68,9 @@ from mcp.types import (
     RootsListChangedNotification,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import BaseModel
 
 from mcp_host.call_clocks import CallClocks
+from mcp_host.capability_notes import configured_notes, with_notes
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
 from mcp_host.convert import prompt_result, resource_result, tool_result
 from mcp_host.discovery import CapabilityCollector
@@ -86,7 +86,8 @@ from mcp_host.errors import (
     error_from_exception,
 )
 from mcp_host.folders import configured_folders
-from mcp_host.manifest import Manifest, ServerManifest
+from mcp_host.health import ServerHealth
+from mcp_host.manifest import Manifest, MissingMethod, ServerManifest
 from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
 from mcp_host.output_schema import output_problem
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult, message_cap_for
@@ -118,6 +119,16 @@ SIGN_IN_RETRY_SECONDS = 15.0
 # is tried again after this long, then twice as long after each failure in a row, up to the cap.
 LISTING_BACKOFF_SECONDS = 5.0
 LISTING_BACKOFF_CAP_SECONDS = 300.0
+# Each listing's JSON-RPC method. Only tools/list is needed for a server to be usable; the
+# others are optional: servers in the wild declare resources and answer -32601 to
+# resources/templates/list, or fail their prompts/list, and their tools still work.
+LIST_METHODS = {
+    "tools": "tools/list",
+    "resources": "resources/list",
+    "resource_templates": "resources/templates/list",
+    "prompts": "prompts/list",
+}
+OPTIONAL_LISTINGS = frozenset({"resources", "resource_templates", "prompts"})
 
 
 @dataclass(eq=False)
@@ -129,22 +140,6 @@ class _InFlight:
 
 # The call whose task this is (set in the call's task; its child tasks inherit it).
 _current_call: ContextVar[_InFlight | None] = ContextVar("current_call", default=None)
-
-
-class ServerHealth(BaseModel):
-    """What the pool knows about one server's session, for `servers check` and the UI."""
-
-    name: str
-    connected: bool
-    protocol_version: str | None = None
-    connect_ms: float | None = None
-    restarts: int = 0
-    error: ErrorInfo | None = None
-    # The remote server waits for a person to sign in (mcp_host/oauth.py).
-    needs_sign_in: bool = False
-    # The server's last listing failed: why, and in how many seconds it is tried again.
-    listing_error: ErrorInfo | None = None
-    listing_retry_in: float | None = None
 
 
 @dataclass(eq=False)
@@ -200,6 +195,9 @@ class _Session:
     listing_failures: int = 0
     listing_retry_at: float = 0.0
     listing: _Listing | None = None
+    # What the last listing found, whatever it was (ok, partial, failed), for health(); kept
+    # when a notification drops the cached manifest.
+    last_listing: ServerManifest | None = None
 
     def __post_init__(self) -> None:
         if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
@@ -564,8 +562,9 @@ class SdkMcpClient:
                 restarts=s.restarts,
                 error=s.error,
                 needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
+                log=_shown_path(server_log_path(self._log_dir, s.name)),
                 **self._listing_health(s),
-            )
+            ).listed(s.last_listing)
             for s in self._sessions.values()
         ]
 
@@ -703,7 +702,8 @@ class SdkMcpClient:
         client = await self._usable_client(session)
         if client is None:
             error = session.error or ErrorInfo(kind="unavailable", message="no open session")
-            return ServerManifest(name=session.name, ok=False, error=error)
+            session.last_listing = ServerManifest(name=session.name, ok=False, error=error)
+            return session.last_listing
         collector = CapabilityCollector(session.name)
         declared = client.server_capabilities
         session.refused_status = None
@@ -717,16 +717,24 @@ class SdkMcpClient:
         if declared.prompts is not None:
             listings["prompts"] = (client.list_prompts, collector.add_prompt)
         found: dict[str, _ListedItems] = {}
+        missing: dict[str, ErrorInfo] = {}
+        timeout = self._timeout_for(session)
 
         async def fetch(kind: str) -> None:
-            found[kind] = await _all_pages(listings[kind][0], kind)
+            try:
+                with anyio.fail_after(timeout):
+                    found[kind] = await _all_pages(listings[kind][0], kind)
+            except Exception as exc:
+                gap = _optional_gap(session, kind, exc, timeout)
+                if gap is None:
+                    raise
+                missing[kind] = gap
 
         try:
-            with anyio.fail_after(self._timeout_for(session)):
-                # The listings go out together: one round trip's wait instead of four.
-                async with anyio.create_task_group() as group:
-                    for kind in listings:
-                        group.start_soon(fetch, kind)
+            # The listings go out together: one round trip's wait instead of four.
+            async with anyio.create_task_group() as group:
+                for kind in listings:
+                    group.start_soon(fetch, kind)
         except Exception as exc:  # noqa: BLE001 - recorded on the manifest; other servers go on
             exc = _first_of_group(exc)
             error = _classify(session, exc)
@@ -734,10 +742,13 @@ class SdkMcpClient:
                 await self._reopen(session)
             failed = ServerManifest(name=session.name, ok=False, error=error)
             self._listing_failed(session, failed)
+            session.last_listing = failed
             return failed
         session.failed_listing = None
         session.listing_failures = 0
         for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
+            if kind not in found:
+                continue
             for item in found[kind].items:
                 add(item)
             if found[kind].more:
@@ -750,11 +761,15 @@ class SdkMcpClient:
             ok=True,
             protocol_version=client.protocol_version,
             server_version=server_info.version if server_info else None,
-            capabilities=collector.capabilities,
+            capabilities=with_notes(collector.capabilities, configured_notes(session.target)),
             rejected=collector.rejected,
+            missing=[
+                MissingMethod(method=LIST_METHODS[kind], error=error) for kind, error in missing.items()
+            ],
             announces_changes=_announces_changes(declared),
             folders=configured_folders(session.target),
         )
+        session.last_listing = manifest
         if session.client is client:
             session.manifest = manifest
         return manifest
@@ -877,6 +892,10 @@ class SdkMcpClient:
             raise ClientClosedError("the MCP client is closed")
 
 
+def _shown_path(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
 def _server_root(root: ServerRoot | str | Path) -> ServerRoot:
     if isinstance(root, ServerRoot):
         return root
@@ -958,6 +977,17 @@ def _skip_sdk_output_check(client: Client) -> None:
     it raised or said is read. When the SDK grows a switch, this is the one line to change.
     """
     client.session.validate_tool_result = _no_sdk_output_check  # type: ignore[method-assign]
+
+
+def _optional_gap(session: _Session, kind: str, exc: Exception, timeout: float) -> ErrorInfo | None:
+    """How an optional listing failed, when its failure costs only that listing; None when it
+    fails the server: the tools listing, a refused sign-in, a connection that is gone."""
+    if kind not in OPTIONAL_LISTINGS:
+        return None
+    error = _classify(session, _first_of_group(exc))
+    if error.kind == "timeout":
+        return ErrorInfo(kind="timeout", message=f"no answer within {timeout:g} s")
+    return error if error.kind in {"protocol", "invalid_params"} else None
 
 
 def _first_of_group(exc: Exception) -> Exception:

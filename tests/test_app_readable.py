@@ -114,8 +114,8 @@ def test_a_request_no_capability_fits_is_answered_with_a_sentence_not_scores() -
     app = ask(session(), "Book me a flight to Lisbon next week.")
 
     text = page_text(app)
-    assert "No capability matched the request well enough to use it (the closest, " in text
-    assert "threshold" not in text and "score" not in text
+    assert "Nothing configured can do that, so nothing was run. The closest capabilities: 1) " in text
+    assert "threshold" not in text and "score" not in text and "points" not in text
 
 
 def test_a_review_link_with_the_short_id_on_screen_opens_that_review() -> None:

@@ -6,6 +6,9 @@ It is stored with its secrets hidden, and hidden again when shown (threads store
 Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
 badges and colours are for Gatehouse's own facts only.
 
+Above the conversation, *What you can ask* lists every capability the servers offer now, in
+plain words with a request to try (gatehouse/catalogue_panel.py).
+
 A request runs on a thread of its own (gatehouse/background_runs.py), which the page follows:
 its steps as they complete, and, when a server asks the operator something during the call
 (MCP elicitation), the question as a form the operator answers while the call waits
@@ -26,9 +29,11 @@ from typing import Any
 import streamlit as st
 
 from gatehouse.background_runs import RunInProgress
+from gatehouse.catalogue_panel import show_catalogue
 from gatehouse.errors import ThreadBusyError
 from gatehouse.flag_text import flag_markdown
 from gatehouse.literal import markdown_literal, name_literal, show
+from gatehouse.no_call_words import NO_CALL_WORDS
 from gatehouse.operator_requests import ask, thread_owner
 from gatehouse.outcome import outcome_of
 from gatehouse.question_forms import WAITING_LABEL, show_questions
@@ -52,7 +57,8 @@ THREADS_LISTED = 30
 
 _BADGE = {
     "ok": ":green-badge[done]",
-    "answered_without_mcp": ":blue-badge[answered without MCP]",
+    # An answer stored before answers said why no server was called.
+    "answered_without_mcp": ":blue-badge[answered without a server]",
     "needs_clarification": ":orange-badge[needs your answer]",
     "needs_review": ":orange-badge[waiting for a reviewer]",
     "rejected": ":red-badge[rejected]",
@@ -60,6 +66,16 @@ _BADGE = {
     "cancelled": ":gray-badge[withdrawn]",
     "error": ":red-badge[error]",
 }
+
+
+def badge(output: dict[str, Any]) -> str:
+    """What happened, as a badge: for an answer without a server, why no server was called."""
+    status = str(output["status"])
+    reason = output.get("no_call_reason")
+    if status == "answered_without_mcp" and reason in NO_CALL_WORDS:
+        colour = "blue" if reason == "general_question" else "orange"
+        return f":{colour}-badge[{markdown_literal(NO_CALL_WORDS[reason])}]"
+    return _BADGE.get(status) or markdown_literal(status)
 
 
 def show_flags(flags: list[dict[str, Any]]) -> None:
@@ -113,8 +129,7 @@ def show_answer(output: dict[str, Any]) -> None:
     result = output.get("result")
     # Tool output, flags and errors quote servers: control characters are shown, not hidden.
     output = visible_in(output)
-    status = str(output["status"])
-    facts = [_BADGE.get(status) or markdown_literal(status)]
+    facts = [badge(output)]
     capability = output.get("selected_capability")
     if capability:
         facts.append(
@@ -436,10 +451,11 @@ with history_column:
         st.warning(markdown_literal(notice))
     if not messages:
         st.markdown(
-            "Ask for something the configured servers can do, for example *List the files in the "
-            "managed project folder* or *Send an email to bob@example.com saying hi*. Reads run at "
-            "once; anything that changes the world waits for a reviewer."
+            "Ask in your own words for something the configured servers can do: *What you can ask* "
+            "lists each of them with a request to try. Reads run at once; anything that changes the "
+            "world waits for a reviewer."
         )
+    show_catalogue(app, expanded=not messages)
     for message in messages:
         render_message(message)
     if (

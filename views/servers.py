@@ -1,7 +1,9 @@
 """Servers: each configured MCP server's state, and Connect for remote servers behind OAuth.
 
 Everyone sees the states (connected, needs sign-in, error, a listing that failed and when it
-is tried again) and what each server offers; people whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
+is tried again, optional list methods a server does not serve, an entry of the servers file
+that could not be loaded, naming the file, the entry and the key) and what each server offers,
+all read from one health model (mcp_host/health.py); people whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
 once for every user and replica (gatehouse/app_sign_in.py). The sign-in's return lands on this
 page (``?code=...&state=...``) and is handed to the waiting flow through the database.
 
@@ -20,9 +22,10 @@ from gatehouse.literal import markdown_literal, name_literal, show
 from gatehouse.server_credentials import credential_key
 from gatehouse.web import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
-from mcp_host.config import HttpServer, ServerEntry
+from mcp_host.config import HttpServer, ServerEntry, ServersConfig
+from mcp_host.health import ServerHealth, broken_entry
 from mcp_host.reported import ReportedError
-from mcp_host.sdk_client import SdkMcpClient, ServerHealth
+from mcp_host.sdk_client import SdkMcpClient
 
 REFRESH_SECONDS = 2
 
@@ -64,9 +67,12 @@ def reopen(server: str) -> None:
         pool.reconnect(server)
 
 
-def state_line(entry: ServerEntry, health: ServerHealth | None, tools: int | None) -> str:
+def state_line(health: ServerHealth | None) -> str:
+    """The server's state in one line, from its health (mcp_host/health.py)."""
     if health is None:
         return "not started"
+    if health.config_error is not None:
+        return f"not started: {health.config_error}"
     if health.connected and health.listing_error is not None:
         # Its offer is unknown (a listing that never stops paging, say): the failure is kept
         # and the listing not asked again until the back-off ends (mcp_host/sdk_client.py).
@@ -75,10 +81,17 @@ def state_line(entry: ServerEntry, health: ServerHealth | None, tools: int | Non
             f"tried again in {math.ceil(health.listing_retry_in or 0)} s"
         )
     if health.connected:
-        return f"connected · {tools if tools is not None else '?'} tools"
+        line = (
+            f"connected · {health.offers.get('tool', 0)} tools"
+            if health.listing != "not_listed"
+            else "connected"
+        )
+        # Optional list methods it does not serve: the rest of it works (a warning, not an error).
+        gaps = "; ".join(f"{gap.method} ({gap.error.message})" for gap in health.missing)
+        return f"{line} · not served: {gaps}" if gaps else line
     if health.needs_sign_in:
         return "needs sign-in"
-    return f"error: {health.error.message if health.error else 'no session'}"
+    return f"error: {health.last_error or 'no session'}"
 
 
 def attempt_line(attempt: Attempt, user: str | None) -> None:
@@ -103,38 +116,51 @@ def attempt_line(attempt: Attempt, user: str | None) -> None:
 def connect(server: str, user: str) -> None:
     app = services()
     try:
-        start_connect(app.settings, servers_config(app.settings), server, user, on_connected=reopen)
+        config = app.servers or servers_config(app.settings)
+        start_connect(app.settings, config, server, user, on_connected=reopen)
     except ReportedError as exc:
         st.session_state["connect_error"] = str(exc)
 
 
+def _rows(config: ServersConfig, pool: object) -> list[tuple[ServerEntry | None, ServerHealth | None]]:
+    """Each entry of the servers file with its health: the loaded ones, then the broken ones."""
+    healths = {h.name: h for h in pool.health()} if isinstance(pool, SdkMcpClient) else {}
+    loaded: list[tuple[ServerEntry | None, ServerHealth | None]] = [
+        (entry, healths.get(entry.name)) for entry in config.servers
+    ]
+    return loaded + [
+        (None, broken_entry(problem)) for problem in config.problems if problem.entry is not None
+    ]
+
+
 @st.fragment(run_every=REFRESH_SECONDS)
-def server_list(entries: list[ServerEntry], user: str | None) -> None:
+def server_list(config: ServersConfig, user: str | None) -> None:
     app = services()
     pool = app.context.mcp
-    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in).
-    manifest = pool.discover()
-    tools = {
-        server.name: sum(1 for c in server.capabilities if c.type == "tool") for server in manifest.servers
-    }
-    healths = {h.name: h for h in pool.health()} if isinstance(pool, SdkMcpClient) else {}
+    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in),
+    # and the health read next says what the listing found.
+    pool.discover()
     manager = may_manage_servers(user)
-    for entry in entries:
+    for entry, health in _rows(config, pool):
+        name = entry.name if entry is not None else health.name if health is not None else "?"
         # Keyed, so each server's box is addressable (the CSS class st-key-server-NAME).
-        with st.container(border=True, key=f"server-{entry.name}"):
+        with st.container(border=True, key=f"server-{name}"):
             name_column, state_column, action_column = st.columns([2, 3, 2])
-            health = healths.get(entry.name)
             with name_column:
-                st.markdown(f"**{name_literal(entry.name)}**")
-                where = (
-                    entry.describe().get("url")
-                    if isinstance(entry, HttpServer)
-                    else entry.describe()["command"]
-                )
-                show(str(where))  # plain text: an address is never turned into a link
+                st.markdown(f"**{name_literal(name)}**")
+                if entry is not None:
+                    where = (
+                        entry.describe().get("url")
+                        if isinstance(entry, HttpServer)
+                        else entry.describe()["command"]
+                    )
+                    show(str(where))  # plain text: an address is never turned into a link
             with state_column:
-                st.markdown(markdown_literal(state_line(entry, health, tools.get(entry.name))))
-                latest = attempts().latest(entry.name) if isinstance(entry, HttpServer) else None
+                st.markdown(markdown_literal(state_line(health)))
+                log = health.written_log() if health is not None and health.verdict == "failed" else None
+                if log is not None:
+                    st.caption(f"Its log: {markdown_literal(log)}")
+                latest = attempts().latest(name) if isinstance(entry, HttpServer) else None
                 if latest is not None:
                     attempt_line(latest, user)
             with action_column:
@@ -161,4 +187,9 @@ if returned:
 person = current_user()
 if not may_manage_servers(person):
     st.info("Only people whose role may manage servers (admin in the shipped policy) connect servers here.")
-server_list(list(servers_config(services().settings).servers), person)
+configured = services().servers or servers_config(services().settings)
+for problem in configured.problems:
+    if problem.entry is None:
+        # The file as a whole could not be used: no server runs, and this says why.
+        st.error(f"The servers file cannot be used: {markdown_literal(problem.message)}")
+server_list(configured, person)

@@ -3,8 +3,8 @@
 Every request scores every offered capability, and much of what the planner reads off one (the
 words of its name, the concepts of its description and parameters, whether it acts) depends on
 its definition alone. ``per_definition`` keeps such a reading per definition: keyed by
-everything a Capability declares (its key and server, title, MIME type, and the fingerprint,
-which hashes all the rest), so a server that changes anything about a capability has it read
+everything a Capability declares (its key and server, title, MIME type, the admin's examples
+and aliases, and the fingerprint, which hashes all the rest), so a server that changes anything about a capability has it read
 afresh, never served an answer about the old one. Never keyed by the object's identity: the
 graph builds new Capability objects from its state on every request, and an id can be reused.
 Bounded, so a server churning definitions cannot grow it without end.
@@ -24,13 +24,22 @@ _T = TypeVar("_T")
 # Far more than any configuration offers; past it, a reading's cache starts over.
 DEFINITIONS_KEPT = 2048
 
-DefinitionKey = tuple[str, str, str | None, str | None, str]
+DefinitionKey = tuple[str, str, str | None, str | None, str, tuple[str, ...], tuple[str, ...]]
 _UNREAD = object()
 
 
 def definition_key(capability: Capability) -> DefinitionKey:
-    """What identifies a definition: equal keys mean equal capabilities, field for field."""
-    return (capability.key, capability.server, capability.title, capability.mime_type, capability.fingerprint)
+    """What identifies a definition: equal keys mean equal capabilities, field for field (the
+    admin's examples and aliases too, which the fingerprint leaves out)."""
+    return (
+        capability.key,
+        capability.server,
+        capability.title,
+        capability.mime_type,
+        capability.fingerprint,
+        tuple(capability.examples),
+        tuple(capability.aliases),
+    )
 
 
 def per_definition(read: Callable[[Capability], _T]) -> Callable[[Capability], _T]:

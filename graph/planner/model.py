@@ -249,10 +249,9 @@ class ModelPlanner:
         selection = self._fallback.select(request, capabilities, limits)
         selection.fallback = f"{why}; the deterministic planner chose instead"
         if selection.chosen is None:
-            closest = selection.candidates[0] if selection.candidates else None
             selection.no_match = (
                 f"The language model could not plan this request ({why}), and the deterministic planner "
-                f"found nothing either. {selection.no_match or no_match_sentence(closest, limits.min_score)}"
+                f"found nothing either. {selection.no_match or no_match_sentence(selection.candidates)}"
             )
             return selection
         selection.arguments = self._fallback.extract(selection.chosen.capability, request)

@@ -86,6 +86,16 @@ def _parameters(capability: Capability, flagged: bool) -> dict[str, Any]:
     return parameters | definitions
 
 
+def _admin_words(capability: Capability) -> str:
+    """What the admin says the capability is called and asked with, as lines of the description."""
+    lines = []
+    if capability.aliases:
+        lines.append(f"The administrator's other names for it: {'; '.join(capability.aliases)}.")
+    if capability.examples:
+        lines.append(f"Requests the administrator says it serves: {'; '.join(capability.examples)}.")
+    return "".join(f"\n{line}" for line in lines)
+
+
 @dataclass
 class ToolSet:
     """The tools offered to the model for one request, and the capability behind each name."""
@@ -126,6 +136,11 @@ class ToolSet:
         return candidate
 
     def _description(self, capability: Capability, *, flagged: bool) -> str:
+        # The admin's words (the servers file's examples and aliases) are Gatehouse's own
+        # configuration, not the server's: outside the markers, and kept for a flagged one too.
+        return self._server_description(capability, flagged=flagged) + _admin_words(capability)
+
+    def _server_description(self, capability: Capability, *, flagged: bool) -> str:
         kind = capability.type.replace("_", " ")
         lead = f"{capability.server}'s {kind} {capability.name}."
         if flagged:

@@ -24,6 +24,14 @@ from graph.planner.actions import (
     leading_verb,
     request_action,
 )
+from graph.planner.admin_words import (
+    ALIAS_WEIGHT,
+    EXAMPLE_WEIGHT,
+    admin_text,
+    alias_in,
+    closest_example,
+    states_its_action,
+)
 from graph.planner.arguments import (
     TIME_OF_DAY,
     Extraction,
@@ -215,6 +223,8 @@ def _concepts_of_capability(capability: Capability) -> frozenset[str]:
     found = set(concepts_of_words([w for w in split_identifier(capability.name) if w not in STOPWORDS]))
     found |= _concepts_of_description(capability.description)
     found |= concepts_of_words(split_identifier(capability.server))
+    # The admin's words for it are words it uses: a request in them is not about unknown things.
+    found |= _concepts_of_description(admin_text(capability))
     for name, schema in capability.properties.items():
         found |= concepts_of_words(split_identifier(name))
         shape = property_shape(schema) if isinstance(schema, dict) else {}
@@ -377,6 +387,17 @@ def score_capability(
     if said_verb and not concepts_of_words([said_verb]) & set(name_hits):
         # (Once: a name that says the verb already counted it.)
         add(DESCRIPTION_VERB, f"its description opens with the request's verb ({said_verb})")
+    alias = alias_in(capability, text)
+    if alias is not None:
+        add(ALIAS_WEIGHT, f"the request says {alias!r}, another name the admin gave it")
+    example = closest_example(capability, text)
+    if example is not None:
+        add(
+            round(EXAMPLE_WEIGHT * example[1], 2),
+            f"the request is worded like the admin's example {example[0]!r}",
+        )
+    # The admin's words say what the capability does, in verbs no word list may know.
+    in_admin_words = states_its_action(capability, text)
 
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
@@ -420,7 +441,9 @@ def score_capability(
     does = capability_action(capability)
     opens_with_its_verb = _opens_with_name_verb(capability, text)
     other_verb = (
-        None if said_verb or enum_hits or asked.reads_only else _other_verb(capability, does.acts, text)
+        None
+        if said_verb or enum_hits or asked.reads_only or in_admin_words
+        else _other_verb(capability, does.acts, text)
     )
     if other_verb:
         # "Push the commits" is not git_commit: a verb of its own the tool does not say.
@@ -428,11 +451,13 @@ def score_capability(
     elif does.acts and asked.reads_only and opens_with_its_verb:
         # A verb no word list knows, said as an order and named by the tool: "uproot the basil".
         add(ACTION_MATCH, f"the request opens with its verb ({opens_with_its_verb})")
+    elif does.acts and asked.reads_only and in_admin_words:
+        add(ACTION_MATCH, "the request asks for it in the admin's words for it")
     elif does.acts and asked.reads_only:
         add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
     elif asked.categories and not does.acts:
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
-    elif asked.categories and (does.categories & asked.categories or said_verb):
+    elif asked.categories and (does.categories & asked.categories or said_verb or in_admin_words):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")

@@ -27,10 +27,11 @@ from pydantic import SecretStr
 
 from conformance.client import HeadlessAuthorizer
 from mcp_host.config import HttpServer
+from mcp_host.health import ServerHealth
 from mcp_host.oauth import MemoryCredentialStore, SignIn
 from mcp_host.oauth_config import DEFAULT, OAuthConfigError, OAuthSettings, parse_oauth
 from mcp_host.oauth_metadata import check_metadata
-from mcp_host.sdk_client import SdkMcpClient, ServerHealth
+from mcp_host.sdk_client import SdkMcpClient
 from tests.adversarial.harness import gatehouse_with
 from tests.http_servers import free_port, serving
 from views.servers import state_line
@@ -166,8 +167,7 @@ def test_the_servers_page_shows_the_refusal_with_its_reason(lying: Lying) -> Non
     with lying("token-endpoint") as server:
         health, _ = _health(server)
 
-    entry = HttpServer(name="rogue", url=server.url)
-    line = state_line(entry, health, None)
+    line = state_line(health)
     assert line.startswith("error: signing in failed: ")
     assert REFUSED["token-endpoint"] in line
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from eval.case_sets import load_benchmark
 from eval.cases import CASES_FILE, Case, load_cases, schema_problems
 from eval.facts import CapabilityFacts, capability_facts, policy_status
 from eval.workspace import PEER_SERVERS, EvalWorkspace, PeersMissingError, build_workspace
@@ -77,7 +78,7 @@ def test_schema_problems_name_the_case_and_the_field() -> None:
     problems = schema_problems(data)
     assert problems == [
         "case Bad Id: id must be lower-case words joined by '-'",
-        "case no-group: group must be one of files, everything, memory, time, git, bundled, none",
+        "case no-group: group must be one of files, everything, memory, time, git, sqlite, calculator, excel, redis, bundled, none",
         "case no-status: status must be one of ok, answered_without_mcp, needs_clarification, needs_review, "
         "rejected, expired, cancelled, error, or a list of them",
         "case bad-key: a capability key is server__name",
@@ -119,10 +120,11 @@ class _Offered:
 
 @pytest.fixture(scope="module")
 def offered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Offered]:
-    """What the benchmark's eleven servers offer, discovered through Gatehouse's own host."""
+    """What the benchmark's fifteen servers (the batches' four included) offer, discovered through
+    Gatehouse's own host."""
     root = tmp_path_factory.mktemp("eval")
     try:
-        workspace = build_workspace(root)
+        workspace = build_workspace(root, batch_servers=True)
     except PeersMissingError as exc:
         missing_peer(str(exc))
     saved = os.environ.get("GATEHOUSE_DATA")
@@ -142,7 +144,7 @@ def offered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Offered]:
 
 
 def _cases(offered: _Offered) -> list[Case]:
-    return [case.filled(offered.workspace.placeholders) for case in load_cases()]
+    return [case.filled(offered.workspace.placeholders) for case in load_benchmark().cases]
 
 
 def test_every_expected_capability_is_offered_with_the_arguments_named(offered: _Offered) -> None:

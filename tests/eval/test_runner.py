@@ -35,6 +35,10 @@ def test_the_selected_cases_run_through_gatehouse_ask_and_are_reported(
         assert case["got"]["status"] in STATUSES
     assert report["figures"]["cases"] == 3
     assert report["figures"]["right"] == sum(case["right"] for case in report["cases"])
+    # Each case with its batch; the batch's score now beside the one recorded before tuning.
+    assert {case["batch"] for case in report["cases"]} == {"2026-11-issue-15"}
+    assert [(b["id"], b["now"]["cases"]) for b in report["batches"]] == [("2026-11-issue-15", 3)]
+    assert report["figures"]["invariants"]["broken"] == 0
     assert report["planner"]
     assert code == (EXIT_OK if report["passed"] else EXIT_TARGET_MISSED)
 
@@ -58,5 +62,7 @@ def test_the_deterministic_planner_on_the_whole_benchmark_never_acts_for_a_read_
     figures = json.loads(capsys.readouterr().out)["figures"]
 
     assert figures["side_effects"] == 0
+    # No write answered by a read with ok, nothing run where nothing was expected (issue 30).
+    assert figures["invariants"]["broken"] == 0, figures["invariants"]
     assert figures["invented"] == 0
     assert figures["accuracy"] >= ACCURACY_FLOOR, figures["groups"]

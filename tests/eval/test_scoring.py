@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval.case_sets import Batch, Tally
 from eval.cases import Case
 from eval.facts import CapabilityFacts
+from eval.report import render_json, render_text
 from eval.scoring import (
+    RAN_FOR_NOTHING,
+    WRITE_ANSWERED_BY_READ,
     Answer,
     answer_from_output,
     failed_case,
@@ -208,7 +212,12 @@ def test_figures_per_group_and_against_the_targets() -> None:
     assert summary.invented == 2
     # Right capability with expected arguments: time_right (all right), git_right (wrong repo).
     assert (summary.arguments_checked, summary.arguments_right) == (2, 1)
-    assert summary.targets_met == {"accuracy": False, "side_effects": False, "invented": False}
+    assert summary.targets_met == {
+        "accuracy": False,
+        "side_effects": False,
+        "invented": False,
+        "invariants": True,
+    }
     assert not summary.passed
     assert broken.problems == ["gatehouse ask exited 2: bad"]
 
@@ -226,3 +235,152 @@ def test_all_targets_met_passes() -> None:
     summary = figures(results)
     assert summary.overall.accuracy == 0.9
     assert summary.passed
+
+
+# -- invariants and batches ----------------------------------------------------------------
+
+
+def _write_case(**overrides: Any) -> Case:
+    fields: dict[str, Any] = {
+        "id": "files-mkdir",
+        "group": "files",
+        "request": "Make a folder /x",
+        "capabilities": ("files__create_directory",),
+        "statuses": ("needs_review",),
+        "read_only": False,
+    }
+    return Case(**(fields | overrides))
+
+
+def test_a_write_request_answered_by_running_a_read_with_ok_breaks_an_invariant() -> None:
+    read = score_case(_write_case(), answer_from_output(_output("time", "get_current_time")), FACTS)
+    reviewed_read = score_case(
+        _write_case(id="w2"),
+        answer_from_output(_output("time", "get_current_time", status="needs_review")),
+        FACTS,
+    )
+    the_write = score_case(
+        _write_case(id="w3"), answer_from_output(_output("files", "create_directory", status="ok")), FACTS
+    )
+
+    assert read.broken == (WRITE_ANSWERED_BY_READ,)
+    assert f"invariant broken: {WRITE_ANSWERED_BY_READ}" in read.problems
+    # Not run (held for review), or run with a tool that acts: no invariant is broken.
+    assert reviewed_read.broken == ()
+    assert the_write.broken == ()
+    summary = figures([read, reviewed_read, the_write])
+    assert summary.write_answered_by_read == ["files-mkdir"]
+    assert summary.invariants_broken == 1
+    assert summary.targets_met["invariants"] is False
+
+
+def test_a_request_that_expects_nothing_answered_by_running_something_breaks_an_invariant() -> None:
+    nothing = _case(
+        id="none-sms", group="none", capabilities=(), statuses=("answered_without_mcp",), arguments={}
+    )
+    ran = score_case(nothing, answer_from_output(_output("time", "get_current_time")), FACTS)
+    declined = score_case(
+        _case(id="none-2", group="none", capabilities=(), statuses=("answered_without_mcp",), arguments={}),
+        answer_from_output(_output(None, status="answered_without_mcp")),
+        FACTS,
+    )
+    write_for_nothing = score_case(
+        _write_case(id="none-3", capabilities=()),
+        answer_from_output(_output("time", "get_current_time")),
+        FACTS,
+    )
+
+    assert ran.broken == (RAN_FOR_NOTHING,)
+    assert declined.broken == ()
+    assert write_for_nothing.broken == (WRITE_ANSWERED_BY_READ, RAN_FOR_NOTHING)
+    summary = figures([ran, declined, write_for_nothing])
+    assert summary.ran_for_nothing == ["none-sms", "none-3"]
+    assert summary.write_answered_by_read == ["none-3"]
+
+
+def test_each_batch_is_scored_overall_and_per_group_beside_its_recorded_figures() -> None:
+    old = Batch("old", before_tuning={"overall": Tally(1, 2)})
+    new = Batch("new", servers={"time": "mcp-server-time@1"}, before_tuning={"time": Tally(0, 2)})
+    time_ok = answer_from_output(_output("time", "get_current_time", arguments={"timezone": "Asia/Tokyo"}))
+    results = [
+        score_case(_case(id="a", batch="old"), time_ok, FACTS),
+        score_case(_case(id="b", batch="new"), time_ok, FACTS),
+        score_case(_case(id="c", batch="new"), answer_from_output(_output("git", "git_log")), FACTS),
+        score_case(_write_case(id="d", batch="new"), answer_from_output(_output("git", "git_log")), FACTS),
+    ]
+    summary = figures(results, ["time", "files"], [old, new, Batch("empty")])
+
+    assert [(f.batch.id, f.overall.cases, f.overall.right) for f in summary.batches] == [
+        ("old", 1, 1),
+        ("new", 3, 1),
+    ]
+    assert [(g.group, g.cases, g.right) for g in summary.batches[1].groups] == [
+        ("time", 2, 1),
+        ("files", 1, 0),
+    ]
+    assert summary.batches[1].batch.before_tuning["time"].accuracy == 0.0
+
+
+def test_the_report_shows_each_batch_beside_its_before_tuning_score_and_the_invariants_by_id() -> None:
+    batch = Batch(
+        "held-out",
+        written="2026-11-25",
+        by="a helper",
+        servers={"files": "server-filesystem@1"},
+        before_tuning={"overall": Tally(1, 4), "files": Tally(0, 2)},
+    )
+    results = [
+        score_case(
+            _write_case(id="w1", batch="held-out"),
+            answer_from_output(_output("time", "get_current_time")),
+            FACTS,
+        ),
+        score_case(
+            _write_case(id="w2", batch="held-out"),
+            answer_from_output(_output("files", "create_directory", status="needs_review")),
+            FACTS,
+        ),
+    ]
+    summary = figures(results, ["files"], [batch])
+
+    text = render_text(results, summary, planner="p", seconds=1.0)
+    assert (
+        "invariants: 1 broken; write requests answered by running a read: 1 (w1); "
+        "requests expecting nothing answered by running something: 0   target 0  FAIL"
+    ) in text
+    lines = text.splitlines()
+    start = lines.index("  held-out  (2026-11-25 by a helper)")
+    assert lines[start + 1].split() == [
+        "all",
+        "groups",
+        "now",
+        "1/2",
+        "50%",
+        "before",
+        "tuning",
+        "1/4",
+        "25%",
+    ]
+    assert lines[start + 2].split() == [
+        "files",
+        "server-filesystem@1",
+        "now",
+        "1/2",
+        "50%",
+        "before",
+        "tuning",
+        "0/2",
+        "0%",
+    ]
+
+    data = render_json(results, summary, planner="p", seconds=1.0)
+    assert data["figures"]["invariants"] == {
+        "broken": 1,
+        "write_answered_by_read": ["w1"],
+        "ran_for_nothing": [],
+    }
+    assert data["batches"][0]["now"] == {"cases": 2, "right": 1, "accuracy": 0.5}
+    assert data["batches"][0]["before_tuning"] == {"right": 1, "of": 4, "accuracy": 0.25}
+    assert data["batches"][0]["groups"]["files"]["before_tuning"] == {"right": 0, "of": 2, "accuracy": 0.0}
+    assert [c["invariants_broken"] for c in data["cases"]] == [[WRITE_ANSWERED_BY_READ], []]
+    assert data["targets_met"]["invariants"] is False

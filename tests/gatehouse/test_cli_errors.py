@@ -374,5 +374,8 @@ def test_policy_explain_of_a_key_two_servers_would_share_is_refused_naming_both(
 
     code, out, err = gatehouse(capsys, "policy", "explain", "a___lookup_price", "--servers", str(servers))
 
-    assert (code, out) == (2, "")
-    assert_one_line(err, str(servers), "mcpServers.a_", "mcpServers.a")
+    # The second entry, a_, is refused and left out naming both (one broken entry costs only
+    # itself), so the key is a's tool alone.
+    assert code == 0, err
+    assert_one_line(err, "skipping server a_", str(servers), "mcpServers.a_", "mcpServers.a")
+    assert "a___lookup_price" in out

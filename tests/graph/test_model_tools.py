@@ -140,3 +140,17 @@ def test_keys_that_providers_would_refuse_as_tool_names_are_renamed_and_still_fo
     names = [tool["function"]["name"] for tool in tools.definitions]
     assert names == ["files__quarterly_report", "files__quarterly_report_2"]
     assert tools.capability(names[0]) is spaced and tools.capability(names[1]) is clashing
+
+
+def test_the_admins_aliases_and_examples_follow_the_servers_words_outside_its_markers() -> None:
+    noted = READ.model_copy(
+        update={"aliases": ["open a note"], "examples": ["Show me notes.md", "Read todo.txt"]}
+    )
+
+    description = ToolSet.of([noted], marker="MARK").definitions[0]["function"]["description"]
+
+    assert description.endswith(
+        "\nMARK\nRead a file.\nMARK"
+        "\nThe administrator's other names for it: open a note."
+        "\nRequests the administrator says it serves: Show me notes.md; Read todo.txt."
+    )

@@ -1,4 +1,5 @@
-"""Why nothing ran when no capability fits: a sentence for the person who asked."""
+"""Why nothing ran when no capability fits: "Nothing configured can do that", and the closest
+capabilities in words (their descriptions), never the planner's scores."""
 
 from __future__ import annotations
 
@@ -7,29 +8,54 @@ from graph.planner.scoring import ScoredCapability
 from mcp_host.manifest import Capability
 
 
-def capability(title: str | None) -> Capability:
-    return Capability(
-        key="tickets__get_ticket", server="tickets", type="tool", name="get_ticket", title=title
+def scored(name: str, score: float, description: str = "", title: str | None = None) -> ScoredCapability:
+    capability = Capability(
+        key=f"tickets__{name}", server="tickets", type="tool", name=name, description=description, title=title
     )
+    return ScoredCapability(capability, score)
 
 
-def test_the_closest_capability_is_named_with_its_title_and_how_close_it_came() -> None:
-    sentence = no_match_sentence(ScoredCapability(capability("Get ticket"), 1.5), 4.0)
+def test_the_answer_says_nothing_configured_can_do_it_and_names_the_closest_in_words() -> None:
+    sentence = no_match_sentence(
+        [
+            scored("get_ticket", 1.5, "Fetch one support ticket by id.\nReturns JSON with every field."),
+            scored("search_tickets", -0.25, "Search support tickets by priority and status."),
+        ]
+    )
 
     assert sentence.startswith(
-        "No capability matched the request well enough to use it (the closest, "
-        "Get ticket (tickets__get_ticket), matched 1.5 of the 4 points needed), so nothing was run."
+        "Nothing configured can do that, so nothing was run. The closest capabilities: "
+        "1) Fetch one support ticket by id (tickets); 2) Search support tickets by priority and status (tickets). "
     )
+    assert "1.5" not in sentence and "-0.25" not in sentence and "points" not in sentence
 
 
-def test_a_capability_without_a_title_is_named_by_its_key() -> None:
-    assert "the closest, tickets__get_ticket, matched 0 of" in no_match_sentence(
-        ScoredCapability(capability(None), 0.0), 4.0
+def test_at_most_three_are_named_each_once() -> None:
+    sentence = no_match_sentence(
+        [
+            scored("a", 3, "Does the first thing."),
+            scored("b", 2, "Does the first thing."),
+            scored("c", 1, "Does the second thing."),
+            scored("d", 0, title="Does the third thing"),
+            scored("e", -1, "Does the fourth thing."),
+        ]
     )
+
+    assert (
+        "1) Does the first thing (tickets); 2) Does the second thing (tickets); 3) Does the third thing"
+        in sentence
+    )
+    assert "fourth" not in sentence
+
+
+def test_a_capability_without_a_description_or_title_is_named_by_its_name_in_words() -> None:
+    assert "1) Get ticket (tickets)" in no_match_sentence([scored("get_ticket", 0.0)])
 
 
 def test_with_no_candidate_at_all_the_sentence_says_no_server_offers_one() -> None:
-    sentence = no_match_sentence(None, 4.0)
+    sentence = no_match_sentence([])
 
-    assert sentence.startswith("None of the configured servers offers a capability that matches this request")
+    assert sentence.startswith(
+        "Nothing configured can do that: the configured servers offer no capability for it"
+    )
     assert "threshold" not in sentence and "score" not in sentence

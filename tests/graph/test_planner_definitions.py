@@ -46,6 +46,9 @@ def test_every_field_of_a_definition_is_part_of_its_key() -> None:
         base.model_copy(update={"server": "other"}),
         base.model_copy(update={"key": "other__dump_all"}),
         base.model_copy(update={"input_schema": PATH}),
+        # The admin's words are read by scoring too: a capability given an alias is read afresh.
+        base.model_copy(update={"aliases": ["the dump"]}),
+        base.model_copy(update={"examples": ["Dump every record"]}),
     ]
     keys = {definition_key(c) for c in [base, *changed]}
     assert len(keys) == 1 + len(changed)

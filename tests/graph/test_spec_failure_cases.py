@@ -38,7 +38,10 @@ def test_no_configured_server_explains_that_nothing_external_is_available(graph:
         outcome = ask(graph, empty, "Summarize the open high-priority support tickets.")
 
     assert outcome.final_output.status == "answered_without_mcp"
-    assert "no MCP server is configured" in outcome.final_output.response
+    assert outcome.final_output.response == (
+        "Nothing configured can do that: no MCP server is configured, so nothing was run."
+    )
+    assert outcome.final_output.no_call_reason == "nothing_offered"
 
 
 def test_unavailable_server_is_recorded_while_the_others_still_serve(
@@ -153,6 +156,11 @@ def test_legacy_listing_without_filters_is_never_called(
     ]
     assert "unbounded_listing" in [f["code"] for f in outcome.state["capability_validation"]["flags"]]
     assert outcome.final_output.status == "answered_without_mcp"
+    # Chosen, then found unusable: said as what happened, not as "answered without MCP".
+    assert outcome.final_output.no_call_reason == "not_usable"
+    assert outcome.final_output.response.startswith(
+        "Nothing was run: tickets__list_all_tickets returns every record"
+    )
     assert client.calls == []
 
 
@@ -341,8 +349,11 @@ def test_weak_candidates_are_explained_in_a_sentence_not_in_scores_and_threshold
     outcome = ask(graph, client, "Book me a flight to Lisbon next week.")
 
     response = outcome.final_output.response
-    assert response.startswith("No capability matched the request well enough to use it (the closest, ")
-    assert "points needed), so nothing was run." in response
-    assert "threshold" not in response and "score" not in response
+    assert response.startswith(
+        "Nothing configured can do that, so nothing was run. The closest capabilities: 1) "
+    )
+    assert "threshold" not in response and "score" not in response and "points" not in response
+    assert outcome.final_output.status == "answered_without_mcp"
+    assert outcome.final_output.no_call_reason == "nothing_fits"
     # The machine's field keeps its words.
     assert "the threshold is" in (outcome.final_output.fallback_reason or "")

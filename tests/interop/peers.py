@@ -40,6 +40,13 @@ EVERYTHING_PAGED_JS = NODE_MODULES / "server-everything-paged" / "dist" / "index
 MEMORY_JS = NODE_MODULES / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
 TIME_BIN = PEERS / "venv-time" / "bin" / "mcp-server-time"
 GIT_BIN = PEERS / "venv-git" / "bin" / "mcp-server-git"
+# The servers of the 2026-11 benchmark batch (eval/batches/2026-11-new-servers.json).
+REDIS_JS = NODE_MODULES / "@modelcontextprotocol" / "server-redis" / "dist" / "index.js"
+SQLITE_BIN = PEERS / "venv-sqlite" / "bin" / "mcp-server-sqlite"
+CALCULATOR_BIN = PEERS / "venv-calculator" / "bin" / "mcp-server-calculator"
+EXCEL_BIN = PEERS / "venv-excel" / "bin" / "excel-mcp-server"
+# The excel venv's interpreter: the eval workspace seeds its workbooks with the openpyxl there.
+EXCEL_PYTHON = PEERS / "venv-excel" / "bin" / "python"
 
 # Written by the Makefile's peers target when an environment is complete.
 STAMP = ".installed"

@@ -1,0 +1,123 @@
+"""`gatehouse capabilities` prints what operators can ask, and `gatehouse ask` says plainly when
+nothing configured can do what was asked: main(argv) in this process, real stdio servers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.cli_support import Ran, run_cli
+from tests.support import bundled_server_entry
+
+
+def gatehouse(data: Path, *args: str) -> Ran:
+    return run_cli(*args, env={"GATEHOUSE_DATA": str(data), "GATEHOUSE_DB": None})
+
+
+def servers_file(data: Path, notes: Any = None) -> str:
+    """The greeter and tickets servers; ``notes`` as the tickets entry's capabilities."""
+    entries = {name: bundled_server_entry(name, data / "demo") for name in ("greeter", "tickets")}
+    if notes is not None:
+        entries["tickets"]["capabilities"] = notes
+    path = data / "servers.json"
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    return str(path)
+
+
+def test_capabilities_lists_each_server_in_plain_words_with_a_request_to_try(tmp_path: Path) -> None:
+    notes = {
+        "update_ticket": {"examples": ["Close ticket 7"], "aliases": ["triage a ticket"]},
+        "create_ticket": {"aliases": ["raise a ticket"]},
+    }
+
+    done = gatehouse(tmp_path, "capabilities", "--servers", servers_file(tmp_path, notes))
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [
+        "greeter: 1 capabilities",
+        "  greet (tool): Greet a person by name and return the greeting text.",
+        '    try: "Greet with name …"',
+    ]
+    update = lines.index(
+        "  update_ticket (tool): Change a support ticket's status or priority and/or add an internal note to it."
+    )
+    assert lines[update + 1 : update + 3] == ['    try: "Close ticket 7"', "    also called: triage a ticket"]
+    assert "  ticket (resource template): One support ticket, by id, as JSON." in lines
+    # A name the servers file gives words for that the server does not offer: said, not fatal.
+    assert lines[-1] == (
+        "  note: the servers file gives examples or aliases for create_ticket, which tickets does not offer"
+    )
+
+
+def test_capabilities_as_json_says_whose_example_each_is(tmp_path: Path) -> None:
+    notes = {"update_ticket": {"examples": ["Close ticket 7"]}}
+
+    done = gatehouse(tmp_path, "capabilities", "--json", "--servers", servers_file(tmp_path, notes))
+
+    assert done.returncode == 0, done.stderr
+    servers = {server["name"]: server for server in json.loads(done.stdout)["servers"]}
+    entries = {entry["name"]: entry for entry in servers["tickets"]["entries"]}
+    assert (entries["update_ticket"]["example"], entries["update_ticket"]["example_from_admin"]) == (
+        "Close ticket 7",
+        True,
+    )
+    assert entries["search_tickets"]["example_from_admin"] is False
+    assert servers["greeter"]["problem"] is None
+
+
+def test_a_mistake_in_capabilities_is_one_line_naming_the_file_entry_and_key(tmp_path: Path) -> None:
+    path = servers_file(tmp_path, {"update_ticket": {"aliases": "triage"}})
+
+    done = gatehouse(tmp_path, "capabilities", "--servers", path)
+
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"gatehouse: {path}: mcpServers.tickets.capabilities.update_ticket.aliases: must be a list of strings\n"
+    )
+
+
+def test_ask_says_nothing_configured_can_do_it_in_words_without_scores(tmp_path: Path) -> None:
+    done = gatehouse(
+        tmp_path, "ask", "--servers", servers_file(tmp_path), "Book me a flight to Lisbon next week."
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "status:     answered_without_mcp (nothing configured can do that)"
+    assert lines[1].startswith(
+        "response:   Nothing configured can do that, so nothing was run. The closest capabilities: 1) "
+    )
+    assert "score" not in done.stdout and "threshold" not in done.stdout and "points" not in done.stdout
+
+
+def test_ask_as_json_keeps_the_status_and_says_why_no_server_was_called(tmp_path: Path) -> None:
+    servers = servers_file(tmp_path)
+    nothing_fits = json.loads(
+        gatehouse(tmp_path, "ask", "--json", "--servers", servers, "Book a flight.").stdout
+    )
+    general = json.loads(
+        gatehouse(
+            tmp_path, "ask", "--json", "--servers", servers, "What is the Model Context Protocol?"
+        ).stdout
+    )
+
+    assert (nothing_fits["status"], nothing_fits["no_call_reason"]) == (
+        "answered_without_mcp",
+        "nothing_fits",
+    )
+    # The machine's reason keeps its words for scripts and traces.
+    assert "the threshold is" in nothing_fits["fallback_reason"]
+    assert (general["status"], general["no_call_reason"]) == ("answered_without_mcp", "general_question")
+
+
+def test_an_alias_from_the_servers_file_selects_its_capability_end_to_end(tmp_path: Path) -> None:
+    servers = servers_file(tmp_path, {"search_tickets": {"aliases": ["the backlog"]}})
+
+    output = json.loads(
+        gatehouse(tmp_path, "ask", "--json", "--servers", servers, "Show me the backlog").stdout
+    )
+
+    assert output["selected_capability"] == {"server": "tickets", "type": "tool", "name": "search_tickets"}
+    assert output["status"] == "ok"

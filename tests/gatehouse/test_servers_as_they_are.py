@@ -1,0 +1,107 @@
+"""The host takes servers as they are, on the command line: a server missing an optional list
+method passes `servers check` with a warning naming the method and its error; a broken entry
+of the servers file (a bad key, a missing command, an unset variable, a bad URL) is that
+entry's FAIL in `servers check` (exit 2, naming the file, the entry and the key), and every
+other command goes on with the good entries, naming the skipped one on stderr. Real stdio
+servers, each command run in this process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.cli_support import Ran, run_cli
+from tests.mcp_host.helpers import REPO_ROOT
+from tests.support import bundled_server_entry
+
+UNSET = "GATEHOUSE_TEST_NEVER_SET"
+BROKEN: dict[str, Any] = {
+    "typo": {"command": sys.executable, "argz": ["-m", "x"]},
+    "nocommand": {"args": ["-m", "x"]},
+    "unset": {"command": f"${{{UNSET}}}"},
+    "badurl": {"type": "http", "url": "ftp://files.example/mcp"},
+}
+# The file, entry and key each broken entry's error names.
+NAMED = {
+    "typo": "mcpServers.typo.argz: unknown key for a stdio server",
+    "nocommand": "mcpServers.nocommand: a server needs a command (stdio) or a url (http)",
+    "unset": f"mcpServers.unset.command: environment variable {UNSET} is not set",
+    "badurl": "mcpServers.badurl.url: an http server needs an http:// or https:// url",
+}
+
+
+def _servers_file(tmp_path: Path, entries: dict[str, Any]) -> Path:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    return path
+
+
+def _gatehouse(tmp_path: Path, *argv: str) -> Ran:
+    env = {"GATEHOUSE_DATA": str(tmp_path / "data"), "GATEHOUSE_DB": None, UNSET: None}
+    return run_cli(*argv, env=env)
+
+
+def _partial(*modes: str) -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.mcp_host.partial_server", *modes],
+        "cwd": str(REPO_ROOT),
+    }
+
+
+def test_servers_check_passes_a_server_missing_templates_with_a_warning_naming_method_and_error(
+    tmp_path: Path,
+) -> None:
+    servers = _servers_file(tmp_path, {"glossary": _partial()})
+
+    done = _gatehouse(tmp_path, "servers", "check", "--servers", str(servers))
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    [ok] = [line for line in lines if "glossary" in line]
+    assert ok.startswith("  ok    glossary") and "tools 1, resources 1, templates 0, prompts 1" in ok
+    [warning] = [line for line in lines if "warning:" in line]
+    assert "resources/templates/list not served" in warning and "-32601" in warning
+
+
+def test_servers_check_reports_the_gap_as_a_warning_in_json(tmp_path: Path) -> None:
+    servers = _servers_file(tmp_path, {"glossary": _partial("--prompts", "error")})
+
+    done = _gatehouse(tmp_path, "servers", "check", "--json", "--servers", str(servers))
+
+    assert done.returncode == 0, done.stderr
+    [glossary] = json.loads(done.stdout)["servers"]
+    assert (glossary["ok"], glossary["status"], glossary["listing"]) == (True, "warning", "partial")
+    assert {gap["method"] for gap in glossary["missing"]} == {"resources/templates/list", "prompts/list"}
+    assert glossary["error"] is None
+
+
+def test_servers_check_fails_each_broken_entry_naming_file_entry_and_key_beside_a_working_server(
+    tmp_path: Path,
+) -> None:
+    demo = tmp_path / "data" / "demo"
+    servers = _servers_file(tmp_path, {"greeter": bundled_server_entry("greeter", demo), **BROKEN})
+
+    done = _gatehouse(tmp_path, "servers", "check", "--servers", str(servers))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "  ok    greeter" in done.stdout
+    for name, named in NAMED.items():
+        [line] = [line for line in done.stdout.splitlines() if line.startswith(f"  FAIL  {name} ")]
+        assert f"config: {servers}: {named}" in line
+
+
+def test_ask_goes_on_with_the_good_servers_and_names_the_skipped_entry_on_stderr(tmp_path: Path) -> None:
+    demo = tmp_path / "data" / "demo"
+    entries = {"greeter": bundled_server_entry("greeter", demo), "unset": BROKEN["unset"]}
+    servers = _servers_file(tmp_path, entries)
+
+    done = _gatehouse(tmp_path, "ask", "--json", "--servers", str(servers), "Say hello to Ada")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"gatehouse: skipping server unset: {servers}: {NAMED['unset']}\n"
+    answer = json.loads(done.stdout)
+    assert answer["selected_capability"]["server"] == "greeter", answer

@@ -1,0 +1,67 @@
+"""A servers file read with ``skip_broken``: each broken entry costs only itself (kept as a
+problem naming the file, the entry and the key), while a file that names one of Gatehouse's
+secrets is still refused as a whole. And the health a broken entry has in every view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from mcp_host.config import ConfigError, ConfigProblem, parse_servers_config
+from mcp_host.health import broken_entry
+
+GOOD = {"command": "python", "args": ["-m", "server"]}
+
+
+def _parsed(entries: Mapping[str, object]) -> tuple[list[str], list[ConfigProblem]]:
+    config = parse_servers_config({"mcpServers": entries}, source="s.json", environ={}, skip_broken=True)
+    return config.names(), config.problems
+
+
+def test_a_broken_entry_is_a_problem_naming_file_entry_and_key_and_the_others_load() -> None:
+    names, problems = _parsed({"first": GOOD, "typo": {"command": "x", "argz": []}, "last": GOOD})
+
+    assert names == ["first", "last"]
+    assert [(p.entry, p.message) for p in problems] == [
+        ("typo", "s.json: mcpServers.typo.argz: unknown key for a stdio server")
+    ]
+
+
+def test_every_broken_entry_is_kept_in_the_files_order() -> None:
+    names, problems = _parsed(
+        {"unset": {"command": "${NOT_SET_HERE}"}, "ok": GOOD, "ftp": {"type": "http", "url": "ftp://x"}}
+    )
+
+    assert names == ["ok"]
+    assert [p.entry for p in problems] == ["unset", "ftp"]
+    assert "environment variable NOT_SET_HERE is not set" in problems[0].reason
+
+
+def test_of_two_names_that_read_as_one_the_second_is_the_broken_entry() -> None:
+    names, problems = _parsed({"my-server": GOOD, "my_server": GOOD})
+
+    assert names == ["my-server"]
+    [problem] = problems
+    assert problem.entry == "my_server" and "mcpServers.my-server" in problem.reason
+
+
+def test_a_file_naming_a_gatehouse_secret_is_refused_as_a_whole_even_skipping_broken_entries() -> None:
+    entries = {"fine": GOOD, "greedy": {"command": "x", "args": ["${GATEHOUSE_SECRET_KEY}"]}}
+
+    with pytest.raises(ConfigError, match=r"mcpServers\.greedy\.args: \$\{GATEHOUSE_SECRET_KEY\}"):
+        _parsed(entries)
+
+
+def test_without_skip_broken_the_first_broken_entry_raises() -> None:
+    with pytest.raises(ConfigError, match=r"mcpServers\.typo\.argz"):
+        parse_servers_config({"mcpServers": {"typo": {"command": "x", "argz": []}}}, source="s.json")
+
+
+def test_a_broken_entry_is_not_started_and_failed_with_its_problem_as_the_last_error() -> None:
+    _, [problem] = _parsed({"typo": {"command": "x", "argz": []}})
+
+    health = broken_entry(problem)
+
+    assert (health.name, health.connection, health.verdict) == ("typo", "not_started", "failed")
+    assert health.last_error == "s.json: mcpServers.typo.argz: unknown key for a stdio server"
