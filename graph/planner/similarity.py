@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from graph.planner.admin_words import admin_text
 from graph.planner.definitions import DEFINITIONS_KEPT, DefinitionKey, definition_key
 from graph.planner.text import STOPWORDS, split_identifier
 
@@ -122,7 +123,8 @@ def _content(text: str) -> str:
 
 def capability_text(capability: Capability, extra: Sequence[str] = ()) -> str:
     """What a capability is read as: its name as words, its title, the opening of its
-    description, then ``extra`` (other names or example requests an administrator gave it).
+    description, the admin's other names and example requests for it (graph/planner/admin_words.py),
+    then ``extra`` (any further text a caller has for it).
 
     Parameters are left out on purpose: on requests written for this change (46 requests, 76
     capabilities) the closest capability was the right one 21 times from name and description,
@@ -133,10 +135,12 @@ def capability_text(capability: Capability, extra: Sequence[str] = ()) -> str:
         capability.title or "",
         capability.description[:_TEXT_CHARS],
     ]
+    parts.append(admin_text(capability))
     parts.extend(extra)
     return _content(". ".join(part for part in parts if part))
 
 
+# Keyed by definition, which holds the admin's examples and aliases too.
 _vectors: dict[tuple[DefinitionKey, tuple[str, ...]], Vector] = {}
 
 

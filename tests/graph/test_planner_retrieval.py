@@ -179,7 +179,9 @@ def test_the_model_is_loaded_only_when_a_request_is_planned_not_when_the_graph_i
         "assert 'wordllama.inference' not in sys.modules and not logging.root.handlers\n"
     )
 
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
 
     assert done.returncode == 0, done.stderr
 
@@ -199,6 +201,21 @@ def test_a_capability_is_read_as_its_name_in_words_title_description_and_extra_t
         assert part in text
     assert "email" not in text
     assert "mail goes" not in text
+
+
+def test_the_admins_example_requests_move_a_capability_closer_to_requests_worded_like_them() -> None:
+    helped = [
+        c.model_copy(update={"examples": ["add someone to the address book"]})
+        if c.key == "kb__lookup_article"
+        else c
+        for c in OFFER
+    ]
+    index = [c.key for c in OFFER].index("kb__lookup_article")
+
+    plain = similarities("add Dana to the address book", OFFER)[index]
+    closer = similarities("add Dana to the address book", helped)[index]
+
+    assert closer > plain + 0.1
 
 
 def test_extra_text_for_a_capability_moves_it_closer_to_requests_worded_like_it() -> None:
