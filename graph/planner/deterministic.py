@@ -10,6 +10,7 @@ from graph.planner.actions import capability_action
 from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
+from graph.planner.languages import Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
@@ -19,6 +20,27 @@ if TYPE_CHECKING:
     from mcp_host.manifest import Capability
 
 CANDIDATES_KEPT = 5
+# A request read through the glossary (graph/planner/languages.py) is read roughly: two
+# capabilities this many times closer than the usual margin are asked about, not guessed.
+FOREIGN_MARGIN_FACTOR = 4.0
+
+
+def _by_words(scored: ScoredCapability) -> float:
+    """The score without what meaning added."""
+    return scored.score - scored.similarity_points
+
+
+def _doubt(chosen: ScoredCapability, reading: Reading, min_score: float) -> str | None:
+    """Why a choice the scores allow should still be asked about (None: it may stand): one
+    that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
+    close to a sum tool), or one that acts, for a request in another language."""
+    acts = capability_action(chosen.capability).acts
+    carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
+    if carried or chosen.by_meaning_only:
+        return "chosen by meaning more than by words"
+    if reading.foreign and acts:
+        return "a request in another language, for a capability that acts"
+    return None
 
 
 def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: PlanningRequest) -> bool:
@@ -60,14 +82,15 @@ class DeterministicPlanner:
         return "deterministic (offline, no language model)"
 
     def classify(self, text: str) -> IntentDecision:
-        return classify(text)
+        return classify(read(text).text)
 
     def select(
         self, request: PlanningRequest, capabilities: Sequence[Capability], limits: Limits
     ) -> Selection:
+        reading = read(request.full_text)
         ranked = rank(
             list(capabilities),
-            request.full_text.replace("\n", " "),
+            reading.text.replace("\n", " "),
             request.operation_type,
             list(request.preferences),
             exclude=set(request.exclude),
@@ -82,7 +105,7 @@ class DeterministicPlanner:
         if not viable:
             return selection
         selection.chosen = viable[0]
-        if not request.answer and "\n" not in request.text:
+        if not request.answer and "\n" not in request.text and not reading.foreign:
             # Scoring read the arguments from the request's text alone, as extract() would read
             # them without an answer to a question (rank's text has its line breaks joined): the
             # chosen capability's reading is the one extract() would make again.
@@ -91,15 +114,27 @@ class DeterministicPlanner:
                 None if extraction is None else _classified(extraction, viable[0].capability, request)
             )
         runner_up = viable[1] if len(viable) > 1 else None
-        close = runner_up is not None and viable[0].score - runner_up.score < limits.ambiguity_margin
+        margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if reading.foreign else 1.0)
+        # Meaning may order the two, never settle them: two that words alone put close (or the
+        # other way round) are asked about, so similarity never makes the planner run a
+        # capability that words alone would not have run.
+        close = runner_up is not None and (
+            viable[0].score - runner_up.score < margin or _by_words(viable[0]) - _by_words(runner_up) < margin
+        )
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
+        elif _doubt(viable[0], reading, limits.min_score) and not request.answer:
+            # Asked with the next best among the choices, viable or not: the operator settles it.
+            selection.ambiguous_with = runner_up or next((s for s in ranked if s is not viable[0]), None)
         selection.explanation = explanation(viable[0])
         return selection
 
     def extract(self, capability: Capability, request: PlanningRequest) -> Extraction:
         extraction = extract_arguments(
-            capability.input_schema, request.text, answer=request.answer, asked=list(request.asked) or None
+            capability.input_schema,
+            read(request.text).text,
+            answer=request.answer,
+            asked=list(request.asked) or None,
         )
         return _classified(extraction, capability, request)
 

@@ -27,6 +27,7 @@ from graph.planner.model_calls import ModelCaller, ModelFailure
 from graph.planner.model_tools import ARGUMENTS, CITATIONS, REASON, ToolSet, new_marker
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.scoring import ScoredCapability
+from graph.planner.shortlist import shortlist
 from graph.streaming import answer_text_writer
 from policies.injection import request_reasons, suspicious_reasons
 from policies.secrets import redact_text
@@ -120,7 +121,8 @@ class ModelPlanner:
     def select(
         self, request: PlanningRequest, capabilities: Sequence[Capability], limits: Limits
     ) -> Selection:
-        offered = [c for c in capabilities if c.key not in request.exclude]
+        # Only a shortlist goes into the prompt: a server may offer thousands of tools.
+        offered = shortlist(request, [c for c in capabilities if c.key not in request.exclude])
         if not offered:
             return self._fallback.select(request, capabilities, limits)
         tools = ToolSet.of(offered)

@@ -40,6 +40,7 @@ from graph.planner.arguments import (
     takes_a_location,
 )
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.similarity import similarities
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -138,6 +139,17 @@ _FILLER = frozenset(
     "say says said contents content called named whether which does happen still yet already anymore sitting "
     "currently there".split()
 )
+# Closeness in meaning (graph/planner/similarity.py), for the capability closest to the request
+# only, by its lead over the next closest: up to SIMILARITY_WEIGHT points for a lead of
+# SIMILARITY_LEAD, none below SIMILARITY_FLOOR, where a cosine says little. A lead, not a
+# level: near neighbours (open_nodes and search_nodes) are told apart by words, not by a
+# cosine a few hundredths higher.
+SIMILARITY_WEIGHT = 3.0
+SIMILARITY_LEAD = 0.15
+SIMILARITY_FLOOR = 0.25
+# Meaning stands in for words, it does not count them twice: the points fade as the words
+# matched so far approach this many points (a request that says the tool's words needs no help).
+SIMILARITY_WORDS_ENOUGH = 4.0
 # Every required argument stated: the request was written for this capability.
 COMPLETE_ARGUMENTS = 1.0
 DEPRECATED = -2.0
@@ -231,6 +243,11 @@ class ScoredCapability:
     # The arguments read off the request while scoring (the request alone, no answer to a
     # question): a planner reuses them for the capability it chooses instead of reading again.
     extraction: Extraction | None = field(default=None, compare=False, repr=False)
+    # The cosine between the request and the capability's text, and the points it earned.
+    similarity: float | None = field(default=None, compare=False)
+    similarity_points: float = field(default=0.0, compare=False)
+    # Nothing but its meaning pointed at it: no word, value or argument of the request did.
+    by_meaning_only: bool = field(default=False, compare=False)
 
 
 @per_definition
@@ -264,6 +281,8 @@ def score_capability(
     preferences: list[str],
     vocabulary: Vocabulary | None = None,
     folders: Mapping[str, Sequence[str]] | None = None,
+    similarity: float | None = None,
+    next_similarity: float = 0.0,
 ) -> ScoredCapability:
     vocabulary = vocabulary or Vocabulary.of([capability])
     wanted = _concepts_of_request(text)
@@ -380,6 +399,19 @@ def score_capability(
     # The admin's words say what the capability does, in verbs no word list may know.
     in_admin_words = states_its_action(capability, text)
 
+    scored.similarity = similarity
+    said_by_words = bool(scored.reasons)
+    if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
+        # Meaning, not words: "rename report.txt" is move_file's job though no word of its name
+        # is said.
+        lead = min((similarity - next_similarity) / SIMILARITY_LEAD, 1.0)
+        unsaid = max(0.0, 1.0 - max(scored.score, 0.0) / SIMILARITY_WORDS_ENOUGH)
+        scored.similarity_points = round(SIMILARITY_WEIGHT * lead * unsaid, 2)
+    if scored.similarity_points > 0:
+        add(
+            scored.similarity_points,
+            f"its description means what the request asks (similarity {similarity:.2f})",
+        )
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
     extraction = extract_arguments(capability.input_schema, text)
@@ -387,6 +419,7 @@ def score_capability(
     # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
     # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
     topical = bool(scored.reasons) or bool(extraction.distinctive)
+    scored.by_meaning_only = topical and not (said_by_words or extraction.distinctive)
     kind = _KIND_OF_TYPE[capability.type]
     asked = request_action(text)
     if operation_type == kind:
@@ -778,13 +811,27 @@ def rank(
     preferences: list[str],
     exclude: set[str] | None = None,
     folders: Mapping[str, Sequence[str]] | None = None,
+    extra: Mapping[str, Sequence[str]] | None = None,
 ) -> list[ScoredCapability]:
-    """Every capability not excluded, best first; ties broken by key so the order is stable."""
+    """Every capability not excluded, best first; ties broken by key so the order is stable.
+    ``extra`` is more text per capability key (other names, example requests) for its meaning."""
     excluded = exclude or set()
     vocabulary = _vocabulary_of(capabilities)
+    offered = [capability for capability in capabilities if capability.key not in excluded]
+    closeness = similarities(text, offered, extra)
+    # Each capability's rival in meaning: the closest of the others.
+    ordered = sorted(closeness, reverse=True)
     scored = [
-        score_capability(capability, text, operation_type, preferences, vocabulary, folders)
-        for capability in capabilities
-        if capability.key not in excluded
+        score_capability(
+            capability,
+            text,
+            operation_type,
+            preferences,
+            vocabulary,
+            folders,
+            closeness[i],
+            ordered[1] if closeness[i] == ordered[0] and len(ordered) > 1 else ordered[0],
+        )
+        for i, capability in enumerate(offered)
     ]
     return sorted(scored, key=lambda s: (-s.score, s.capability.key))

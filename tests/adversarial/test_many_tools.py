@@ -14,19 +14,23 @@ tests below failed before.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
 from graph.planner.deterministic import CANDIDATES_KEPT
-from graph.runner import thread_config
+from graph.planner.model import ModelPlanner
+from graph.planner.shortlist import SHORTLIST
+from graph.runner import start_request, thread_config
 from mcp_host.sdk_client import SdkMcpClient
 from servers.filesystem import build_server as build_filesystem
 from tests.adversarial.harness import gatehouse_with
 from tests.adversarial.many_tools_server import PAGE, build
+from tests.graph.scripted_model import ScriptedChatModel, tool_call
 from tests.mcp_host.helpers import lowlevel
-from tests.support import ask
+from tests.support import ask, context_for
 
 LIMIT = 1_000  # the entries of one listing used from one server
 NOTE = "tools listing has more than 1,000 entries: only the first 1,000 are used, the rest are ignored"
@@ -93,6 +97,26 @@ def test_a_request_beside_ten_thousand_tools_plans_over_the_limited_offer_and_ke
     assert stored == {"many": LIMIT, "filesystem": 3}  # what the checkpoint keeps is bounded too
     assert len(state["candidate_capabilities"]) <= CANDIDATES_KEPT
     assert state["selected_capability"]["key"] == "filesystem__list_directory"
+
+
+def test_the_language_model_is_shown_a_shortlist_beside_a_thousand_tools_and_it_holds_the_one_needed(
+    many_and_filesystem: tuple[SdkMcpClient, list[str | None]], graph: CompiledGraph
+) -> None:
+    client, _ = many_and_filesystem
+    model = ScriptedChatModel(
+        script=[tool_call("filesystem__list_directory", {}, {}, "It lists the project folder.")]
+    )
+    planner = ModelPlanner(model, "openai:gpt-4.1-mini", timeout=30.0)
+
+    run = start_request(
+        graph, replace(context_for(client), planner=planner), "Which files sit in the managed project folder?"
+    )
+
+    shown = [tool["function"]["name"] for tool in model.tools_seen[0] or []]
+    assert len(shown) <= SHORTLIST  # of 1,003 capabilities offered
+    assert "filesystem__list_directory" in shown
+    assert run.final_output.selected_capability is not None
+    assert run.final_output.selected_capability.name == "list_directory"
 
 
 def test_servers_check_over_stdio_names_the_limit_for_the_server_that_passes_it(

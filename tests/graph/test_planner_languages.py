@@ -1,0 +1,60 @@
+"""Requests in German, Spanish and French through the real graph on the real bundled servers:
+a read runs on the capability it names, anything that acts is asked about first (with the
+capability among the choices), and nothing runs that the operator did not ask for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from tests.fakes import FaultInjectingClient
+from tests.support import ask
+
+
+@pytest.fixture
+def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
+    """SQLite only: what the planner chooses does not depend on where checkpoints are kept."""
+    saver = open_sqlite_checkpointer(tmp_path / "graph.db")
+    try:
+        yield compile_graph(saver)
+    finally:
+        saver.conn.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "capability"),
+    [
+        ("Lies die Datei notes.md", "read_file"),
+        ("Muestra el ticket 3", "ticket"),
+        ("Lis le fichier notes.md", "read_file"),
+    ],
+)
+def test_a_read_asked_for_in_another_language_runs_on_the_capability_it_names(
+    graph: CompiledGraph, client: FaultInjectingClient, text: str, capability: str
+) -> None:
+    output = ask(graph, client, text).final_output
+
+    assert output.status == "ok", output.response
+    assert output.selected_capability is not None
+    assert output.selected_capability.name == capability
+
+
+@pytest.mark.parametrize(
+    ("text", "capability"),
+    [
+        ("Schreibe 'hallo' in die Datei gruss.txt", "filesystem__write_file"),
+        ("Envoie un courriel à bob@example.com pour dire bonjour", "email__send_email"),
+    ],
+)
+def test_a_change_asked_for_in_another_language_is_asked_about_with_it_among_the_choices_and_nothing_runs(
+    graph: CompiledGraph, client: FaultInjectingClient, text: str, capability: str
+) -> None:
+    output = ask(graph, client, text).final_output
+
+    assert output.status == "needs_clarification", output.response
+    assert output.review is not None
+    assert capability in [choice["key"] for choice in output.review.model_dump()["choices"]]
+    assert client.calls == []
