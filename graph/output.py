@@ -12,6 +12,7 @@ from typing import Any
 from graph.accessors import validation_flags
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
+from graph.planner.unserved import change_nothing_can_make
 from graph.results_view import clip, describe, summarize
 from graph.state import (
     ArgumentChanges,
@@ -59,6 +60,13 @@ def no_match_sentence(closest: ScoredCapability | None, needed: float) -> str:
         )
     capability = closest.capability
     name = f"{capability.title} ({capability.key})" if capability.title else capability.key
+    change = change_nothing_can_make(closest.reasons)
+    if change is not None:
+        # A read was the nearest thing: say that nothing can make the change, not a score.
+        return (
+            f"Nothing configured can do that: the request asks to {change}, and the closest "
+            f"capability, {name}, only reads. Nothing was run."
+        )
     return (
         f"No capability matched the request well enough to use it (the closest, {name}, "
         f"matched {closest.score:g} of the {needed:g} points needed), so nothing was run. "

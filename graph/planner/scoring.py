@@ -45,6 +45,7 @@ from graph.planner.text import (
     stem,
     words,
 )
+from graph.planner.unserved import read_cannot_serve
 from mcp_host.folders import holds
 from policies.risk import is_read_word
 
@@ -106,6 +107,8 @@ TYPED_VALUE_LEFT = -1.5
 VALUE_WITHOUT_A_PLACE = -3.0
 # A capability that acts, for a request that only reads: never chosen, whatever else matched.
 READ_REQUEST_ACTING_TOOL = -100.0
+# And the other way round: a capability that only reads, for a request to change something.
+WRITE_REQUEST_READING_CAPABILITY = -100.0
 # How much of a match's weight holds for a word every capability shares (1 for one unique to
 # a capability): a common word still counts, a distinctive one counts for more.
 COMMON_WORD_SHARE = 0.4
@@ -403,6 +406,10 @@ def score_capability(
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
+    unserved = read_cannot_serve(capability, text)
+    if unserved:
+        # Never a read for a change, however well it matches: it would report ok, having done nothing.
+        add(WRITE_REQUEST_READING_CAPABILITY, unserved)
     if capability.server in preferences:
         add(PREFERRED_SERVER, f"server {capability.server} preferred")
     if is_unbounded_listing(capability):
