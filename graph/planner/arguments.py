@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from graph.planner import plain_words
-from graph.planner.quantities import QUANTITY, UNITS, unit_of
+from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
 
@@ -483,6 +483,16 @@ def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | 
     return None
 
 
+def _in_digits(text: str) -> str:
+    """``text`` with numbers written in words put in digits ("zero lines" is "0 lines")."""
+
+    def digits(match: re.Match[str]) -> str:
+        value = number_of_words(match.group(0))
+        return match.group(0) if value is None else str(value)
+
+    return NUMBER_WORDS.sub(digits, text)
+
+
 def _quantity_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
     """A quantity in the unit the property names: "wait 2 minutes" is 120 for ``timeout_seconds``.
     Only when the request states one quantity of that dimension (two would be a guess)."""
@@ -671,6 +681,17 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         )
         if counted:
             return counted
+        if not is_id and types & {"integer", "number"}:
+            # "zero lines of context", "limit five": a count written in words (never an id:
+            # "the one about billing" names no ticket 1).
+            spelled = _in_digits(text)
+            if spelled != text:
+                near = _number_near(name, spelled)
+                if near is not None:
+                    return near, f"number after '{name}'"
+                counted = _counted_things(f"{description} {' '.join(split_identifier(name))}", spelled)
+                if counted:
+                    return counted[0], "a number written in words"
         # A count the description places ("returns only the last N lines"): "the last 3 lines".
         for place in ("first", "last"):
             if re.search(rf"\b{place}\s+n\b", description):
@@ -825,6 +846,8 @@ def extract_arguments(
                 take(name, converted[0], converted[1], schema, converted[2])
             elif option is not None:
                 take(name, option, f"'{option}' stated in the request", schema)
+            elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
+                take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
             continue
         found = _role_value(name, shape, full_text, used)
         if found is not None:

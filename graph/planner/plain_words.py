@@ -236,6 +236,22 @@ def conversion_unit(name: str, shape: dict[str, Any], text: str) -> tuple[Any, s
     return value, f"the unit converted {'from' if role == 'source' else 'to'} ({written})", written
 
 
+def option_of_the_verb(options: list[Any], text: str) -> tuple[Any, str] | None:
+    """The option a request's opening verb puts a thing in: "Close ticket 7" is ``closed``,
+    "Reopen ticket 11" is ``open``, "Archive it" is ``archived``; with the verb as written."""
+    opening = re.match(
+        r"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*([A-Za-z]+)\b", text, re.IGNORECASE
+    )
+    if opening is None:
+        return None
+    verb = opening.group(1).lower()
+    forms = {f"{verb}d", f"{verb}ed", f"{verb[:-1]}ied" if verb.endswith("y") else f"{verb}ed"}
+    if verb.startswith("re") and len(verb) > 4:
+        forms.add(verb[2:])  # reopen: open again
+    stated = [option for option in options if str(option).lower() in forms]
+    return (stated[0], opening.group(1)) if len(stated) == 1 else None
+
+
 def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set[str]) -> Reading | None:
     """The value ``text`` states for the property in plain words, with the reason; None when
     none of these rules finds one (the shape rules in graph/planner/arguments.py go on)."""
@@ -273,6 +289,9 @@ def restated(value: Any, words: str, name: str) -> tuple[str, str] | None:
     """The words a value is read from when one of these rules put it in another form, and how:
     "17 times 23" as 17*23, "kilometres" as the option km, "A1 to C5" as A1:C5, "recursively"
     as yes. None when no rule reads ``value`` from ``words``."""
+    verbed = option_of_the_verb([value], words) if isinstance(value, str) else None
+    if verbed is not None:
+        return verbed[1], f"'{verbed[1]}' as the option {value}"
     # (A yes or no said as the property's own word, "recursively", stays derived: a reviewer
     # reads it, as tests/graph/test_argument_provenance.py asks.)
     if not isinstance(value, str):

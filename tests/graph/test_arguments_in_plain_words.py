@@ -174,3 +174,42 @@ def test_ranges_counts_and_quoted_text_keep_being_read(
     tool_schema: dict[str, Any], text: str, arguments: dict[str, Any]
 ) -> None:
     assert extract_arguments(tool_schema, text).arguments == arguments
+
+
+@pytest.mark.parametrize(
+    ("tool_schema", "text", "arguments", "how"),
+    [
+        (
+            schema(required=[], context_lines={"type": "integer", "description": "Number of context lines"}),
+            "staged diff, zero lines of context",
+            {"context_lines": 0},
+            "'zero' as a number",
+        ),
+        (schema(limit={"type": "integer"}), "list orders, limit five", {"limit": 5}, "'five' as a number"),
+        (
+            schema(status={"type": "string", "enum": ["open", "pending", "closed"]}),
+            "Close ticket 7",
+            {"status": "closed"},
+            "'Close' as the option closed",
+        ),
+        (
+            schema(status={"type": "string", "enum": ["open", "pending", "closed"]}),
+            "Reopen it, the customer says it's still broken",
+            {"status": "open"},
+            "'Reopen' as the option open",
+        ),
+    ],
+)
+def test_a_count_in_words_and_a_state_named_by_the_verb_are_read_as_stated(
+    tool_schema: dict[str, Any], text: str, arguments: dict[str, Any], how: str
+) -> None:
+    extraction = read(tool_schema, text)
+
+    assert extraction.arguments == arguments
+    assert [(p.kind, p.how) for p in extraction.provenance.values()] == [("stated", how)]
+
+
+def test_a_number_word_never_becomes_an_identifier() -> None:
+    extraction = extract_arguments(schema(ticket_id={"type": "integer"}), "show the one about billing")
+
+    assert extraction.missing == ["ticket_id"]
