@@ -124,11 +124,13 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
                 return option
         raise _Coercion(f"{value!r} is not one of {', '.join(map(str, enum))}")
     if "integer" in types:
+        written = str(value).lstrip("#")
         try:
-            whole = float(str(value).lstrip("#"))
+            # int() first: a float would round an identifier longer than 15 digits.
+            whole = int(written) if re.fullmatch(r"-?\d+", written) else float(written)
         except ValueError as exc:
             raise _Coercion(f"{value!r} is not a whole number") from exc
-        if not whole.is_integer():
+        if isinstance(whole, float) and not whole.is_integer():
             raise _Coercion(f"{value!r} is not a whole number")
         return _within_bounds(int(whole), shape)
     if "number" in types:

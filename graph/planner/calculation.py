@@ -58,8 +58,11 @@ _OPERATIONS = (
 )
 # Property names and descriptions that take an expression to evaluate.
 _EXPRESSION_NAMES = frozenset({"expression", "expr", "formula", "equation", "calculation", "math", "problem"})
+# (Not a regular, cron or JSONPath expression: those are patterns, not arithmetic.)
 _EXPRESSION_DESCRIPTION = re.compile(
-    r"\b(?:math(?:ematical)?\s+)?(?:expression|formula|equation)s?\b|\barithmetic\b", re.IGNORECASE
+    r"\b(?<!regular\s)(?<!cron\s)(?<!jsonpath\s)(?<!search\s)(?:math(?:ematical)?\s+)?(?:expression|formula|equation)s?\b"
+    r"|\barithmetic\b",
+    re.IGNORECASE,
 )
 
 

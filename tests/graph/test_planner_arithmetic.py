@@ -11,6 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.builder import CompiledGraph, compile_graph
+from graph.planner.arguments import extract_arguments
 from graph.planner.calculation import conversion_in, expression_in
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
@@ -113,3 +114,24 @@ def test_a_conversion_needs_two_different_units() -> None:
         "fahrenheit",
         "celsius",
     )
+
+
+def test_a_regular_expression_parameter_is_not_an_arithmetic_one() -> None:
+    pattern = {"pattern": {"type": "string", "description": "A regular expression to match."}}
+    tool_schema = {"type": "object", "properties": pattern, "required": ["pattern"]}
+
+    assert extract_arguments(tool_schema, "find lines with 3+4 in them").sources.get("pattern") != (
+        "arithmetic in the request (3+4)"
+    )
+
+
+def test_an_identifier_longer_than_a_float_holds_keeps_every_digit() -> None:
+    tool_schema = {
+        "type": "object",
+        "properties": {"order_id": {"type": "integer"}},
+        "required": ["order_id"],
+    }
+
+    assert extract_arguments(tool_schema, "show order 12345678901234567890").arguments == {
+        "order_id": 12345678901234567890
+    }
