@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
 from graph.planner.text import STOPWORDS, concepts_of_words, split_identifier, stem, words
+from policies.risk import is_read_word
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -75,7 +76,10 @@ def read_cannot_serve(capability: Capability, text: str) -> str | None:
     if capability_action(capability).acts:
         return None
     asked = request_action(text)
-    if asked.categories:
+    opening = leading_verb(text)
+    # "Read the deploy status board": after a read verb an acting word is its object, which the
+    # score already weighs against the read (actions.py's ACTION_MISMATCH); only an order is ruled out.
+    if asked.categories and not (opening is not None and is_read_word(opening)):
         return f"the request asks to {', '.join(asked.verbs)}{_ONLY_READS}"
     verb = _order_verb(text)
     if verb is not None and not _says(capability, verb):

@@ -119,3 +119,12 @@ def test_a_read_whose_name_or_description_says_the_verb_may_still_serve_it() -> 
     ]
 
     assert rank(auditor, "Audit invoice 42", "tool", [])[0].score >= 4.0
+
+
+def test_an_acting_word_after_a_read_verb_is_its_object_and_the_read_may_serve() -> None:
+    # "Read the deploy status board": deploy names which board, it orders nothing.
+    board = [
+        tool("read_status_board", "Read the deploy status board: what shipped and what failed.", {}),
+    ]
+
+    assert rank(board, "Read the deploy status board", "tool", [])[0].score >= 4.0
