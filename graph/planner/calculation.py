@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_NUMBER = r"\d+(?:\.\d+)?"
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # A run of numbers, operators and parentheses, not inside a word, path, version or identifier.
 _SYMBOLIC = re.compile(
-    rf"(?<![\w./:#@-])(?:\(\s*)*-?{_NUMBER}(?:\s*\)*\s*(?:\*\*|[-+*/×÷^%])\s*(?:\(\s*)*-?{_NUMBER}\s*\)*)+"
+    rf"(?<![\w./:#@,-])(?:\(\s*)*-?(?:{_NUMBER})(?:\s*\)*\s*(?:\*\*|[-+*/×÷^%−])\s*(?:\(\s*)*-?(?:{_NUMBER})\s*\)*)+"
     r"(?![\w/:@]|\.\d)"
 )
 _DATE_LIKE = re.compile(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}$")
@@ -85,7 +85,7 @@ def _is_expression(run: str, text: str) -> bool:
     stripped = run.strip()
     if _DATE_LIKE.match(stripped):
         return False
-    operators = set(re.findall(r"\*\*|[-+*/×÷^%]", re.sub(r"^-|(?<=[-+*/×÷^%(])\s*-", "", stripped)))
+    operators = set(re.findall(r"\*\*|[-+*/×÷^%−]", re.sub(r"^-|(?<=[-+*/×÷^%(])\s*-", "", stripped)))
     if not operators:
         return False
     if operators <= {"-", "/"} and " " not in stripped:
@@ -96,23 +96,28 @@ def _is_expression(run: str, text: str) -> bool:
     return True
 
 
+def _in_symbols(run: str) -> str:
+    """An expression as a calculator reads it: 1,000 is 1000; ×, ÷ and − are *, / and -."""
+    return re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", run).replace("×", "*").replace("÷", "/").replace("−", "-")
+
+
 @lru_cache(maxsize=256)
 def expression_in(text: str) -> Expression | None:
     """The first arithmetic expression ``text`` states, in symbols or in words."""
     for match in _SYMBOLIC.finditer(text):
         run = match.group(0).strip()
         if _is_expression(run, text):
-            return Expression(run, run)
+            return Expression(_in_symbols(run), run)
     spoken = _SPOKEN.search(text)
     if spoken:
         symbols = spoken.group(1) + "".join(
             _SPOKEN_OPERATORS[op.lower()] + number for op, number in _SPOKEN_STEP.findall(spoken.group(2))
         )
-        return Expression(symbols, spoken.group(0).strip())
+        return Expression(_in_symbols(symbols), spoken.group(0).strip())
     for pattern, template in _OPERATIONS:
         found = pattern.search(text)
         if found:
-            return Expression(template.format(*found.groups()), found.group(0).strip())
+            return Expression(_in_symbols(template.format(*found.groups())), found.group(0).strip())
     return None
 
 

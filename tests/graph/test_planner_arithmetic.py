@@ -39,6 +39,9 @@ def graph() -> CompiledGraph:
         ("compute (3+4)*2", "(3+4)*2", "(3+4)*2", "14"),
         ("what's 17 times 23", "17*23", "17 times 23", "391"),
         ("What is 15% of 80?", "80*15/100", "15% of 80", "12"),
+        # Thousands separators and the typographer's operators, as a calculator reads them.
+        ("what is 1,000 + 250?", "1000 + 250", "1,000 + 250", "1250"),
+        ("12×4−6", "12*4-6", "12×4−6", "42"),
     ],
 )
 def test_an_arithmetic_request_chooses_the_calculator_with_the_expression_as_stated(
