@@ -542,6 +542,8 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     worded = plain_words.read(name, shape, types, text, used)
     if worded is not None:
         return worded
+    if plain_words.takes_sql(name, shape):
+        return None  # an SQL statement, and the request wrote none: asked for, never made up
     if types & {"integer", "number"}:
         quantity = _quantity_value(name, shape, text, used)
         if quantity is not None:

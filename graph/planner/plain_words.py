@@ -252,6 +252,58 @@ def option_of_the_verb(options: list[Any], text: str) -> tuple[Any, str] | None:
     return (stated[0], opening.group(1)) if len(stated) == 1 else None
 
 
+_READING_SQL = re.compile(r"^(?:SELECT|WITH|PRAGMA|EXPLAIN)\b")
+
+
+def sql_reads(text: str) -> bool | None:
+    """Whether the SQL statement ``text`` writes out only reads (SELECT, WITH, PRAGMA, EXPLAIN);
+    None when it writes none."""
+    statement = _SQL.search(text)
+    if statement is None:
+        return None
+    # "WITH ... DELETE" and the like change data whatever they open with.
+    changes = re.search(r"\b(?:INSERT|UPDATE|DELETE|DROP|ALTER|CREATE|REPLACE)\b", statement.group(1))
+    return bool(_READING_SQL.match(statement.group(1))) and changes is None
+
+
+def sql_change(text: str) -> str | None:
+    """The verb of the change the SQL statement ``text`` writes out makes ("delete" for DELETE
+    FROM ...); None when it writes none, or one that only reads."""
+    statement = _SQL.search(text)
+    if statement is None or sql_reads(text):
+        return None
+    changes = re.search(r"\b(INSERT|UPDATE|DELETE|DROP|ALTER|CREATE|REPLACE)\b", statement.group(1))
+    return changes.group(1).lower() if changes else None
+
+
+def without_sql(text: str) -> str:
+    """``text`` with its SQL statement blanked: a statement's words are a value, not a topic."""
+    return _SQL.sub(" ", text)
+
+
+def takes_sql(name: str, shape: dict[str, Any]) -> bool:
+    """Whether a property takes an SQL statement: named ``sql``, or a query its schema says is SQL."""
+    key = name.lower()
+    return key == "sql" or (key in _SQL_KEYS and "sql" in str(shape.get("description") or "").lower())
+
+
+def identifier_beside_noun(name: str, text: str) -> Reading | None:
+    """A string identifier written after its noun: "spreadsheet abc123" for ``spreadsheet_id``,
+    "project 'web-app'" for ``projectId``. Only a token no word could be (a digit, a hyphen, an
+    underscore or a dot in it), or a quotation."""
+    words = split_identifier(name)
+    if len(words) < 2 or words[-1] != "id":
+        return None
+    noun = r"[\s_-]+".join(map(re.escape, words[:-1]))
+    found = re.search(
+        rf"\b{noun}s?\s+(?:id\s+)?(?:\"([^\"]+)\"|'([^']+)'|([\w][\w.-]*[-_.\d][\w.-]*))", text, re.IGNORECASE
+    )
+    if not found:
+        return None
+    value = next(g for g in found.groups() if g is not None).rstrip(".")
+    return value, f"the {' '.join(words[:-1])} named in the request ({value})"
+
+
 def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set[str]) -> Reading | None:
     """The value ``text`` states for the property in plain words, with the reason; None when
     none of these rules finds one (the shape rules in graph/planner/arguments.py go on)."""
@@ -276,6 +328,9 @@ def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set
         container = _container_name(name, text)
         if container is not None and _unused(str(container[0]), used):
             return container
+        identifier = identifier_beside_noun(name, text)
+        if identifier is not None and _unused(str(identifier[0]), used):
+            return identifier
         if key in _NAME_KEYS:
             named = name_given(text)
             if named is not None and _unused(str(named[0]), used):

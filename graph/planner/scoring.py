@@ -32,6 +32,7 @@ from graph.planner.arguments import (
     takes_a_location,
 )
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.plain_words import without_sql
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -696,7 +697,7 @@ def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
     return tuple(
         (word, frozenset(concepts_of_words([word])))
-        for word in words(_PATHS.sub(" ", affirmed(text)))
+        for word in words(_PATHS.sub(" ", without_sql(affirmed(text))))
         if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER
     )
 

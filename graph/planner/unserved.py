@@ -34,6 +34,9 @@ _READING_VERBS = frozenset(
     "give gimme dump open pull use grab bring load access output return print display render tell help try "
     "need want see peek scan walk go lemme pls please".split()
 )
+# Verbs that run whatever they are given ("run SELECT ...", "execute the report"): what runs
+# decides whether it changes anything, so they rule no read out.
+_RUNNING_VERBS = frozenset({"run", "execute", "exec", "perform", "do", "process", "handle"})
 # What follows an order's verb: its object (a determiner, a pronoun, a number, a value).
 _OBJECT_START = re.compile(
     r"^\s*(?:the|a|an|my|our|your|this|that|these|those|it|them|me|us|all|every|each|both|[#\d\"'“/.~]|[\w-]+\s*\d)",
@@ -79,7 +82,8 @@ def read_cannot_serve(capability: Capability, text: str) -> str | None:
     opening = leading_verb(text)
     # "Read the deploy status board": after a read verb an acting word is its object, which the
     # score already weighs against the read (actions.py's ACTION_MISMATCH); only an order is ruled out.
-    if asked.categories and not (opening is not None and is_read_word(opening)):
+    ordered = [verb for verb in asked.verbs if verb not in _RUNNING_VERBS]
+    if ordered and not (opening is not None and is_read_word(opening)):
         return f"the request asks to {', '.join(asked.verbs)}{_ONLY_READS}"
     verb = _order_verb(text)
     if verb is not None and not _says(capability, verb):

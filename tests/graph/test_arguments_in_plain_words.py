@@ -213,3 +213,17 @@ def test_a_number_word_never_becomes_an_identifier() -> None:
     extraction = extract_arguments(schema(ticket_id={"type": "integer"}), "show the one about billing")
 
     assert extraction.missing == ["ticket_id"]
+
+
+def test_a_string_identifier_is_read_beside_its_noun() -> None:
+    tool_schema = schema(spreadsheet_id=STRING, sheet=STRING, range=STRING)
+
+    extraction = read(tool_schema, "show cells A1 to C5 of sheet Sales in spreadsheet abc123")
+
+    assert extraction.arguments == {"spreadsheet_id": "abc123", "sheet": "Sales", "range": "A1:C5"}
+
+
+def test_an_sql_property_takes_only_an_sql_statement() -> None:
+    tool_schema = schema(query={"type": "string", "description": "CREATE TABLE SQL statement"})
+
+    assert extract_arguments(tool_schema, "create a new tab called Summary").missing == ["query"]

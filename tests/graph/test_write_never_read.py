@@ -128,3 +128,31 @@ def test_an_acting_word_after_a_read_verb_is_its_object_and_the_read_may_serve()
     ]
 
     assert rank(board, "Read the deploy status board", "tool", [])[0].score >= 4.0
+
+
+SQLITE = [
+    tool("read_query", "Execute a SELECT query on the SQLite database", {"query": {"type": "string", "description": "SELECT SQL query to execute"}}),
+    tool("write_query", "Execute an INSERT, UPDATE, or DELETE query on the SQLite database", {"query": {"type": "string", "description": "SQL query to execute"}}, read_only=False),
+    tool("describe_table", "Get the schema information for a specific table", {"table_name": {"type": "string", "description": "Name of the table to describe"}}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "request_text", ["run SELECT * FROM orders LIMIT 5", "Execute SELECT count(*) FROM orders"]
+)
+def test_running_a_select_statement_is_a_read_and_goes_to_the_read_query_tool(request_text: str) -> None:
+    best = rank(SQLITE, request_text, "tool", [])[0]
+
+    assert best.capability.name == "read_query"
+    assert best.score >= 4.0
+    assert best.extraction is not None and best.extraction.arguments["query"].startswith(("SELECT", "select"))
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["Execute INSERT INTO orders VALUES (1, 'x')", "Empty the orders table", "Drop the orders table"],
+)
+def test_a_statement_or_order_that_changes_data_never_goes_to_a_read(request_text: str) -> None:
+    scores = {s.capability.name: s.score for s in rank(SQLITE, request_text, "tool", [])}
+
+    assert scores["read_query"] < 0 and scores["describe_table"] < 0
