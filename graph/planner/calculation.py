@@ -174,8 +174,8 @@ _CONVERSIONS = (
         re.IGNORECASE,
     ),
     re.compile(
-        rf"\bhow\s+many\s+(?P<target>{_UNIT_WORD})\s+(?:is|are|in|make|makes|equals?|does|do)\s+"
-        rf"(?:there\s+in\s+)?{_AMOUNT_UNIT}(?![\w])",
+        rf"\bhow\s+many\s+(?P<target>{_UNIT_WORD})\s+(?:(?:is|are|make|makes|equals?|does|do)\s+)?"
+        rf"(?:there\s+)?(?:in\s+)?{_AMOUNT_UNIT}(?![\w])",
         re.IGNORECASE,
     ),
 )

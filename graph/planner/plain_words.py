@@ -27,6 +27,8 @@ from graph.planner.calculation import (
 from graph.planner.text import STOPWORDS, split_identifier
 
 Reading = tuple[Any, str]
+# (graph/planner/arguments.py counts a value read so as distinctive of the capability.)
+_ARITHMETIC_REASON = "arithmetic in the request"
 
 # Words that end a name written without quotes ("call it Q4 plan and share it").
 _NAME_ENDS = (
@@ -276,9 +278,17 @@ def sql_change(text: str) -> str | None:
     return changes.group(1).lower() if changes else None
 
 
-def without_sql(text: str) -> str:
-    """``text`` with its SQL statement blanked: a statement's words are a value, not a topic."""
-    return _SQL.sub(" ", text)
+def without_values(text: str) -> str:
+    """``text`` with its SQL statement and its arithmetic blanked: their words ("SELECT ... FROM
+    orders", "250 divided by 5", "3 squared") are a value, not topics a capability should mention."""
+    blanked = _SQL.sub(" ", text)
+    expression = expression_in(blanked)
+    return blanked.replace(expression.words, " ") if expression is not None else blanked
+
+
+def states_arithmetic(extraction_sources: dict[str, str]) -> bool:
+    """Whether an argument was read as arithmetic the request states (by ``read`` above)."""
+    return any(reason.startswith(_ARITHMETIC_REASON) for reason in extraction_sources.values())
 
 
 def takes_sql(name: str, shape: dict[str, Any]) -> bool:
@@ -312,7 +322,7 @@ def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set
     if takes_an_expression(name, description, types):
         expression = expression_in(text)
         if expression is not None:
-            return expression.symbols, f"arithmetic in the request ({expression.words})"
+            return expression.symbols, f"{_ARITHMETIC_REASON} ({expression.words})"
     if "string" in types or not types:
         unit = conversion_unit(name, shape, text)
         if unit is not None:

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
+from graph.planner.calculation import expression_in
 from graph.planner.text import STOPWORDS, concepts_of_words, split_identifier, stem, words
 from policies.risk import is_read_word
 
@@ -47,8 +48,8 @@ _OBJECT_START = re.compile(
 def _order_verb(text: str) -> str | None:
     """The unknown verb a request opens with as an order ("Pin ticket 3": pin), or None: a
     question, a known verb (actions.py weighs those), or a first word that is no verb."""
-    if text.rstrip().endswith("?"):
-        return None
+    if text.rstrip().endswith("?") or expression_in(text) is not None:
+        return None  # a question, or arithmetic ("multiply 6 by 7"): no change to make
     verb = leading_verb(text)
     if verb is None or not verb.isalpha() or len(verb) < 3 or verb in _NO_ORDER | _READING_VERBS:
         return None

@@ -39,6 +39,10 @@ def graph() -> CompiledGraph:
         ("compute (3+4)*2", "(3+4)*2", "(3+4)*2", "14"),
         ("what's 17 times 23", "17*23", "17 times 23", "391"),
         ("What is 15% of 80?", "80*15/100", "15% of 80", "12"),
+        ("How much is 250 divided by 5?", "250/5", "250 divided by 5", "50"),
+        ("what's 3 squared?", "3**2", "3 squared", "9"),
+        ("multiply 6 by 7", "6*7", "multiply 6 by 7", "42"),
+        ("Can you work out 1234 * 5678 for me?", "1234 * 5678", "1234 * 5678", "7.00665e+06"),
         # Thousands separators and the typographer's operators, as a calculator reads them.
         ("what is 1,000 + 250?", "1000 + 250", "1,000 + 250", "1250"),
         ("12×4−6", "12*4-6", "12×4−6", "42"),
@@ -68,6 +72,7 @@ def test_an_arithmetic_request_chooses_the_calculator_with_the_expression_as_sta
             {"value": 26.2, "from_unit": "mi", "to_unit": "km"},
             "42.1648 km",
         ),
+        ("how many feet are in 3 miles?", {"value": 3.0, "from_unit": "mi", "to_unit": "ft"}, "15840 ft"),
     ],
 )
 def test_a_unit_conversion_chooses_the_converter_with_units_as_its_options(
