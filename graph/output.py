@@ -14,6 +14,7 @@ from graph.accessors import manifest, validation_flags
 from graph.capability_words import in_plain_words
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
+from graph.planner.unserved import change_nothing_can_make
 from graph.results_view import clip, describe, summarize
 from graph.state import (
     ArgumentChanges,
@@ -64,6 +65,15 @@ def no_match_sentence(candidates: Sequence[ScoredCapability]) -> str:
         return (
             f"{NOTHING_FITS}: the configured servers offer no capability for it, so nothing was run. "
             "Ask for something the servers can do."
+        )
+    first = candidates[0]
+    change = change_nothing_can_make(first.reasons)
+    if change is not None:
+        # A read was the nearest thing: say that nothing can make the change, not a score.
+        name = f"{in_plain_words(first.capability).rstrip('.')} ({first.capability.server})"
+        return (
+            f"{NOTHING_FITS}: the request asks to {change}, and the closest capability, {name}, "
+            "only reads. Nothing was run."
         )
     named: list[str] = []
     for scored in candidates:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from graph.planner.definitions import per_definition
+from graph.planner.plain_words import sql_change, sql_reads
 from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
 from policies.names import words
 from policies.risk import action_of_word, is_read_word, stated_actions
@@ -88,6 +89,7 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)")
 _VALUES = re.compile(r"""\S*[/@=\\]\S*|\S+\.\w{1,8}\b|"[^"]*"|“[^”]*”|'[^']*'""")
 # policies.names.words splits "don't" into "don" and "t".
 _NEGATED = re.compile(r"\b(?:don t|do not|never|not|without|no need to|doesn t|won t)\b(?: \w+)?$")
+_RUNNING_SQL = frozenset({"run", "execute", "exec", "perform"})
 _ARITHMETIC = frozenset({"add", "plus", "sum", "total", "minus", "subtract", "times", "multiply", "divide"})
 
 
@@ -151,6 +153,14 @@ def request_action(text: str) -> RequestAction:
         if index > 0 and not in_verb_place and _READ_OPENERS.match(text) and word in _NOUN_LIKE:
             continue
         found[word] = category
+    change = sql_change(text)
+    if sql_reads(text) or change:
+        # "Run SELECT * FROM orders": what runs is the statement, so it says what running does.
+        for verb in [v for v in found if v in _RUNNING_SQL]:
+            del found[verb]
+    category = _acting(change) if change else None
+    if change and category:
+        found.setdefault(change, category)
     if TELL_SOMEONE.search(text):
         found.setdefault("tell", "sends messages")
     if _NEW_THING.search(text):

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from graph.planner import plain_words
+from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
 
@@ -122,13 +124,18 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
                 return option
         raise _Coercion(f"{value!r} is not one of {', '.join(map(str, enum))}")
     if "integer" in types:
+        written = str(value).lstrip("#")
         try:
-            return int(str(value).lstrip("#"))
+            # int() first: a float would round an identifier longer than 15 digits.
+            whole = int(written) if re.fullmatch(r"-?\d+", written) else float(written)
         except ValueError as exc:
             raise _Coercion(f"{value!r} is not a whole number") from exc
+        if isinstance(whole, float) and not whole.is_integer():
+            raise _Coercion(f"{value!r} is not a whole number")
+        return _within_bounds(int(whole), shape)
     if "number" in types:
         try:
-            return float(value)
+            return _within_bounds(float(value), shape)
         except ValueError as exc:
             raise _Coercion(f"{value!r} is not a number") from exc
     if "boolean" in types:
@@ -141,6 +148,22 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
     if "array" in types:
         return value if isinstance(value, list) else [value]
     return value
+
+
+def _within_bounds(number: float, shape: dict[str, Any]) -> Any:
+    """``number`` when the schema's minimum and maximum allow it; a value outside them is
+    reported, never moved inside (the operator is asked again)."""
+    low, high = shape.get("minimum"), shape.get("maximum")
+    above, below = shape.get("exclusiveMinimum"), shape.get("exclusiveMaximum")
+    if isinstance(low, int | float) and number < low:
+        raise _Coercion(f"{number:g} is less than the least allowed, {low:g}")
+    if isinstance(high, int | float) and number > high:
+        raise _Coercion(f"{number:g} is more than the most allowed, {high:g}")
+    if isinstance(above, int | float) and not isinstance(above, bool) and number <= above:
+        raise _Coercion(f"{number:g} must be more than {above:g}")
+    if isinstance(below, int | float) and not isinstance(below, bool) and number >= below:
+        raise _Coercion(f"{number:g} must be less than {below:g}")
+    return number
 
 
 @lru_cache(maxsize=4096)  # every property of every capability scored, on every request
@@ -462,6 +485,38 @@ def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | 
     return None
 
 
+def _in_digits(text: str) -> str:
+    """``text`` with numbers written in words put in digits ("zero lines" is "0 lines")."""
+
+    def digits(match: re.Match[str]) -> str:
+        value = number_of_words(match.group(0))
+        return match.group(0) if value is None else str(value)
+
+    return NUMBER_WORDS.sub(digits, text)
+
+
+def _quantity_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
+    """A quantity in the unit the property names: "wait 2 minutes" is 120 for ``timeout_seconds``.
+    Only when the request states one quantity of that dimension (two would be a guess)."""
+    target = unit_of(name, shape)
+    if target is None:
+        return None
+    dimension, unit = target
+    found = [
+        m
+        for m in QUANTITY.finditer(text)
+        if m.group("unit").lower() in UNITS[dimension] and m.group(0) not in used
+    ]
+    if len(found) != 1 or not found[0].group("amount")[0].isdigit():
+        return None
+    match = found[0]
+    amount = (
+        float(match.group("amount")) * UNITS[dimension][match.group("unit").lower()] / UNITS[dimension][unit]
+    )
+    value = int(amount) if amount.is_integer() else amount
+    return str(value), f"'{match.group(0)}' in {unit} ({match.group(0)})"
+
+
 def _is_identifier(name: str) -> bool:
     return name.lower() == "id" or split_identifier(name)[-1:] == ["id"]
 
@@ -480,7 +535,19 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in used] if copied else []
         return (copies, f"addresses after '{key}'") if copies else None
     if "array" in types:
-        return _list_value(name, shape, text, used)
+        listed = _list_value(name, shape, text, used)
+        if listed is None and _types(property_shape(shape.get("items") or {})) <= {"string"}:
+            return plain_words.listed_values(name, text)
+        return listed
+    worded = plain_words.read(name, shape, types, text, used)
+    if worded is not None:
+        return worded
+    if plain_words.takes_sql(name, shape):
+        return None  # an SQL statement, and the request wrote none: asked for, never made up
+    if types & {"integer", "number"}:
+        quantity = _quantity_value(name, shape, text, used)
+        if quantity is not None:
+            return quantity
     if shape.get("format") in {"uri", "url"}:
         # Whatever the name ("source", "data"), a property declared a URI takes a URI.
         uri = next((u for u in _URI.findall(text) if u not in used), None)
@@ -618,6 +685,17 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         )
         if counted:
             return counted
+        if not is_id and types & {"integer", "number"}:
+            # "zero lines of context", "limit five": a count written in words (never an id:
+            # "the one about billing" names no ticket 1).
+            spelled = _in_digits(text)
+            if spelled != text:
+                near = _number_near(name, spelled)
+                if near is not None:
+                    return near, f"number after '{name}'"
+                counted = _counted_things(f"{description} {' '.join(split_identifier(name))}", spelled)
+                if counted:
+                    return counted[0], "a number written in words"
         # A count the description places ("returns only the last N lines"): "the last 3 lines".
         for place in ("first", "last"):
             if re.search(rf"\b{place}\s+n\b", description):
@@ -698,6 +776,8 @@ def takes_a_location(name: str, shape: dict[str, Any]) -> bool:
 # The reasons _role_value gives for values of a shape only some parameters take.
 # (Not a place: "a flight to Paris" names a city, not a time zone.)
 _DISTINCTIVE_REASONS = (
+    "arithmetic in the request",
+    "the unit converted",
     "e-mail address in the request",
     "URI in the request",
     "date in the request",
@@ -762,14 +842,30 @@ def extract_arguments(
             continue
         enum = shape.get("enum") or _described_options(shape)
         if isinstance(enum, list) and enum:
-            option = _enum_value(name, enum, full_text)
-            if option is not None:
+            # A unit to convert from or to is placed by the conversion ("5 miles to km"), not by
+            # which option the request happens to name.
+            converted = plain_words.conversion_unit(name, shape, full_text)
+            option = converted[0] if converted else _enum_value(name, enum, full_text)
+            if converted is not None:
+                take(name, converted[0], converted[1], schema, converted[2])
+            elif option is not None:
                 take(name, option, f"'{option}' stated in the request", schema)
+            elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
+                take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
             continue
         found = _role_value(name, shape, full_text, used)
         if found is not None:
             cited = re.search(r"\(([^()]+)\)$", found[1])
             take(name, found[0], found[1], schema, cited.group(1) if cited else None)
+
+    # "Rename draft to final": the old and the new name, where the schema has places for both.
+    renamed = plain_words.rename(full_text)
+    if renamed is not None:
+        for name, schema in properties.items():
+            role = plain_words.rename_role(name, properties) if isinstance(schema, dict) else None
+            if role is not None and name not in result.arguments and name not in result.invalid:
+                value = renamed[0] if role == "old" else renamed[1]
+                take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
 
     # A bare reply to a question about one argument is that argument's value.
     if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):

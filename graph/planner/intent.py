@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graph.planner.actions import request_action
+from graph.planner.calculation import conversion_in, expression_in
 from graph.planner.text import concepts, stem, words
 
 Intent = Literal["read_resource", "execute_tool", "use_prompt", "answer_without_mcp"]
@@ -75,7 +76,9 @@ class IntentDecision:
 
 def classify(text: str) -> IntentDecision:
     found = concepts(text)
-    has_value = bool(_OPERATIONAL_VALUE.search(text) or _CALCULATION.search(text))
+    # An expression or a conversion ("15% of 80", "5 miles in km") is for a calculator, if any.
+    calculation = expression_in(text) is not None or conversion_in(text) is not None
+    has_value = bool(_OPERATIONAL_VALUE.search(text) or _CALCULATION.search(text) or calculation)
     has_action = bool(found & _ACTION_CONCEPTS)
     has_record = any(stem(word) in _RECORD_NOUNS for word in words(text))
     if _SMALL_TALK.match(text):

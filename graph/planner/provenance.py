@@ -13,7 +13,11 @@ that this module shows and tests:
 - a time of day as HH:MM ("9am" is 09:00);
 - the IANA zone of a place named ("Tokyo" is Asia/Tokyo);
 - files of a kind as a glob ("Python files" is ``*.py``);
-- a path named relative to one of its server's configured folders, joined to it.
+- a path named relative to one of its server's configured folders, joined to it;
+- what a plain-words rule (graph/planner/plain_words.py) reads: arithmetic in symbols ("17
+  times 23" is ``17*23``), a unit as the schema's option ("kilometres" is ``km``), a range of
+  cells ("A1 to C5" is ``A1:C5``). (A yes or no said as the argument's own word, "recursively",
+  is derived: a reviewer reads it.)
 
 Anything else is *derived*: a model (or anything else) made it up from the words, and a
 reviewer reads it before it runs (policies/provenance.py flags it).
@@ -30,6 +34,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from graph.planner.arguments import TIME_OF_DAY, Extraction, enum_options, files_of_a_kind, property_shape
+from graph.planner.plain_words import restated
+from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import split_identifier
 from graph.planner.zones import is_zone_name, zone_mentions
 
@@ -51,43 +57,6 @@ class Provenance:
 _JOINERS = frozenset("_-./@\\~")
 _BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:,\d{3})*(?:\.\d+)?)(?![\w]|\.\d)")
-_SMALL = {
-    w: n
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-_NUMBER_WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES], key=len, reverse=True))
-_NUMBER_WORDS = re.compile(
-    rf"\b(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER_WORD}))*\b", re.IGNORECASE
-)
-# Units by dimension, in the dimension's base unit; a name or description that names one is
-# the unit the argument takes.
-_UNITS: dict[str, dict[str, float]] = {
-    "time": {
-        "ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "s": 1, "sec": 1, "secs": 1, "second": 1,
-        "seconds": 1, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
-        "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400, "week": 604800,
-        "weeks": 604800,
-    },
-    "length": {
-        "mm": 0.001, "cm": 0.01, "m": 1, "meter": 1, "meters": 1, "metre": 1, "metres": 1, "km": 1000,
-        "kilometer": 1000, "kilometers": 1000, "kilometre": 1000, "kilometres": 1000, "mile": 1609.344,
-        "miles": 1609.344, "ft": 0.3048, "foot": 0.3048, "feet": 0.3048,
-    },
-    "mass": {
-        "g": 1, "gram": 1, "grams": 1, "kg": 1000, "kilogram": 1000, "kilograms": 1000,
-        "lb": 453.59237, "lbs": 453.59237, "pound": 453.59237, "pounds": 453.59237,
-    },
-}  # fmt: skip
-_UNIT_WORD = "|".join(sorted({u for units in _UNITS.values() for u in units}, key=len, reverse=True))
-_QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<amount>\d+(?:\.\d+)?|{_NUMBER_WORD}(?:[\s-]+(?:{_NUMBER_WORD}))*)\s*(?P<unit>{_UNIT_WORD})\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -161,33 +130,12 @@ def _within(text: str, span: tuple[int, int], wanted: str, *, loose: bool) -> st
     return None
 
 
-def _number_of_words(words: str) -> int | None:
-    """``twenty-one`` is 21, ``two hundred and five`` 205; None for words that are no number."""
-    total, current = 0, 0
-    for word in re.split(r"[\s-]+", words.lower()):
-        if word == "and":
-            continue
-        if word in _SMALL:
-            current += _SMALL[word]
-        elif word in _TENS:
-            current += _TENS[word]
-        elif word in _SCALES:
-            scale = _SCALES[word]
-            if scale == 100:
-                current = max(current, 1) * scale
-            else:
-                total, current = total + max(current, 1) * scale, 0
-        else:
-            return None
-    return total + current
-
-
 def _numbers(text: str) -> Iterator[tuple[str, float]]:
     """Every number the text writes, in digits or in words, with the words."""
     for match in _NUMBER.finditer(text):
         yield match.group(0), float(match.group(1).replace(",", ""))
-    for match in _NUMBER_WORDS.finditer(text):
-        value = _number_of_words(match.group(0))
+    for match in NUMBER_WORDS.finditer(text):
+        value = number_of_words(match.group(0))
         if value is not None:
             yield match.group(0), float(value)
 
@@ -196,31 +144,20 @@ def _same_number(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _unit_of(name: str, schema: Mapping[str, Any]) -> tuple[str, str] | None:
-    """The dimension and unit an argument takes, from its name ("timeout_seconds", "delay_s")
-    or, failing that, its description ("Timeout in seconds"; a one-letter word there is no unit)."""
-    described = [w for w in re.findall(r"[a-z]+", str(schema.get("description") or "").lower()) if len(w) > 1]
-    for word in [*split_identifier(name), *described]:
-        for dimension, units in _UNITS.items():
-            if word in units:
-                return dimension, word
-    return None
-
-
 def _converted(value: float, words: str, name: str, schema: Mapping[str, Any]) -> tuple[str, str] | None:
-    target = _unit_of(name, schema)
+    target = unit_of(name, schema)
     if target is None:
         return None
     dimension, unit = target
-    for match in _QUANTITY.finditer(words):
+    for match in QUANTITY.finditer(words):
         source = match.group("unit").lower()
-        if source not in _UNITS[dimension]:
+        if source not in UNITS[dimension]:
             continue
         amount_words = match.group("amount")
-        amount = float(amount_words) if amount_words[0].isdigit() else _number_of_words(amount_words)
+        amount = float(amount_words) if amount_words[0].isdigit() else number_of_words(amount_words)
         if amount is None:
             continue
-        if _same_number(value, amount * _UNITS[dimension][source] / _UNITS[dimension][unit]):
+        if _same_number(value, amount * UNITS[dimension][source] / UNITS[dimension][unit]):
             return match.group(0), f"'{match.group(0)}' in {unit}"
     return None
 
@@ -252,7 +189,7 @@ def _stated_boolean(value: bool, text: str, span: tuple[int, int], name: str) ->
 
 
 def _stated_text(
-    value: str, text: str, span: tuple[int, int], shape: Mapping[str, Any], roots: Sequence[str]
+    value: str, text: str, span: tuple[int, int], name: str, shape: Mapping[str, Any], roots: Sequence[str]
 ) -> tuple[str, str] | None:
     exact = _within(text, span, value, loose=False)
     if exact is not None:
@@ -275,7 +212,7 @@ def _stated_text(
     for written, extension in files_of_a_kind(words):
         if value in {f"*.{extension}", f"**/*.{extension}"}:
             return written, f"'{written}' as the pattern {value}"
-    return _joined_to_root(value, text, span, roots)
+    return _joined_to_root(value, text, span, roots) or restated(value, words, name)
 
 
 def _joined_to_root(
@@ -326,7 +263,7 @@ def stated(
     if isinstance(value, int | float):
         return _stated_number(float(value), text, span, name, shape)
     if isinstance(value, str):
-        return _stated_text(value, text, span, shape, roots) if value.strip() else None
+        return _stated_text(value, text, span, name, shape, roots) if value.strip() else None
     if isinstance(value, list) and value:
         items = _mapping(shape.get("items"))
         parts = [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]

@@ -40,6 +40,7 @@ from graph.planner.arguments import (
     takes_a_location,
 )
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
 from graph.planner.text import (
     PROPER_NAME,
@@ -54,6 +55,7 @@ from graph.planner.text import (
     stem,
     words,
 )
+from graph.planner.unserved import read_cannot_serve
 from mcp_host.folders import holds
 from policies.risk import is_read_word
 
@@ -115,6 +117,10 @@ TYPED_VALUE_LEFT = -1.5
 VALUE_WITHOUT_A_PLACE = -3.0
 # A capability that acts, for a request that only reads: never chosen, whatever else matched.
 READ_REQUEST_ACTING_TOOL = -100.0
+# Arithmetic the request states, for a capability that takes an expression to evaluate.
+ARITHMETIC_STATED = 2.0
+# And the other way round: a capability that only reads, for a request to change something.
+WRITE_REQUEST_READING_CAPABILITY = -100.0
 # How much of a match's weight holds for a word every capability shares (1 for one unique to
 # a capability): a common word still counts, a distinctive one counts for more.
 COMMON_WORD_SHARE = 0.4
@@ -461,6 +467,10 @@ def score_capability(
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
+    unserved = read_cannot_serve(capability, text)
+    if unserved:
+        # Never a read for a change, however well it matches: it would report ok, having done nothing.
+        add(WRITE_REQUEST_READING_CAPABILITY, unserved)
     if capability.server in preferences:
         add(PREFERRED_SERVER, f"server {capability.server} preferred")
     if is_unbounded_listing(capability):
@@ -473,6 +483,9 @@ def score_capability(
         add(OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given")
     if _folder_tool_given_a_file(capability, extraction.arguments):
         add(FILE_FOR_A_FOLDER_TOOL, "the path stated names a file; it works on folders")
+    if states_arithmetic(extraction.sources):
+        # "What's 3 squared?": arithmetic is what an expression evaluator is for, as a name would say.
+        add(ARITHMETIC_STATED, "the request states arithmetic; it evaluates expressions")
     stated_required = [n for n in capability.required_arguments if n in extraction.arguments]
     if stated_required:
         add(STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}")
@@ -747,7 +760,7 @@ def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
     return tuple(
         (word, frozenset(concepts_of_words([word])))
-        for word in words(_PATHS.sub(" ", affirmed(text)))
+        for word in words(_PATHS.sub(" ", without_values(affirmed(text))))
         if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER
     )
 

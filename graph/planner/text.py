@@ -139,6 +139,11 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "total": ("sum",),
     "add": ("add", "sum"),
     "addition": ("sum",),
+    # Arithmetic asked for by its verb: "compute (3+4)*2" is what a calculate tool does.
+    "compute": ("calculate",),
+    "calculate": ("calculate",),
+    "calculation": ("calculate",),
+    "calc": ("calculate",),
     "tree": ("tree",),
     "recursive": ("tree",),
     "size": ("size",),

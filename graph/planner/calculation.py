@@ -1,0 +1,230 @@
+"""Arithmetic and unit conversions a request states, for a server that offers a calculator.
+
+"What is 17*23?", "2+2?", "what's 17 times 23", "the sum of 3 and 5", "convert 5 miles to
+km", "how many kilometres is 26.2 miles?". An expression written in symbols is kept as the
+operator wrote it; one written in words is put in symbols ("17 times 23" is ``17*23``), a
+normalisation graph/planner/provenance.py shows a reviewer as such. Nothing is computed here:
+the server computes, Gatehouse only reads what to ask it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# A run of numbers, operators and parentheses, not inside a word, path, version or identifier.
+_SYMBOLIC = re.compile(
+    rf"(?<![\w./:#@,-])(?:\(\s*)*-?(?:{_NUMBER})(?:\s*\)*\s*(?:\*\*|[-+*/×÷^%−])\s*(?:\(\s*)*-?(?:{_NUMBER})\s*\)*)+"
+    r"(?![\w/:@]|\.\d)"
+)
+_DATE_LIKE = re.compile(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}$")
+# Operators written as words, and the symbol each stands for.
+_SPOKEN_OPERATORS = {
+    "plus": "+",
+    "added to": "+",
+    "minus": "-",
+    "less": "-",
+    "times": "*",
+    "multiplied by": "*",
+    "x": "*",
+    "divided by": "/",
+    "over": "/",
+    "to the power of": "**",
+    "raised to the power of": "**",
+    "raised to": "**",
+    "mod": "%",
+    "modulo": "%",
+}
+_OPERATOR_WORDS = "|".join(re.escape(word) for word in sorted(_SPOKEN_OPERATORS, key=len, reverse=True))
+_SPOKEN = re.compile(
+    rf"(?<![\w.])(-?{_NUMBER})((?:\s+(?:{_OPERATOR_WORDS})\s+-?{_NUMBER})+)(?![\w]|\.\d)", re.IGNORECASE
+)
+_SPOKEN_STEP = re.compile(rf"\s+({_OPERATOR_WORDS})\s+(-?{_NUMBER})", re.IGNORECASE)
+# "the sum of 3 and 5", "multiply 6 by 7", "subtract 3 from 10", "15% of 80".
+_OPERATIONS = (
+    (re.compile(rf"\b(?:the\s+)?sum\s+of\s+({_NUMBER})\s+and\s+({_NUMBER})\b", re.I), "{0}+{1}"),
+    (re.compile(rf"\badd\s+({_NUMBER})\s+(?:and|to)\s+({_NUMBER})\b", re.I), "{0}+{1}"),
+    (re.compile(rf"\b(?:the\s+)?product\s+of\s+({_NUMBER})\s+and\s+({_NUMBER})\b", re.I), "{0}*{1}"),
+    (re.compile(rf"\bmultiply\s+({_NUMBER})\s+(?:by|and|with)\s+({_NUMBER})\b", re.I), "{0}*{1}"),
+    (re.compile(rf"\bdivide\s+({_NUMBER})\s+by\s+({_NUMBER})\b", re.I), "{0}/{1}"),
+    (re.compile(rf"\bsubtract\s+({_NUMBER})\s+from\s+({_NUMBER})\b", re.I), "{1}-{0}"),
+    (re.compile(rf"\b(?:the\s+)?difference\s+between\s+({_NUMBER})\s+and\s+({_NUMBER})\b", re.I), "{0}-{1}"),
+    (re.compile(rf"(?<![\w.])({_NUMBER})\s*(?:%|percent)\s+of\s+({_NUMBER})\b", re.I), "{1}*{0}/100"),
+    (re.compile(rf"\b(?:the\s+)?square\s+of\s+({_NUMBER})\b", re.I), "{0}**2"),
+    (re.compile(rf"(?<![\w.])({_NUMBER})\s+(?:squared)\b", re.I), "{0}**2"),
+    (re.compile(rf"(?<![\w.])({_NUMBER})\s+(?:cubed)\b", re.I), "{0}**3"),
+)
+# Property names and descriptions that take an expression to evaluate.
+_EXPRESSION_NAMES = frozenset({"expression", "expr", "formula", "equation", "calculation", "math", "problem"})
+# (Not a regular, cron or JSONPath expression: those are patterns, not arithmetic.)
+_EXPRESSION_DESCRIPTION = re.compile(
+    r"\b(?<!regular\s)(?<!cron\s)(?<!jsonpath\s)(?<!search\s)(?:math(?:ematical)?\s+)?(?:expression|formula|equation)s?\b"
+    r"|\barithmetic\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Expression:
+    """An expression the request states: ``symbols`` to send, the ``words`` it was read from."""
+
+    symbols: str
+    words: str
+
+    @property
+    def as_written(self) -> bool:
+        return self.symbols == self.words
+
+
+def _is_expression(run: str, text: str) -> bool:
+    """A run of numbers and operators that is arithmetic, not a date (2024-03-01, 12/05/2024),
+    a range (pages 10-20) or a fraction-like reference: a hyphen or slash alone, unspaced, only
+    counts when the request says nothing else ("2-1?")."""
+    stripped = run.strip()
+    if _DATE_LIKE.match(stripped):
+        return False
+    operators = set(re.findall(r"\*\*|[-+*/×÷^%−]", re.sub(r"^-|(?<=[-+*/×÷^%(])\s*-", "", stripped)))
+    if not operators:
+        return False
+    if operators <= {"-", "/"} and " " not in stripped:
+        rest = re.sub(
+            r"\b(?:what|whats|what's|is|calculate|compute|evaluate|equals?)\b|[?=!.\s]", "", text.lower()
+        )
+        return rest == stripped.lower()
+    return True
+
+
+def _in_symbols(run: str) -> str:
+    """An expression as a calculator reads it: 1,000 is 1000; ×, ÷ and − are *, / and -."""
+    return re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", run).replace("×", "*").replace("÷", "/").replace("−", "-")
+
+
+@lru_cache(maxsize=256)
+def expression_in(text: str) -> Expression | None:
+    """The first arithmetic expression ``text`` states, in symbols or in words."""
+    for match in _SYMBOLIC.finditer(text):
+        run = match.group(0).strip()
+        if _is_expression(run, text):
+            return Expression(_in_symbols(run), run)
+    spoken = _SPOKEN.search(text)
+    if spoken:
+        symbols = spoken.group(1) + "".join(
+            _SPOKEN_OPERATORS[op.lower()] + number for op, number in _SPOKEN_STEP.findall(spoken.group(2))
+        )
+        return Expression(_in_symbols(symbols), spoken.group(0).strip())
+    for pattern, template in _OPERATIONS:
+        found = pattern.search(text)
+        if found:
+            return Expression(_in_symbols(template.format(*found.groups())), found.group(0).strip())
+    return None
+
+
+def takes_an_expression(name: str, description: str, types: set[str]) -> bool:
+    """Whether a property is an expression to evaluate: named so, or described so."""
+    if types and "string" not in types:
+        return False
+    return name.lower() in _EXPRESSION_NAMES or bool(_EXPRESSION_DESCRIPTION.search(description))
+
+
+# Units by what they measure: every way a request may write one, grouped by the unit meant.
+_UNIT_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("mm", "millimeter", "millimeters", "millimetre", "millimetres"),
+    ("cm", "centimeter", "centimeters", "centimetre", "centimetres"),
+    ("m", "meter", "meters", "metre", "metres"),
+    ("km", "kilometer", "kilometers", "kilometre", "kilometres"),
+    ("in", "inch", "inches"),
+    ("ft", "foot", "feet"),
+    ("yd", "yard", "yards"),
+    ("mi", "mile", "miles"),
+    ("mg", "milligram", "milligrams"),
+    ("g", "gram", "grams"),
+    ("kg", "kilogram", "kilograms", "kilo", "kilos"),
+    ("lb", "lbs", "pound", "pounds"),
+    ("oz", "ounce", "ounces"),
+    ("c", "°c", "celsius", "centigrade", "degrees celsius"),
+    ("f", "°f", "fahrenheit", "degrees fahrenheit"),
+    ("k", "kelvin", "kelvins"),
+    ("ml", "milliliter", "milliliters", "millilitre", "millilitres"),
+    ("l", "liter", "liters", "litre", "litres"),
+    ("gal", "gallon", "gallons"),
+    ("s", "sec", "secs", "second", "seconds"),
+    ("min", "mins", "minute", "minutes"),
+    ("h", "hr", "hrs", "hour", "hours"),
+    ("d", "day", "days"),
+    ("b", "byte", "bytes"),
+    ("kb", "kilobyte", "kilobytes"),
+    ("mb", "megabyte", "megabytes"),
+    ("gb", "gigabyte", "gigabytes"),
+    ("tb", "terabyte", "terabytes"),
+    ("mph", "miles per hour"),
+    ("km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour"),
+)
+_GROUP_OF = {alias: group for group in _UNIT_GROUPS for alias in group}
+# Units a request writes as words; one-letter symbols ("m", "in", "s") only right after a number.
+_UNIT_WORD = "|".join(
+    re.escape(alias) for alias in sorted(_GROUP_OF, key=len, reverse=True) if len(alias) > 2 or "/" in alias
+)
+_ANY_UNIT = "|".join(re.escape(alias) for alias in sorted(_GROUP_OF, key=len, reverse=True))
+_AMOUNT_UNIT = rf"(?P<amount>-?{_NUMBER})\s*(?:degrees?\s+)?(?P<source>{_ANY_UNIT})"
+_CONVERSIONS = (
+    re.compile(
+        rf"(?<![\w.]){_AMOUNT_UNIT}\s+(?:to|in|into|as|in\s+terms\s+of)\s+(?:degrees\s+)?(?P<target>{_ANY_UNIT})(?![\w])",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\bhow\s+many\s+(?P<target>{_UNIT_WORD})\s+(?:(?:is|are|make|makes|equals?|does|do)\s+)?"
+        rf"(?:there\s+)?(?:in\s+)?{_AMOUNT_UNIT}(?![\w])",
+        re.IGNORECASE,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A quantity to convert: its amount and units as the request writes them."""
+
+    amount: float
+    source: str
+    target: str
+    words: str
+
+
+@lru_cache(maxsize=256)
+def conversion_in(text: str) -> Conversion | None:
+    """The unit conversion ``text`` asks for, if any ("5 miles to km")."""
+    for pattern in _CONVERSIONS:
+        found = pattern.search(text)
+        if found and _GROUP_OF[found.group("source").lower()] != _GROUP_OF[found.group("target").lower()]:
+            return Conversion(
+                float(found.group("amount")), found.group("source"), found.group("target"), found.group(0)
+            )
+    return None
+
+
+def unit_option(written: str, options: list[object]) -> object | None:
+    """The schema's option for a unit written another way ("kilometres" for the option "km")."""
+    group = _GROUP_OF.get(written.lower())
+    if group is None:
+        return None
+    return next((option for option in options if str(option).lower() in group), None)
+
+
+def same_unit(a: str, b: str) -> bool:
+    """Whether two spellings name one unit ("km" and "kilometres")."""
+    group = _GROUP_OF.get(a.lower())
+    return group is not None and b.lower() in group
+
+
+def unit_role(name: str, description: str) -> str | None:
+    """Which end of a conversion a property takes: "source" (from_unit, unit_from, input_unit),
+    "target" (to_unit, target_unit, output_unit), or None for no unit property."""
+    words = set(re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.lower())) - {""}
+    if "unit" not in words and "units" not in words and "unit" not in description.lower():
+        return None
+    if words & {"from", "source", "input", "src", "original"}:
+        return "source"
+    if words & {"to", "target", "output", "dest", "destination", "into"}:
+        return "target"
+    return None

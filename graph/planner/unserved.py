@@ -1,0 +1,102 @@
+"""A request that asks for a change is never answered by a capability that only reads.
+
+graph/planner/actions.py knows the verbs the policy's tables know ("delete", "send", "rename").
+People also ask for changes in verbs no table lists ("pin ticket 3", "bookmark the handbook",
+"subscribe me to ticket 3"): a read of the ticket would run and report ``ok`` though nothing
+the operator asked for happened. So a request that opens with an order whose verb no table
+knows, and that the reading capability neither names nor describes, is not served by it
+either: the planner answers that nothing configured can do it, or asks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
+from graph.planner.calculation import expression_in
+from graph.planner.text import STOPWORDS, concepts_of_words, split_identifier, stem, words
+from policies.risk import is_read_word
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Capability
+
+# Words a request may open with that are no order: questions, greetings, fillers, quantities.
+_NO_ORDER = frozenset(
+    "what which who whom whose how when where why is are was were does do did has have had can could would "
+    "will shall should may might must any anything something everything nothing all every each some my our "
+    "your their his her its the a an this that these those there here hey hi hello ok okay yes no not "
+    "quick quickly urgent current currently latest last first next recent new old today tomorrow yesterday "
+    "again also only just still already now maybe perhaps actually basically i we you they it me us "
+    "one two three four five six seven eight nine ten".split()
+)
+# Verbs no table lists that ask for something to be shown or handed over, not changed.
+_READING_VERBS = frozenset(
+    "give gimme dump open pull use grab bring load access output return print display render tell help try "
+    "need want see peek scan walk go lemme pls please".split()
+)
+# Verbs that run whatever they are given ("run SELECT ...", "execute the report"): what runs
+# decides whether it changes anything, so they rule no read out.
+_RUNNING_VERBS = frozenset({"run", "execute", "exec", "perform", "do", "process", "handle"})
+# What follows an order's verb: its object (a determiner, a pronoun, a number, a value).
+_OBJECT_START = re.compile(
+    r"^\s*(?:the|a|an|my|our|your|this|that|these|those|it|them|me|us|all|every|each|both|[#\d\"'“/.~]|[\w-]+\s*\d)",
+    re.IGNORECASE,
+)
+
+
+def _order_verb(text: str) -> str | None:
+    """The unknown verb a request opens with as an order ("Pin ticket 3": pin), or None: a
+    question, a known verb (actions.py weighs those), or a first word that is no verb."""
+    if text.rstrip().endswith("?") or expression_in(text) is not None:
+        return None  # a question, or arithmetic ("multiply 6 by 7"): no change to make
+    verb = leading_verb(text)
+    if verb is None or not verb.isalpha() or len(verb) < 3 or verb in _NO_ORDER | _READING_VERBS:
+        return None
+    if verb in STOPWORDS or verb.endswith(("ing", "ed")):  # "Testing a macro: ..." sets a scene
+        return None
+    if is_known_verb(verb):
+        return None
+    opened = re.search(rf"\b{re.escape(verb)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
+    if opened is None or not _OBJECT_START.match(opened.group(1)):
+        return None
+    return verb
+
+
+def _says(capability: Capability, verb: str) -> bool:
+    """Whether the capability's name or description says the verb (or a form or synonym of it)."""
+    said = words(f"{' '.join(split_identifier(capability.name))} {capability.description}")
+    if stem(verb) in {stem(w) for w in said}:
+        return True
+    return bool(concepts_of_words([verb]) & concepts_of_words(said))
+
+
+_ONLY_READS = "; it only reads"
+
+
+def read_cannot_serve(capability: Capability, text: str) -> str | None:
+    """Why ``capability`` cannot serve ``text``: the request asks for a change and the
+    capability only reads. None when it may serve it."""
+    if capability_action(capability).acts:
+        return None
+    asked = request_action(text)
+    opening = leading_verb(text)
+    # "Read the deploy status board": after a read verb an acting word is its object, which the
+    # score already weighs against the read (actions.py's ACTION_MISMATCH); only an order is ruled out.
+    ordered = [verb for verb in asked.verbs if verb not in _RUNNING_VERBS]
+    if ordered and not (opening is not None and is_read_word(opening)):
+        return f"the request asks to {', '.join(asked.verbs)}{_ONLY_READS}"
+    verb = _order_verb(text)
+    if verb is not None and not _says(capability, verb):
+        return f"the request asks to {verb}{_ONLY_READS}, and says nothing of {verb}"
+    return None
+
+
+def change_nothing_can_make(reasons: list[str]) -> str | None:
+    """What the request asked to change, when a scored capability's ``reasons`` say it only
+    reads ("pin"); None otherwise. For the sentence that says nothing configured can do it."""
+    for reason in reasons:
+        found = re.search(rf"the request asks to (.+?){re.escape(_ONLY_READS)}", reason)
+        if found:
+            return found.group(1)
+    return None
