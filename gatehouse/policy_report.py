@@ -6,10 +6,11 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 from gatehouse.visible_text import continued
+from policies.constraints import is_path_argument
 from policies.engine import PolicyEngine
 
 if TYPE_CHECKING:
-    from mcp_host.manifest import Manifest
+    from mcp_host.manifest import Capability, Manifest
     from policies.model import PolicyFile
 
 
@@ -38,6 +39,14 @@ def render_summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def roots_line(engine: PolicyEngine, server: str) -> str:
+    """Where a server's path arguments must stay, and where those folders come from, in one
+    line (the Servers page): "Paths stay in: /srv/team (the folders server 'files' is started
+    on (from its arguments))"."""
+    roots = engine.roots_for(server)
+    return f"Paths stay in: {', '.join(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+
+
 class UnknownCapabilityError(LookupError):
     pass
 
@@ -51,9 +60,20 @@ def explain(engine: PolicyEngine, manifest: Manifest, key: str, arguments: dict[
         raise UnknownCapabilityError(f"no configured server offers {key}{hint}")
     # Evaluating stores nothing: explaining a decision never pins a definition (real requests do).
     decision = engine.evaluate(capability, arguments).decision
-    return {"capability": capability.ref() | {"key": key}, "arguments": arguments} | decision.model_dump(
-        mode="json"
+    return (
+        {"capability": capability.ref() | {"key": key}, "arguments": arguments}
+        | decision.model_dump(mode="json")
+        | {"roots": _roots(engine, capability)}
     )
+
+
+def _roots(engine: PolicyEngine, capability: Capability) -> dict[str, Any] | None:
+    """Where the capability's path arguments must stay, and where those folders come from;
+    None for one that takes no path."""
+    if not any(is_path_argument(name) for name in capability.properties):
+        return None
+    roots = engine.roots_for(capability.server)
+    return {"paths": list(roots.paths), "origin": roots.origin}
 
 
 def render_explanation(report: dict[str, Any]) -> str:
@@ -67,6 +87,9 @@ def render_explanation(report: dict[str, Any]) -> str:
             9,
         ),
     ]
+    roots = report.get("roots")
+    if roots:
+        lines.append(continued(f"  roots: {', '.join(roots['paths']) or 'none'} ({roots['origin']})", 9))
     lines.extend(f"  [{f['severity']}] {f['code']}: {continued(f['message'], 4)}" for f in report["flags"])
     if report["action"] == "review":
         terms = report["review"]

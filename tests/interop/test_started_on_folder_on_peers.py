@@ -14,6 +14,7 @@ import pytest
 from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
+from tests.cli_support import run_cli
 from tests.interop.peers import filesystem_server
 
 
@@ -21,6 +22,8 @@ from tests.interop.peers import filesystem_server
 class Team:
     folder: Path
     elsewhere: Path
+    servers: Path
+    data: Path
     services: Services
 
 
@@ -37,7 +40,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
     servers.write_text(json.dumps({"mcpServers": {"team-files": entry}}), encoding="utf-8")
     settings = Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=servers)
     with open_services(settings) as services:
-        yield Team(folder.resolve(), elsewhere.resolve(), services)
+        yield Team(folder.resolve(), elsewhere.resolve(), servers, data, services)
 
 
 def test_a_write_in_the_folder_the_server_is_started_on_waits_for_a_reviewer(team: Team) -> None:
@@ -72,3 +75,25 @@ def test_a_write_outside_the_folder_is_refused_naming_where_the_roots_came_from(
         f"resolves outside the folders server 'team-files' is started on (from its arguments) ({team.folder})"
     ) in final.response
     assert not target.exists()
+
+
+def test_policy_explain_shows_the_folder_as_the_servers_roots_and_where_it_came_from(team: Team) -> None:
+    arguments = json.dumps({"path": str(team.folder / "todo.txt"), "content": "x"})
+    env = {"GATEHOUSE_DATA": str(team.data), "GATEHOUSE_DB": None, "GATEHOUSE_POLICY": None}
+
+    done = run_cli(
+        "policy",
+        "explain",
+        "--servers",
+        str(team.servers),
+        "team-files__write_file",
+        "--args",
+        arguments,
+        env=env,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("REVIEW  team-files__write_file  (rule: file writes")
+    assert (
+        f"  roots: {team.folder} (the folders server 'team-files' is started on (from its arguments))"
+    ) in done.stdout.splitlines()
