@@ -281,11 +281,13 @@ class PolicyEngine:
         return Evaluation(decision=decision, pins_to_record=pin.to_record)
 
     def _applicable_rules(self, capability: Capability, risk: Risk, low: bool) -> list[Rule]:
-        """The rules that match the capability; a rule limited to low risk only when it is."""
+        """The rules that match the capability; a rule limited to low risk only when it is, one
+        limited to a read-only claim (read_only_hint) only when the claim was weighed so."""
         return [
             r
             for r in self.matching_rules(capability.key, risk.identified())
-            if r.risk is None or (r.risk == "low" and low)
+            if (r.risk is None or (r.risk == "low" and low))
+            and (r.read_only_hint is None or r.read_only_hint == risk.read_only_hint)
         ]
 
     def _rule_verdict(self, capability: Capability, matched: list[Rule]) -> _Verdict:
