@@ -320,7 +320,10 @@ def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, read
     risk.read_only_hint = _weighed_claim(stated["read_only_hint"], risk.read, bool(acting))
     if risk.read_only_hint == "unconfirmed":
         # Nothing risky was found, and nothing confirms the claim: say so, or a reviewer sees
-        # a tool held with no reason given.
+        # a tool held with no reason given ("nothing risky found").
+        risk.reasons.append(
+            "only its server says it is read-only: an untrusted server, and no read verb in its name"
+        )
         risk.flags.append(
             Flag(
                 code="read_only_unconfirmed",

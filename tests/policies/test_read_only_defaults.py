@@ -123,5 +123,6 @@ def test_policy_explain_names_the_rule_and_says_why_in_plain_words(shipped: Poli
     assert claimed.startswith(f"REVIEW  {UNTRUSTED}__tables  (rule: untrusted read-only")
     assert "but only the server says so" in claimed
     assert "read_only_unconfirmed: " in claimed
+    assert "risk:  elevated (only its server says it is read-only" in claimed
     assert unannotated.startswith(f"REVIEW  {UNTRUSTED}__row_count  (rule: unannotated tools")
     assert "does not say whether it only reads" in unannotated
