@@ -20,7 +20,13 @@ def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
         "valid": True,
         "default_action": policy.defaults.action,
         "rules": [
-            {"name": rule.name, "match": rule.match, "action": rule.action, "category": rule.category}
+            {
+                "name": rule.name,
+                "match": rule.match,
+                "action": rule.action,
+                "category": rule.category,
+                "read_only_hint": rule.read_only_hint,
+            }
             for rule in policy.rules
         ],
         "trusted_servers": policy.servers.trusted,
@@ -33,7 +39,9 @@ def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
 def render_summary(report: dict[str, Any]) -> str:
     lines = [f"{report['source']}: valid; default action {report['default_action']}"]
     lines.extend(
-        f"  {rule['action']:<6} {rule['name']}: {', '.join(rule['match'])}" for rule in report["rules"]
+        f"  {rule['action']:<6} {rule['name']}: {', '.join(rule['match'])}"
+        + (f" (tools whose read-only mark is {rule['read_only_hint']})" if rule.get("read_only_hint") else "")
+        for rule in report["rules"]
     )
     lines.append(f"  users: {', '.join(f'{u} ({r})' for u, r in report['users'].items()) or 'none'}")
     return "\n".join(lines)

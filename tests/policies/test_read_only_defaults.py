@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gatehouse.policy_report import explain, render_explanation
+from gatehouse.policy_report import explain, policy_summary, render_explanation, render_summary
 from mcp_host.manifest import Capability, Manifest, ServerManifest
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy, parse_policy
@@ -126,3 +126,12 @@ def test_policy_explain_names_the_rule_and_says_why_in_plain_words(shipped: Poli
     assert "risk:  elevated (only its server says it is read-only" in claimed
     assert unannotated.startswith(f"REVIEW  {UNTRUSTED}__row_count  (rule: unannotated tools")
     assert "does not say whether it only reads" in unannotated
+
+
+def test_policy_check_lists_the_named_default_rules_with_the_marks_they_select() -> None:
+    policy = load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": "/srv/gatehouse"})
+
+    lines = render_summary(policy_summary(policy, "default.toml")).splitlines()
+
+    assert "  review untrusted read-only: * (tools whose read-only mark is unconfirmed)" in lines
+    assert "  review unannotated tools: * (tools whose read-only mark is absent)" in lines
