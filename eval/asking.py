@@ -29,7 +29,7 @@ from eval.facts import CapabilityFacts, capability_facts
 from eval.scoring import CaseResult, Figures, answer_from_output, failed_case, figures, score_case
 from gatehouse import cli, wiring
 from gatehouse.settings import WEBHOOK_ENV, Settings
-from gatehouse.wiring import open_services, policy_file, server_pool
+from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
 from mcp_host.client import McpClient
 from policies.engine import PolicyEngine
 from policies.pins import MemoryPinStore
@@ -75,6 +75,9 @@ def _commands_share(pool: McpClient) -> Iterator[None]:
 
     def with_pool(settings: Settings, **options: Any) -> Any:
         options.setdefault("mcp", pool)
+        # The servers file as well: the policy holds each server to the roots it reads there
+        # (declared, or the folders a server is started on), as a lone `gatehouse ask` does.
+        options.setdefault("servers", servers_config(settings))
         return open_services(settings, **options)
 
     # The command line imports open_services from gatehouse.wiring when a command runs (it

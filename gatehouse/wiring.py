@@ -33,6 +33,7 @@ from graph.context import GraphContext, Limits
 from graph.runner import thread_secret_sources
 from mcp_host.config import ConfigError, ConfigProblem, HttpServer, ServersConfig, load_servers_config
 from mcp_host.elicitation import ElicitationHandler
+from mcp_host.folders import root_folders
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sampling import SamplingHandler
@@ -238,10 +239,18 @@ def bundled_servers_config(demo_data_dir: Path) -> ServersConfig:
 
 def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
     """The roots the servers file declares per server, for the policy engine: they confine
-    those servers' path arguments unless the policy names roots for them (PolicyEngine.roots_for)."""
+    those servers' path arguments unless the policy names roots for them (PolicyEngine.roots_for).
+    A server that declares none is held to the folders it is started on, if any (read now:
+    a folder that does not exist yet is no root)."""
     if config is None:
         return None
-    return DeclaredRoots(source=config.source, servers=config.declared_roots())
+    declared = config.declared_roots()
+    started_on = {
+        entry.name: folders
+        for entry in config.servers
+        if entry.name not in declared and (folders := root_folders(entry))
+    }
+    return DeclaredRoots(source=config.source, servers=declared, started_on=started_on)
 
 
 def server_pool(

@@ -42,10 +42,45 @@ class Roots:
 @dataclass(frozen=True)
 class DeclaredRoots:
     """The roots servers declare in the servers file (mcp_host/config.py), by server name, and
-    the file's name; handed to the engine by whoever read the file (gatehouse/wiring.py)."""
+    the file's name; handed to the engine by whoever read the file (gatehouse/wiring.py).
+
+    ``started_on``: for servers that declare none, the folders each is started on
+    (mcp_host/folders.py root_folders), which stand for its roots when the policy names none
+    for it either: a file server started on the team's folder is held to that folder."""
 
     source: str = "the servers file"
     servers: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    started_on: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
+def started_on_roots(server: str, folders: Sequence[str], policy_roots: Sequence[str]) -> Roots:
+    """The roots of a server started on ``folders``: each folder, or the policy's [paths]
+    roots inside it where there are any (the policy's narrower word on that folder: the demo
+    servers are started on the whole demo data folder, and their paths stay in its project).
+
+    Args:
+        server: the server's name (for the origin named in messages).
+        folders: the folders it is started on, resolved.
+        policy_roots: the policy's [paths] roots.
+
+    Returns:
+        The roots, and where they come from.
+    """
+    roots: list[str] = []
+    narrowed = False
+    for folder in folders:
+        inner = [root for root in policy_roots if _within(root, folder)]
+        narrowed = narrowed or bool(inner)
+        roots += [root for root in inner or [folder] if root not in roots]
+    origin = f"the folders server '{server}' is started on (from its arguments)"
+    if narrowed:
+        origin = f"the policy's [paths] roots inside {origin}"
+    return Roots(tuple(roots), origin)
+
+
+def _within(path: str, folder: str) -> bool:
+    resolved, base = os.path.realpath(path), os.path.realpath(folder)
+    return resolved == base or resolved.startswith(base.rstrip(os.sep) + os.sep)
 
 
 _VALIDATORS_CACHED = 1024

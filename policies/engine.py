@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags
+from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags, started_on_roots
 from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms
 from policies.injection import hidden_character_reasons, suspicious_reasons
 from policies.names import normalise_glob, normalise_key
@@ -172,7 +172,8 @@ class PolicyEngine:
     def roots_for(self, server: str) -> Roots:
         """The folders a server's path arguments must resolve inside. The policy's own roots
         for the server ([paths.servers]) win; then the roots its entry in the servers file
-        declares; then the policy's [paths] roots.
+        declares; then the folders it is started on (constraints.started_on_roots); then the
+        policy's [paths] roots.
 
         Args:
             server: the server's name.
@@ -190,6 +191,9 @@ class PolicyEngine:
             return Roots(
                 tuple(declared), f"the roots declared for server '{server}' in {self.declared_roots.source}"
             )
+        started_on = self.declared_roots.started_on.get(server)
+        if started_on:
+            return started_on_roots(server, started_on, paths.roots)
         return Roots(tuple(paths.roots), "the policy's [paths] roots")
 
     def _review_terms(self, rule: Rule | None, category: str | None) -> ReviewTerms:
@@ -277,11 +281,13 @@ class PolicyEngine:
         return Evaluation(decision=decision, pins_to_record=pin.to_record)
 
     def _applicable_rules(self, capability: Capability, risk: Risk, low: bool) -> list[Rule]:
-        """The rules that match the capability; a rule limited to low risk only when it is."""
+        """The rules that match the capability; a rule limited to low risk only when it is, one
+        limited to a read-only claim (read_only_hint) only when the claim was weighed so."""
         return [
             r
             for r in self.matching_rules(capability.key, risk.identified())
-            if r.risk is None or (r.risk == "low" and low)
+            if (r.risk is None or (r.risk == "low" and low))
+            and (r.read_only_hint is None or r.read_only_hint == risk.read_only_hint)
         ]
 
     def _rule_verdict(self, capability: Capability, matched: list[Rule]) -> _Verdict:

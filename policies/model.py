@@ -20,6 +20,12 @@ Category = Literal[
     "open world",
 ]
 RiskLevel = Literal["low", "elevated"]
+# What a tool's server says about reading (readOnlyHint), as the engine weighs it
+# (policies/risk.py): "confirmed" (a trusted server says so, or a read verb in the name agrees),
+# "unconfirmed" (an untrusted server says so and nothing in the name agrees), "contradicted"
+# (the name, description or parameters say it acts), "false" (the server says it is not
+# read-only) or "absent" (it does not say: the MCP defaults apply).
+ReadOnlyHint = Literal["confirmed", "unconfirmed", "contradicted", "false", "absent"]
 
 
 class _Strict(BaseModel):
@@ -78,6 +84,8 @@ class Rule(_Strict):
     category: Category | None = None
     # "low": the rule covers only capabilities the engine rates low-risk itself.
     risk: RiskLevel | None = None
+    # The rule covers only tools whose readOnlyHint the engine weighs so (ReadOnlyHint above).
+    read_only_hint: ReadOnlyHint | None = None
     # Categories an allow rule knowingly accepts; others still go to review.
     accepts: list[Category] = Field(default_factory=list)
     constraints: Constraints = Field(default_factory=Constraints)

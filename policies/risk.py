@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from policies.decision import Flag
-from policies.model import Category
+from policies.model import Category, ReadOnlyHint
 from policies.names import normalise_name, words
 
 if TYPE_CHECKING:
@@ -132,6 +132,9 @@ class Risk:
     # Positive evidence that the capability only reads (a read verb, a trusted read-only claim,
     # a resource or a prompt). Without it nothing is low risk.
     read: bool = False
+    # How the tool's own read-only claim was weighed (what a rule's read_only_hint selects);
+    # None for a resource or a prompt, which have no annotations.
+    read_only_hint: ReadOnlyHint | None = None
 
     @property
     def low(self) -> bool:
@@ -314,6 +317,31 @@ def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, read
     # A read on positive evidence only: a trusted server's read-only claim, or a read verb in
     # the name with a read-only claim nothing contradicts (an untrusted claim alone is not enough).
     risk.read = read_only and (trusted or reads_by_name) and not acting
+    risk.read_only_hint = _weighed_claim(stated["read_only_hint"], risk.read, bool(acting))
+    if risk.read_only_hint == "unconfirmed":
+        # Nothing risky was found, and nothing confirms the claim: say so, or a reviewer sees
+        # a tool held with no reason given ("nothing risky found").
+        risk.reasons.append(
+            "only its server says it is read-only: an untrusted server, and no read verb in its name"
+        )
+        risk.flags.append(
+            Flag(
+                code="read_only_unconfirmed",
+                severity="medium",
+                message=f"{capability.key}: its server marks it read-only, but the policy does not trust"
+                f" '{capability.server}' ([servers] trusted) and its name says no read (list, get, search, ...)",
+            )
+        )
+
+
+def _weighed_claim(read_only: bool | None, read: bool, acting: bool) -> ReadOnlyHint:
+    if read_only is None:
+        return "absent"
+    if not read_only:
+        return "false"
+    if read:
+        return "confirmed"
+    return "contradicted" if acting else "unconfirmed"
 
 
 def is_amount_argument(name: str) -> bool:

@@ -19,6 +19,7 @@ import streamlit as st
 
 from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
 from gatehouse.literal import markdown_literal, name_literal, show
+from gatehouse.policy_report import roots_line
 from gatehouse.server_credentials import credential_key
 from gatehouse.web import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
@@ -155,6 +156,8 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                         else entry.describe()["command"]
                     )
                     show(str(where))  # plain text: an address is never turned into a link
+                    # Folders come from the servers file or its arguments: literal text, too.
+                    st.caption(markdown_literal(roots_line(app.policy, entry.name)))
             with state_column:
                 st.markdown(markdown_literal(state_line(health)))
                 log = health.written_log() if health is not None and health.verdict == "failed" else None

@@ -16,7 +16,7 @@ from eval.cases import CASES_FILE, Case, load_cases, schema_problems
 from eval.facts import CapabilityFacts, capability_facts, policy_status
 from eval.workspace import PEER_SERVERS, EvalWorkspace, PeersMissingError, build_workspace
 from gatehouse.settings import Settings
-from gatehouse.wiring import policy_file, server_pool
+from gatehouse.wiring import declared_roots, policy_file, server_pool, servers_config
 from mcp_host.manifest import Manifest
 from policies.engine import PolicyEngine
 from policies.pins import MemoryPinStore
@@ -131,7 +131,9 @@ def offered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Offered]:
     os.environ["GATEHOUSE_DATA"] = str(workspace.data_dir)
     try:
         settings = Settings.resolve(db=str(workspace.db_path), servers=str(workspace.servers_file))
-        engine = PolicyEngine(policy_file(settings), pins=MemoryPinStore())
+        # Each server held to the roots its entry gives it, as `gatehouse ask` holds it.
+        roots = declared_roots(servers_config(settings))
+        engine = PolicyEngine(policy_file(settings), pins=MemoryPinStore(), declared_roots=roots)
         with server_pool(settings) as pool:
             manifest = pool.discover()
         assert manifest.problems() == []

@@ -32,6 +32,8 @@ def test_the_shipped_default_policy_loads_with_its_data_folder(tmp_path: Path) -
         "record updates",
         "payments",
         "shell access",
+        "untrusted read-only",
+        "unannotated tools",
     ]
     assert {rule.name: rule.action for rule in policy.rules}["shell access"] == "deny"
     assert set(policy.users.values()) <= set(policy.roles)
