@@ -146,6 +146,23 @@ def stated_in(value: Any, request: str) -> bool:
     return False
 
 
+_EXPRESSION = re.compile(r"^[\d\s.+\-*/%()^]*[+\-*/%^][\d\s.+\-*/%()^]*$")
+_PERCENT = re.compile(r"%|\bper ?cent|\bprozent|\bpor ?ciento|\bpourcent", re.IGNORECASE)
+
+
+def expression_of_stated_numbers(value: Any, request: str) -> bool:
+    """Whether ``value`` is arithmetic built only of numbers the request states ("48 multiplied
+    by 12" as ``48*12``; "15% of 240" as ``240*15/100``): the words put in symbols, not a value
+    from nowhere. 100 counts as stated where the request speaks of a percentage."""
+    if not isinstance(value, str) or not _EXPRESSION.match(value):
+        return False
+    numbers = re.findall(r"\d+(?:\.\d+)?", value)
+    percent = bool(_PERCENT.search(request))
+    return bool(numbers) and all(
+        stated_in(float(n) if "." in n else int(n), request) or (n == "100" and percent) for n in numbers
+    )
+
+
 def invented_arguments(case: Case, answer: Answer, defaults: Mapping[str, Any]) -> list[str]:
     """The proposed arguments nobody can point at: not expected, not stated, not a default."""
     invented = []
@@ -156,7 +173,7 @@ def invented_arguments(case: Case, answer: Answer, defaults: Mapping[str, Any]) 
             continue
         if name in defaults and value_matches(defaults[name], value):
             continue
-        if stated_in(value, case.request):
+        if stated_in(value, case.request) or expression_of_stated_numbers(value, case.request):
             continue
         invented.append(f"{name}={value!r}")
     return invented
@@ -242,12 +259,13 @@ def score_case(case: Case, answer: Answer, facts: Mapping[str, CapabilityFacts])
         unasked = [name for name in case.missing if name not in answer.missing]
     status_right = answer.status in case.statuses and not unasked
     selected = facts.get(answer.capability) if answer.capability else None
-    # The capability the case expects is never a side effect of the planner's: an unannotated
-    # read of a third-party server stays at the MCP defaults (it may act) and is still right.
+    # A side effect is another capability that says it acts (its name or its annotations). The
+    # MCP defaults alone (a third-party server's unannotated `list_tables`) do not make one:
+    # choosing the wrong unannotated read is a wrong capability, not an act.
     chose_another = answer.capability not in case.capabilities
     side_effect = (
         selected.why
-        if case.read_only and selected is not None and selected.side_effecting and chose_another
+        if case.read_only and selected is not None and selected.rated_acting and chose_another
         else ""
     )
     defaults = selected.defaults if selected is not None else {}

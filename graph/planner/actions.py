@@ -230,13 +230,18 @@ def capability_action(capability: Capability) -> CapabilityAction:
 
 
 _POLITE = frozenset("please can could would you kindly just now".split())
+# A phrase that sets where or what before the order ("In sales.xlsx, define ...", "For ticket 3,
+# pin it"): the imperative's verb comes after its comma.
+_LEADING_SETTING = re.compile(
+    r"^\s*(?:in|on|inside|within|for|at|from|under|over|with|across|into)\b[^,;:?!]{1,80},\s*", re.IGNORECASE
+)
 
 
 @lru_cache(maxsize=256)  # asked several times per capability scored, of the same request
 def leading_verb(text: str) -> str | None:
     """The word a request opens with once politeness is set aside ("Please uproot the basil"
     opens with uproot): where an imperative puts its verb."""
-    for word in words(_VALUES.sub(" ", text)):
+    for word in words(_VALUES.sub(" ", _LEADING_SETTING.sub("", text, count=1))):
         if word not in _POLITE:
             return word
     return None

@@ -44,6 +44,9 @@ def graph() -> CompiledGraph:
         "Reassign ticket 3 to Bob",
         "Bookmark the support handbook",
         "Sign the support handbook",
+        # A phrase that sets the scene first: the order comes after its comma.
+        "For ticket 3, pin it to the top",
+        "In the support handbook, bookmark the triage section",
     ],
 )
 def test_an_order_to_change_something_runs_no_read_and_says_nothing_configured_can_do_it(
