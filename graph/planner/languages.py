@@ -267,7 +267,9 @@ _WORDS: dict[str, dict[str, str]] = {
     },
 }
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+# A word is letters between non-word characters: the letters of a token that mixes them with
+# digits ("y80F8Y240", a key, an id) are no word of any language and never translated.
+_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’-][^\W\d_]+)*(?!\w)", re.UNICODE)
 # Values the operator wrote: kept exactly (quoted text, addresses, URIs, paths, file names).
 _VALUE = re.compile(
     r""""[^"]*"|“[^”]*”|«[^»]*»|(?<!\w)'[^']*'(?!\w)|\S+@\S+|\b\w+://\S+|\S*/\S*|\b[\w-]+\.[A-Za-z][\w]{0,7}\b"""

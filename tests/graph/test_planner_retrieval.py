@@ -290,6 +290,21 @@ def test_values_in_a_foreign_request_are_kept_exactly_as_written() -> None:
     assert reading.text.startswith("create a new file /data/")
 
 
+@pytest.mark.parametrize("token", ["y80F8Y240J4HrxNo1R237sMV", "Ya9de7y2Ly", "le4Y1ay0", "der9Die0Das"])
+def test_a_token_of_letters_and_digits_is_no_foreign_word_and_is_kept_exactly(token: str) -> None:
+    # A secret, a key or an id: its letters ("y", "no", "le", "die") are no Spanish, French or
+    # German word. Found as a random Basic credential's "y" read as Spanish "and", twice, which
+    # made the request Spanish and rewrote the credential in the e-mail's body.
+    english = read(f"Send an email to bob@example.com saying Authorization: Basic {token}")
+    assert (english.language, english.text) == (
+        None,
+        f"Send an email to bob@example.com saying Authorization: Basic {token}",
+    )
+    spanish = read(f"Envía un correo a bob@example.com y dile que la clave es {token}")
+    assert spanish.language == "es"
+    assert token in spanish.text
+
+
 # Each request with the capability that serves it; None where nothing offered does.
 FOREIGN = [
     ("Wie spät ist es in Europe/Berlin?", "clock__get_current_time"),
