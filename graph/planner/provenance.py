@@ -19,6 +19,9 @@ that this module shows and tests:
   cells ("A1 to C5" is ``A1:C5``). (A yes or no said as the argument's own word, "recursively",
   is derived: a reviewer reads it.)
 
+A list is stated when each of its items is, and an object (a replacement's old and new text)
+when each of its fields is.
+
 Anything else is *derived*: a model (or anything else) made it up from the words, and a
 reviewer reads it before it runs (policies/provenance.py flags it).
 """
@@ -264,14 +267,31 @@ def stated(
         return _stated_number(float(value), text, span, name, shape)
     if isinstance(value, str):
         return _stated_text(value, text, span, name, shape, roots) if value.strip() else None
+    if isinstance(value, dict) and value:
+        # An object of values (a replacement's old and new text): stated when each field is.
+        fields = _mapping(shape.get("properties"))
+        return _each_stated(
+            [
+                stated(item, text, span, name=key, schema=_mapping(fields.get(key)), roots=roots)
+                for key, item in value.items()
+            ]
+        )
     if isinstance(value, list) and value:
         items = _mapping(shape.get("items"))
-        parts = [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
-        if all(part is not None for part in parts):
-            found = [part for part in parts if part is not None]
-            hows = {how for _, how in found}
-            return ", ".join(words for words, _ in found), hows.pop() if len(hows) == 1 else "each as written"
+        return _each_stated(
+            [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
+        )
     return None
+
+
+def _each_stated(parts: Sequence[tuple[str, str] | None]) -> tuple[str, str] | None:
+    """The words and how of values that are each stated (a list's items, an object's fields),
+    joined; None when any of them is not."""
+    found = [part for part in parts if part is not None]
+    if len(found) != len(parts):
+        return None
+    hows = {how for _, how in found}
+    return ", ".join(words for words, _ in found), hows.pop() if len(hows) == 1 else "each as written"
 
 
 def classify(
