@@ -100,6 +100,18 @@ def property_shape(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def referenced(schema: Any, root: dict[str, Any]) -> Any:
+    """``schema`` with a local ``$ref`` ("#/$defs/Edit", which is how pydantic publishes a list
+    of models) replaced by the definition in ``root`` it points to; anything else as it is."""
+    reference = schema.get("$ref") if isinstance(schema, dict) else None
+    if not isinstance(reference, str) or not reference.startswith("#/"):
+        return schema
+    target: Any = root
+    for part in reference[2:].split("/"):
+        target = target.get(part) if isinstance(target, dict) else None
+    return target if isinstance(target, dict) else schema
+
+
 def _types(shape: dict[str, Any]) -> set[str]:
     declared = shape.get("type")
     if isinstance(declared, list):
@@ -779,7 +791,7 @@ def _replacement_values(
     shapes = {name: property_shape(s) for name, s in properties.items() if isinstance(s, dict)}
     for name, shape in shapes.items():
         fields = (
-            replacements.item_fields(shape, input_schema, property_shape)
+            replacements.item_fields(referenced(shape.get("items"), input_schema), property_shape)
             if "array" in _types(shape)
             else None
         )

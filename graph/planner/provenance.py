@@ -36,7 +36,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from graph.planner.arguments import TIME_OF_DAY, Extraction, enum_options, files_of_a_kind, property_shape
+from graph.planner.arguments import (
+    TIME_OF_DAY,
+    Extraction,
+    enum_options,
+    files_of_a_kind,
+    property_shape,
+    referenced,
+)
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import split_identifier
@@ -267,7 +274,7 @@ def stated(
         return _stated_number(float(value), text, span, name, shape)
     if isinstance(value, str):
         return _stated_text(value, text, span, name, shape, roots) if value.strip() else None
-    if isinstance(value, dict) and value:
+    if isinstance(value, dict) and value and _takes_an_object(shape):
         # An object of values (a replacement's old and new text): stated when each field is.
         fields = _mapping(shape.get("properties"))
         return _each_stated(
@@ -282,6 +289,12 @@ def stated(
             [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
         )
     return None
+
+
+def _takes_an_object(shape: Mapping[str, Any]) -> bool:
+    """Whether a schema is an object's (an object given for text is never stated)."""
+    declared = shape.get("type")
+    return "properties" in shape or "object" in (declared if isinstance(declared, list) else [declared])
 
 
 def _each_stated(parts: Sequence[tuple[str, str] | None]) -> tuple[str, str] | None:
@@ -323,6 +336,9 @@ def with_provenance(
         if name in found:
             continue
         shape = _mapping(properties.get(name))
+        if "items" in shape:
+            # A list of objects published by reference ("#/$defs/Edit"): its fields are named there.
+            shape = {**shape, "items": referenced(shape["items"], dict(schema))}
         words = extraction.evidence.get(name, "")
         found[name] = classify(
             value,

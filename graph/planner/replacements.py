@@ -179,26 +179,11 @@ def pair_fields(properties: Any) -> tuple[str, str] | None:
     return (olds[0], news[0]) if len(olds) == 1 and len(news) == 1 else None
 
 
-def _resolved(schema: Any, root: dict[str, Any]) -> Any:
-    """``schema`` with a local ``$ref`` ("#/$defs/Edit", which is how pydantic publishes a
-    list of models) replaced by what it points to; anything else as it is."""
-    reference = schema.get("$ref") if isinstance(schema, dict) else None
-    if not isinstance(reference, str) or not reference.startswith("#/"):
-        return schema
-    target: Any = root
-    for part in reference[2:].split("/"):
-        target = target.get(part) if isinstance(target, dict) else None
-    return target if isinstance(target, dict) else schema
-
-
-def item_fields(
-    shape: dict[str, Any], root: dict[str, Any], shape_of: Callable[[dict[str, Any]], dict[str, Any]]
-) -> tuple[str, str] | None:
-    """The old and new fields of an array property whose items are replacements; None when its
-    items are anything else, or need a field a replacement does not give. ``root`` is the
-    tool's input schema, which holds the definitions its references point to; ``shape_of``
-    resolves a field's ``anyOf: [X, null]`` (arguments.property_shape)."""
-    items = _resolved(shape.get("items"), root)
+def item_fields(items: Any, shape_of: Callable[[dict[str, Any]], dict[str, Any]]) -> tuple[str, str] | None:
+    """The old and new fields of the ``items`` of an array property (its references resolved)
+    that are replacements; None when they are anything else, or need a field a replacement
+    does not give. ``shape_of`` resolves a field's ``anyOf: [X, null]``
+    (arguments.property_shape)."""
     if not isinstance(items, dict) or items.get("type") not in ("object", None):
         return None
     properties = items.get("properties")
