@@ -47,19 +47,29 @@ _LEAD_IN = (
 )
 
 
-def _value(group: str) -> str:
-    return rf"(?:{_LEAD_IN})(?:{_QUOTED.format(group)}|{_TOKEN.format(group)})"
+# Where an unquoted new text ends: the end of the clause, or a word that starts the next
+# ("to final in /x/q4.md", "with final and save it"). "to final version" has no clear end.
+_CLAUSE_END = (
+    r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:in|inside|within|throughout|everywhere|across|on|at|under|and|then"
+    r"|please|so|but)\b)"
+)
+
+
+def _value(group: str, *, ends_a_clause: bool = False) -> str:
+    token = _TOKEN.format(group) + (_CLAUSE_END if ends_a_clause else "")
+    return rf"(?:{_LEAD_IN})(?:{_QUOTED.format(group)}|{token})"
 
 
 # The verb and the word between the old and the new text it takes; "substitute B for A" puts
 # the new text first.
-_CONNECTORS = {"replace": "with|by", "change": "to|into", "swap": "for|with", "substitute": "for|with"}
+# ("swap A with B" may mean trading places, so only "swap A for B" is read.)
+_CONNECTORS = {"replace": "with|by", "change": "to|into", "swap": "for", "substitute": "for|with"}
 _VERB = r"(?P<verb>replace|change|swap(?:\s+out)?|substitute)"
-_BODY = rf"{_value('a')}\s+(?P<connector>with|by|to|into|for)\s+{_value('b')}"
+_BODY = rf"{_value('a')}\s+(?P<connector>with|by|to|into|for)\s+{_value('b', ends_a_clause=True)}"
 _STATED = re.compile(rf"\b{_VERB}\s+{_BODY}", re.IGNORECASE)
 # "..., and 'c' with 'd'", "and change 'c' to 'd'": the next replacement of a list.
 _FOLLOWING = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:also\s+)?(?:{_VERB}\s+)?{_BODY}", re.IGNORECASE)
-_ARROW = re.compile(rf"{_value('a')}\s*(?:->|→|=>)\s*{_value('b')}", re.IGNORECASE)
+_ARROW = re.compile(rf"{_value('a')}\s*(?:->|→|=>)\s*{_value('b', ends_a_clause=True)}", re.IGNORECASE)
 _TRAILING = ".,;:!?"
 
 
@@ -133,10 +143,9 @@ _NEW_NAME_WORDS = frozenset(
 _TEXT_WORDS = frozenset(
     {"text", "string", "str", "content", "value", "word", "words", "phrase", "snippet", "line", "lines"}
 )
-# Role words that are common English on their own: a field so named takes text only if its
-# description says so ("from" and "to" are also an e-mail's sender and recipient).
+# Role words that are common English on their own ("from" and "to" are also an e-mail's sender
+# and recipient, a translation's languages): a field named by one alone needs its description.
 _AMBIGUOUS = frozenset({"from", "to", "before", "after", "with", "current", "existing"})
-_TEXTUAL_DESCRIPTION = re.compile(r"\b(?:text|string|replace|find|search|match)", re.IGNORECASE)
 _OLD_DESCRIPTION = re.compile(
     r"\b(?:(?:text|string|content)\s+to\s+(?:search\s+for|find|match|look\s+for|be\s+replaced|replace)(?!\s+(?:it\s+)?with)"
     r"|(?:old|original|existing|current)\s+(?:text|string|content))",
@@ -156,10 +165,10 @@ def _role(name: str, schema: Any) -> Role | None:
     words = set(split_identifier(name))
     description = str(schema.get("description") or "")
     old, new = words & _OLD_NAME_WORDS, words & _NEW_NAME_WORDS
-    if (old or new) and not (old and new) and words - old - new <= _TEXT_WORDS:
-        textual = words - _AMBIGUOUS != set() or bool(_TEXTUAL_DESCRIPTION.search(description))
-        if textual:
-            return "old" if old else "new"
+    # A name of a role word alone says it, unless the word is common English ("from", "to"):
+    # then, as for any other name, the description has to.
+    if (old or new) and not (old and new) and words - old - new <= _TEXT_WORDS and words - _AMBIGUOUS:
+        return "old" if old else "new"
     # What the name does not say, the description may: "Exact text to look for", "The new text".
     says_new = _NEW_DESCRIPTION.search(description) is not None
     says_old = _OLD_DESCRIPTION.search(description) is not None

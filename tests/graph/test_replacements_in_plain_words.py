@@ -146,6 +146,7 @@ def test_a_tool_with_two_text_properties_for_the_old_and_new_text_takes_the_repl
         "In /x/q4.md change the word draft",
         "In /x/q4.md replace 'draft'",
         "In /x/q4.md change the review meeting to the design review",
+        "In /x/q4.md change draft to final version",
         "Edit /x/q4.md",
     ],
 )
@@ -168,16 +169,37 @@ def test_two_text_properties_are_asked_for_when_several_replacements_are_stated(
     assert extraction.missing == ["find", "replace"]
 
 
-def test_a_change_to_something_that_is_not_text_is_not_read_as_a_replacement() -> None:
-    tool_schema = {
-        "type": "object",
-        "properties": {"from_unit": STRING, "to_unit": STRING, "old_name": STRING, "new_name": STRING},
-        "required": [],
-    }
+@pytest.mark.parametrize(
+    "properties",
+    [
+        {"from_unit": STRING, "to_unit": STRING, "old_name": STRING, "new_name": STRING},
+        {
+            "from": {"type": "string", "description": "Language of the source text"},
+            "to": {"type": "string", "description": "Language to translate into"},
+        },
+        {
+            "from": {"type": "string", "description": "Sender"},
+            "to": {"type": "string", "description": "Recipient"},
+        },
+    ],
+)
+def test_a_change_to_something_that_is_not_text_is_not_read_as_a_replacement(
+    properties: dict[str, Any],
+) -> None:
+    tool_schema = {"type": "object", "properties": properties, "required": []}
 
-    extraction = extract_arguments(tool_schema, "change 'draft' to 'final'")
+    extraction = extract_arguments(tool_schema, "replace 'draft' with 'final'")
 
     assert extraction.arguments == {}
+
+
+def test_an_operator_who_is_asked_for_the_edits_can_answer_with_the_replacement() -> None:
+    extraction = extract_arguments(
+        edits_tool(), "Edit /x/q4.md", answer="replace 'draft' with 'final'", asked=["edits"]
+    )
+
+    assert extraction.arguments["edits"] == [{"oldText": "draft", "newText": "final"}]
+    assert extraction.missing == []
 
 
 class Edit(BaseModel):
