@@ -36,8 +36,8 @@ class Replacement:
 
 
 _QUOTED = r""""(?P<{0}_d>[^"]+)"|“(?P<{0}_c>[^”]+)”|‘(?P<{0}_s>[^’]+)’|(?<![\w])'(?P<{0}_q>[^']+)'(?![\w])|`(?P<{0}_b>[^`]+)`"""
-# One token that no sentence word ends early: letters, digits and the joiners of versions,
-# identifiers and addresses ("v1.2", "foo_bar", "TODO").
+# One token: letters, digits and the joiners of versions, identifiers and addresses ("v1.2",
+# "foo_bar", "TODO"), never ending in punctuation (the full stop after it ends the sentence).
 _TOKEN = r"(?P<{0}_t>[\w][\w.@#:/+-]*[\w]|[\w])"
 # What may stand between the verb and the value: "replace the word 'draft'", "change every
 # occurrence of draft", "swap out the text 'a'".
@@ -70,17 +70,17 @@ _STATED = re.compile(rf"\b{_VERB}\s+{_BODY}", re.IGNORECASE)
 # "..., and 'c' with 'd'", "and change 'c' to 'd'": the next replacement of a list.
 _FOLLOWING = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:also\s+)?(?:{_VERB}\s+)?{_BODY}", re.IGNORECASE)
 _ARROW = re.compile(rf"{_value('a')}\s*(?:->|→|=>)\s*{_value('b', ends_a_clause=True)}", re.IGNORECASE)
-_TRAILING = ".,;:!?"
 
 
-def _side(match: re.Match[str], group: str) -> tuple[str, bool] | None:
-    """The value of one side and whether it was quoted; None for an unquoted plain word."""
+def _side(match: re.Match[str], group: str) -> str | None:
+    """The text of one side, as written inside its quotes; None for an unquoted plain word
+    ("change the ... to ...": "the" is no text to replace)."""
     for suffix in ("d", "c", "s", "q", "b"):
         quoted = match.group(f"{group}_{suffix}")
         if quoted is not None:
-            return (quoted, True) if quoted.strip() else None
-    token = match.group(f"{group}_t").rstrip(_TRAILING)
-    return (token, False) if token and token.lower() not in STOPWORDS else None
+            return quoted if quoted.strip() else None
+    token = match.group(f"{group}_t")
+    return token if token.lower() not in STOPWORDS else None
 
 
 def _pair(match: re.Match[str], verb: str) -> Replacement | None:
@@ -91,7 +91,7 @@ def _pair(match: re.Match[str], verb: str) -> Replacement | None:
     first, second = _side(match, "a"), _side(match, "b")
     if first is None or second is None:
         return None
-    old, new = (second[0], first[0]) if verb == "substitute" and connector == "for" else (first[0], second[0])
+    old, new = (second, first) if verb == "substitute" and connector == "for" else (first, second)
     return Replacement(old, new, match.group(0).strip())
 
 
@@ -124,7 +124,7 @@ def replacements_in(text: str) -> list[Replacement]:
     for match in _ARROW.finditer(text):
         first, second = _side(match, "a"), _side(match, "b")
         if first is not None and second is not None:
-            found.append((match.start(), Replacement(first[0], second[0], match.group(0).strip())))
+            found.append((match.start(), Replacement(first, second, match.group(0).strip())))
     ordered: dict[tuple[str, str], Replacement] = {}
     for _, pair in sorted(found, key=lambda item: item[0]):
         ordered.setdefault((pair.old, pair.new), pair)  # the same replacement stated twice is made once

@@ -71,6 +71,12 @@ def read(tool_schema: dict[str, Any], text: str) -> Extraction:
         ),
         ("in /x/notes.md: 'v1.2' -> 'v1.3'", "/x/notes.md", [{"oldText": "v1.2", "newText": "v1.3"}]),
         ("replace draft with final in /x/q4.md", "/x/q4.md", [{"oldText": "draft", "newText": "final"}]),
+        # "substitute B for A" names the new text first.
+        (
+            "substitute 'final' for 'draft' in /x/q4.md",
+            "/x/q4.md",
+            [{"oldText": "draft", "newText": "final"}],
+        ),
         (
             "In /x/a.md replace 'teh' with 'the' and 'recieve' with 'receive'",
             "/x/a.md",
@@ -147,6 +153,8 @@ def test_a_tool_with_two_text_properties_for_the_old_and_new_text_takes_the_repl
         "In /x/q4.md replace 'draft'",
         "In /x/q4.md change the review meeting to the design review",
         "In /x/q4.md change draft to final version",
+        # Swapping two texts with each other trades their places: no one-way replacement.
+        "In /x/q4.md swap 'draft' with 'final'",
         "Edit /x/q4.md",
     ],
 )
