@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words
+from graph.planner import plain_words, replacements
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -98,6 +98,18 @@ def property_shape(schema: dict[str, Any]) -> dict[str, Any]:
                 merged.pop("oneOf", None)
                 return merged
     return schema
+
+
+def referenced(schema: Any, root: dict[str, Any]) -> Any:
+    """``schema`` with a local ``$ref`` ("#/$defs/Edit", which is how pydantic publishes a list
+    of models) replaced by the definition in ``root`` it points to; anything else as it is."""
+    reference = schema.get("$ref") if isinstance(schema, dict) else None
+    if not isinstance(reference, str) or not reference.startswith("#/"):
+        return schema
+    target: Any = root
+    for part in reference[2:].split("/"):
+        target = target.get(part) if isinstance(target, dict) else None
+    return target if isinstance(target, dict) else schema
 
 
 def _types(shape: dict[str, Any]) -> set[str]:
@@ -194,12 +206,18 @@ def _id_variants(name: str) -> set[str]:
     return set()
 
 
-def _key_values(text: str) -> dict[str, str]:
+def _assigned(text: str) -> dict[str, str]:
+    """Values written as ``key=value`` or ``key: value``."""
     found: dict[str, str] = {}
     for match in _KEY_VALUE.finditer(text):
         key = match.group(1).lower().replace("-", "_")
         value = match.group(3) if match.group(3) is not None else match.group(4)
         found.setdefault(key, value if value is not None else match.group(2))
+    return found
+
+
+def _key_values(text: str) -> dict[str, str]:
+    found = _assigned(text)
     # "subject 'Outage', body 'The API is down'": a quotation right after a name is its value.
     for match in _NAMED_QUOTE.finditer(text):
         value = next(g for g in match.groups()[1:] if g is not None)
@@ -757,6 +775,44 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     return None
 
 
+def _replacement_values(
+    input_schema: dict[str, Any], stated: list[replacements.Replacement]
+) -> tuple[dict[str, tuple[Any, str, str]], set[str]]:
+    """The value, the reason and the words for each property that takes the replacements the
+    request states: a list of old and new text for an array of them (every replacement), or
+    the old and the new text for two text properties (only when one replacement is stated:
+    which of several a tool taking one means is asked, not guessed). With them, the names of
+    every property that takes replaced text, filled or not."""
+    if not stated:
+        return {}, set()
+    properties = input_schema.get("properties", {})
+    words = "; ".join(r.words for r in stated)
+    values: dict[str, tuple[Any, str, str]] = {}
+    shapes = {name: property_shape(s) for name, s in properties.items() if isinstance(s, dict)}
+    for name, shape in shapes.items():
+        fields = (
+            replacements.item_fields(referenced(shape.get("items"), input_schema), property_shape)
+            if "array" in _types(shape)
+            else None
+        )
+        if fields is not None:
+            old, new = fields
+            edits = [{old: r.old, new: r.new} for r in stated]
+            values[name] = edits, f"the replacements in the request ({words})", words
+    pair = replacements.pair_fields(shapes)
+    if pair is None:
+        return values, set(values)
+    if len(stated) == 1:
+        (replacement,) = stated
+        values[pair[0]] = (
+            replacement.old,
+            f"the text replaced in the request ({replacement.words})",
+            replacement.old,
+        )
+        values[pair[1]] = replacement.new, f"the text put in its place ({replacement.words})", replacement.new
+    return values, set(values) | set(pair)
+
+
 def takes_a_location(name: str, shape: dict[str, Any]) -> bool:
     """Whether a property takes a place: a path, a folder, an address or a URI."""
     key = name.lower()
@@ -828,17 +884,28 @@ def extract_arguments(
         result.evidence[name] = (
             words if words is not None else ", ".join(raw) if isinstance(raw, list) else str(raw)
         )
-        used.update(raw if isinstance(raw, list) else [str(raw)])
+        for item in raw if isinstance(raw, list) else [raw]:
+            # A replacement's old and new text are used as much as a plain value is.
+            used.update(map(str, item.values()) if isinstance(item, dict) else [str(item)])
         if words is not None:
             used.add(words)
 
+    replaced, replacing = _replacement_values(input_schema, replacements.replacements_in(full_text))
+    assigned = _assigned(full_text)
     for name, schema in sorted(properties.items(), key=_searched_first):
         if not isinstance(schema, dict):
             continue
         shape = property_shape(schema)
-        explicit = next((pairs[v] for v in _name_variants(name) if v in pairs), None)
+        # "replace 'teh' with 'the'" quotes the old text after the word "replace": only a
+        # ``replace=...`` written out overrides what the replacement states.
+        labels = assigned if name in replacing else pairs
+        explicit = next((labels[v] for v in _name_variants(name) if v in labels), None)
         if explicit is not None:
             take(name, explicit, f"'{name}=' in the request", schema)
+            continue
+        if name in replaced:
+            value, reason, words = replaced[name]
+            take(name, value, reason, schema, words)
             continue
         enum = shape.get("enum") or _described_options(shape)
         if isinstance(enum, list) and enum:

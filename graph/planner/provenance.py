@@ -19,6 +19,9 @@ that this module shows and tests:
   cells ("A1 to C5" is ``A1:C5``). (A yes or no said as the argument's own word, "recursively",
   is derived: a reviewer reads it.)
 
+A list is stated when each of its items is, and an object (a replacement's old and new text)
+when each of its fields is.
+
 Anything else is *derived*: a model (or anything else) made it up from the words, and a
 reviewer reads it before it runs (policies/provenance.py flags it).
 """
@@ -33,7 +36,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from graph.planner.arguments import TIME_OF_DAY, Extraction, enum_options, files_of_a_kind, property_shape
+from graph.planner.arguments import (
+    TIME_OF_DAY,
+    Extraction,
+    enum_options,
+    files_of_a_kind,
+    property_shape,
+    referenced,
+)
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import split_identifier
@@ -264,14 +274,37 @@ def stated(
         return _stated_number(float(value), text, span, name, shape)
     if isinstance(value, str):
         return _stated_text(value, text, span, name, shape, roots) if value.strip() else None
+    if isinstance(value, dict) and value and _takes_an_object(shape):
+        # An object of values (a replacement's old and new text): stated when each field is.
+        fields = _mapping(shape.get("properties"))
+        return _each_stated(
+            [
+                stated(item, text, span, name=key, schema=_mapping(fields.get(key)), roots=roots)
+                for key, item in value.items()
+            ]
+        )
     if isinstance(value, list) and value:
         items = _mapping(shape.get("items"))
-        parts = [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
-        if all(part is not None for part in parts):
-            found = [part for part in parts if part is not None]
-            hows = {how for _, how in found}
-            return ", ".join(words for words, _ in found), hows.pop() if len(hows) == 1 else "each as written"
+        return _each_stated(
+            [stated(item, text, span, name=name, schema=items, roots=roots) for item in value]
+        )
     return None
+
+
+def _takes_an_object(shape: Mapping[str, Any]) -> bool:
+    """Whether a schema is an object's (an object given for text is never stated)."""
+    declared = shape.get("type")
+    return "properties" in shape or "object" in (declared if isinstance(declared, list) else [declared])
+
+
+def _each_stated(parts: Sequence[tuple[str, str] | None]) -> tuple[str, str] | None:
+    """The words and how of values that are each stated (a list's items, an object's fields),
+    joined; None when any of them is not."""
+    found = [part for part in parts if part is not None]
+    if len(found) != len(parts):
+        return None
+    hows = {how for _, how in found}
+    return ", ".join(words for words, _ in found), hows.pop() if len(hows) == 1 else "each as written"
 
 
 def classify(
@@ -303,6 +336,9 @@ def with_provenance(
         if name in found:
             continue
         shape = _mapping(properties.get(name))
+        if "items" in shape:
+            # A list of objects published by reference ("#/$defs/Edit"): its fields are named there.
+            shape = {**shape, "items": referenced(shape["items"], dict(schema))}
         words = extraction.evidence.get(name, "")
         found[name] = classify(
             value,

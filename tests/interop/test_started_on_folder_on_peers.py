@@ -57,6 +57,25 @@ def test_a_write_in_the_folder_the_server_is_started_on_waits_for_a_reviewer(tea
     assert not target.exists()
 
 
+def test_an_edit_stated_in_words_waits_for_a_reviewer_with_its_replacement_not_a_question(
+    team: Team,
+) -> None:
+    target = team.folder / "notes.txt"
+
+    paused = ask(team.services, f"In {target}, change 'standup at ten' to 'standup at eleven'")
+
+    final = paused.final_output
+    assert final.status == "needs_review", final.response
+    assert final.selected_capability is not None
+    assert final.selected_capability.name == "edit_file"
+    assert paused.pending is not None
+    assert paused.pending["arguments"]["edits"] == [
+        {"oldText": "standup at ten", "newText": "standup at eleven"}
+    ]
+    assert paused.pending["argument_provenance"]["edits"]["kind"] == "stated"
+    assert target.read_text(encoding="utf-8") == "standup at ten\n"
+
+
 def test_a_read_in_that_folder_runs(team: Team) -> None:
     done = ask(team.services, f"Read the file {team.folder / 'notes.txt'}")
 
