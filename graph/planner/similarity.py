@@ -121,6 +121,18 @@ def _content(text: str) -> str:
     return " ".join(w for w in _NON_WORD.sub(" ", text).split() if w.lower() not in STOPWORDS)
 
 
+# Values the operator wrote that say nothing of what to do: paths, addresses, and tokens that
+# mix letters and digits (ids, keys, a temporary folder's random name). Left in, the letters of
+# "/tmp/tmpk5vxqzen" moved the request's meaning, so the same request chose differently in
+# another folder.
+_OPAQUE_VALUE = re.compile(r"\S*[/\\@]\S*|\b(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[\w-]+\b")
+
+
+def request_content(text: str) -> str:
+    """What of a request's text says what it asks: its words without stop words and opaque values."""
+    return _content(_OPAQUE_VALUE.sub(" ", text))
+
+
 def capability_text(capability: Capability, extra: Sequence[str] = ()) -> str:
     """What a capability is read as: its name as words, its title, the opening of its
     description, the admin's other names and example requests for it (graph/planner/admin_words.py),
@@ -167,6 +179,6 @@ def similarities(
     (about 0 for unrelated texts, up to 1; in practice a good match reads 0.3 to 0.6)."""
     if not capabilities:
         return []
-    request = model().embed([_content(text)])[0]
+    request = model().embed([request_content(text)])[0]
     scores = _capability_vectors(capabilities, extra or {}) @ request
     return [round(float(s), 4) for s in scores]

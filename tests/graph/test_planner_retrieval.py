@@ -305,6 +305,21 @@ def test_a_token_of_letters_and_digits_is_no_foreign_word_and_is_kept_exactly(to
     assert token in spanish.text
 
 
+def test_the_same_request_means_the_same_in_any_folder_and_with_any_id() -> None:
+    # Found as a benchmark case that chose another tool from run to run: the letters of its
+    # temporary folder's random name ("/tmp/tmpk5vxqzen") moved the request's meaning.
+    offered = [
+        tool("fs", "list_directory", "List the files and folders in a directory."),
+        tool("fs", "directory_tree", "A recursive tree view of files and folders."),
+        tool("fs", "get_file_info", "Size, times and permissions of a file or folder."),
+    ]
+    asked = "anything with 'notes' in its filename under {folder}? the key is {key}"
+    first = similarities(asked.format(folder="/tmp/tmpk5vxqzen/shared", key="y80F8Y2"), offered)
+    second = similarities(asked.format(folder="/srv/team/zfbff_3d", key="Xq7aZ9"), offered)
+
+    assert first == second
+
+
 # Each request with the capability that serves it; None where nothing offered does.
 FOREIGN = [
     ("Wie spät ist es in Europe/Berlin?", "clock__get_current_time"),
