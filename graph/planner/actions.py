@@ -30,7 +30,7 @@ _NOUN_LIKE = frozenset(
     "message messages email emails mail post posts tag tags log logs commit commits store set sets add "
     "record records note notes change changes branch branches stage reset checkout post patch merge "
     "archive clear close order orders run runs start stop switch turn lock lock copy format share link links "
-    "book books note notes schedule launch launches".split()
+    "book books note notes schedule launch launches cache".split()
 )
 # Verbs the policy's tables leave out that still change something when a person asks for them.
 _EXTRA_ACTING: dict[str, Category] = {
@@ -63,6 +63,8 @@ _EXTRA_ACTING: dict[str, Category] = {
     "escalate": "updates records",
     "raise": "updates records",
     "lower": "updates records",
+    # "Cache the value 'pong' at key health:last": to cache is to store (as a verb only).
+    "cache": "updates records",
 }
 # Concepts of the planner's synonym table that are actions: a word standing for one acts.
 _ACTING_CONCEPTS = frozenset({"create", "delete", "update", "write", "send"})

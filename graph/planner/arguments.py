@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words
+from graph.planner import plain_words, store_words
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -782,6 +782,8 @@ _DISTINCTIVE_REASONS = (
     "URI in the request",
     "date in the request",
     "time of day in the request",
+    # A store's key (session:alice) or key pattern (cache:*): a shape only a key property takes.
+    *store_words.KEY_REASONS,
 )
 
 
@@ -853,7 +855,10 @@ def extract_arguments(
             elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
                 take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
             continue
-        found = _role_value(name, shape, full_text, used)
+        # A store's key is one token (session:alice), read before any rule could cut it at a colon.
+        found = store_words.read(name, schema, shape, full_text, used) or _role_value(
+            name, shape, full_text, used
+        )
         if found is not None:
             cited = re.search(r"\(([^()]+)\)$", found[1])
             take(name, found[0], found[1], schema, cited.group(1) if cited else None)

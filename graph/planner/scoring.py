@@ -573,6 +573,10 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
         return None
     said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
     said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
+    if all(w in _MANY_ACTS for w in own):
+        # A tool named by a verb of several acts (set, put) writes or updates whatever it holds:
+        # "store", "save" or "change" a value is its job, as "set" is.
+        said |= _SETTING_FAMILIES
     for verb in asked:
         if (concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}) & said - {""}:
             return None
@@ -581,6 +585,8 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
 
 # Verbs that mean several acts: "add a line to the file" writes, "add Dana" creates.
 _MANY_ACTS = frozenset({"add", "put", "make", "set", "apply", "do", "process", "handle"})
+# What a tool named by a verb of several acts (set_x, put) does: writing or changing a value.
+_SETTING_FAMILIES = frozenset({"+write", "+update"})
 # Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the
 # synonyms, which also feed word matching: "remember" must not match git_add through "add".)
 _ACT_FAMILY = {
