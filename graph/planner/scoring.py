@@ -42,6 +42,7 @@ from graph.planner.arguments import (
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
+from graph.planner.sql_words import statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -404,6 +405,10 @@ def score_capability(
         )
     # The admin's words say what the capability does, in verbs no word list may know.
     in_admin_words = states_its_action(capability, text)
+    # The SQL statement the request writes out, and whether this tool executes its kind: the
+    # statement's verb (UPDATE) is then what the tool does, whatever its name says (write_x).
+    statement = statement_fit(capability, text)
+    runs_the_statement = statement is not None and statement[0] > 0
 
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
@@ -463,7 +468,9 @@ def score_capability(
         add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
     elif asked.categories and not does.acts:
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
-    elif asked.categories and (does.categories & asked.categories or said_verb or in_admin_words):
+    elif asked.categories and (
+        does.categories & asked.categories or said_verb or in_admin_words or runs_the_statement
+    ):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
@@ -514,6 +521,9 @@ def score_capability(
     homeless = _values_without_a_place(capability, text, extraction.arguments)
     if homeless:
         add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
+    if statement is not None:
+        # "Run UPDATE ...": of a database's query tools, the one whose words name UPDATE.
+        add(*statement)
     if _DEPRECATED.search(capability.description):
         add(DEPRECATED, "its server marks it deprecated")
     unknown = _unknown_words(text, vocabulary)
