@@ -42,7 +42,7 @@ from graph.planner.arguments import (
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
-from graph.planner.sql_words import statement_fit
+from graph.planner.sql_words import data_question, statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -176,16 +176,28 @@ class Vocabulary:
     document_frequency: dict[str, int]
     size: int
     servers_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The concepts of every capability's name and parameters: what the manifest's tools are
+    # named for, and the things they take.
+    named: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, capabilities: list[Capability]) -> Vocabulary:
         counts: dict[str, int] = {}
         servers: dict[str, set[str]] = {}
+        named: set[str] = set()
         for capability in capabilities:
             for concept in _concepts_of_capability(capability):
                 counts[concept] = counts.get(concept, 0) + 1
                 servers.setdefault(concept, set()).add(capability.server)
-        return cls(counts, len(capabilities), {c: frozenset(s) for c, s in servers.items()})
+            named |= concepts_of_words(_name_words(capability))
+            # (A parameter of one word, key or table, names what the tool takes; date_order does not.)
+            named |= {
+                c
+                for p in capability.properties
+                if len(split_identifier(p)) == 1
+                for c in concepts_of_words([p])
+            }
+        return cls(counts, len(capabilities), {c: frozenset(s) for c, s in servers.items()}, frozenset(named))
 
     def other_servers_use(self, server: str) -> bool:
         """Whether the words of ``server``'s name are words other servers' capabilities use."""
@@ -410,6 +422,12 @@ def score_capability(
     statement = statement_fit(capability, text)
     runs_the_statement = statement is not None and statement[0] > 0
 
+    if request_action(text).reads_only and not path_kinds(text):
+        # "How many orders since 1 November?": about records nothing else mentions, for a
+        # database's read-query tool (asked about: the query is the operator's to give).
+        asked_of_data = data_question(capability, text, vocabulary.named)
+        if asked_of_data is not None:
+            add(*asked_of_data)
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
     if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:

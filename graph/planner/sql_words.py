@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from graph.planner.plain_words import sql_change, sql_reads, takes_sql
+from graph.planner.store_words import keys_in
+from graph.planner.text import STOPWORDS, concepts_of_words
 from mcp_host.manifest import Capability
 
 # The kinds of statement a description may name, by the keyword that opens them.
@@ -79,3 +81,45 @@ def statement_fit(capability: Capability, text: str) -> tuple[float, str] | None
         OTHER_KINDS_NAMED,
         f"it executes {', '.join(sorted(k.upper() for k in named))}; the request writes {kind.upper()}",
     )
+
+
+# A question about records, stated in words: counting, filtering, ranking or ordering them
+# ("how many orders since ...", "which products have fewer than 20 ...", "the 2 most recent
+# orders", "newest first"). A database's read-query tool answers such questions once someone
+# writes the query.
+_ABOUT_RECORDS = re.compile(
+    r"\bhow\s+many\b|\b(?:fewer|more|less|greater|larger|smaller)\s+than\b|\bmost\s+recent\b|\bnewest\b|\boldest\b"
+    r"|\b(?:biggest|largest|smallest|highest|lowest)\b|\btop\s+\d+\b|\bby\s+total\b|\baverage\b|\bsince\b"
+    r"|\b(?:newest|oldest|latest)\s+first\b",
+    re.IGNORECASE,
+)
+# The things a question is about: the word after "how many", "which", "every", "most recent"...
+_SUBJECT = re.compile(
+    r"\b(?:how\s+many|which|every|all|biggest|largest|smallest|highest|lowest|recent|newest|oldest|top\s+\d+)"
+    r"\s+(?:(?:of\s+)?(?:the|our|my|your)\s+)?([A-Za-z]+)",
+    re.IGNORECASE,
+)
+# Points for a database's read-query tool, for such a question about things no capability's
+# words mention: enough to ask for the query with it, never to run it (the query is missing).
+DATA_QUESTION = 5.0
+
+
+def reads_by_query(capability: Capability) -> bool:
+    """A tool that takes an SQL statement and whose words name SELECT and no change."""
+    named = kinds_named(capability)
+    return capability.type == "tool" and "select" in named and not named - {"select"}
+
+
+def data_question(capability: Capability, text: str, named: frozenset[str]) -> tuple[float, str] | None:
+    """Points for a read-query tool when ``text`` asks, in words, about records no capability
+    is named for (``named``: the concepts of every capability's name); None otherwise."""
+    if statement_kind(text) is not None or not reads_by_query(capability):
+        return None
+    cue = _ABOUT_RECORDS.search(text)
+    # What is asked about must be what no tool is named for: "how many keys" is a store's
+    # listing where a store has a keys tool, and a key written out (counter:visits) names its store.
+    subjects = [m.group(1).lower() for m in _SUBJECT.finditer(text)]
+    about_records = [s for s in subjects if s not in STOPWORDS and not concepts_of_words([s]) & named]
+    if cue is None or not about_records or keys_in(text):
+        return None
+    return DATA_QUESTION, f"a question about records in words ('{cue.group(0)}'); it queries a database"
