@@ -487,7 +487,11 @@ def score_capability(
     elif asked.categories and not does.acts:
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
     elif asked.categories and (
-        does.categories & asked.categories or said_verb or in_admin_words or runs_the_statement
+        does.categories & asked.categories
+        or said_verb
+        or in_admin_words
+        or runs_the_statement
+        or _sets_what_is_asked(capability, asked.categories)
     ):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
@@ -613,6 +617,16 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
 
 # Verbs that mean several acts: "add a line to the file" writes, "add Dana" creates.
 _MANY_ACTS = frozenset({"add", "put", "make", "set", "apply", "do", "process", "handle"})
+
+
+def _sets_what_is_asked(capability: Capability, asked: frozenset[str]) -> bool:
+    """A tool named by a verb of several acts (set_x, put) for a request to write or to
+    update: "save", "store" or "change" a value is what setting it does."""
+    own = [w for w in _without_server_prefix(_name_words(capability), capability.server) if acting_verb(w)]
+    return bool(own) and all(w in _MANY_ACTS for w in own) and asked <= _WRITING_OR_UPDATING
+
+
+_WRITING_OR_UPDATING = frozenset({"writes files", "updates records"})
 # What a tool named by a verb of several acts (set_x, put) does: writing or changing a value.
 _SETTING_FAMILIES = frozenset({"+write", "+update"})
 # Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the

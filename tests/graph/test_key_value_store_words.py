@@ -40,9 +40,20 @@ def _locker_server() -> MCPServer:
     return server
 
 
+def _drive_server() -> MCPServer:
+    """A neighbour that writes too: "save" must not take a key's value there."""
+    server = MCPServer("drive")
+
+    @server.tool(description="Write content to a file on the drive.")
+    def write_file(path: str, content: str) -> str:
+        return "written"
+
+    return server
+
+
 @pytest.fixture(scope="module")
 def offered() -> Iterator[list[Capability]]:
-    with SdkMcpClient({"locker": _locker_server()}) as pool:
+    with SdkMcpClient({"locker": _locker_server(), "drive": _drive_server()}) as pool:
         yield pool.discover().capabilities()
 
 
@@ -63,6 +74,10 @@ def _chosen(offered: list[Capability], text: str) -> str | None:
         ("Store 'closed' under the key shop:state", "put", {"key": "shop:state", "value": "closed"}),
         ("Set job:991 to done", "put", {"key": "job:991", "value": "done"}),
         ("Drop both user:ann and user:ben", "drop", {"key": ["user:ann", "user:ben"]}),
+        # A tool named by a verb of several acts (put, set) is what "save" or "store" asks for.
+        ('Save {"size": "L"} as the value of pref:ann', "put", {"key": "pref:ann", "value": '{"size": "L"}'}),
+        # Another language: the store's nouns are in the glossary.
+        ("¿Qué valor tiene la clave box:7 en el locker?", "fetch", {"key": "box:7"}),
     ],
 )
 def test_a_key_shaped_value_routes_to_the_store_tool_that_takes_it_whole(
@@ -117,3 +132,12 @@ def test_a_sentence_ending_question_mark_is_no_glob(offered: list[Capability]) -
     assert extract_arguments(_schema(offered, "fetch"), "Is there a key called pref:ann?").arguments == {
         "key": "pref:ann"
     }
+
+
+def test_a_french_request_to_store_a_value_under_a_key_asks_with_the_store_tool_among_the_choices(
+    offered: list[Capability],
+) -> None:
+    text = "Enregistre la valeur 'fermé' sous la clé shop:state"
+    selection = DeterministicPlanner().select(PlanningRequest(text=text), offered, Limits())
+
+    assert selection.chosen is not None and selection.chosen.capability.name == "put"
