@@ -67,6 +67,8 @@ _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "n
 _SUBJECT_NAMES = frozenset({"subject", "title"})
 _PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
 _PLACE_NAMES = frozenset({"city", "location", "place", "town", "region", "country", "destination_city"})
+# Words that open a place or a relation, never a value: "a query against the database".
+_PREPOSITIONS = frozenset("against on onto in into at from over under about with without for by via".split())
 _QUERY_NAMES = frozenset({"query", "q", "search", "term", "keyword", "keywords"})
 
 
@@ -752,7 +754,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         # (never for a name that is an English word of its own: "to", "from", "in").
         label = "|".join(re.escape(v) for v in _name_variants(name))
         match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", text, re.IGNORECASE)
-        if match and match.group(1).lower() not in STOPWORDS:
+        if match and match.group(1).lower() not in STOPWORDS | _PREPOSITIONS:
             return match.group(1).rstrip(".,;:!?"), f"word after '{name}'"
     return None
 

@@ -40,6 +40,7 @@ from graph.planner.arguments import (
     takes_a_location,
 )
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.places import places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
 from graph.planner.sql_words import data_question, statement_fit
@@ -176,6 +177,8 @@ class Vocabulary:
     document_frequency: dict[str, int]
     size: int
     servers_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The places each server's capabilities say they work on ("the SQLite database"), by concept.
+    places_of: dict[str, frozenset[str]] = field(default_factory=dict)
     # The concepts of every capability's name and parameters: what the manifest's tools are
     # named for, and the things they take.
     named: frozenset[str] = frozenset()
@@ -185,7 +188,10 @@ class Vocabulary:
         counts: dict[str, int] = {}
         servers: dict[str, set[str]] = {}
         named: set[str] = set()
+        places: dict[str, set[str]] = {}
         for capability in capabilities:
+            for place in places_of(capability):
+                places.setdefault(place, set()).add(capability.server)
             for concept in _concepts_of_capability(capability):
                 counts[concept] = counts.get(concept, 0) + 1
                 servers.setdefault(concept, set()).add(capability.server)
@@ -197,7 +203,13 @@ class Vocabulary:
                 if len(split_identifier(p)) == 1
                 for c in concepts_of_words([p])
             }
-        return cls(counts, len(capabilities), {c: frozenset(s) for c, s in servers.items()}, frozenset(named))
+        return cls(
+            counts,
+            len(capabilities),
+            {c: frozenset(s) for c, s in servers.items()},
+            named=frozenset(named),
+            places_of={c: frozenset(s) for c, s in places.items()},
+        )
 
     def other_servers_use(self, server: str) -> bool:
         """Whether the words of ``server``'s name are words other servers' capabilities use."""
@@ -234,6 +246,12 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
         said_as_server = re.search(rf"\b{spelled}(?:'s)?\s+(?:server|mcp)\b", text, re.IGNORECASE)
         if said_as_server or (concepts_of_words(parts) & wanted and not vocabulary.other_servers_use(server)):
             named.add(server)
+    # "The shop database": a place only one server's capabilities work on, and no other
+    # server's capabilities mention, names that server.
+    for place in sorted(wanted & vocabulary.places_of.keys()):
+        owners = vocabulary.servers_of.get(place, frozenset())
+        if len(owners) == 1 and owners == vocabulary.places_of[place]:
+            named |= owners
     return frozenset(named)
 
 
@@ -373,6 +391,9 @@ def score_capability(
             add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
         else:
             add(SERVER_WEIGHT, f"server {capability.server} named")
+    elif capability.server in vocabulary.servers_named(text):
+        # "The shop database": the place its capabilities say they work on, said by the request.
+        add(SERVER_WEIGHT, f"the request names where server {capability.server} works")
     named_elsewhere = sorted(vocabulary.servers_named(text) - {capability.server})
     if named_elsewhere and capability.server not in vocabulary.servers_named(text):
         # "Add Globex to memory", "the time server's zone": the operator said where.
