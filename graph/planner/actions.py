@@ -30,7 +30,7 @@ _NOUN_LIKE = frozenset(
     "message messages email emails mail post posts tag tags log logs commit commits store set sets add "
     "record records note notes change changes branch branches stage reset checkout post patch merge "
     "archive clear close order orders run runs start stop switch turn lock lock copy format share link links "
-    "book books note notes schedule launch launches".split()
+    "book books note notes schedule launch launches cache".split()
 )
 # Verbs the policy's tables leave out that still change something when a person asks for them.
 _EXTRA_ACTING: dict[str, Category] = {
@@ -63,6 +63,8 @@ _EXTRA_ACTING: dict[str, Category] = {
     "escalate": "updates records",
     "raise": "updates records",
     "lower": "updates records",
+    # "Cache the value 'pong' at key health:last": to cache is to store (as a verb only).
+    "cache": "updates records",
 }
 # Concepts of the planner's synonym table that are actions: a word standing for one acts.
 _ACTING_CONCEPTS = frozenset({"create", "delete", "update", "write", "send"})
@@ -90,6 +92,12 @@ _VALUES = re.compile(r"""\S*[/@=\\]\S*|\S+\.\w{1,8}\b|"[^"]*"|“[^”]*”|'[^'
 # policies.names.words splits "don't" into "don" and "t".
 _NEGATED = re.compile(r"\b(?:don t|do not|never|not|without|no need to|doesn t|won t)\b(?: \w+)?$")
 _RUNNING_SQL = frozenset({"run", "execute", "exec", "perform"})
+# "Run a query against the shop database": running a query not yet written says nothing of
+# what it does (the statement will), so "run" orders no change.
+_RUNS_A_QUERY = re.compile(
+    r"\b(?:run|execute|exec|perform)\s+(?:(?:a|an|the|this|that|my|some)\s+)?(?:sql\s+)?(?:query|queries|statement)\b",
+    re.IGNORECASE,
+)
 _ARITHMETIC = frozenset({"add", "plus", "sum", "total", "minus", "subtract", "times", "multiply", "divide"})
 
 
@@ -154,7 +162,7 @@ def request_action(text: str) -> RequestAction:
             continue
         found[word] = category
     change = sql_change(text)
-    if sql_reads(text) or change:
+    if sql_reads(text) or change or _RUNS_A_QUERY.search(text):
         # "Run SELECT * FROM orders": what runs is the statement, so it says what running does.
         for verb in [v for v in found if v in _RUNNING_SQL]:
             del found[verb]

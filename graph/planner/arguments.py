@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words, replacements
+from graph.planner import plain_words, replacements, store_words
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -67,6 +67,8 @@ _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "n
 _SUBJECT_NAMES = frozenset({"subject", "title"})
 _PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
 _PLACE_NAMES = frozenset({"city", "location", "place", "town", "region", "country", "destination_city"})
+# Words that open a place or a relation, never a value: "a query against the database".
+_PREPOSITIONS = frozenset("against on onto in into at from over under about with without for by via".split())
 _QUERY_NAMES = frozenset({"query", "q", "search", "term", "keyword", "keywords"})
 
 
@@ -770,7 +772,7 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         # (never for a name that is an English word of its own: "to", "from", "in").
         label = "|".join(re.escape(v) for v in _name_variants(name))
         match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", text, re.IGNORECASE)
-        if match and match.group(1).lower() not in STOPWORDS:
+        if match and match.group(1).lower() not in STOPWORDS | _PREPOSITIONS:
             return match.group(1).rstrip(".,;:!?"), f"word after '{name}'"
     return None
 
@@ -838,6 +840,8 @@ _DISTINCTIVE_REASONS = (
     "URI in the request",
     "date in the request",
     "time of day in the request",
+    # A store's key (session:alice) or key pattern (cache:*): a shape only a key property takes.
+    *store_words.KEY_REASONS,
 )
 
 
@@ -920,7 +924,10 @@ def extract_arguments(
             elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
                 take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
             continue
-        found = _role_value(name, shape, full_text, used)
+        # A store's key is one token (session:alice), read before any rule could cut it at a colon.
+        found = store_words.read(name, schema, shape, full_text, used) or _role_value(
+            name, shape, full_text, used
+        )
         if found is not None:
             cited = re.search(r"\(([^()]+)\)$", found[1])
             take(name, found[0], found[1], schema, cited.group(1) if cited else None)

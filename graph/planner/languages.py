@@ -269,6 +269,41 @@ _WORDS: dict[str, dict[str, str]] = {
 
 # A word is letters between non-word characters: the letters of a token that mixes them with
 # digits ("y80F8Y240", a key, an id) are no word of any language and never translated.
+# A database's and a key-value store's nouns, so "la clé site:mode" and "die Tabelle orders"
+# reach the tools that take a key or a table. (No word spelled as in English, "table": every
+# glossary word also marks its language.)
+_STORE_WORDS: dict[str, dict[str, str]] = {
+    "de": {
+        "schlüssel": "key",
+        "wert": "value",
+        "tabelle": "table",
+        "tabellen": "tables",
+        "spalte": "column",
+        "spalten": "columns",
+        "datenbank": "database",
+    },
+    "es": {
+        "clave": "key",
+        "claves": "keys",
+        "valor": "value",
+        "tabla": "table",
+        "tablas": "tables",
+        "columna": "column",
+        "columnas": "columns",
+    },
+    "fr": {
+        "clé": "key",
+        "clef": "key",
+        "clés": "keys",
+        "valeur": "value",
+        "colonne": "column",
+        "colonnes": "columns",
+    },
+}
+for _language, _nouns in _STORE_WORDS.items():
+    for _word, _english in _nouns.items():
+        _WORDS[_language].setdefault(_word, _english)
+
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’-][^\W\d_]+)*(?!\w)", re.UNICODE)
 # Values the operator wrote: kept exactly (quoted text, addresses, URIs, paths, file names).
 _VALUE = re.compile(

@@ -40,8 +40,10 @@ from graph.planner.arguments import (
     takes_a_location,
 )
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.places import places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
+from graph.planner.sql_words import data_question, statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -175,16 +177,39 @@ class Vocabulary:
     document_frequency: dict[str, int]
     size: int
     servers_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The places each server's capabilities say they work on ("the SQLite database"), by concept.
+    places_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The concepts of every capability's name and parameters: what the manifest's tools are
+    # named for, and the things they take.
+    named: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, capabilities: list[Capability]) -> Vocabulary:
         counts: dict[str, int] = {}
         servers: dict[str, set[str]] = {}
+        named: set[str] = set()
+        places: dict[str, set[str]] = {}
         for capability in capabilities:
+            for place in places_of(capability):
+                places.setdefault(place, set()).add(capability.server)
             for concept in _concepts_of_capability(capability):
                 counts[concept] = counts.get(concept, 0) + 1
                 servers.setdefault(concept, set()).add(capability.server)
-        return cls(counts, len(capabilities), {c: frozenset(s) for c, s in servers.items()})
+            named |= concepts_of_words(_name_words(capability))
+            # (A parameter of one word, key or table, names what the tool takes; date_order does not.)
+            named |= {
+                c
+                for p in capability.properties
+                if len(split_identifier(p)) == 1
+                for c in concepts_of_words([p])
+            }
+        return cls(
+            counts,
+            len(capabilities),
+            {c: frozenset(s) for c, s in servers.items()},
+            named=frozenset(named),
+            places_of={c: frozenset(s) for c, s in places.items()},
+        )
 
     def other_servers_use(self, server: str) -> bool:
         """Whether the words of ``server``'s name are words other servers' capabilities use."""
@@ -221,6 +246,12 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
         said_as_server = re.search(rf"\b{spelled}(?:'s)?\s+(?:server|mcp)\b", text, re.IGNORECASE)
         if said_as_server or (concepts_of_words(parts) & wanted and not vocabulary.other_servers_use(server)):
             named.add(server)
+    # "The shop database": a place only one server's capabilities work on, and no other
+    # server's capabilities mention, names that server.
+    for place in sorted(wanted & vocabulary.places_of.keys()):
+        owners = vocabulary.servers_of.get(place, frozenset())
+        if len(owners) == 1 and owners == vocabulary.places_of[place]:
+            named |= owners
     return frozenset(named)
 
 
@@ -360,6 +391,9 @@ def score_capability(
             add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
         else:
             add(SERVER_WEIGHT, f"server {capability.server} named")
+    elif capability.server in vocabulary.servers_named(text):
+        # "The shop database": the place its capabilities say they work on, said by the request.
+        add(SERVER_WEIGHT, f"the request names where server {capability.server} works")
     named_elsewhere = sorted(vocabulary.servers_named(text) - {capability.server})
     if named_elsewhere and capability.server not in vocabulary.servers_named(text):
         # "Add Globex to memory", "the time server's zone": the operator said where.
@@ -404,7 +438,17 @@ def score_capability(
         )
     # The admin's words say what the capability does, in verbs no word list may know.
     in_admin_words = states_its_action(capability, text)
+    # The SQL statement the request writes out, and whether this tool executes its kind: the
+    # statement's verb (UPDATE) is then what the tool does, whatever its name says (write_x).
+    statement = statement_fit(capability, text)
+    runs_the_statement = statement is not None and statement[0] > 0
 
+    if request_action(text).reads_only and not path_kinds(text):
+        # "How many orders since 1 November?": about records nothing else mentions, for a
+        # database's read-query tool (asked about: the query is the operator's to give).
+        asked_of_data = data_question(capability, text, vocabulary.named)
+        if asked_of_data is not None:
+            add(*asked_of_data)
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
     if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
@@ -463,7 +507,13 @@ def score_capability(
         add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
     elif asked.categories and not does.acts:
         add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
-    elif asked.categories and (does.categories & asked.categories or said_verb or in_admin_words):
+    elif asked.categories and (
+        does.categories & asked.categories
+        or said_verb
+        or in_admin_words
+        or runs_the_statement
+        or _sets_what_is_asked(capability, asked.categories)
+    ):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
@@ -514,6 +564,9 @@ def score_capability(
     homeless = _values_without_a_place(capability, text, extraction.arguments)
     if homeless:
         add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
+    if statement is not None:
+        # "Run UPDATE ...": of a database's query tools, the one whose words name UPDATE.
+        add(*statement)
     if _DEPRECATED.search(capability.description):
         add(DEPRECATED, "its server marks it deprecated")
     unknown = _unknown_words(text, vocabulary)
@@ -573,6 +626,10 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
         return None
     said = concepts_of_words(_name_words(capability)) | _concepts_of_description(capability.description)
     said |= {_ACT_FAMILY.get(stem(w), "") for w in own}
+    if all(w in _MANY_ACTS for w in own):
+        # A tool named by a verb of several acts (set, put) writes or updates whatever it holds:
+        # "store", "save" or "change" a value is its job, as "set" is.
+        said |= _SETTING_FAMILIES
     for verb in asked:
         if (concepts_of_words([verb]) | {_ACT_FAMILY.get(stem(verb), "")}) & said - {""}:
             return None
@@ -581,6 +638,18 @@ def _other_verb(capability: Capability, acts: bool, text: str) -> tuple[str, str
 
 # Verbs that mean several acts: "add a line to the file" writes, "add Dana" creates.
 _MANY_ACTS = frozenset({"add", "put", "make", "set", "apply", "do", "process", "handle"})
+
+
+def _sets_what_is_asked(capability: Capability, asked: frozenset[str]) -> bool:
+    """A tool named by a verb of several acts (set_x, put) for a request to write or to
+    update: "save", "store" or "change" a value is what setting it does."""
+    own = [w for w in _without_server_prefix(_name_words(capability), capability.server) if acting_verb(w)]
+    return bool(own) and all(w in _MANY_ACTS for w in own) and asked <= _WRITING_OR_UPDATING
+
+
+_WRITING_OR_UPDATING = frozenset({"writes files", "updates records"})
+# What a tool named by a verb of several acts (set_x, put) does: writing or changing a value.
+_SETTING_FAMILIES = frozenset({"+write", "+update"})
 # Verbs for one act: adding a thing creates it, removing it deletes it. (Kept apart from the
 # synonyms, which also feed word matching: "remember" must not match git_add through "add".)
 _ACT_FAMILY = {

@@ -1,0 +1,28 @@
+"""Where a server's capabilities say they work: "on the SQLite database", "from Redis", "in the
+jotter". A request that names that place ("the shop database", "in the jotter") names the
+server, as its configured name would, when no other server's capabilities use the word.
+Read off the descriptions of any manifest, never off a list of servers."""
+
+from __future__ import annotations
+
+import re
+
+from graph.planner.definitions import per_definition
+from graph.planner.text import STOPWORDS, concepts_of_words
+from mcp_host.manifest import Capability
+
+# "on the SQLite database", "from Redis", "to the memo", "in the jotter": the noun that ends
+# the place (one or two words after the preposition and an article).
+# "on the SQLite database", "to the memo", "in the jotter": the noun after the article (one
+# word may come between), ending the phrase; or a proper name alone ("from Redis").
+_PLACE = re.compile(
+    r"\b(?:in|on|from|to|into)\s+(?:the\s+(?:[\w-]+\s+)?([a-z][\w-]*)|([A-Z][\w-]*))"
+    r"(?=\s*(?:[.,;:)]|$))"
+)
+
+
+@per_definition
+def places_of(capability: Capability) -> frozenset[str]:
+    """The concepts of the places ``capability``'s description says it works on."""
+    found = {(m.group(1) or m.group(2)).lower() for m in _PLACE.finditer(capability.description)}
+    return frozenset(concepts_of_words([w for w in found if w not in STOPWORDS]))
