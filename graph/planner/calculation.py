@@ -183,7 +183,8 @@ _ANY_UNIT = "|".join(re.escape(alias) for alias in sorted(_GROUP_OF, key=len, re
 _AMOUNT_UNIT = rf"(?P<amount>-?{_NUMBER})\s*(?:degrees?\s+)?(?P<source>{_ANY_UNIT})"
 _CONVERSIONS = (
     re.compile(
-        rf"(?<![\w.]){_AMOUNT_UNIT}\s+(?:to|in|into|as|in\s+terms\s+of)\s+(?:degrees\s+)?(?P<target>{_ANY_UNIT})(?![\w])",
+        # (Not the 5 of "3,5 km": a decimal comma's digits are one amount, read or not.)
+        rf"(?<![\w.])(?<!\d,){_AMOUNT_UNIT}\s+(?:to|in|into|as|in\s+terms\s+of)\s+(?:degrees\s+)?(?P<target>{_ANY_UNIT})(?![\w])",
         re.IGNORECASE,
     ),
     re.compile(

@@ -39,6 +39,7 @@ from graph.planner.arguments import (
     property_shape,
     takes_a_location,
 )
+from graph.planner.calculation import expression_in, takes_an_expression
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
@@ -56,6 +57,7 @@ from graph.planner.text import (
     words,
 )
 from graph.planner.unserved import read_cannot_serve
+from graph.planner.word_problems import asks_for_arithmetic
 from mcp_host.folders import holds
 from policies.risk import is_read_word
 
@@ -119,6 +121,8 @@ VALUE_WITHOUT_A_PLACE = -3.0
 READ_REQUEST_ACTING_TOOL = -100.0
 # Arithmetic the request states, for a capability that takes an expression to evaluate.
 ARITHMETIC_STATED = 2.0
+# A word problem whose expression no rule can build, for a capability that takes an expression.
+WORD_PROBLEM = 4.0
 # And the other way round: a capability that only reads, for a request to change something.
 WRITE_REQUEST_READING_CAPABILITY = -100.0
 # How much of a match's weight holds for a word every capability shares (1 for one unique to
@@ -267,6 +271,29 @@ def is_unbounded_listing(capability: Capability) -> bool:
     )
 
 
+@per_definition
+def _evaluates_expressions(capability: Capability) -> bool:
+    """Whether a tool is an expression evaluator: everything it requires (or its one property)
+    is an expression (graph/planner/calculation.py). A spreadsheet tool whose options mention
+    formulas is not one: it needs a workbook first."""
+    needed = list(capability.required_arguments) or list(capability.properties)
+    if capability.type != "tool" or not needed or (len(needed) > 1 and not capability.required_arguments):
+        return False
+    for name in needed:
+        schema = capability.properties.get(name)
+        shape = property_shape(schema) if isinstance(schema, dict) else {}
+        kind = shape.get("type")
+        types = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+        if not takes_an_expression(name, str(shape.get("description") or ""), types):
+            return False
+    return True
+
+
+def _word_problem_for(capability: Capability, text: str) -> bool:
+    """A word problem no rule puts in symbols, for a capability that evaluates expressions."""
+    return expression_in(text) is None and asks_for_arithmetic(text) and _evaluates_expressions(capability)
+
+
 def _uri_matches(capability: Capability, text: str) -> bool:
     if capability.uri and capability.uri in text:
         return True
@@ -404,6 +431,11 @@ def score_capability(
         )
     # The admin's words say what the capability does, in verbs no word list may know.
     in_admin_words = states_its_action(capability, text)
+    word_problem = _word_problem_for(capability, text)
+    if word_problem:
+        # "If one pizza has 8 slices, how many slices do 7 pizzas have?": no rule builds the
+        # expression, but a calculator is what to ask with (it is asked for, never guessed).
+        add(WORD_PROBLEM, "the request is a word problem; it evaluates expressions")
 
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
@@ -516,7 +548,8 @@ def score_capability(
         add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
     if _DEPRECATED.search(capability.description):
         add(DEPRECATED, "its server marks it deprecated")
-    unknown = _unknown_words(text, vocabulary)
+    # A word problem's story (pizzas, slices) is what its arithmetic is about, not a topic.
+    unknown = [] if word_problem else _unknown_words(text, vocabulary)
     if unknown:
         # The request is about things no configured capability mentions (a pizza, the lights).
         # A long request carries context too ("I need to call a colleague, ..."): there the share

@@ -176,3 +176,23 @@ def conversion_expression(amount: str, source: str, target: str) -> str | None:
         return f"{amount}/{inverse}"  # km to miles: divided by the mile's exact 1.609344
     # 1 ft in yards is 1/3: written as the division it is.
     return f"{amount}*{ratio.numerator}/{ratio.denominator}"
+
+
+# A question after an amount ("how many slices do 7 pizzas have?", "how much is left?").
+_AMOUNT_QUESTION = re.compile(r"\bhow\s+(?:many|much|far|long|often)\b", re.IGNORECASE)
+# Words that ask for a figure to be worked out, whatever the story around it.
+_WORK_OUT = re.compile(
+    r"\b(?:calculate|compute|work\s+out|figure\s+out|average|mean|total|per\s+cent|percent|square\s+root|"
+    r"to\s+the\s+power|remainder|interest|each)\b",
+    re.IGNORECASE,
+)
+# Digits standing alone: not a date, a time, a version, an identifier or part of a path.
+_AMOUNT = re.compile(r"(?<![\w./:#@-])\d+(?:[.,]\d+)?(?![\w/:@-]|\.\d)")
+
+
+def asks_for_arithmetic(text: str) -> bool:
+    """Whether ``text`` is a word problem: two amounts in digits and a question or a word asking
+    for a figure ("If one pizza has 8 slices, how many slices do 7 pizzas have?"), whether or not
+    its words fix the expression. An expression-only calculator is then the capability to ask
+    with; the expression, where no rule can build it, is asked for, never guessed."""
+    return len(_AMOUNT.findall(text)) >= 2 and bool(_AMOUNT_QUESTION.search(text) or _WORK_OUT.search(text))

@@ -93,3 +93,44 @@ def test_a_conversion_factor_is_written_as_its_exact_definition() -> None:
     assert conversion_expression("1", "mi", "m") == "1*1609.344"
     assert conversion_expression("1", "ft", "yd") == "1/3"
     assert conversion_expression("1", "kb", "b") is None
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "If a crate holds 12 bottles, how many bottles are in 9 crates?",
+        "A train leaves at 60 km per hour with 3 stops. How long does it take?",
+    ],
+)
+def test_a_word_problem_no_rule_puts_in_symbols_chooses_the_calculator_and_asks_for_the_expression(
+    graph: CompiledGraph, servers: SdkMcpClient, request_text: str
+) -> None:
+    outcome = ask(graph, servers, request_text)
+
+    assert outcome.final_output.status == "needs_clarification", outcome.final_output.response
+    assert outcome.state["selected_capability"]["key"] == "abacus__work_out"
+    assert outcome.final_output.missing_arguments == ["formula"]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "formula"),
+    [
+        ("¿Cuánto es 90 dividido entre 6?", "90/6"),
+        ("Wie viel ist 100 geteilt durch 4?", "100/4"),
+        ("Combien font 2,5 kilomètres en mètres ?", "2.5*1000"),
+    ],
+)
+def test_arithmetic_in_another_language_goes_to_the_calculator_with_the_expression_for_review(
+    graph: CompiledGraph, servers: SdkMcpClient, request_text: str, formula: str
+) -> None:
+    outcome = ask(graph, servers, request_text)
+
+    assert outcome.final_output.status != "answered_without_mcp", outcome.final_output.response
+    assert outcome.state["selected_capability"]["key"] == "abacus__work_out"
+    assert outcome.state["proposed_arguments"] == {"formula": formula}
+    # Read through a glossary, not in the operator's own words: a reviewer sees it as derived.
+    assert outcome.state["argument_provenance"]["formula"]["kind"] == "derived"
+
+
+def test_a_decimal_comma_is_never_read_as_its_last_digits() -> None:
+    assert expression_in("convert 3,5 km to m") is None
