@@ -227,13 +227,14 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
         if re.search(r"\w", str(option)) and re.search(rf"\b{re.escape(str(option).lower())}\b", lowered)
     ]
     if not stated:
-        # A plural option said in the singular: "delete column C" is the option "columns".
+        # A plural option said in the singular with its label: "delete column C" is the
+        # option "columns" ("the formula in B2" says nothing of a mode "formulas").
         stated = [
             option
             for option in options
             if str(option).lower().endswith("s")
             and len(str(option)) > 3
-            and re.search(rf"\b{re.escape(str(option).lower()[:-1])}\b", lowered)
+            and re.search(rf"\b{re.escape(str(option).lower()[:-1])}\s+(?:[A-Z]{{1,3}}|\d+)\b", text)
         ]
     return stated[0] if len(stated) == 1 else None
 

@@ -58,7 +58,7 @@ def line_number(name: str, shape: dict[str, Any], text: str) -> Reading | None:
     if row and not column:
         return int(row.group("n")), f"the row named in the request ({row.group(0)})"
     if column and not row and re.search(r"a\s*=\s*1|letter", description):
-        return column_number(column.group("letters")), f"'{column.group(0)}' as its number (A=1)"
+        return column_number(column.group("letters")), f"the column's number, A=1 ({column.group(0)})"
     return None
 
 

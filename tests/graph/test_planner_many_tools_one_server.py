@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from graph.builder import CompiledGraph, compile_graph
+from graph.planner.arguments import extract_arguments
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from tests.support import ask
@@ -182,3 +183,13 @@ def test_a_cell_and_a_tab_after_on_are_read_in_a_grids_words(
     assert outcome.state["selected_capability"]["key"] == "ledger__stamp_cells"
     proposed = outcome.state["proposed_arguments"] or {}
     assert (proposed.get("anchor"), proposed.get("tab")) == ("C3", "Costs")
+
+
+def test_a_plural_option_is_said_in_the_singular_only_with_its_label() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "enum": ["values", "formulas", "columns"]}},
+    }
+
+    assert extract_arguments(schema, "Drop column F of the grid").arguments == {"kind": "columns"}
+    assert extract_arguments(schema, "Which cells feed the formula in B2?").arguments == {}
