@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from graph.planner.calculation import expression_in
 from graph.planner.definitions import per_definition
 from graph.planner.plain_words import sql_change, sql_reads
 from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
@@ -98,6 +99,7 @@ _RUNS_A_QUERY = re.compile(
     r"\b(?:run|execute|exec|perform)\s+(?:(?:a|an|the|this|that|my|some)\s+)?(?:sql\s+)?(?:query|queries|statement)\b",
     re.IGNORECASE,
 )
+_QUESTION_OPENERS = frozenset({"how", "what", "whats", "which"})
 _ARITHMETIC = frozenset({"add", "plus", "sum", "total", "minus", "subtract", "times", "multiply", "divide"})
 
 
@@ -132,9 +134,16 @@ def request_action(text: str) -> RequestAction:
     # A clause that sets the scene ("Before I close it, ...", "once it is merged") orders nothing.
     tokens: list[str] = []
     clause_starts: set[int] = set()
-    for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(text))):
+    # A word problem ("Our bill is 86.40. How much is an 18% tip?", "2 to the power of 10")
+    # orders nothing with its own words: the expression is a value, a question in it asks an
+    # amount ("how much does each pay?"), and a noun of the story ("bill") is no order.
+    expression = expression_in(text)
+    story = text.replace(expression.words, " ") if expression is not None else text
+    for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(story))):
         clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
         if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
+            continue
+        if expression is not None and clause_words[:1] and clause_words[0] in _QUESTION_OPENERS:
             continue
         clause_starts.add(len(tokens))
         tokens.extend(clause_words)
@@ -148,6 +157,8 @@ def request_action(text: str) -> RequestAction:
         if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
             continue  # "just look, don't create anything"
         in_verb_place = index in clause_starts or tokens[index - 1] in _VERB_LEADS
+        if expression is not None and not in_verb_place:
+            continue
         # A participle is a filter or a report ("deleted files", "I removed"), not an order; a
         # verb's noun ("the creation date") names a thing.
         if (

@@ -10,6 +10,7 @@ required property the text does not state is reported as missing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -238,7 +239,23 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
         word = re.escape(str(option).lower())
         if re.search(rf"\b{word}[\s-]+(?:{label})\b|\b(?:{label})\s*(?:is\s+|of\s+)?{word}\b", lowered):
             return option
-    stated = [option for option in options if re.search(rf"\b{re.escape(str(option).lower())}\b", lowered)]
+    # An option of punctuation alone (a decimal separator ".") is no word: the dot of
+    # "sales.xlsx" states no separator. It counts only beside the property's name, above.
+    stated = [
+        option
+        for option in options
+        if re.search(r"\w", str(option)) and re.search(rf"\b{re.escape(str(option).lower())}\b", lowered)
+    ]
+    if not stated:
+        # A plural option said in the singular with its label: "delete column C" is the
+        # option "columns" ("the formula in B2" says nothing of a mode "formulas").
+        stated = [
+            option
+            for option in options
+            if str(option).lower().endswith("s")
+            and len(str(option)) > 3
+            and re.search(rf"\b{re.escape(str(option).lower()[:-1])}\s+(?:[A-Z]{{1,3}}|\d+)\b", text)
+        ]
     return stated[0] if len(stated) == 1 else None
 
 
@@ -940,6 +957,9 @@ def extract_arguments(
             if role is not None and name not in result.arguments and name not in result.invalid:
                 value = renamed[0] if role == "old" else renamed[1]
                 take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
+    else:
+        # "Rename the Q3 sheet in sales.xlsx to Q3-final", "Duplicate ... as Q3-backup".
+        _take_new_name_last(full_text, properties, result, take)
 
     # A bare reply to a question about one argument is that argument's value.
     if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):
@@ -985,3 +1005,23 @@ def extract_arguments(
 
     result.missing = [name for name in required if name not in result.arguments]
     return result
+
+
+def _take_new_name_last(
+    text: str, properties: dict[str, Any], result: Extraction, take: Callable[..., object]
+) -> None:
+    """A new name the request ends on, for the property that takes one, unless a value already
+    read holds it (a file name: "save it as q3.csv" goes to a path)."""
+    found = plain_words.new_name_last(text)
+    if found is None:
+        return
+    value, reason = found
+    taken = {str(v) for v in result.arguments.values()}
+    for name, schema in properties.items():
+        if not isinstance(schema, dict) or name in result.arguments or name in result.invalid:
+            continue
+        # Only a property that takes a name (new_name, new_title), not any "target" (a zone).
+        says_name = {"name", "title", "label"} & set(split_identifier(name))
+        if says_name and plain_words.rename_role(name, properties) == "new" and str(value) not in taken:
+            take(name, value, reason, schema)
+            return

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graph.planner.word_problems import conversion_expression, word_problem_in
+
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # A run of numbers, operators and parentheses, not inside a word, path, version or identifier.
 _SYMBOLIC = re.compile(
@@ -118,6 +120,17 @@ def expression_in(text: str) -> Expression | None:
         found = pattern.search(text)
         if found:
             return Expression(_in_symbols(template.format(*found.groups())), found.group(0).strip())
+    # Word problems and conversions an expression-only calculator can be given, where exact.
+    problem = word_problem_in(text)
+    if problem is not None:
+        return Expression(problem.symbols, problem.words)
+    conversion = conversion_in(text)
+    if conversion is not None:
+        symbols = conversion_expression(
+            conversion.amount_words, canonical_unit(conversion.source), canonical_unit(conversion.target)
+        )
+        if symbols is not None:
+            return Expression(symbols, conversion.words.strip())
     return None
 
 
@@ -170,7 +183,8 @@ _ANY_UNIT = "|".join(re.escape(alias) for alias in sorted(_GROUP_OF, key=len, re
 _AMOUNT_UNIT = rf"(?P<amount>-?{_NUMBER})\s*(?:degrees?\s+)?(?P<source>{_ANY_UNIT})"
 _CONVERSIONS = (
     re.compile(
-        rf"(?<![\w.]){_AMOUNT_UNIT}\s+(?:to|in|into|as|in\s+terms\s+of)\s+(?:degrees\s+)?(?P<target>{_ANY_UNIT})(?![\w])",
+        # (Not the 5 of "3,5 km": a decimal comma's digits are one amount, read or not.)
+        rf"(?<![\w.])(?<!\d,){_AMOUNT_UNIT}\s+(?:to|in|into|as|in\s+terms\s+of)\s+(?:degrees\s+)?(?P<target>{_ANY_UNIT})(?![\w])",
         re.IGNORECASE,
     ),
     re.compile(
@@ -189,6 +203,8 @@ class Conversion:
     source: str
     target: str
     words: str
+    # The amount as written ("1,250", "98.6"), for an expression that keeps it so.
+    amount_words: str = ""
 
 
 @lru_cache(maxsize=256)
@@ -198,7 +214,11 @@ def conversion_in(text: str) -> Conversion | None:
         found = pattern.search(text)
         if found and _GROUP_OF[found.group("source").lower()] != _GROUP_OF[found.group("target").lower()]:
             return Conversion(
-                float(found.group("amount")), found.group("source"), found.group("target"), found.group(0)
+                float(found.group("amount").replace(",", "")),
+                found.group("source"),
+                found.group("target"),
+                found.group(0),
+                found.group("amount"),
             )
     return None
 
@@ -209,6 +229,12 @@ def unit_option(written: str, options: list[object]) -> object | None:
     if group is None:
         return None
     return next((option for option in options if str(option).lower() in group), None)
+
+
+def canonical_unit(written: str) -> str:
+    """The unit's symbol ("mi" for "miles", "c" for "°C"); the words as written if unknown."""
+    group = _GROUP_OF.get(written.lower())
+    return group[0] if group else written.lower()
 
 
 def same_unit(a: str, b: str) -> bool:

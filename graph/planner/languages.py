@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graph.planner import arithmetic_words
+
 # Words that mark a language and are not English words (nor common values): the language
 # with most of them, at least two, is the request's.
 _MARKERS: dict[str, frozenset[str]] = {
@@ -324,6 +326,13 @@ class Reading:
         return self.language is not None
 
 
+# Arithmetic and units (graph/planner/arithmetic_words.py) are read as the rest is.
+for _language in _PHRASES:
+    _PHRASES[_language] = {**arithmetic_words.PHRASES[_language], **_PHRASES[_language]}
+    _WORDS[_language] = {**arithmetic_words.WORDS[_language], **_WORDS[_language]}
+    _MARKERS[_language] = _MARKERS[_language] | arithmetic_words.MARKERS[_language]
+
+
 @lru_cache(maxsize=1)
 def _markers() -> dict[str, frozenset[str]]:
     """Each language's marker words and the words of its glossary (less English ones)."""
@@ -375,4 +384,4 @@ def read(text: str) -> Reading:
     language = detect(text)
     if language is None:
         return Reading(None, text)
-    return Reading(language, _translated(text, language))
+    return Reading(language, arithmetic_words.with_decimal_points(_translated(text, language)))

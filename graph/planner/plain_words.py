@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graph.planner import spreadsheet_words
 from graph.planner.calculation import (
     conversion_in,
     expression_in,
@@ -106,6 +107,27 @@ def rename(text: str) -> tuple[str, str] | None:
     if not found:
         return None
     return _unquote(found.group("old")), _unquote(found.group("new").rstrip(".,;:!?"))
+
+
+# "... as Q3-backup", "... to Q3-final": what a copy or a renamed thing is to be called, last.
+_NEW_NAME_LAST = re.compile(
+    r"""\s(?:as|to|into)\s+(?:"(?P<double>[^"]+)"|“(?P<curly>[^”]+)”|'(?P<single>[^']+)'|"""
+    r"""(?P<bare>[\w][\w.-]*?))\s*[.!]?\s*$""",
+    re.IGNORECASE,
+)
+
+
+def new_name_last(text: str) -> Reading | None:
+    """The new name a request ends on ("Duplicate the Q3 sheet as Q3-backup"), for a property
+    that takes a new name (rename_role "new"); the thing copied or renamed is named before it."""
+    found = _NEW_NAME_LAST.search(text)
+    if not found:
+        return None
+    value = found.group("double") or found.group("curly") or found.group("single") or found.group("bare")
+    if re.search(r"\.[A-Za-z]\w{0,7}$", value):
+        return None  # "save it as q3.csv": a file to write, not a new name
+    lead = found.group(0).split()[0].lower()
+    return value, f"the new name after '{lead}' ({value})"
 
 
 def rename_role(name: str, properties: dict[str, Any]) -> str | None:
@@ -345,6 +367,14 @@ def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set
             named = name_given(text)
             if named is not None and _unused(str(named[0]), used):
                 return named
+        for spreadsheet_rule in (
+            spreadsheet_words.one_cell(name, shape, text),
+            spreadsheet_words.sheet_after_on(name, text),
+        ):
+            if spreadsheet_rule is not None and _unused(str(spreadsheet_rule[0]), used):
+                return spreadsheet_rule
+    if "integer" in types:
+        return spreadsheet_words.line_number(name, shape, text)
     if "boolean" in types:
         return boolean_words(name, text)
     return None

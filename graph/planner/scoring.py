@@ -39,7 +39,9 @@ from graph.planner.arguments import (
     property_shape,
     takes_a_location,
 )
+from graph.planner.calculation import expression_in, takes_an_expression
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
+from graph.planner.opposites import opposite
 from graph.planner.places import places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
@@ -57,7 +59,8 @@ from graph.planner.text import (
     stem,
     words,
 )
-from graph.planner.unserved import read_cannot_serve
+from graph.planner.unserved import acting_order_said, read_cannot_serve
+from graph.planner.word_problems import asks_for_arithmetic
 from mcp_host.folders import holds
 from policies.risk import is_read_word
 
@@ -121,6 +124,12 @@ VALUE_WITHOUT_A_PLACE = -3.0
 READ_REQUEST_ACTING_TOOL = -100.0
 # Arithmetic the request states, for a capability that takes an expression to evaluate.
 ARITHMETIC_STATED = 2.0
+# The request's order verb is the tool's, and the object it names is the tool's object.
+OBJECT_NAMED = 2.0
+# The tool's name verb undoes the request's order (import for "save as", delete for "put").
+OPPOSITE_VERB = -4.0
+# A word problem whose expression no rule can build, for a capability that takes an expression.
+WORD_PROBLEM = 4.0
 # And the other way round: a capability that only reads, for a request to change something.
 WRITE_REQUEST_READING_CAPABILITY = -100.0
 # How much of a match's weight holds for a word every capability shares (1 for one unique to
@@ -298,6 +307,85 @@ def is_unbounded_listing(capability: Capability) -> bool:
     )
 
 
+@per_definition
+def _evaluates_expressions(capability: Capability) -> bool:
+    """Whether a tool is an expression evaluator: everything it requires (or its one property)
+    is an expression (graph/planner/calculation.py). A spreadsheet tool whose options mention
+    formulas is not one: it needs a workbook first."""
+    needed = list(capability.required_arguments) or list(capability.properties)
+    if capability.type != "tool" or not needed or (len(needed) > 1 and not capability.required_arguments):
+        return False
+    for name in needed:
+        schema = capability.properties.get(name)
+        shape = property_shape(schema) if isinstance(schema, dict) else {}
+        kind = shape.get("type")
+        types = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+        if not takes_an_expression(name, str(shape.get("description") or ""), types):
+            return False
+    return True
+
+
+def _word_problem_for(capability: Capability, text: str) -> bool:
+    """A word problem no rule puts in symbols, for a capability that evaluates expressions."""
+    return expression_in(text) is None and asks_for_arithmetic(text) and _evaluates_expressions(capability)
+
+
+def _undoes(capability: Capability, text: str) -> tuple[str, str] | None:
+    """The request's order verb and the tool's name verb, when one undoes the other."""
+    asked = leading_verb(text)
+    if asked is None or not _opens_with(text, asked) or capability.type != "tool":
+        return None
+    own = _without_server_prefix(_name_words(capability), capability.server)[:1]
+    return (asked, own[0]) if own and opposite(asked, own[0]) else None
+
+
+def _ordered_and_said(capability: Capability, text: str) -> str | None:
+    """The request's unknown order verb, when the acting ``capability`` says it and its name
+    does no other act: set_defined_name serves "define the name X" (set is a verb of many
+    acts), delete_defined_name does not (it deletes, whatever it says of defined names)."""
+    ordered = acting_order_said(capability, text)
+    if ordered is None:
+        return None
+    # Its own verb: its name's, or its description's first word (unlabel_block: "Delete ...").
+    own = _name_verb(capability)
+    if own is None:
+        opening = words(capability.description)[:1]
+        own = opening[0] if opening and is_known_verb(opening[0]) else None
+    if own is None or own in _MANY_ACTS:
+        return ordered
+    # An order no table knows makes or sets something, unless it says it undoes ("unpin").
+    removes = _ACT_FAMILY.get(stem(own)) == "+delete"
+    return ordered if removes == ordered.lower().startswith("un") else None
+
+
+def _object_named(capability: Capability, text: str) -> str | None:
+    """The request's object (the noun its order verb acts on: "Drop column D" drops a column),
+    when this tool does that verb and its name or its options name the object; a tool of the
+    same verb for another object (drop_tab) is left to the words it shares."""
+    verb = leading_verb(text)
+    own = _without_server_prefix(_name_words(capability), capability.server)
+    if verb is None or not own or capability.type != "tool":
+        return None
+    if stem(own[0]) != stem(verb) and not concepts_of_words([own[0]]) & concepts_of_words([verb]):
+        return None
+    after = re.search(rf"\b{re.escape(verb)}\s+(.*)$", text, re.IGNORECASE | re.DOTALL)
+    if after is None:
+        return None
+    # The object as a noun and its label: "column C", "row 4", "tab 2" (an adjective such as
+    # "simulated" in "switch the simulated updates off" is no object).
+    found = re.match(
+        r"(?:(?:the|a|an|one|\d+|empty|blank|new)\s+)*([a-z]+)\s+(?:[A-Z]{1,3}|\d+)\b", after.group(1)
+    )
+    if found is None:
+        return None
+    noun = found.group(1)
+    named = {stem(w) for w in own[1:]}
+    for schema in capability.properties.values():
+        enum = property_shape(schema).get("enum") if isinstance(schema, dict) else None
+        named |= {stem(str(v).lower()) for v in enum or []}
+    return noun.lower() if stem(noun.lower()) in named else None
+
+
 def _uri_matches(capability: Capability, text: str) -> bool:
     if capability.uri and capability.uri in text:
         return True
@@ -442,6 +530,11 @@ def score_capability(
     # statement's verb (UPDATE) is then what the tool does, whatever its name says (write_x).
     statement = statement_fit(capability, text)
     runs_the_statement = statement is not None and statement[0] > 0
+    word_problem = _word_problem_for(capability, text)
+    if word_problem:
+        # "If one pizza has 8 slices, how many slices do 7 pizzas have?": no rule builds the
+        # expression, but a calculator is what to ask with (it is asked for, never guessed).
+        add(WORD_PROBLEM, "the request is a word problem; it evaluates expressions")
 
     if request_action(text).reads_only and not path_kinds(text):
         # "How many orders since 1 November?": about records nothing else mentions, for a
@@ -501,6 +594,10 @@ def score_capability(
     elif does.acts and asked.reads_only and opens_with_its_verb:
         # A verb no word list knows, said as an order and named by the tool: "uproot the basil".
         add(ACTION_MATCH, f"the request opens with its verb ({opens_with_its_verb})")
+    elif does.acts and asked.reads_only and (ordered := _ordered_and_said(capability, text)):
+        # "Duplicate the Q3 sheet", "define the name X": an order in a verb no table knows,
+        # which the tool says (copy_sheet, set_defined_name).
+        add(ACTION_MATCH, f"the request orders what it does ({ordered})")
     elif does.acts and asked.reads_only and in_admin_words:
         add(ACTION_MATCH, "the request asks for it in the admin's words for it")
     elif does.acts and asked.reads_only:
@@ -517,6 +614,12 @@ def score_capability(
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
     elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
         add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
+    object_named = _object_named(capability, text)
+    if object_named:
+        add(OBJECT_NAMED, f"it {leading_verb(text)}s what the request names ({object_named})")
+    undoes = _undoes(capability, text)
+    if undoes:
+        add(OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite")
     unserved = read_cannot_serve(capability, text)
     if unserved:
         # Never a read for a change, however well it matches: it would report ok, having done nothing.
@@ -569,7 +672,8 @@ def score_capability(
         add(*statement)
     if _DEPRECATED.search(capability.description):
         add(DEPRECATED, "its server marks it deprecated")
-    unknown = _unknown_words(text, vocabulary)
+    # A word problem's story (pizzas, slices) is what its arithmetic is about, not a topic.
+    unknown = [] if word_problem else _unknown_words(text, vocabulary)
     if unknown:
         # The request is about things no configured capability mentions (a pizza, the lights).
         # A long request carries context too ("I need to call a colleague, ..."): there the share
@@ -864,7 +968,12 @@ def _stated_enum_values(capability: Capability, text: str) -> list[str]:
     for schema in capability.properties.values():
         enum = property_shape(schema).get("enum")
         if isinstance(enum, list):
-            hits.extend(str(v) for v in enum if {stem(w) for w in split_identifier(str(v))} <= said)
+            # (An option of punctuation alone, ".", has no words, and says nothing.)
+            hits.extend(
+                str(v)
+                for v in enum
+                if re.search(r"\w", str(v)) and {stem(w) for w in split_identifier(str(v))} <= said
+            )
     return hits
 
 

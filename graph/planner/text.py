@@ -152,6 +152,10 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"], ("date", "time")
     ),
+    # Making another of something is copying it.
+    "copy": ("copy",),
+    "duplicate": ("copy",),
+    "clone": ("copy",),
     "compare": ("diff",),
     "comparison": ("diff",),
     "nested": ("tree",),

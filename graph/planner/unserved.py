@@ -40,7 +40,16 @@ _READING_VERBS = frozenset(
 _RUNNING_VERBS = frozenset({"run", "execute", "exec", "perform", "do", "process", "handle"})
 # What follows an order's verb: its object (a determiner, a pronoun, a number, a value).
 _OBJECT_START = re.compile(
-    r"^\s*(?:the|a|an|my|our|your|this|that|these|those|it|them|me|us|all|every|each|both|[#\d\"'“/.~]|[\w-]+\s*\d)",
+    r"^\s*(?:the|a|an|my|our|your|this|that|these|those|it|them|me|us|all|every|each|both|[#\d\"'“/.~]|[\w-]+\s*\d"
+    r"|[\w-]+\.[A-Za-z]\w{0,7}\b)",
+    re.IGNORECASE,
+)
+
+
+# "Convert sales.xlsx to a PDF": converting a file makes another file, which no read does
+# (converting an amount or a time is arithmetic or a look-up, and changes nothing).
+_FILE_CONVERSION = re.compile(
+    r"^\W*(?:please\s+)?(?:convert|turn|transform)\s+(?:the\s+|my\s+|this\s+)?[\w~/.-]*\.[A-Za-z]\w{0,7}\s+(?:to|into)\b",
     re.IGNORECASE,
 )
 
@@ -55,7 +64,7 @@ def _order_verb(text: str) -> str | None:
         return None
     if verb in STOPWORDS or verb.endswith(("ing", "ed")):  # "Testing a macro: ..." sets a scene
         return None
-    if is_known_verb(verb):
+    if is_known_verb(verb) and not _FILE_CONVERSION.match(text):
         return None
     opened = re.search(rf"\b{re.escape(verb)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
     if opened is None or not _OBJECT_START.match(opened.group(1)):
@@ -63,9 +72,16 @@ def _order_verb(text: str) -> str | None:
     return verb
 
 
-def _says(capability: Capability, verb: str) -> bool:
-    """Whether the capability's name or description says the verb (or a form or synonym of it)."""
-    said = words(f"{' '.join(split_identifier(capability.name))} {capability.description}")
+def _says(capability: Capability, verb: str, *, as_state: bool = False) -> bool:
+    """Whether the capability's name or description says the verb (or a form or synonym of it).
+    A participle ("defined names", "pinned tickets") names a state, not the act: it counts only
+    ``as_state``, for a capability that acts (set_defined_name makes a name defined; a read that
+    lists defined names defines none)."""
+    said = [
+        w
+        for w in words(f"{' '.join(split_identifier(capability.name))} {capability.description}")
+        if as_state or not (len(w) > 4 and w.endswith("ed"))
+    ]
     if stem(verb) in {stem(w) for w in said}:
         return True
     return bool(concepts_of_words([verb]) & concepts_of_words(said))
@@ -77,10 +93,13 @@ _ONLY_READS = "; it only reads"
 def read_cannot_serve(capability: Capability, text: str) -> str | None:
     """Why ``capability`` cannot serve ``text``: the request asks for a change and the
     capability only reads. None when it may serve it."""
+    opening = leading_verb(text)
+    denied = _denies_running(capability, opening)
+    if denied:
+        return denied  # whatever it is rated, it says it never runs what it shows
     if capability_action(capability).acts:
         return None
     asked = request_action(text)
-    opening = leading_verb(text)
     # "Read the deploy status board": after a read verb an acting word is its object, which the
     # score already weighs against the read (actions.py's ACTION_MISMATCH); only an order is ruled out.
     ordered = [verb for verb in asked.verbs if verb not in _RUNNING_VERBS]
@@ -100,3 +119,24 @@ def change_nothing_can_make(reasons: list[str]) -> str | None:
         if found:
             return found.group(1)
     return None
+
+
+def _denies_running(capability: Capability, opening: str | None) -> str | None:
+    """Why a read cannot serve "run the macro X": its own description says it never runs
+    what it shows ("only read, never run")."""
+    if opening is None or opening.lower() not in _RUNNING_VERBS:
+        return None
+    forms = "|".join(re.escape(f) for f in {opening.lower(), "run", "execute", "executed", "runs"})
+    if re.search(rf"\b(?:never|not|no)\s+(?:be\s+)?(?:{forms})\b", capability.description, re.IGNORECASE):
+        return f"the request asks to {opening.lower()}{_ONLY_READS}: it says it never does"
+    return None
+
+
+def acting_order_said(capability: Capability, text: str) -> str | None:
+    """The unknown verb a request opens with as an order ("Define the name ...", "Duplicate the
+    sheet ..."), when ``capability`` acts and says it (in any form or synonym): it does what was
+    ordered, though no verb table knows the verb. None otherwise."""
+    if not capability_action(capability).acts:
+        return None
+    verb = _order_verb(text)
+    return verb if verb is not None and _says(capability, verb, as_state=True) else None

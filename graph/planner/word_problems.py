@@ -1,0 +1,198 @@
+"""Arithmetic a request states as a word problem or a unit conversion, for a calculator that
+takes only an expression (``calculate(expression)``).
+
+"square root of 144", "average of 12, 15 and 21", "an 18% tip" on a bill, "split 1,250
+between 4", "the remainder when 100 is divided by 7", "5000 after 3 years at 4% interest
+compounded yearly", "convert 5 miles to km", "98.6 °F in Celsius". Each is put in symbols only
+where the words fix the expression exactly (a conversion only between units whose factor is
+defined exactly: lengths, masses, times, volumes, temperatures; never bytes, where 1000 and 1024
+both have their users, nor money, whose rate changes daily); anything else is left for the
+operator to state. Nothing is computed: the server computes.
+
+The words each expression is read from are a span of the request, so graph/planner/provenance.py
+can show a reviewer which words said it (calculation.expression_in reads the same span again).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_LIST = rf"{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*,?\s+and\s+{_NUMBER}"
+
+
+Builder = Callable[[re.Match[str]], str]
+
+
+def _plain(number: str) -> str:
+    """A number as a calculator reads it: 1,250 is 1250."""
+    return number.replace(",", "")
+
+
+def _numbers(listed: str) -> list[str]:
+    return [_plain(n) for n in re.findall(_NUMBER, listed)]
+
+
+def _average(found: re.Match[str]) -> str:
+    numbers = _numbers(found.group(1))
+    return f"({'+'.join(numbers)})/{len(numbers)}"
+
+
+def _template(template: str) -> Builder:
+    return lambda found: template.format(*(_plain(g) for g in found.groups()))
+
+
+# A share of an amount that is itself an amount (a tip, a tax): "an 18% tip" on 86.40 is 86.40*18/100.
+_SHARE_NOUNS = r"(?:tip|gratuity|tax|vat|sales\s+tax|commission|service\s+charge)"
+_PROBLEMS: tuple[tuple[re.Pattern[str], Builder], ...] = (
+    (re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), _template("{0}**0.5")),
+    (re.compile(rf"\bcube\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), _template("{0}**(1/3)")),
+    (re.compile(rf"\b(?:the\s+)?(?:average|mean)\s+of\s+({_LIST})(?![\w]|\.\d)", re.I), _average),
+    (
+        re.compile(
+            rf"\bremainder\s+(?:when|of|if)\s+({_NUMBER})\s+(?:is\s+)?divided\s+by\s+({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        _template("{0}%{1}"),
+    ),
+    (
+        re.compile(
+            rf"\bsplit\s+({_NUMBER})(?:\s+[A-Za-z]+)?(?:\s+evenly|\s+equally)?\s+(?:between|among|by|into)\s+"
+            rf"({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        _template("{0}/{1}"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})\s*(?:%|percent)\s+{_SHARE_NOUNS}\s+(?:on|of|for)\s+(?:a\s+bill\s+of\s+)?"
+            rf"({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        _template("{1}*{0}/100"),
+    ),
+    (
+        # "Our bill is 86.40. How much is an 18% tip?": the amount first, the share after it.
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})(?![\w]|\.\d)[^%\d]{{0,40}}?(?<![\w.])({_NUMBER})\s*(?:%|percent)\s+{_SHARE_NOUNS}\b",
+            re.I,
+        ),
+        _template("{0}*{1}/100"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})\s+after\s+({_NUMBER})\s+years?\s+at\s+({_NUMBER})\s*(?:%|percent)"
+            r"(?:\s+(?:interest|a\s+year|per\s+year|annually))*\s*,?\s+compounded\s+(?:yearly|annually)\b",
+            re.I,
+        ),
+        _template("{0}*(1+{2}/100)**{1}"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An expression a word problem or a conversion fixes: ``symbols`` read from ``words``."""
+
+    symbols: str
+    words: str
+
+
+def word_problem_in(text: str) -> Problem | None:
+    """The first word problem ``text`` states whose expression its words fix exactly."""
+    for pattern, build in _PROBLEMS:
+        found = pattern.search(text)
+        if found:
+            return Problem(build(found), found.group(0).strip())
+    return None
+
+
+# Units whose size is defined exactly, in one base unit per quantity (metre, kilogram, second,
+# litre), as fractions so that the factor written is the definition, not a rounding.
+_EXACT: dict[str, tuple[str, Fraction]] = {
+    "mm": ("length", Fraction(1, 1000)),
+    "cm": ("length", Fraction(1, 100)),
+    "m": ("length", Fraction(1)),
+    "km": ("length", Fraction(1000)),
+    "in": ("length", Fraction(254, 10000)),
+    "ft": ("length", Fraction(3048, 10000)),
+    "yd": ("length", Fraction(9144, 10000)),
+    "mi": ("length", Fraction(1609344, 1000)),
+    "mg": ("mass", Fraction(1, 1_000_000)),
+    "g": ("mass", Fraction(1, 1000)),
+    "kg": ("mass", Fraction(1)),
+    "lb": ("mass", Fraction(45359237, 100_000_000)),
+    "oz": ("mass", Fraction(45359237, 1_600_000_000)),
+    "ml": ("volume", Fraction(1, 1000)),
+    "l": ("volume", Fraction(1)),
+    "gal": ("volume", Fraction(3785411784, 1_000_000_000)),
+    "s": ("time", Fraction(1)),
+    "min": ("time", Fraction(60)),
+    "h": ("time", Fraction(3600)),
+    "d": ("time", Fraction(86400)),
+    "mph": ("speed", Fraction(1609344, 3_600_000)),
+    "km/h": ("speed", Fraction(1000, 3600)),
+}
+# Temperatures are not proportional: each pair has its formula, x the amount.
+_TEMPERATURE = {
+    ("f", "c"): "({x}-32)*5/9",
+    ("c", "f"): "{x}*9/5+32",
+    ("c", "k"): "{x}+273.15",
+    ("k", "c"): "{x}-273.15",
+    ("f", "k"): "({x}-32)*5/9+273.15",
+    ("k", "f"): "({x}-273.15)*9/5+32",
+}
+
+
+def _decimal(value: Fraction) -> str | None:
+    """``value`` as an exact decimal, or None when it has none (1/3)."""
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    if denominator != 1:
+        return None
+    text = f"{value.numerator / value.denominator:.12f}".rstrip("0").rstrip(".")
+    return text if Fraction(text) == value else None
+
+
+def conversion_expression(amount: str, source: str, target: str) -> str | None:
+    """The expression converting ``amount`` from ``source`` to ``target`` (the canonical unit
+    symbols of graph/planner/calculation.py), or None without an exact definition."""
+    amount = _plain(amount)
+    if (source, target) in _TEMPERATURE:
+        return _TEMPERATURE[source, target].format(x=amount)
+    if source not in _EXACT or target not in _EXACT or _EXACT[source][0] != _EXACT[target][0]:
+        return None
+    ratio = _EXACT[source][1] / _EXACT[target][1]
+    factor = _decimal(ratio)
+    if factor is not None:
+        return f"{amount}*{factor}"
+    inverse = _decimal(1 / ratio)
+    if inverse is not None:
+        return f"{amount}/{inverse}"  # km to miles: divided by the mile's exact 1.609344
+    # 1 ft in yards is 1/3: written as the division it is.
+    return f"{amount}*{ratio.numerator}/{ratio.denominator}"
+
+
+# A question after an amount ("how many slices do 7 pizzas have?", "how much is left?").
+_AMOUNT_QUESTION = re.compile(r"\bhow\s+(?:many|much|far|long|often)\b", re.IGNORECASE)
+# Words that ask for a figure to be worked out, whatever the story around it.
+_WORK_OUT = re.compile(
+    r"\b(?:calculate|compute|work\s+out|figure\s+out|average|mean|total|per\s+cent|percent|square\s+root|"
+    r"to\s+the\s+power|remainder|interest|each)\b",
+    re.IGNORECASE,
+)
+# Digits standing alone: not a date, a time, a version, an identifier or part of a path.
+_AMOUNT = re.compile(r"(?<![\w./:#@-])\d+(?:[.,]\d+)?(?![\w/:@-]|\.\d)")
+
+
+def asks_for_arithmetic(text: str) -> bool:
+    """Whether ``text`` is a word problem: two amounts in digits and a question or a word asking
+    for a figure ("If one pizza has 8 slices, how many slices do 7 pizzas have?"), whether or not
+    its words fix the expression. An expression-only calculator is then the capability to ask
+    with; the expression, where no rule can build it, is asked for, never guessed."""
+    return len(_AMOUNT.findall(text)) >= 2 and bool(_AMOUNT_QUESTION.search(text) or _WORK_OUT.search(text))
