@@ -135,7 +135,7 @@ def test_an_unannotated_read_is_no_side_effect_only_a_capability_that_says_it_ac
     assert score_case(tables, acting, facts).side_effect == "the policy engine rates it writes files"
 
 
-def test_arithmetic_built_of_the_requests_own_numbers_is_not_invented() -> None:
+def test_arithmetic_built_of_the_requests_numbers_and_defined_ones_is_not_invented() -> None:
     calc = {"calc__calculate": CapabilityFacts("calc__calculate", side_effecting=True)}
 
     def invented(request: str, expression: str) -> list[str]:
@@ -152,7 +152,10 @@ def test_arithmetic_built_of_the_requests_own_numbers_is_not_invented() -> None:
     assert invented("Was ist 17 mal 23?", "17 * 23") == []
     # A number the request never states is invented, and so is text that is no arithmetic.
     assert invented("What is 48 multiplied by 12?", "48*13") == ["expression='48*13'"]
-    assert invented("What is 48 times 12?", "48*12/100") == ["expression='48*12/100'"]
+    assert invented("What is 48 times 12?", "48*12/7.5") == ["expression='48*12/7.5'"]
+    # Numbers the words fix exactly: a unit's definition, a thousands separator.
+    assert invented("convert 5 miles to km", "5*1.609344") == []
+    assert invented("Split 1,250 euros evenly between 4 people", "1250/4") == []
     assert invented("What is 48 multiplied by 12?", "rm -rf 48") == ["expression='rm -rf 48'"]
 
 
