@@ -139,6 +139,8 @@ def request_action(text: str) -> RequestAction:
     # amount ("how much does each pay?"), and a noun of the story ("bill") is no order.
     expression = expression_in(text)
     story = text.replace(expression.words, " ") if expression is not None else text
+    story = _LEADING_SETTING.sub("", story, count=1)
+    question = text.rstrip().endswith("?")
     for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(story))):
         clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
         if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
@@ -156,6 +158,8 @@ def request_action(text: str) -> RequestAction:
             continue
         if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
             continue  # "just look, don't create anything"
+        if question and index >= 2 and tokens[index - 1] == "to" and tokens[index - 2] in _PERMISSION:
+            continue  # "what is it allowed to touch?"
         in_verb_place = index in clause_starts or tokens[index - 1] in _VERB_LEADS
         if expression is not None and not in_verb_place:
             continue
@@ -251,9 +255,15 @@ def capability_action(capability: Capability) -> CapabilityAction:
 _POLITE = frozenset("please can could would you kindly just now".split())
 # A phrase that sets where or what before the order ("In sales.xlsx, define ...", "For ticket 3,
 # pin it"): the imperative's verb comes after its comma.
+# "In /srv/app/config.json change the port": a path or a file name alone sets it, comma or not.
 _LEADING_SETTING = re.compile(
-    r"^\s*(?:in|on|inside|within|for|at|from|under|over|with|across|into)\b[^,;:?!]{1,80},\s*", re.IGNORECASE
+    r"^\s*(?:in|on|inside|within|for|at|from|under|over|with|across|into)\b"
+    r"(?:[^,;:?!]{1,80},|\s+(?:\S*[/\\]\S*|[\w-]+\.[A-Za-z]\w{0,7})(?=\s))\s*",
+    re.IGNORECASE,
 )
+# "Which folders is it allowed to touch?": a verb after a permission names what may be done,
+# in a question about it; it orders nothing.
+_PERMISSION = frozenset({"allowed", "able", "permitted", "authorized", "authorised", "supposed"})
 
 
 @lru_cache(maxsize=256)  # asked several times per capability scored, of the same request

@@ -45,6 +45,13 @@ _CREATIVE = re.compile(
     r"(?:short\s+|funny\s+|little\s+)?(?:haiku|poem|story|joke|limerick|song|sonnet|riddle|essay|slogan)s?\b",
     re.IGNORECASE,
 )
+# "Summarize this in a line: Q3 revenue grew 4% ...": the text to work on is in the request
+# itself, after its colon; no server holds it.
+_ON_GIVEN_TEXT = re.compile(
+    r"^\s*(?:please\s+)?(?:summari[sz]e|translate|rephrase|rewrite|paraphrase|shorten|proofread|simplify|tl;?dr)\b"
+    r"(?P<lead>[^:\n]{0,40}\b(?:this|the\s+following|the\s+text\s+below|these\s+lines)\b[^:\n]{0,30}):\s*\S",
+    re.IGNORECASE,
+)
 _ACTION_CONCEPTS = frozenset(
     {"list", "read", "search", "summarize", "send", "email", "write", "update", "delete", "greet", "prompt"}
 )
@@ -85,6 +92,9 @@ def classify(text: str) -> IntentDecision:
         return IntentDecision("answer_without_mcp", "none", "small talk needs no external capability")
     if _CREATIVE.match(text) and not has_value:
         return IntentDecision("answer_without_mcp", "none", "a request to write something for the person")
+    given = _ON_GIVEN_TEXT.match(text)
+    if given and not any(stem(word) in _RECORD_NOUNS for word in words(given.group("lead"))):
+        return IntentDecision("answer_without_mcp", "none", "the request brings the text it is about")
     about_holdings = bool(_HOLDINGS.search(text))
     if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record or about_holdings):
         return IntentDecision(

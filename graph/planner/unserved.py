@@ -48,8 +48,12 @@ _OBJECT_START = re.compile(
 
 # "Convert sales.xlsx to a PDF": converting a file makes another file, which no read does
 # (converting an amount or a time is arithmetic or a look-up, and changes nothing).
+# "Export the graph to a CSV file", "save the sheet as q3.csv": what is exported or saved goes
+# into a file, which no read makes either.
 _FILE_CONVERSION = re.compile(
-    r"^\W*(?:please\s+)?(?:convert|turn|transform)\s+(?:the\s+|my\s+|this\s+)?[\w~/.-]*\.[A-Za-z]\w{0,7}\s+(?:to|into)\b",
+    r"^\W*(?:please\s+)?(?:(?:convert|turn|transform)\s+(?:the\s+|my\s+|this\s+)?[\w~/.-]*\.[A-Za-z]\w{0,7}\s+(?:to|into)\b"
+    r"|(?:export|save|dump|download)\b[^?]{1,80}?\s(?:to|into|as)\s+(?:an?\s+|the\s+)?"
+    r"(?:[\w~/.-]*\.[A-Za-z]\w{0,7}\b|(?:csv|pdf|json|xml|xlsx|xls|html|markdown|txt|text|png|jpe?g|zip)\b))",
     re.IGNORECASE,
 )
 

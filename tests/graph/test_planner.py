@@ -40,6 +40,11 @@ EMAIL: dict[str, Any] = {
         ("Read ticket://4", "read_resource"),
         ("Use the summarize tickets prompt", "use_prompt"),
         ("Send an email to bob@example.com saying hi", "execute_tool"),
+        # The text to work on comes with the request, after its colon: no server holds it.
+        ("Translate this into German: the meeting moved to Friday.", "answer_without_mcp"),
+        ("Please rephrase the following: we shipped late again", "answer_without_mcp"),
+        # ... unless what it names is something the servers hold.
+        ("Summarize this ticket: number 4", "execute_tool"),
     ],
 )
 def test_intent_is_classified_from_the_words_of_the_request(text: str, intent: str) -> None:

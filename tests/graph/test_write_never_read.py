@@ -159,3 +159,47 @@ def test_a_statement_or_order_that_changes_data_never_goes_to_a_read(request_tex
     scores = {s.capability.name: s.score for s in rank(SQLITE, request_text, "tool", [])}
 
     assert scores["read_query"] < 0 and scores["describe_table"] < 0
+
+
+# A document store's reads, for orders that make a file or change one set in a leading phrase.
+DOCUMENTS = [
+    Capability(
+        key=f"library__{name}",
+        server="library",
+        type="tool",
+        name=name,
+        description=description,
+        input_schema={"type": "object", "properties": properties, "required": list(properties)},
+        annotations={"readOnlyHint": True},
+    )
+    for name, description, properties in [
+        ("get_document", "Get a document's text by its path.", {"path": {"type": "string"}}),
+        ("describe_collection", "Describe a collection: its documents and their sizes.", {"name": {"type": "string"}}),
+    ]
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        # An order after a path that sets the scene, with no comma.
+        "In /srv/library/intro.md change the title from Draft to Final",
+        "On /srv/library/faq.md rename the heading to Questions",
+        # Exporting or saving into a file makes a file, which no read does.
+        "Export the handbook collection to a JSON file",
+        "Save the intro document as intro-v2.md",
+        "Download the faq collection as a zip",
+    ],
+)
+def test_an_order_to_make_or_change_a_file_is_never_served_by_a_read(request_text: str) -> None:
+    for scored in rank(DOCUMENTS, request_text, "tool", []):
+        assert scored.score < 0, (scored.capability.name, scored.reasons)
+
+
+def test_a_verb_after_a_permission_in_a_question_orders_nothing() -> None:
+    from graph.planner.actions import request_action
+
+    assert request_action("Which collections is the library allowed to delete?").verbs == ()
+    assert request_action("What am I permitted to send from here?").verbs == ()
+    # An order stays an order.
+    assert request_action("Delete the faq collection").verbs == ("delete",)
