@@ -209,7 +209,10 @@ def expression_of_stated_numbers(value: Any, request: str) -> bool:
         return False
     numbers = re.findall(r"\d+(?:\.\d+)?", value)
     return bool(numbers) and all(
-        stated_in(float(n) if "." in n else int(n), request) or n in _DEFINED_NUMBERS for n in numbers
+        _contains(_text(request), n)
+        or stated_in(float(n) if "." in n else int(n), request)
+        or n in _DEFINED_NUMBERS
+        for n in numbers
     )
 
 

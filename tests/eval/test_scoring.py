@@ -156,6 +156,7 @@ def test_arithmetic_built_of_the_requests_numbers_and_defined_ones_is_not_invent
     # Numbers the words fix exactly: a unit's definition, a thousands separator.
     assert invented("convert 5 miles to km", "5*1.609344") == []
     assert invented("Split 1,250 euros evenly between 4 people", "1250/4") == []
+    assert invented("Our bill is 86.40. How much is an 18% tip?", "86.40*18/100") == []
     assert invented("What is 48 multiplied by 12?", "rm -rf 48") == ["expression='rm -rf 48'"]
 
 
