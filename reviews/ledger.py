@@ -936,13 +936,23 @@ class ReviewLedger:
         Returns:
             True when this process took it over; False when another did first.
         """
+        here, me = socket.gethostname(), os.getpid()
+        if (
+            review.decider_host == here
+            and review.decider_pid not in (None, me)
+            and _alive(here, review.decider_pid)
+        ):
+            # A live process of this host holds it: most likely another sweeper that claimed it
+            # between this one's listing and its read of the row. Comparing against what was
+            # read then would let both take it (two sweepers marked one call outcome_unknown).
+            return False
         with self._db.write() as conn:
             return (
                 conn.execute(
                     "UPDATE reviews SET decider_host = ?, decider_pid = ? WHERE id = ?"
                     " AND carried_out_at IS NULL AND decider_host IS NOT DISTINCT FROM ?"
                     " AND decider_pid IS NOT DISTINCT FROM ?",
-                    (socket.gethostname(), os.getpid(), review.id, review.decider_host, review.decider_pid),
+                    (here, me, review.id, review.decider_host, review.decider_pid),
                 ).rowcount
                 == 1
             )

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -226,6 +227,35 @@ def test_a_decision_still_being_carried_out_by_a_live_process_is_left_to_it(data
         assert services.reviews.sweep()["resumed"] == []
         assert services.ledger.require(review_id).status == "approved"
     assert outbox(data_dir) == []
+
+
+def test_a_review_another_live_sweeper_has_just_claimed_is_not_claimed_again(data_dir: Path) -> None:
+    # Found as two restarting replicas that both marked one call outcome_unknown: the second
+    # read the row after the first had claimed it, and compared against what it read.
+    servers = email_servers(data_dir)
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        assert paused.final_output.review is not None
+        review_id = paused.final_output.review.id
+        services.ledger.record_decision(
+            review_id, reviewer="reviewer", action="approve", reason=None, arguments=None
+        )
+        other_sweeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            run_sql(
+                data_dir,
+                f"UPDATE reviews SET decider_host = '{socket.gethostname()}', decider_pid = {other_sweeper.pid}"
+                f" WHERE id = '{review_id}'",
+            )
+            as_read_after_its_claim = services.ledger.require(review_id)
+
+            assert not services.ledger.claim(as_read_after_its_claim)
+            assert services.ledger.require(review_id).decider_pid == other_sweeper.pid
+        finally:
+            other_sweeper.kill()
+            other_sweeper.wait()
+        # Once that process is gone, the review is there to be taken over.
+        assert services.ledger.claim(services.ledger.require(review_id))
 
 
 def test_an_approval_whose_thread_ended_without_the_call_is_closed_as_not_run(data_dir: Path) -> None:
