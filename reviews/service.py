@@ -389,6 +389,11 @@ class ReviewService:
         thread_id = review.thread_id if review is not None else thread_or_review
         pending = pending_interrupt(self.graph, thread_id)
         if pending is None:
+            # A decision that won the race has already taken the thread past its pause (its
+            # call may be running): that is "decided first", not "nothing to withdraw".
+            decided = review if review is not None else self.ledger.latest_for_thread(thread_id)
+            if decided is not None and decided.status != "pending" and decided.decided_by != by:
+                raise AlreadyDecidedError(decided.id, decided.status, decided.decided_by, decided.decided_at)
             raise NothingToResumeError(thread_id)
         owner = str(pending.get("requester") or "")
         if by != owner and not self.policy.may_take_over(by):

@@ -51,14 +51,20 @@ def test_only_the_requester_or_a_role_that_takes_threads_over_may_withdraw(data_
         assert done.final_output.status == "cancelled"
 
 
-def test_a_decided_review_can_no_longer_be_withdrawn(data_dir: Path) -> None:
+def test_a_decided_review_can_no_longer_be_withdrawn_and_the_operator_is_told_who_decided(
+    data_dir: Path,
+) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
         paused = ask(services, EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
-        services.reviews.decide(paused.final_output.review.id, reviewer="reviewer", approve=True)
+        review_id = paused.final_output.review.id
+        services.reviews.decide(review_id, reviewer="reviewer", approve=True)
 
-        with pytest.raises(NothingToResumeError):
-            services.reviews.withdraw(paused.final_output.thread_id, by="operator")
+        # By thread or by review, as a withdrawal racing the decision is told (exit 3): the
+        # same answer whether the decision was still running or had finished.
+        for named in (paused.final_output.thread_id, review_id):
+            with pytest.raises(AlreadyDecidedError, match=r"already decided by reviewer .*\(executed\)"):
+                services.reviews.withdraw(named, by="operator")
     assert len(outbox(data_dir)) == 1
 
 
