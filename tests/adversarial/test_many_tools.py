@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph
 from graph.planner.deterministic import CANDIDATES_KEPT
 from graph.planner.model import ModelPlanner
 from graph.planner.shortlist import SHORTLIST
@@ -29,6 +29,7 @@ from servers.filesystem import build_server as build_filesystem
 from tests.adversarial.harness import gatehouse_with
 from tests.adversarial.many_tools_server import PAGE, build
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
+from tests.graphs import sqlite_graph
 from tests.mcp_host.helpers import lowlevel
 from tests.support import ask, context_for
 
@@ -45,13 +46,7 @@ def many_and_filesystem(data_dir: Path) -> Iterator[tuple[SdkMcpClient, list[str
         yield client, asked
 
 
-@pytest.fixture
-def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
-    saver = open_sqlite_checkpointer(tmp_path / "gatehouse.db")
-    try:
-        yield compile_graph(saver)
-    finally:
-        saver.conn.close()
+graph = sqlite_graph
 
 
 def test_a_server_offering_ten_thousand_tools_is_listed_only_up_to_the_limit_and_says_so(

@@ -4,29 +4,20 @@ holds, and nothing the model asked for beyond it runs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-import pytest
 from langchain_core.messages import AIMessage
 
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph
 from graph.planner.model import ModelPlanner
 from graph.runner import RunOutcome, start_request
 from tests.fakes import FaultInjectingClient
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
+from tests.graphs import sqlite_graph
 from tests.support import context_for
 
-
-@pytest.fixture
-def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
-    saver = open_sqlite_checkpointer(tmp_path / "graph.db")
-    try:
-        yield compile_graph(saver)
-    finally:
-        saver.conn.close()
+graph = sqlite_graph
 
 
 def run(

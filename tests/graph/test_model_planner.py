@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph
 from graph.planner.model import ModelPlanner
 from graph.runner import RunOutcome, start_request
 from graph.state import ReviewDecision
@@ -27,19 +27,13 @@ from servers.catalog import build_all
 from servers.filesystem import PROJECT_FOLDER
 from tests.fakes import FaultInjectingClient
 from tests.graph.scripted_model import Reply, ScriptedChatModel, tool_call
+from tests.graphs import sqlite_graph
 from tests.support import context_for
 
 MODEL = "openai:gpt-4.1-mini"
 
 
-@pytest.fixture
-def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
-    """SQLite only: what the planner proposes does not depend on where checkpoints are kept."""
-    saver = open_sqlite_checkpointer(tmp_path / "graph.db")
-    try:
-        yield compile_graph(saver)
-    finally:
-        saver.conn.close()
+graph = sqlite_graph
 
 
 def planner(*script: Reply, timeout: float = 30.0) -> tuple[ModelPlanner, ScriptedChatModel]:

@@ -13,15 +13,15 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gatehouse.planner_choice import planner_for
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph
 from graph.runner import start_request
 from tests.fakes import FaultInjectingClient
+from tests.graphs import sqlite_graph
 from tests.support import context_for
 
 REQUIRE_EXTRAS_VARIABLE = "GATEHOUSE_REQUIRE_MODEL_EXTRAS"
@@ -117,13 +117,7 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
         server.server_close()
 
 
-@pytest.fixture
-def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
-    saver = open_sqlite_checkpointer(tmp_path / "graph.db")
-    try:
-        yield compile_graph(saver)
-    finally:
-        saver.conn.close()
+graph = sqlite_graph
 
 
 def test_a_real_provider_proposes_by_tool_call_and_streams_the_answer(

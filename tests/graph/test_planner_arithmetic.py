@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.builder import CompiledGraph, compile_graph
+from graph.builder import CompiledGraph
 from graph.planner.arguments import extract_arguments
 from graph.planner.calculation import conversion_in, expression_in
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from tests.calculator_server import build_server as build_calculator
+from tests.graphs import memory_graph
 from tests.support import ask
 
 
@@ -26,9 +26,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SdkMcpClient]:
         yield client
 
 
-@pytest.fixture(scope="module")
-def graph() -> CompiledGraph:
-    return compile_graph(InMemorySaver())
+graph = memory_graph
 
 
 @pytest.mark.parametrize(

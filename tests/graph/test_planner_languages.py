@@ -4,24 +4,14 @@ capability among the choices), and nothing runs that the operator did not ask fo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from graph.builder import CompiledGraph, compile_graph, open_sqlite_checkpointer
+from graph.builder import CompiledGraph
 from tests.fakes import FaultInjectingClient
+from tests.graphs import sqlite_graph
 from tests.support import ask
 
-
-@pytest.fixture
-def graph(tmp_path: Path) -> Iterator[CompiledGraph]:
-    """SQLite only: what the planner chooses does not depend on where checkpoints are kept."""
-    saver = open_sqlite_checkpointer(tmp_path / "graph.db")
-    try:
-        yield compile_graph(saver)
-    finally:
-        saver.conn.close()
+graph = sqlite_graph
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from graph.builder import CompiledGraph, compile_graph
+from graph.builder import CompiledGraph
 from graph.planner.arguments import extract_arguments
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
+from tests.graphs import memory_graph
 from tests.support import ask
 
 _READS = ToolAnnotations(read_only_hint=True)
@@ -102,9 +102,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SdkMcpClient]:
         yield client
 
 
-@pytest.fixture(scope="module")
-def graph() -> CompiledGraph:
-    return compile_graph(InMemorySaver())
+graph = memory_graph
 
 
 @pytest.mark.parametrize(

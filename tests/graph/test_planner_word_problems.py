@@ -10,17 +10,17 @@ from pathlib import Path
 from typing import Annotated
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from graph.builder import CompiledGraph, compile_graph
+from graph.builder import CompiledGraph
 from graph.planner.calculation import expression_in
 from graph.planner.word_problems import conversion_expression
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from tests.calculator_server import evaluate
+from tests.graphs import memory_graph
 from tests.support import ask
 
 
@@ -42,9 +42,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SdkMcpClient]:
         yield client
 
 
-@pytest.fixture(scope="module")
-def graph() -> CompiledGraph:
-    return compile_graph(InMemorySaver())
+graph = memory_graph
 
 
 @pytest.mark.parametrize(

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.builder import CompiledGraph, compile_graph
+from graph.builder import CompiledGraph
 from graph.planner.scoring import rank
 from mcp_host.manifest import Capability
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from tests.fakes import FaultInjectingClient
+from tests.graphs import memory_graph
 from tests.support import ask
 
 
@@ -31,9 +31,7 @@ def client(servers: SdkMcpClient) -> FaultInjectingClient:
     return FaultInjectingClient(servers)
 
 
-@pytest.fixture(scope="module")
-def graph() -> CompiledGraph:
-    return compile_graph(InMemorySaver())
+graph = memory_graph
 
 
 @pytest.mark.parametrize(
