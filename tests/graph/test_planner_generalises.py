@@ -3,29 +3,13 @@ Gatehouse was never tuned on, so a pass means the rule generalises, not that a n
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from graph.planner.actions import capability_action, request_action
 from graph.planner.arguments import extract_arguments
 from graph.planner.scoring import rank
 from graph.planner.zones import zone_mentions
-from mcp_host.manifest import Capability
-
-
-def tool(server: str, name: str, description: str, properties: dict[str, Any] | None = None,
-         required: list[str] | None = None) -> Capability:  # fmt: skip
-    schema = {"type": "object", "properties": properties or {}, "required": required or []}
-    return Capability(
-        key=f"{server}__{name}",
-        server=server,
-        type="tool",
-        name=name,
-        description=description,
-        input_schema=schema,
-    )
-
+from tests.capabilities import tool
 
 GARDEN = [
     tool("garden", "list_plants", "List the plants in a bed.", {"bed": {"type": "string"}}),

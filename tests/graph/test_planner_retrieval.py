@@ -29,24 +29,9 @@ from graph.planner.similarity import (
     similarities,
 )
 from mcp_host.manifest import Capability
+from tests.capabilities import tool
 
 READ_ONLY = {"readOnlyHint": True}
-
-
-def tool(server: str, name: str, description: str, properties: dict[str, Any] | None = None,
-         required: list[str] | None = None, annotations: dict[str, Any] | None = None,
-         title: str | None = None) -> Capability:  # fmt: skip
-    schema = {"type": "object", "properties": properties or {}, "required": required or []}
-    return Capability(
-        key=f"{server}__{name}",
-        server=server,
-        type="tool",
-        name=name,
-        title=title,
-        description=description,
-        input_schema=schema,
-        annotations=annotations or {},
-    )
 
 
 def path(description: str = "") -> dict[str, Any]:
