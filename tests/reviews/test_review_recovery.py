@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.operator_requests import ask
+from gatehouse.wiring import Services
 from graph.runner import pending_interrupt, thread_config
 from reviews.ledger import ReviewLedger
 from tests.processes import alive
@@ -213,16 +214,22 @@ def test_a_decision_whose_process_died_is_carried_out_by_the_sweep_exactly_once(
     assert len(outbox(data_dir)) == sent
 
 
+def _approved_not_carried_out(services: Services) -> str:
+    """An e-mail review approved in the ledger by this process, its decision not carried out."""
+    paused = ask(services, EMAIL_REQUEST, requester="operator")
+    assert paused.final_output.review is not None
+    review_id = paused.final_output.review.id
+    services.ledger.record_decision(
+        review_id, reviewer="reviewer", action="approve", reason=None, arguments=None
+    )
+    return review_id
+
+
 def test_a_decision_still_being_carried_out_by_a_live_process_is_left_to_it(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        assert paused.final_output.review is not None
-        review_id = paused.final_output.review.id
         # Recorded by this (live) process, not yet carried out: a sweep must not take it over.
-        services.ledger.record_decision(
-            review_id, reviewer="reviewer", action="approve", reason=None, arguments=None
-        )
+        review_id = _approved_not_carried_out(services)
 
         assert services.reviews.sweep()["resumed"] == []
         assert services.ledger.require(review_id).status == "approved"
@@ -234,12 +241,7 @@ def test_a_review_another_live_sweeper_has_just_claimed_is_not_claimed_again(dat
     # read the row after the first had claimed it, and compared against what it read.
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
-        assert paused.final_output.review is not None
-        review_id = paused.final_output.review.id
-        services.ledger.record_decision(
-            review_id, reviewer="reviewer", action="approve", reason=None, arguments=None
-        )
+        review_id = _approved_not_carried_out(services)
         other_sweeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         try:
             run_sql(
