@@ -109,6 +109,7 @@ def main() -> None:
             st.Page("views/review_queue.py", title="Reviews", icon=":material/fact_check:"),
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
             st.Page("views/servers.py", title="Servers", icon=":material/dns:", url_path=SERVERS_PAGE_PATH),
+            st.Page("views/policy.py", title="Policy", icon=":material/policy:"),
         ]
     )
     with st.sidebar:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gatehouse.cli_input import check_text_arguments, json_arguments
+from gatehouse.policy_change_commands import CHANGE_ACTIONS, add_change_commands
 from gatehouse.settings import Settings
 from gatehouse.visible_text import visible
 from mcp_host.reported import EXIT_USAGE, ReportedError
@@ -166,6 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     explain_cmd.add_argument(
         "--args", default="{}", metavar="JSON", help="the arguments to judge (a JSON object)"
     )
+    add_change_commands(policy_actions, common)
 
     reviews_cmd = commands.add_parser("reviews", help="the review queue")
     reviews_actions = reviews_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -413,6 +415,18 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_policy_change(args: argparse.Namespace) -> int:
+    from gatehouse.policy_change_commands import render_change_report, run_change_command
+    from gatehouse.wiring import open_services
+
+    # Only reading commands need no database of their own: they never create one.
+    reading = args.action in {"show", "history", "changes", "diff"}
+    with open_services(_settings(args), connect_servers=False, create_database=not reading) as services:
+        report = run_change_command(args, services.policy_changes)
+        _print(report, args.json, render_change_report, services.secrets)
+    return EXIT_OK
+
+
 def _run_reviews_list(args: argparse.Namespace) -> int:
     """The ledger's rows as they are, without the graph or the servers: listing changes
     nothing (an overdue review becomes `expired` at `reviews sweep` or `reviews decide`)."""
@@ -631,6 +645,8 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_OK
         return _run_servers_check(args)
     if args.command == "policy":
+        if args.action in CHANGE_ACTIONS:
+            return _run_policy_change(args)
         return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
     if args.command == "reviews":
         return _run_reviews(args)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gatehouse.errors import ConfigurationError
@@ -23,13 +24,34 @@ if TYPE_CHECKING:
 
 
 def policy_file(settings: Settings) -> PolicyFile:
-    """The configured policy, or the shipped default; ${GATEHOUSE_DATA} names the data folder
-    (and the other helpers mean what they do in a servers file: Settings.file_variables).
-    A bad policy raises PolicyError, which reports itself (mcp_host/reported.py)."""
-    from policies.loader import DEFAULT_POLICY, load_policy
+    """The configured policy file, or the shipped default, as the file says; ${GATEHOUSE_DATA}
+    names the data folder (and the other helpers mean what they do in a servers file:
+    Settings.file_variables). A bad policy raises PolicyError, which reports itself
+    (mcp_host/reported.py). What a process runs on is the newest version in its database
+    (changes approved in the app): wiring.py's build_services, from policy_text and policy_parser."""
+    text, path = policy_text(settings)
+    return policy_parser(settings)(text, str(path))
+
+
+def policy_text(settings: Settings) -> tuple[str, Path]:
+    """The policy file's text and where it is (the shipped default when none is configured)."""
+    from policies.loader import DEFAULT_POLICY, read_policy_text
+
+    path = settings.policy_path or DEFAULT_POLICY
+    return read_policy_text(path), path
+
+
+def policy_parser(settings: Settings) -> Callable[[str, str], PolicyFile]:
+    """Check a policy's text (and name it in errors) as this process reads its file: with its
+    environment's variables and Gatehouse's helper variables."""
+    from policies.loader import parse_policy_text
 
     variables = {**os.environ, **settings.file_variables}
-    return load_policy(settings.policy_path or DEFAULT_POLICY, variables=variables)
+
+    def parse(text: str, source: str) -> PolicyFile:
+        return parse_policy_text(text, source=source, variables=variables)
+
+    return parse
 
 
 def require_existing_database(settings: Settings) -> None:

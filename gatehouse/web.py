@@ -133,13 +133,18 @@ def role_of(user: str | None) -> str | None:
 
 
 def may_review(user: str | None) -> bool:
-    role = role_of(user)
-    return role is not None and bool(services().policy.policy.roles[role].review)
+    # One read of the policy: a newer version may arrive between two (policies/engine.py).
+    role = services().policy.role(user) if user else None
+    return role is not None and bool(role.review)
 
 
 def may_manage_servers(user: str | None) -> bool:
-    role = role_of(user)
-    return role is not None and services().policy.policy.roles[role].manage_servers
+    role = services().policy.role(user) if user else None
+    return role is not None and role.manage_servers
+
+
+def may_manage_policy(user: str | None) -> bool:
+    return user is not None and services().policy.may_manage_policy(user)
 
 
 @st.fragment(run_every=REFRESH_SECONDS)

@@ -23,6 +23,7 @@ from gatehouse.errors import ConfigurationError
 from gatehouse.planner_choice import planner_for
 from gatehouse.read_only import open_audit_log as open_audit_log
 from gatehouse.read_only import policy_file as policy_file
+from gatehouse.read_only import policy_parser, policy_text
 from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
 from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
@@ -40,14 +41,18 @@ from mcp_host.sampling import SamplingHandler
 from mcp_host.sdk_client import SdkMcpClient
 from policies.constraints import DeclaredRoots
 from policies.engine import PolicyEngine
+from policies.live import database_feed
+from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
+from policies.versions import PolicyVersions
 from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
+from reviews.policy_changes import PolicyChanges, start_on_file
 from reviews.questions import QuestionStore
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
@@ -74,6 +79,8 @@ class Services:
     # Servers' questions during calls, put to the operator who asked (the pool's elicitation
     # handler when the pool is this process's own).
     questions: OperatorQuestions
+    # Changes to the policy proposed and approved from the app or the CLI.
+    policy_changes: PolicyChanges
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     # The servers file the pool was started from, with its broken entries (None: a client was
@@ -204,6 +211,25 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
     return _Storage(checkpointer, pins, ledger, audit, conversations, outbox, questions)
 
 
+def _policy_in_force(
+    settings: Settings,
+    audit: AuditLog,
+    text: str,
+    path: Path,
+    parse: Callable[[str, str], PolicyFile],
+    from_file: PolicyFile,
+) -> tuple[PolicyVersions, PolicyFile, int]:
+    """The versions of the policy in this database, the one this process runs on and its
+    number: the file's, or a newer one approved in the app (policies/versions.py reconcile)."""
+    with _opening(settings):
+        versions = PolicyVersions(audit.database)
+        started = start_on_file(versions, audit, text, str(path))
+    version = started.version
+    if started.outcome == "kept_newer":
+        return versions, parse(version.text, f"policy version {version.seq} ({version.origin})"), version.seq
+    return versions, from_file, version.seq
+
+
 def servers_config(settings: Settings) -> ServersConfig:
     """The configured servers file, or the shipped one that runs the bundled demo servers; in
     either, Gatehouse's helpers (${GATEHOUSE_PYTHON}, ...) mean the same (helper_variables), so
@@ -330,7 +356,10 @@ def build_services(
     # Whatever client this function makes, it owns (and Services.close closes); a client
     # handed in belongs to the caller.
     owns_mcp = mcp is None
-    policy = policy_file(settings)
+    text, path = policy_text(settings)
+    parse = policy_parser(settings)
+    # The file is checked before anything is opened: a bad one is one line naming the key.
+    policy = parse(text, str(path))
     if servers is None and mcp is None and connect_servers:
         servers = servers_config(settings)
     if not create_database:
@@ -344,7 +373,15 @@ def build_services(
         storage.audit,
         storage.conversations,
     )
+    try:
+        versions, policy, version = _policy_in_force(settings, storage.audit, text, path, parse, policy)
+    except BaseException:
+        storage.close()
+        raise
+    secrets.use_names(policy.audit.redact_arguments)
     engine = PolicyEngine(policy, pins=pins, declared_roots=declared_roots(servers))
+    engine.follow(database_feed(versions, parse), version=version)
+    engine.when_changed(lambda newer: secrets.use_names(newer.audit.redact_arguments))
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     questions = OperatorQuestions(storage.questions, audit, engine, secrets)
     try:
@@ -417,6 +454,7 @@ def build_services(
         ),
         settings=settings,
         questions=questions,
+        policy_changes=PolicyChanges(versions, audit, engine, parse, policy_file=settings.policy_path),
         secrets=secrets,
         servers=servers,
         owns_mcp=owns_mcp,

@@ -577,6 +577,7 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         "missing_arguments": list(missing),
         "output_expectation": policy.output_expectation,
         "review_terms": review_terms_data(policy.review),
+        "policy_version": policy.policy_version,
     }
     update: GraphState = {
         "capability_validation": verdict,

@@ -175,6 +175,8 @@ class CapabilityValidation(TypedDict, total=False):
     missing_arguments: list[str]
     output_expectation: str
     review_terms: ReviewTermsData
+    # The version of the policy that judged it (policies/versions.py); None: a file alone.
+    policy_version: int | None
 
 
 class McpRequestData(TypedDict):

@@ -51,6 +51,8 @@ class PolicyDecision(BaseModel):
     review: ReviewTerms = Field(default_factory=ReviewTerms)
     # The definition pinned earlier, when it differs from the one offered now.
     previous_definition: dict[str, Any] | None = None
+    # The version of the policy that decided (policies/versions.py); None: a policy file alone.
+    policy_version: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@ go to a reviewer. Nothing a server says can turn a review into an allow.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -26,9 +29,17 @@ from policies.secrets import SecretRedactor
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
-    from policies.model import Category, PolicyFile, Rule
+    from policies.model import Category, PolicyFile, Role, Rule
 
 _RANK: dict[Action, int] = {"allow": 0, "review": 1, "deny": 2}
+_log = logging.getLogger(__name__)
+
+# Given the version this engine runs on, the newer current one (its number and the policy),
+# or None when there is none newer (policies/live.py reads it from the database).
+PolicyFeed = Callable[[int], "tuple[int, PolicyFile] | None"]
+# How often an engine asks its feed at most: a change approved on one replica reaches the
+# others within this (and the poll is one indexed read).
+FOLLOW_EVERY_SECONDS = 2.0
 _SUSPICIOUS = "suspicious_text"
 
 
@@ -65,6 +76,20 @@ class _PinCheck(NamedTuple):
     to_record: dict[str, Pin]
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """One version of the policy and what the engine derives from it, swapped as one."""
+
+    policy: PolicyFile
+    version: int | None
+    output: OutputRules
+    secrets: SecretRedactor
+
+
+def _loaded(policy: PolicyFile, version: int | None) -> _Loaded:
+    return _Loaded(policy, version, OutputRules(policy.output), SecretRedactor(policy.audit.redact_arguments))
+
+
 @dataclass
 class _Verdict:
     """The action so far, the rule it comes from (None: the default) and why: what the steps
@@ -92,19 +117,84 @@ class PolicyEngine:
     ) -> None:
         """``declared_roots``: the roots servers declare in the servers file, which confine
         their path arguments unless the policy names roots for them itself (roots_for)."""
-        self.policy = policy
+        self._loaded = _loaded(policy, None)
         self.pins: PinStore = pins if pins is not None else MemoryPinStore()
         self.declared_roots = declared_roots or DeclaredRoots()
-        self._output = OutputRules(policy.output)
-        self._secrets = SecretRedactor(policy.audit.redact_arguments)
         # What the engine reads from a definition (its risk, suspicious text) depends on the
         # definition alone: computed once per fingerprint, not on every request.
         self._definition_findings: dict[tuple[str, str, bool], tuple[Risk, list[Flag]]] = {}
+        self._feed: PolicyFeed | None = None
+        self._follow_every = FOLLOW_EVERY_SECONDS
+        self._monotonic: Callable[[], float] = time.monotonic
+        self._next_check = 0.0
+        self._checking = threading.Lock()
+        self._listeners: list[Callable[[PolicyFile], None]] = []
+
+    # -- which version -----------------------------------------------------------------------
+
+    @property
+    def policy(self) -> PolicyFile:
+        """The policy in force: the newest version the feed has, asked at most every few
+        seconds (follow). A method reading several parts reads them from one ``policy``."""
+        self._check_feed()
+        return self._loaded.policy
+
+    @property
+    def version(self) -> int | None:
+        """The number of the version in force (policies/versions.py); None: a file alone."""
+        return self._loaded.version
+
+    def follow(
+        self,
+        feed: PolicyFeed,
+        *,
+        version: int,
+        every_seconds: float = FOLLOW_EVERY_SECONDS,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Run on version ``version`` of the policy from now on, and on each newer one
+        ``feed`` has, asking it at most every ``every_seconds``."""
+        self._loaded = _loaded(self._loaded.policy, version)
+        self._feed = feed
+        self._follow_every = every_seconds
+        self._monotonic = monotonic
+        self._next_check = monotonic() + every_seconds
+
+    def when_changed(self, listener: Callable[[PolicyFile], None]) -> None:
+        """Call ``listener`` with each newer version this engine adopts."""
+        self._listeners.append(listener)
+
+    def refresh(self) -> bool:
+        """Ask the feed now (after this process applied a change itself). True: adopted one."""
+        if self._feed is None:
+            return False
+        with self._checking:
+            self._next_check = self._monotonic() + self._follow_every
+            try:
+                newer = self._feed(self._loaded.version or 0)
+            except Exception:  # noqa: BLE001 - a database gone for a moment must not stop every decision
+                _log.warning("could not check for a newer policy version", exc_info=True)
+                return False
+            if newer is None:
+                return False
+            self.adopt(newer[1], newer[0])
+            return True
+
+    def adopt(self, policy: PolicyFile, version: int | None) -> None:
+        self._loaded = _loaded(policy, version)
+        self._definition_findings.clear()
+        for listener in self._listeners:
+            listener(policy)
+
+    def _check_feed(self) -> None:
+        if self._feed is not None and self._monotonic() >= self._next_check and not self._checking.locked():
+            self.refresh()
 
     @property
     def output(self) -> OutputRules:
         """What the agent may read of a result ([output]: readable types, the size kept)."""
-        return self._output
+        self._check_feed()
+        return self._loaded.output
 
     # -- the parts ---------------------------------------------------------------------------
 
@@ -197,19 +287,16 @@ class PolicyEngine:
         return Roots(tuple(paths.roots), "the policy's [paths] roots")
 
     def _review_terms(self, rule: Rule | None, category: str | None) -> ReviewTerms:
-        defaults = self.policy.defaults
+        policy = self.policy
+        defaults = policy.defaults
         overrides = rule.review if rule is not None else None
         roles = (
             overrides.reviewer_roles if overrides and overrides.reviewer_roles is not None else None
         ) or list(defaults.reviewer_roles)
-        if self.policy.roles:
+        if policy.roles:
             # A role reviews a category only if the roster says so ("*" for every category).
             wanted = category or "uncategorised"
-            roles = [
-                r
-                for r in roles
-                if r in self.policy.roles and {"*", wanted} & set(self.policy.roles[r].review)
-            ]
+            roles = [r for r in roles if r in policy.roles and {"*", wanted} & set(policy.roles[r].review)]
         return ReviewTerms(
             expiry_minutes=(overrides.expiry_minutes if overrides else None) or defaults.expiry_minutes,
             required_approvals=(overrides.required_approvals if overrides else None)
@@ -222,7 +309,7 @@ class PolicyEngine:
 
     def _output_expectation(self, capability: Capability) -> str:
         if capability.type in {"resource", "resource_template"}:
-            return "readable" if self._output.readable(capability.mime_type) else "opaque"
+            return "readable" if self.output.readable(capability.mime_type) else "opaque"
         return "structured" if capability.output_schema else "text"
 
     # -- the decision ------------------------------------------------------------------------
@@ -249,8 +336,8 @@ class PolicyEngine:
         pin = self._pin_check(capability)
         argument_flags = schema_flags(capability, arguments)
         provenance_flags = [
-            *derived_flags(capability, derived or {}, self._secrets),
-            *secret_flags(capability, arguments, self._secrets, trusted=trusted),
+            *derived_flags(capability, derived or {}, self._loaded.secrets),
+            *secret_flags(capability, arguments, self._loaded.secrets, trusted=trusted),
         ]
         flags: list[Flag] = [*risk.flags, *definition_flags, *pin.flags, *argument_flags, *provenance_flags]
         low = risk.low and not flags
@@ -277,6 +364,7 @@ class PolicyEngine:
             reasons=risk.reasons,
             review=self._review_terms(verdict.deciding, category),
             previous_definition=pin.previous,
+            policy_version=self.version,
         )
         return Evaluation(decision=decision, pins_to_record=pin.to_record)
 
@@ -390,17 +478,18 @@ class PolicyEngine:
         Returns:
             The terms every such review gets.
         """
-        sampling = self.policy.sampling
+        policy = self.policy
+        sampling = policy.sampling
         roles = [
             role
-            for role in sampling.reviewer_roles or self.policy.defaults.reviewer_roles
-            if not self.policy.roles
-            or (role in self.policy.roles and {"*", "sampling"} & set(self.policy.roles[role].review))
+            for role in sampling.reviewer_roles or policy.defaults.reviewer_roles
+            if not policy.roles
+            or (role in policy.roles and {"*", "sampling"} & set(policy.roles[role].review))
         ]
         return ReviewTerms(
             expiry_minutes=sampling.wait_minutes,
             required_approvals=1,
-            four_eyes=self.policy.defaults.four_eyes,
+            four_eyes=policy.defaults.four_eyes,
             reviewer_roles=roles,
         )
 
@@ -419,13 +508,24 @@ class PolicyEngine:
         """The user's role in the policy's roster ([users]); None for someone not in it."""
         return self.policy.users.get(user)
 
+    def role(self, user: str) -> Role | None:
+        """What the user's role allows; None for someone not in the roster."""
+        policy = self.policy
+        name = policy.users.get(user)
+        return policy.roles[name] if name is not None else None
+
     def may_request(self, user: str) -> bool:
         """Whether the user's role may ask for calls; False for someone not in the roster."""
-        role = self.role_of(user)
-        return role is not None and self.policy.roles[role].request
+        role = self.role(user)
+        return role is not None and role.request
 
     def may_take_over(self, user: str) -> bool:
         """Whether this person may continue (or withdraw) a thread somebody else started;
         False for someone not in the roster."""
-        role = self.role_of(user)
-        return role is not None and self.policy.roles[role].take_over_threads
+        role = self.role(user)
+        return role is not None and role.take_over_threads
+
+    def may_manage_policy(self, user: str) -> bool:
+        """Whether this person may propose and approve changes to the policy."""
+        role = self.role(user)
+        return role is not None and role.manage_policy

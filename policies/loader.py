@@ -106,21 +106,31 @@ def _check_references(policy: PolicyFile, source: str) -> None:
             raise PolicyError(f"{source}: sampling.reviewer_roles", f"unknown role {role!r}")
 
 
-def load_policy(path: Path, *, variables: Mapping[str, str] | None = None) -> PolicyFile:
+def read_policy_text(path: Path) -> str:
+    """The policy file's text, as it is (what a version of the policy records)."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise PolicyError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise PolicyError(str(path), f"not valid UTF-8 (byte {exc.start} of the file)") from exc
+
+
+def parse_policy_text(text: str, *, source: str, variables: Mapping[str, str] | None = None) -> PolicyFile:
+    """A policy's TOML text, checked whole (what `gatehouse policy check` does to a file);
+    ``source`` names it in errors (the file, or the change proposed in the app)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise PolicyError(str(path), f"not valid TOML: {exc}") from exc
+        raise PolicyError(source, f"not valid TOML: {exc}") from exc
     except RecursionError as exc:
         # tomllib recurses once per nested array or inline table, and gives up far above
         # anything a policy needs; nothing was half-read.
-        raise PolicyError(str(path), f"nested deeper than {MAX_DEPTH} levels") from exc
+        raise PolicyError(source, f"nested deeper than {MAX_DEPTH} levels") from exc
     if nesting_depth(data) > MAX_DEPTH:
-        raise PolicyError(str(path), f"nested deeper than {MAX_DEPTH} levels")
-    return parse_policy(data, source=str(path), variables=variables)
+        raise PolicyError(source, f"nested deeper than {MAX_DEPTH} levels")
+    return parse_policy(data, source=source, variables=variables)
+
+
+def load_policy(path: Path, *, variables: Mapping[str, str] | None = None) -> PolicyFile:
+    return parse_policy_text(read_policy_text(path), source=str(path), variables=variables)

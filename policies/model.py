@@ -107,6 +107,9 @@ class Role(_Strict):
     review: list[str] = Field(default_factory=list)
     # May connect remote servers (sign in to them for everyone) and sign them out: the Servers page.
     manage_servers: bool = False
+    # May propose changes to this policy from the app or the CLI, and approve others' changes
+    # (the Policy page; reviews/policy_changes.py).
+    manage_policy: bool = False
 
 
 class Paths(_Strict):
@@ -177,6 +180,14 @@ class Elicitation(_Strict):
     secret_forms: Literal["decline", "ask"] = "decline"
 
 
+class PolicyChanges(_Strict):
+    """Changes to this policy proposed from the app or the command line."""
+
+    # Someone else with manage_policy approves each change; false lets the proposer apply
+    # their own (a team of one admin).
+    four_eyes: bool = True
+
+
 class PolicyFile(_Strict):
     version: Literal[1] = 1
     defaults: Defaults = Field(default_factory=Defaults)
@@ -189,3 +200,4 @@ class PolicyFile(_Strict):
     users: dict[str, str] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
     sampling: Sampling = Field(default_factory=Sampling)
+    policy_changes: PolicyChanges = Field(default_factory=PolicyChanges)

@@ -385,13 +385,19 @@ class SecretRedactor:
     later in the thread (see the module's docstring)."""
 
     def __init__(self, secret_arguments: Iterable[str] = ()) -> None:
-        globs = {_normalised_glob(g) for g in (*SECRET_ARGUMENTS, *secret_arguments) if g.strip()}
+        self.use_names(secret_arguments)
+        self._threads = _ThreadSecrets()
+
+    def use_names(self, secret_arguments: Iterable[str]) -> None:
+        """Hide the values under these argument names (globs) on top of the built-in ones, from
+        now on: what a new version of the policy's [audit] redact_arguments says."""
+        names = tuple(secret_arguments)
+        globs = {_normalised_glob(g) for g in (*SECRET_ARGUMENTS, *names) if g.strip()}
         self._globs = tuple(sorted(g for g in globs if g))
         self._names: dict[str, bool] = {}
-        self._cues = _cues((*SECRET_ARGUMENTS, *secret_arguments))
+        self._cues = _cues((*SECRET_ARGUMENTS, *names))
         # Short strings repeat (statuses, capability keys, rule names): each is scanned once.
         self._short_text = lru_cache(maxsize=4096)(self._scan)
-        self._threads = _ThreadSecrets()
 
     def recall_threads_with(self, sources: ThreadSources) -> None:
         """Where a thread met for the first time in this process has its secrets recalled from:

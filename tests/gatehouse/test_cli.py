@@ -311,6 +311,7 @@ def test_policy_check_accepts_the_shipped_policy(tmp_path: Path) -> None:
         "reviewer": "reviewer",
         "reviewer2": "reviewer",
         "admin": "admin",
+        "admin2": "admin",
     }
 
 
