@@ -28,7 +28,7 @@ def policy_page(user: str) -> AppTest:
 def test_an_admin_proposes_on_the_page_and_another_admin_applies_it(app_env: Path) -> None:
     proposer = policy_page("admin")
     text = proposer.text_area(key="policy-text-1")
-    text.set_value(text.value + DENY_EMAIL)
+    text.set_value(f"{text.value}{DENY_EMAIL}")
     proposer.text_input(key="policy-reason-1").set_value("the relay moves")
     proposer.button(key="policy-check").click().run()
     assert '+name = "no e-mail this week"' in [block.value for block in proposer.code][-1]
