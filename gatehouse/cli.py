@@ -396,7 +396,13 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
     from gatehouse.policy_report import UnknownCapabilityError, explain, render_explanation
-    from gatehouse.wiring import declared_roots, open_pins_for_reading, policy_file, server_pool
+    from gatehouse.wiring import (
+        declared_roots,
+        open_pins_for_reading,
+        policy_file,
+        policy_in_force,
+        server_pool,
+    )
     from policies.engine import PolicyEngine
 
     arguments = json_arguments(args.args, "--args")
@@ -404,6 +410,8 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
     policy = policy_file(settings)
     config = _loaded_servers(settings)
     with open_pins_for_reading(settings) as pins:
+        # The version in force: a change approved in the app since the file was read, if any.
+        policy = policy_in_force(settings, policy, pins)
         try:
             with server_pool(settings, config=config) as pool:
                 manifest = pool.discover()

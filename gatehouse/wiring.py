@@ -45,7 +45,7 @@ from policies.live import database_feed
 from policies.model import PolicyFile
 from policies.pins import DatabasePinStore, MemoryPinStore, PinStore
 from policies.secrets import SecretRedactor
-from policies.versions import PolicyVersions
+from policies.versions import PolicyVersions, file_source, standing_version
 from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
@@ -146,6 +146,19 @@ def _opening(settings: Settings) -> Iterator[None]:
         yield
     except _DATABASE_ERRORS as exc:
         raise ConfigurationError(f"database {settings.database}: cannot open it: {exc}") from exc
+
+
+def policy_in_force(settings: Settings, from_file: PolicyFile, pins: PinStore) -> PolicyFile:
+    """For a command that only reads (``policy explain``): the policy a process starting now
+    runs on, the file's or a newer version approved in the app (policies/versions.py), read
+    from the database the pins are on; the file's when there is none."""
+    if not isinstance(pins, DatabasePinStore):
+        return from_file
+    text, path = policy_text(settings)
+    standing = standing_version(pins.database, text, file_source(str(path)))
+    if standing is None:
+        return from_file
+    return policy_parser(settings)(standing.text, f"policy version {standing.seq} ({standing.origin})")
 
 
 def open_pins_for_reading(settings: Settings) -> AbstractContextManager[PinStore]:

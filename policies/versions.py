@@ -9,10 +9,14 @@ it came from: a file a process started on, or an approved change (reviews/policy
 One head row names the current version. Whoever records a version locks it first, so two
 changes applied at once are applied one after the other, and a poll is one indexed read.
 
-``policy_files`` remembers, per file, the digest last adopted from it or written into it: a
-process starting on a file nobody has touched since keeps the changes approved in the app
-after it; a file someone edited (or another file) is adopted as the newest version
-(``PolicyVersions.reconcile``).
+``policy_files`` remembers each text a file has held (adopted from it, or written into it when
+a change was applied) and the newest version it was seen at: a process starting on a file
+holding one of those texts, with only changes approved in the app since, keeps those changes
+(a replica on another machine whose copy of the file is older, or this file after a restart);
+a file holding a text never seen in it (someone edited it), or a file chosen after another
+file was adopted, is adopted as the newest version (``PolicyVersions.reconcile``). So going
+back to an earlier text by hand is not seen as an edit: propose it in the app instead (or
+change anything in the file, a comment will do).
 """
 
 from __future__ import annotations
@@ -39,9 +43,10 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS policy_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)",
         "INSERT INTO policy_head (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
         """CREATE TABLE IF NOT EXISTS policy_files (
-        source TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
         hash TEXT NOT NULL,
-        seq INTEGER NOT NULL)""",
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (source, hash))""",
     ),
 )
 
@@ -111,6 +116,27 @@ def _version(row: Any) -> PolicyVersion:
         recorded_by=data["recorded_by"],
         change_id=data["change_id"],
     )
+
+
+def standing_version(db: Database, text: str, source: str) -> PolicyVersion | None:
+    """For a command that only reads: the version a process starting on the file ``source``
+    (holding ``text``) would run on instead of the file's text; None when the file's text
+    stands or the database keeps no versions (it is not changed: nothing is created)."""
+    with db.read() as conn:
+        kept = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'gatehouse_schema'"
+            if db.dialect.name == "sqlite"
+            else "SELECT 1 FROM information_schema.tables WHERE table_name = 'gatehouse_schema'"
+        ).fetchone()
+        if (
+            kept is None
+            or conn.execute("SELECT 1 FROM gatehouse_schema WHERE store = 'policy_versions'").fetchone()
+            is None
+        ):
+            return None
+        current = PolicyVersions._current(conn)
+        standing = PolicyVersions._standing(conn, current, source, policy_digest(text))
+    return standing.version if standing is not None else None
 
 
 class PolicyVersions:
@@ -204,7 +230,7 @@ class PolicyVersions:
         written into it when a change was applied)."""
         conn.execute(
             "INSERT INTO policy_files (source, hash, seq) VALUES (?, ?, ?)"
-            " ON CONFLICT (source) DO UPDATE SET hash = excluded.hash, seq = excluded.seq",
+            " ON CONFLICT (source, hash) DO UPDATE SET seq = excluded.seq",
             (source, digest, seq),
         )
 
@@ -212,10 +238,10 @@ class PolicyVersions:
         """Which version a process starting on the file ``source`` (holding ``text``) runs on.
 
         The file is adopted, as a new version, when the database has none, or when the file
-        differs from what was last adopted from it or written into it, or when another file
-        was adopted since (someone chose or edited a file: that is the newest intent). A file
-        nobody touched since, with only changes approved in the app after it, is older than
-        they are: the database's current version stands. Locks the head (lock_current)."""
+        holds a text it never held before, or when another file was adopted since it was last
+        seen (someone chose or edited a file: that is the newest intent). A file holding a
+        text it held before, with only changes approved in the app since, is older than they
+        are: the database's current version stands. Locks the head (lock_current)."""
         current = self.lock_current(conn)
         digest = policy_digest(text)
         standing = self._standing(conn, current, source, digest)
@@ -227,26 +253,22 @@ class PolicyVersions:
         self.remember_file(conn, source, digest, version.seq)
         return Reconciliation(version, "adopted", replaced=current)
 
-    def standing_over(self, text: str, source: str) -> PolicyVersion | None:
-        """Without writing: the database's version a process starting on the file would run
-        on instead of the file's text (None: the file's text stands, or no database version)."""
-        with self._db.read() as conn:
-            standing = self._standing(conn, self._current(conn), source, policy_digest(text))
-        return standing.version if standing is not None else None
-
+    @staticmethod
     def _standing(
-        self, conn: Connection, current: PolicyVersion | None, source: str, digest: str
+        conn: Connection, current: PolicyVersion | None, source: str, digest: str
     ) -> Reconciliation | None:
         if current is not None and current.hash == digest:
             return Reconciliation(current, "current")
-        if current is not None and self._untouched_since(conn, source, digest):
+        if current is not None and PolicyVersions._untouched_since(conn, source, digest):
             return Reconciliation(current, "kept_newer")
         return None
 
     @staticmethod
     def _untouched_since(conn: Connection, source: str, digest: str) -> bool:
-        seen = conn.execute("SELECT hash, seq FROM policy_files WHERE source = ?", (source,)).fetchone()
-        if seen is None or seen["hash"] != digest:
+        seen = conn.execute(
+            "SELECT seq FROM policy_files WHERE source = ? AND hash = ?", (source, digest)
+        ).fetchone()
+        if seen is None:
             return False
         other_file = conn.execute(
             "SELECT 1 FROM policy_versions WHERE seq > ? AND source NOT LIKE ?",

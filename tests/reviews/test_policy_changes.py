@@ -17,7 +17,7 @@ from policies.loader import PolicyError
 from reviews.errors import NotPermittedError
 from reviews.policy_changes import PolicyChangeClosedError, PolicyChangeError
 from tests.capabilities import tool
-from tests.reviews.review_support import DEFAULT_POLICY_TEXT, gatehouse_process, settings_for
+from tests.reviews.review_support import DEFAULT_POLICY_TEXT, email_servers, gatehouse_process, settings_for
 
 SEND = tool("email", "send_email", "Send an email", {"to": {"type": "string"}}, ["to"])
 DENY_EMAIL = """
@@ -203,13 +203,28 @@ def test_a_restart_on_the_untouched_file_keeps_the_approved_change(tmp_path: Pat
     with replica(tmp_path, policy_path) as services:
         change = services.policy_changes.propose(DEFAULT_POLICY_TEXT + DENY_EMAIL, by="admin", reason="one")
         services.policy_changes.approve(change.id, by="admin2")
-    # Another machine's replica: its own copy of the file, as it was before the change.
-    copy = tmp_path / "elsewhere" / "policy.toml"
-    copy.parent.mkdir()
-    copy.write_text(DEFAULT_POLICY_TEXT, encoding="utf-8")
     with replica(tmp_path, policy_path) as again:
         assert action_on_send(again) == "deny"
         assert again.policy.version == 2
+    # Another machine's replica: its copy of the file, at the same path, as it was before.
+    policy_path.write_text(DEFAULT_POLICY_TEXT, encoding="utf-8")
+    with replica(tmp_path, policy_path) as elsewhere:
+        assert action_on_send(elsewhere) == "deny"
+        assert elsewhere.policy.version == 2
+
+
+def test_choosing_another_file_and_back_again_runs_on_the_file_chosen(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    other = tmp_path / "strict.toml"
+    other.write_text(DEFAULT_POLICY_TEXT + DENY_EMAIL, encoding="utf-8")
+    with replica(tmp_path, policy_path) as first:
+        assert action_on_send(first) == "review"
+    with replica(tmp_path, other) as second:
+        assert action_on_send(second) == "deny"
+    with replica(tmp_path, policy_path) as third:
+        assert action_on_send(third) == "review"
+        assert third.policy.version == 3
 
 
 def test_a_file_edited_on_disk_is_adopted_as_the_newest_version_at_start(
@@ -305,3 +320,27 @@ def test_a_change_approved_by_another_process_reaches_this_one(tmp_path: Path, p
         again = gatehouse_process(tmp_path, "policy", "approve", change_id, "--user", "admin2", *common)
         assert again.returncode == 3
         assert "already applied by admin2" in again.stderr
+
+
+def test_policy_explain_explains_with_the_version_in_force(tmp_path: Path, policy_path: Path) -> None:
+    with replica(tmp_path, policy_path) as services:
+        change = services.policy_changes.propose(DEFAULT_POLICY_TEXT + DENY_EMAIL, by="admin", reason="relay")
+        services.policy_changes.approve(change.id, by="admin2")
+    # Another machine's copy of the file, as it was before the change.
+    policy_path.write_text(DEFAULT_POLICY_TEXT, encoding="utf-8")
+
+    explained = gatehouse_process(
+        tmp_path,
+        "policy",
+        "explain",
+        "email__send_email",
+        "--args",
+        '{"to": "bob@example.com", "subject": "hi", "body": "hi"}',
+        "--policy",
+        str(policy_path),
+        "--servers",
+        str(email_servers(tmp_path)),
+    )
+
+    assert explained.returncode == 0, explained.stderr
+    assert "rule: no e-mail this week" in explained.stdout
