@@ -805,6 +805,9 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         # Idempotent by review id: this line runs again when the node re-runs on resume.
         runtime.context.reviews.review_opened(payload)
     decision = ReviewDecision.model_validate(interrupt(payload))
+    problem = decision.problem_at(stage)
+    if problem is not None:
+        raise ValueError(f"review {payload['review_id']}: {problem}")
     proposed = proposed_arguments(state)
     update: GraphState = {
         "review": _review_record(payload, decision, proposed),
@@ -823,8 +826,6 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         return update | {"status": "cancelled", "fallback_reason": f"withdrawn by {decision.by}"}
     if stage == "clarification":
         return update | _answered(state, decision)
-    if decision.action != "approve":
-        raise ValueError(f"stage {stage} is resumed with approve, reject or expire, not {decision.action}")
     if stage == "before_execution":
         # Runs once per decision (after interrupt() returned): the reviewer has now seen this
         # definition, so it becomes the pinned one.

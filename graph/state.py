@@ -681,6 +681,21 @@ class EffectBinding(BaseModel):
     sha256: str | None = None
 
 
+# Which decision resumes a thread paused at which stage: the one statement of the rule, read by
+# the review service before anything is recorded, by resume, and by mark_needs_review itself.
+DECISIONS_AT: dict[str, frozenset[DecisionAction]] = {
+    "clarification": frozenset({"answer", "reject", "expire", "cancel"}),
+    "before_execution": frozenset({"approve", "reject", "expire", "cancel"}),
+    "after_failure": frozenset({"approve", "reject", "expire", "cancel"}),
+    "untrusted_output": frozenset({"approve", "reject", "expire", "cancel"}),
+}
+
+
+def rejection_problem(reason: str | None) -> str | None:
+    """A rejection is explained to the operator who asked: it needs a reason."""
+    return None if (reason or "").strip() else "a rejection needs a reason the operator can read"
+
+
 class ReviewDecision(BaseModel):
     """What a person answers when the graph is paused in mark_needs_review."""
 
@@ -696,3 +711,16 @@ class ReviewDecision(BaseModel):
     # An approval's binding to what its approvers were shown of the file the call writes (one
     # per distinct view; None: nothing to bind): checked again right before the call.
     effects: list[EffectBinding] | None = None
+
+    def problem_at(self, stage: str) -> str | None:
+        """Why this decision cannot resume a thread paused at ``stage``; None when it can."""
+        allowed = DECISIONS_AT.get(stage, frozenset())
+        if self.action not in allowed:
+            return f"a thread paused for {stage} takes {', '.join(sorted(allowed))}, not {self.action}"
+        if self.action == "reject" and stage != "clarification":
+            return rejection_problem(self.reason)
+        if self.action == "answer" and not (self.text or "").strip():
+            return "an answer to a clarifying question cannot be blank"
+        if self.arguments is not None and (self.action != "approve" or stage != "before_execution"):
+            return "edited arguments go with an approval before execution only"
+        return None

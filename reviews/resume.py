@@ -15,26 +15,15 @@ if TYPE_CHECKING:
     from graph.context import GraphContext
     from graph.state import ReviewDecision, ReviewPayload
 
-_ALLOWED = {
-    "clarification": {"answer", "reject", "expire", "cancel"},
-    "before_execution": {"approve", "reject", "expire", "cancel"},
-    "after_failure": {"approve", "reject", "expire", "cancel"},
-    "untrusted_output": {"approve", "reject", "expire", "cancel"},
-}
-
 
 def check_decision(stage: str, decision: ReviewDecision) -> None:
-    allowed = _ALLOWED.get(stage, set())
-    if decision.action not in allowed:
-        raise DecisionNotAllowedError(
-            f"a thread paused for {stage} takes {', '.join(sorted(allowed))}, not {decision.action}"
-        )
-    if decision.action == "reject" and stage != "clarification" and not (decision.reason or "").strip():
-        raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
-    if decision.action == "answer" and not (decision.text or "").strip():
-        raise DecisionNotAllowedError("an answer to a clarifying question cannot be blank")
-    if decision.arguments is not None and stage != "before_execution":
-        raise DecisionNotAllowedError("edited arguments are only accepted before execution")
+    """The one gate for a decision on a paused thread: it fits the stage (graph/state.py
+    ReviewDecision.problem_at, the rule written once) and edited arguments can be stored and
+    sent. The review service calls it before anything is recorded; resume calls it for every
+    caller (a refusal there leaves the thread paused)."""
+    problem = decision.problem_at(stage)
+    if problem is not None:
+        raise DecisionNotAllowedError(problem)
     if decision.arguments is not None:
         check_storable(decision.arguments)
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graph.effects import observe, what_changed
 from graph.runner import RunOutcome, execute, outcome, pending_interrupt, thread_config
-from graph.state import EffectBinding, ReviewDecision, ReviewPayload
+from graph.state import DecisionAction, EffectBinding, ReviewDecision, ReviewPayload, rejection_problem
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
 from reviews.clock import iso
-from reviews.edited_arguments import check_against_policy, check_storable
+from reviews.edited_arguments import check_against_policy
 from reviews.errors import (
     AlreadyDecidedError,
     DecisionNotAllowedError,
@@ -25,7 +25,7 @@ from reviews.errors import (
     ReviewError,
 )
 from reviews.notifications import NoNotifications, Notifier
-from reviews.resume import resume
+from reviews.resume import check_decision, resume
 from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling, kept_out
 from storage.database import Connection
 from storage.transactions import one_transaction
@@ -459,7 +459,7 @@ class ReviewService:
             )
 
     def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
-        check_storable(arguments)
+        """Against the capability and the policy (storable they are: _check_call_decision)."""
         selected = self.graph.get_state(thread_config(review.thread_id)).values.get("selected_capability")
         if not selected:
             raise DecisionNotAllowedError(
@@ -516,7 +516,9 @@ class ReviewService:
         self._check_decidable(review, reviewer, approve=approve, reason=reason, expected=expected)
         if review.stage == SAMPLING_STAGE:
             return self._decide_sampling(review, reviewer, approve, reason, arguments, answer)
-        self._check_call_decision(review, approve=approve, arguments=arguments, answer=answer)
+        self._check_call_decision(
+            review, reviewer, approve=approve, reason=reason, arguments=arguments, answer=answer
+        )
         pending = self._waiting_on(review)
         if arguments is not None:
             # Checked before anything is recorded: a refused edit leaves the review pending,
@@ -563,20 +565,31 @@ class ReviewService:
                 "reload it and decide on what it proposes now"
             )
         self.check_permission(review, reviewer)
-        if not approve and not (reason or "").strip():
-            raise DecisionNotAllowedError("a rejection needs a reason the operator can read")
+        problem = None if approve else rejection_problem(reason)
+        if problem is not None:
+            raise DecisionNotAllowedError(problem)
 
     @staticmethod
     def _check_call_decision(
-        review: Review, *, approve: bool, arguments: dict[str, Any] | None, answer: str | None
+        review: Review,
+        reviewer: str,
+        *,
+        approve: bool,
+        reason: str | None,
+        arguments: dict[str, Any] | None,
+        answer: str | None,
     ) -> None:
-        """What may go with a decision on a paused thread's call (not a completion request)."""
+        """What may go with a decision on a paused thread's call (not a completion request):
+        the stage's rule (graph/state.py ReviewDecision.problem_at), checked before anything
+        is recorded."""
         if answer is not None:
             raise DecisionNotAllowedError(
                 "an answer goes with a server's request for a model completion only"
             )
-        if arguments is not None and (not approve or review.stage != "before_execution"):
-            raise DecisionNotAllowedError("edited arguments go with an approval before execution only")
+        action: DecisionAction = "approve" if approve else "reject"
+        check_decision(
+            review.stage, ReviewDecision(action=action, by=reviewer, reason=reason, arguments=arguments)
+        )
 
     def _bound_effect(
         self, review: Review, arguments: dict[str, Any], shown: EffectBinding | None
