@@ -285,7 +285,7 @@ def _batch_entries(root: Path) -> dict[str, dict[str, object]]:
     return {
         "sqlite": {"command": _require(SQLITE_BIN, "mcp-server-sqlite"), "args": ["--db-path", str(shop)]},
         "calculator": {"command": _require(CALCULATOR_BIN, "mcp-server-calculator"), "args": []},
-        # Its folder is declared as its roots, as the README tells a team to: the policy holds the
+        # Its folder is declared as its roots, as docs/configuration.md tells a team to: the policy holds the
         # workbook paths of its writes to that folder (a reviewer sees them, nothing refuses them).
         "excel": {
             "command": _require(EXCEL_BIN, "excel-mcp-server"),

@@ -625,7 +625,7 @@ class ReviewSummary(BaseModel):
 
 
 class FinalOutput(BaseModel):
-    """The contract the UI, the CLI and the tests share (the README's "final_output" section)."""
+    """The contract the UI, the CLI and the tests share (the "final_output" section of docs/cli.md)."""
 
     status: Status
     response: str

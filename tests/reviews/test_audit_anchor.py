@@ -23,7 +23,7 @@ TRUNCATE_TO_ROW_3 = (
     "UPDATE audit_head SET seq = 3, hash = (SELECT hash FROM audit_log WHERE seq = 3) WHERE id = 1",
 )
 WIPE_AND_RESET = ("DELETE FROM audit_log", f"UPDATE audit_head SET seq = 0, hash = '{GENESIS}' WHERE id = 1")
-# The variable the README documents for the anchor key.
+# The variable docs/operations.md documents for the anchor key.
 AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 
 
