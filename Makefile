@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
 
-.PHONY: run test lint typecheck pytest peers lock bench eval conformance conformance-next clean
+.PHONY: run test quick lint typecheck pytest peers lock bench eval conformance conformance-next clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Gatehouse needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -35,6 +35,12 @@ PYTEST_WORKERS ?= 2
 pytest: $(STAMP) peers
 	$(BIN)/pytest -m "not browser" -n $(PYTEST_WORKERS) --durations=25
 	$(BIN)/pytest -m browser --durations=10
+
+# The quick lane while editing: unit and in-process tests of every package, without the tests
+# that start processes, drive a browser, need PostgreSQL or third-party servers (their markers:
+# pyproject.toml). A test that starts a process without its marker fails here (tests/conftest.py).
+quick: $(STAMP)
+	GATEHOUSE_QUICK_LANE=1 $(BIN)/pytest -m "not (processes or browser or postgres or peers)" -n $(PYTEST_WORKERS) -q
 
 # Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without

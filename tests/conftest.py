@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -72,18 +75,50 @@ def graph(backend: str | Path) -> Iterator[CompiledGraph]:
         saver.conn.close()  # type: ignore[attr-defined]
 
 
-_SLOW_FOLDERS = ("browser", "replicas")
-_BROWSER_FOLDER = "browser"
+# What a test does, as markers (pyproject.toml): `make quick` leaves out every test that starts
+# a process, drives a browser, needs PostgreSQL or a third-party peer server; `make test` and CI
+# run everything. Folders whose every test does one of those are marked here; other modules
+# say it themselves (pytestmark), and the quick lane holds them to it (below).
+_FOLDER_MARKERS = {
+    "browser": ("browser", "processes"),
+    "replicas": ("processes", "postgres"),
+    "interop": ("peers", "processes"),
+}
+# Set by `make quick`: a test not marked `processes` that starts one fails, naming the marker.
+QUICK_LANE_ENV = "GATEHOUSE_QUICK_LANE"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser and multi-process tests are marked ``slow``: still run by `make test` and CI,
-    left out by ``pytest -m "not slow"``. Browser tests are marked ``browser`` too: `make
-    pytest` runs them on their own, after the rest has run on several workers."""
+    """Marks by folder (_FOLDER_MARKERS), and ``postgres`` on every test run on PostgreSQL (the
+    ``backend`` fixture's second parameter): its SQLite twin runs in the quick lane."""
     tests = Path(__file__).resolve().parent
     for item in items:
         parts = item.path.resolve().relative_to(tests).parts if item.path.is_relative_to(tests) else ()
-        if parts and parts[0] in _SLOW_FOLDERS:
-            item.add_marker(pytest.mark.slow)
-        if parts and parts[0] == _BROWSER_FOLDER:
-            item.add_marker(pytest.mark.browser)
+        for marker in _FOLDER_MARKERS.get(parts[0] if parts else "", ()):
+            item.add_marker(marker)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("backend") == "postgres":
+            item.add_marker(pytest.mark.postgres)
+
+
+@pytest.fixture(autouse=True)
+def _quick_lane_starts_no_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In the quick lane, a test that starts a process (a server, the CLI, a replica) without
+    saying so fails: the lane stays quick, and the markers stay true to what tests do."""
+    if os.environ.get(QUICK_LANE_ENV) != "1" or request.node.get_closest_marker("processes"):
+        yield
+        return
+    started: list[object] = []
+    popen_init: Callable[..., None] = subprocess.Popen.__init__
+
+    def noting(self: subprocess.Popen[Any], args: object, *rest: Any, **options: Any) -> None:
+        started.append(args)
+        popen_init(self, args, *rest, **options)
+
+    with mock.patch.object(subprocess.Popen, "__init__", noting):
+        yield
+    if started:
+        pytest.fail(
+            f"{request.node.nodeid} starts a process ({started[0]!r}): mark it processes"
+            " (pytestmark = pytest.mark.processes in its module), so `make quick` leaves it out"
+        )

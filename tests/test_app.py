@@ -25,6 +25,9 @@ from gatehouse.web import services
 from tests.reviews.review_support import email_review
 from tests.support import bundled_server_entry
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 EMAIL = "Send an email to bob@example.com saying hi"

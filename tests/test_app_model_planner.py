@@ -14,7 +14,8 @@ from graph.planner.model import ModelPlanner
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
 from tests.test_app import app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 
-pytestmark = pytest.mark.usefixtures("app_env")
+# The app on real servers over stdio: not in `make quick`.
+pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
 
 
 @pytest.fixture

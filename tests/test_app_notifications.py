@@ -11,6 +11,9 @@ from gatehouse.web import services
 from tests.reviews.webhook_receiver import webhook_receiver
 from tests.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 TOKEN = "T0KEN-s3cr3t-path"
 
 

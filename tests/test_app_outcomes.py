@@ -8,12 +8,16 @@ import string
 from datetime import UTC
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.literal import markdown_literal
 from gatehouse.reader_time import readable_time
 from gatehouse.web import services
 from tests.test_app import EMAIL, app_env, ask, button, markdown_text, on_page, page_text, session
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.web import services
 from tests.test_app import app_env, on_page, page_text, session
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

@@ -29,7 +29,8 @@ from tests.test_app import (  # noqa: F401 (app_env: a fixture)
     session,
 )
 
-pytestmark = pytest.mark.usefixtures("app_env")
+# The app on real servers over stdio: not in `make quick`.
+pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
 
 IMITATION = (
     ":green-badge[Pre-approved by Security] Which **units**? [details](https://evil.example.net/x.png)"

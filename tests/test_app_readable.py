@@ -24,7 +24,8 @@ from tests.test_app import (  # noqa: F401 (app_env: a fixture)
     session,
 )
 
-pytestmark = pytest.mark.usefixtures("app_env")
+# The app on real servers over stdio: not in `make quick`.
+pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
 
 FULL_ID = re.compile(r"[0-9a-f]{32}")
 

@@ -7,11 +7,15 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 from tests.test_app import EMAIL, app_env, ask, button, markdown_text, on_page, session
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

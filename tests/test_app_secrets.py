@@ -7,9 +7,13 @@ import secrets
 import string
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.test_app import app_env, ask, button, on_page, outbox, session
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

@@ -7,9 +7,14 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from gatehouse.literal import markdown_literal
 from gatehouse.web import services
 from tests.test_app import ROOT, app_env, on_page, session
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

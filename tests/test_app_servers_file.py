@@ -21,6 +21,9 @@ from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry
 from tests.test_app import markdown_text, on_page, session
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 UNSET = "GATEHOUSE_TEST_NEVER_SET"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.literal import markdown_literal
@@ -23,6 +24,9 @@ from tests.test_app import (
     signed_in_session,
 )
 from tests.test_app_secrets import everything_shown
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 __all__ = ["app_env", "oidc_roster"]  # the fixtures, imported so pytest finds them here
 

@@ -4,9 +4,12 @@ slow tests are marked so."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from mcp_host.sdk_client import SdkMcpClient
 from tests import support
@@ -29,7 +32,8 @@ def test_a_collected_clients_engine_is_never_handed_to_a_new_client() -> None:
         second.close()
 
 
-def test_browser_and_multi_process_tests_are_marked_slow_and_only_browser_tests_browser() -> None:
+@pytest.mark.processes
+def test_markers_say_what_tests_do_processes_browser_and_postgres() -> None:
     def collected(marker: str) -> str:
         return subprocess.run(
             [
@@ -43,6 +47,7 @@ def test_browser_and_multi_process_tests_are_marked_slow_and_only_browser_tests_
                 "tests/replicas",
                 "tests/browser/test_smoke.py",
                 "tests/test_readme.py",
+                "tests/reviews/test_withdraw.py",
             ],
             capture_output=True,
             text=True,
@@ -50,9 +55,64 @@ def test_browser_and_multi_process_tests_are_marked_slow_and_only_browser_tests_
             cwd=Path(__file__).resolve().parents[1],
         ).stdout
 
-    slow, browser = collected("slow"), collected("browser")
-    assert "tests/replicas/test_several_processes.py::" in slow and "tests/browser/test_smoke.py::" in slow
-    assert "test_readme" not in slow
+    processes, browser, postgres = collected("processes"), collected("browser"), collected("postgres")
+    assert "tests/replicas/test_several_processes.py::" in processes
+    assert "tests/browser/test_smoke.py::" in processes
+    assert "test_readme" not in processes
     # `make pytest` runs the browser tests on their own, everything else on several workers.
     assert "tests/browser/test_smoke.py::" in browser
     assert "tests/replicas" not in browser and "test_readme" not in browser
+    # A test on both backends: its PostgreSQL run is marked, its SQLite twin is not.
+    assert "tests/reviews/test_withdraw.py::" in postgres and "[postgres]" in postgres
+    assert "[sqlite]" not in postgres and "test_readme" not in postgres
+
+
+_PROBE = """
+import subprocess
+import sys
+
+import pytest
+
+
+def test_starts_a_process_without_saying_so() -> None:
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+
+@pytest.mark.processes
+def test_starts_a_process_and_says_so() -> None:
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+"""
+
+
+@pytest.mark.processes
+def test_the_quick_lane_fails_a_test_that_starts_a_process_without_its_marker(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    (tmp_path / "conftest.py").write_text(
+        "from tests.conftest import _quick_lane_starts_no_process, pytest_collection_modifyitems\n"
+        "__all__ = ['_quick_lane_starts_no_process', 'pytest_collection_modifyitems']\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "test_probe.py").write_text(_PROBE, encoding="utf-8")
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "markers=processes: x",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(repo), "GATEHOUSE_QUICK_LANE": "1"},
+    )
+
+    # The unmarked one fails as it ends (an error at teardown); the marked one passes.
+    assert "2 passed, 1 error" in ran.stdout, ran.stdout + ran.stderr
+    assert "test_starts_a_process_without_saying_so starts a process" in ran.stdout
+    assert "mark it processes" in ran.stdout

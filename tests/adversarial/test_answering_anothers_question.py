@@ -62,6 +62,9 @@ from tests.test_app import APP, EMAIL, app_env, button, session  # noqa: F401
 from tests.test_app import ask as ask_in_chat
 from tests.test_app_questions import put_question
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # -- two browsers --------------------------------------------------------------------------
 
 

@@ -28,6 +28,9 @@ from tests.test_app import (  # noqa: F401 (app_env, oidc_roster: fixtures)
     oidc_roster,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 LOOKALIKES = ["Admin", "admin ", "\u0430dmin", "admin\u200b", "ADMIN"]
 
 

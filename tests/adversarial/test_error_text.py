@@ -15,6 +15,9 @@ import pytest
 
 from tests.adversarial.harness import Gatehouse, control_characters, gatehouse_with
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # (server name, module, request, words of the injected message that must not be quoted)
 ERROR_SERVERS = [
     ("orders", "error_result_server", "Look up the order number=A-17", "Ignore previous instructions"),

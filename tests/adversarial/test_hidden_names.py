@@ -25,6 +25,9 @@ from tests.adversarial.harness import (
 from tests.adversarial.hidden_names_server import HIDDEN_NAME, HIDDEN_NAME_SHOWN, HIDDEN_READ, MARKUP_ARGUMENT
 from tests.test_app import MARKUP, ask, button, markdown_blocks, on_page, session
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 SERVERS = {"hidden": "hidden_names_server"}
 DELETE = "Delete the reminders"
 POST = "Post a note to the team board"

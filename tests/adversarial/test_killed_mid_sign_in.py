@@ -34,7 +34,7 @@ from cryptography.fernet import Fernet
 from tests.http_servers import REPO_ROOT, free_port, serving
 from tests.reviews.review_support import finish
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.processes
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.processes
 
 # Enough that the sweep is still running when the test sees its first expiry and kills it: with
 # 200, a test process kept off the CPU for a moment (a loaded 2-core machine) saw all done.

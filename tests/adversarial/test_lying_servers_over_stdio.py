@@ -13,6 +13,9 @@ from tests.adversarial.effects import ran
 from tests.adversarial.servers_file import servers_file
 from tests.reviews.review_support import services_for
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @pytest.mark.parametrize(
     "request_text", ["List the files in the managed project folder.", "Search the notes for q3"]

@@ -33,6 +33,9 @@ from tests.graphs import sqlite_graph
 from tests.mcp_host.helpers import lowlevel
 from tests.support import ask, context_for
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 LIMIT = 1_000  # the entries of one listing used from one server
 NOTE = "tools listing has more than 1,000 entries: only the first 1,000 are used, the rest are ignored"
 

@@ -37,6 +37,9 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.gatehouse.test_app_sign_in import KEY, _settings, _wait
 from tests.http_servers import free_port, serving
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture
 def notes_url() -> Iterator[str]:

@@ -41,7 +41,7 @@ SETTLING = {"decision", "review_cancelled", "review_expired"}
 # The thread's final status for each way the review ended.
 THREAD_STATUS = {"executed": "ok", "cancelled": "cancelled", "expired": "expired"}
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.processes
 
 
 @pytest.fixture

@@ -54,7 +54,7 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.processes
 
 SEND = "Send a message to bob@example.com saying hi"
 CALL_TIME_LIMIT = 3600.0  # the server's "timeout": the call may take an hour

@@ -13,6 +13,9 @@ import pytest
 from tests.adversarial.echo_server import vault_token
 from tests.adversarial.harness import Gatehouse, Printed, gatehouse_with
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture
 def gatehouse(

@@ -15,11 +15,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import StdioServerParameters
 
 from mcp_host.sdk_client import SdkMcpClient
 from tests.adversarial.garbage_stdout_server import BANNER, GARBAGE_LINES, WEATHER
 from tests.adversarial.harness import REPO
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def _gatehouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -29,6 +29,9 @@ from tests.adversarial.harness import Gatehouse, gatehouse_with
 from tests.http_servers import serving
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 TIMEOUT = 1.0
 CONNECT_TIMEOUT = 1.5
 # Slack for a loaded two-core machine: far below the 300 s read timeout a trickle defeats.

@@ -19,6 +19,9 @@ import pytest
 from tests.adversarial.harness import Gatehouse, control_characters, gatehouse_with
 from tests.adversarial.terminal_output_server import FORGED_OUTPUT, VISIBLE_MARKERS
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 BOARD_REQUEST = "Read the deploy status board"
 
 

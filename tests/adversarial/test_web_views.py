@@ -17,6 +17,9 @@ from streamlit.testing.v1 import AppTest
 from tests.adversarial.harness import control_characters, web_app_with
 from tests.test_app import ask, button, on_page, session
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def _shown(app: AppTest) -> str:
     """Every text the page shows: markdown, code, plain text, captions, notices and tables."""

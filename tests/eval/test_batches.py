@@ -21,6 +21,9 @@ from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Manifest, ServerManifest
 from tests.interop.peers import missing_peer
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 BATCH_FILE = Path(__file__).resolve().parents[2] / "eval" / "batches" / "2026-11-new-servers.json"
 MIN_PER_NEW_SERVER = 25
 

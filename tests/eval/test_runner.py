@@ -12,6 +12,9 @@ from eval.run import EXIT_OK, EXIT_TARGET_MISSED, EXIT_USAGE, main
 from eval.workspace import PeersMissingError, eval_workspace
 from tests.interop.peers import missing_peer
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture
 def peers_built() -> None:

@@ -20,6 +20,9 @@ from gatehouse.settings import Settings
 from mcp_host.config import parse_servers_config
 from tests.http_servers import serving
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 KEY = Fernet.generate_key().decode()
 
 

@@ -13,6 +13,9 @@ import pytest
 from tests.cli_support import Ran, run_cli
 from tests.support import bundled_server_entry
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -7,8 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_support import Ran, run_cli
 from tests.support import bundled_server_entry
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def gatehouse(data: Path, *args: str) -> Ran:

@@ -20,6 +20,9 @@ from storage.postgres import unreachable
 from tests.backends import POSTGRES_SERVER, missing_postgres
 from tests.gatehouse.test_cli import REPO, only_servers
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 DEEP = "[" * 5000 + "]" * 5000
 
 

@@ -15,6 +15,9 @@ import pytest
 from reviews.ledger import ReviewLedger
 from tests.gatehouse.test_cli import REPO
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # Runs the command in-process and prints the top-level packages it left in sys.modules.
 _PROBE = """
 import contextlib, io, json, sys

@@ -17,8 +17,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_support import run_cli
 from tests.questions_server import Ask, entry
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 REPO = Path(__file__).resolve().parents[2]
 FORECAST = "Get the weather forecast with city=Paris"

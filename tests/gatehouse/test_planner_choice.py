@@ -23,6 +23,9 @@ from graph.planner.model import ModelPlanner
 from tests.cli_support import Ran, run_cli
 from tests.graph.scripted_model import ScriptedChatModel
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 REPO = Path(__file__).resolve().parents[2]
 STAND_IN = Path(__file__).resolve().parent / "stand_in_provider"
 REQUIRE_EXTRAS_VARIABLE = "GATEHOUSE_REQUIRE_MODEL_EXTRAS"

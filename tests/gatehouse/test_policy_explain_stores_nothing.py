@@ -11,6 +11,9 @@ from gatehouse.cli import main
 from policies.pins import DatabasePinStore
 from tests.gatehouse.test_cli import only_servers
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def test_explaining_a_decision_pins_nothing_in_the_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

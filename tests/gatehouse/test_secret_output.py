@@ -9,8 +9,13 @@ import string
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcp_host.config import parse_servers_config
 from tests.gatehouse.test_cli import gatehouse
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def made_up(length: int = 24) -> str:

@@ -20,6 +20,9 @@ from mcp_host.oauth import SignIn
 from mcp_host.sdk_client import SdkMcpClient
 from tests.http_servers import serving
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 KEY = Fernet.generate_key().decode()
 TOKEN = '{"access_token": "at-very-secret-123", "token_type": "Bearer", "refresh_token": "rt-secret-456"}'
 

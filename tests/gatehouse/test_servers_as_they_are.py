@@ -12,9 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_support import Ran, run_cli
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 UNSET = "GATEHOUSE_TEST_NEVER_SET"
 BROKEN: dict[str, Any] = {

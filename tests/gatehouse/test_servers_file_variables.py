@@ -17,6 +17,9 @@ from servers.catalog import BUNDLED_CONFIG
 from tests.cli_support import run_cli
 from tests.gatehouse.test_cli_errors import assert_one_line
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 KEY = "k3y-that-must-not-leak-0123456789"
 
 

@@ -17,6 +17,9 @@ from cryptography.fernet import Fernet
 
 from tests.http_servers import REPO_ROOT, free_port, serving
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 KEY = Fernet.generate_key().decode()
 
 

@@ -31,6 +31,9 @@ from graph.planner.similarity import (
 from mcp_host.manifest import Capability
 from tests.capabilities import tool
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 READ_ONLY = {"readOnlyHint": True}
 
 

@@ -21,6 +21,9 @@ from tests.fakes import FaultInjectingClient, failure, untrusted
 from tests.graph.routes import DISCOVER_SELECT_VALIDATE, HAPPY, START, TO_REVIEW
 from tests.support import ask
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def test_blank_input_fails_in_preprocess_without_discovery(
     graph: CompiledGraph, client: FaultInjectingClient

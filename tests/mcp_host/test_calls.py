@@ -20,6 +20,9 @@ from servers.catalog import build_all
 from servers.documents import SUPPORT_HANDBOOK
 from tests.mcp_host.helpers import stdio_greeter
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 CAP = 64 * 1024
 BIG_TEXT = "x" * 200_000
 

@@ -15,6 +15,9 @@ from mcp_host.manifest import Capability
 from mcp_host.sdk_client import SdkMcpClient
 from tests.support import bundled_server_entry
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def config_with(notes: Any, *, server: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"mcpServers": {"tickets": {**(server or {"command": "tickets-server"}), "capabilities": notes}}}

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
+import pytest
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
@@ -19,6 +20,9 @@ from tests.mcp_host.helpers import (
     record_methods,
     silent_server,
 )
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 Ctx = ServerRequestContext[Any, Any]
 Paging = types.PaginatedRequestParams | None

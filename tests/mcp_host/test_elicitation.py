@@ -15,6 +15,9 @@ from mcp_host.results import McpResult
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def text_of(result: McpResult) -> str:
     return " ".join(item.text or "" for item in result.content)

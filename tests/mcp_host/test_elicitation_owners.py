@@ -24,6 +24,9 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.questions_server import FORECAST_FORM, entry
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 ANN = CallOwner(thread_id="thread-ann", requester="ann")
 BOB = CallOwner(thread_id="thread-bob", requester="bob")
 

@@ -12,6 +12,9 @@ from mcp_host.errors import ClientClosedError, McpHostError, UnknownServerError
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import child_processes, echo_server, silent_server, stdio_greeter
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 Use = Callable[[SdkMcpClient], Any]
 
 USES: dict[str, Use] = {

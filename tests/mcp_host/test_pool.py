@@ -20,6 +20,9 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.http_servers import serving
 from tests.mcp_host.helpers import REPO_ROOT, child_processes, lowlevel, record_methods
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def _python_server(name: str, module: str, *args: str, env: dict[str, str] | None = None) -> StdioServer:
     secrets = {key: SecretStr(value) for key, value in (env or {}).items()}

@@ -18,6 +18,9 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # The server as the pool meets it: 2026-07-28 (roots asked within a call), or a server that
 # speaks only the initialize handshake (2025-11-25, where roots/list_changed exists).
 ERAS = {"2026-07-28": [], "2025-11-25": ["--handshake"]}

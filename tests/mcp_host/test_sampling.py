@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import anyio
+import pytest
 from mcp import StdioServerParameters
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
@@ -17,6 +18,9 @@ from mcp_host.results import McpResult
 from mcp_host.sampling import SAMPLING_REFUSED
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def writer(*, legacy: bool = False) -> StdioServerParameters:

@@ -12,6 +12,9 @@ from mcp_host.sdk_client import SdkMcpClient
 from mcp_host.stdio_transport import MessageSplitter, Oversized
 from tests.mcp_host.helpers import REPO_ROOT, stdio_greeter
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 CAP = 100_000
 
 

@@ -19,6 +19,9 @@ from tests.cli_support import run_cli
 from tests.graph.routes import TO_REVIEW
 from tests.mcp_host.helpers import REPO_ROOT
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @dataclass
 class Workspace:

@@ -34,6 +34,9 @@ from tests.reviews.review_support import (
     services_for,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # The audit store's schema as the releases before the keyed chain created it.
 _UNKEYED_SCHEMA = (
     (

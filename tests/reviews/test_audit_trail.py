@@ -28,6 +28,9 @@ from tests.reviews.review_support import (
     start_gatehouse,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 Tamper = Callable[[sqlite3.Connection], None]
 
 

@@ -29,6 +29,9 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 DECIDERS = 20
 # Processes race through the database's locks, not a barrier: a few more than the machine's two
 # cores already reach decide() together (twenty cost 60-170 s of interpreter starts to show no

@@ -6,9 +6,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gatehouse.operator_requests import ask
 from reviews.conversations import TITLE_CHARS, Conversation, Conversations
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, outbox, services_for
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def conversation_of(store: Conversations, thread_id: str) -> Conversation:

@@ -15,6 +15,9 @@ from reviews.errors import AlreadyDecidedError
 from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import StillClock, email_review
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def payload(review_id: str = "t1-r1", thread_id: str = "t1") -> ReviewPayload:
     return email_review(

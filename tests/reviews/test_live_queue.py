@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from gatehouse.live_queue import (
     Drawn,
     expire_overdue_and_count_pending,
@@ -26,6 +28,9 @@ from tests.reviews.review_support import (
     services_for,
 )
 from tests.reviews.test_ledger_paging import decide, open_all
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def test_a_review_is_due_only_once_pending_past_its_deadline(ledger: ReviewLedger, clock: Clock) -> None:

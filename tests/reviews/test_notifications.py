@@ -30,6 +30,9 @@ from tests.reviews.review_support import (
 )
 from tests.reviews.webhook_receiver import webhook_receiver
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 PUBLIC_URL = "https://gatehouse.example.com/"
 TOKEN = "T0KEN-s3cr3t-path"
 

@@ -16,6 +16,9 @@ from graph.runner import pending_interrupt
 from mcp_host.errors import error_from_exception
 from tests.reviews.review_support import json_lines, services_for, slow_servers
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 SEND = "Send a message to bob@example.com saying hi"
 # A policy under which this server's messages knowingly run without a review.
 _ALLOW_MESSAGES = """

@@ -19,6 +19,9 @@ from reviews.policy_changes import PolicyChangeClosedError, PolicyChangeError
 from tests.capabilities import tool
 from tests.reviews.review_support import DEFAULT_POLICY_TEXT, email_servers, gatehouse_process, settings_for
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 SEND = tool("email", "send_email", "Send an email", {"to": {"type": "string"}}, ["to"])
 DENY_EMAIL = """
 [[rules]]

@@ -28,6 +28,9 @@ from tests.questions_server import CONNECT_URL, FORM_MESSAGE, Ask, entry
 from tests.reviews.review_support import REPO, Clock, _env, policy_file, services_for
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 FORECAST = "Get the weather forecast with city=Paris"
 THREAD = "forecast-thread"
 KEY = "wk-3141592653589793238462643383"

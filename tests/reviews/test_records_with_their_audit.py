@@ -24,6 +24,9 @@ from tests.reviews.review_support import (
     services_for,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 class AuditDown(RuntimeError):
     pass

@@ -7,6 +7,8 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from gatehouse.operator_requests import ask
 from tests.graph.routes import TO_REVIEW
 from tests.reviews.review_support import (
@@ -18,6 +20,9 @@ from tests.reviews.review_support import (
     services_for,
     start_gatehouse,
 )
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def test_reviews_list_shows_ledger_rows_oldest_first_with_their_expiry(data_dir: Path) -> None:

@@ -9,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gatehouse.operator_requests import ask
 from graph.runner import thread_config
 from mcp_host.sdk_client import SdkMcpClient
@@ -21,6 +23,9 @@ from tests.reviews.review_support import (
     policy_file,
     services_for,
 )
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 
 def test_releasing_held_output_is_recorded_as_approved_not_as_not_run(data_dir: Path) -> None:

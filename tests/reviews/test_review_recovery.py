@@ -35,6 +35,9 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs_once(
     data_dir: Path,

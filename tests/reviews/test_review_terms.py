@@ -40,6 +40,9 @@ from tests.reviews.review_support import (
     settings_for,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @dataclass
 class Shared:

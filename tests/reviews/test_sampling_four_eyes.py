@@ -25,6 +25,9 @@ from tests.reviews.test_sampling_reviews import (
     writers,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def draft_for(
     calls: ThreadPoolExecutor, services: Services, owner: CallOwner | None, server: str = "writer"

@@ -42,6 +42,9 @@ from tests.reviews.review_support import (
     settings_for,
 )
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 ASKED = "Lunch on Monday?"
 # The request whose call the server's request for a completion comes from, as the graph names it.
 OPERATORS_REQUEST = CallOwner(thread_id="operators-thread", requester="operator")

@@ -14,6 +14,8 @@ import string
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from gatehouse.operator_requests import ask
 from graph.trace import trace_steps
 from mcp_host.sdk_client import SdkMcpClient
@@ -21,6 +23,9 @@ from servers.email import build_server
 from tests.cli_support import Ran
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
 from tests.support import bundled_server_entry
+
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
 
 _ALPHABET = string.ascii_letters + string.digits
 

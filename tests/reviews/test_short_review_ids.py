@@ -17,6 +17,9 @@ from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, gatehouse, services_for
 from tests.reviews.test_ledger_paging import open_all
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 THREAD_A = "a25b381cafaf420598a8a601b2888464"
 THREAD_B = "a25b381c0000420598a8a601b2888464"  # the same first 8 characters as A
 THREAD_C = "9f00aa11bb22cc33dd44ee55ff667788"

@@ -13,6 +13,9 @@ from graph.runner import pending_interrupt
 from reviews.errors import AlreadyDecidedError, NothingToResumeError, NotPermittedError
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, gatehouse, outbox, services_for
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 def test_a_requester_withdraws_a_pending_review_and_nothing_runs(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:

@@ -8,7 +8,7 @@ from mcp import Client, StdioServerParameters
 from servers.greeter import build_server
 from tests.servers.helpers import error_text, structured, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.processes]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,6 +24,9 @@ from servers.prefork import socket_name
 from tests.processes import alive, live_children, prefork_pids
 from tests.support import wait_until
 
+# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 LAUNCH = [sys.executable, "-m", "servers.launch"]
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -24,6 +24,9 @@ from storage import Database
 from storage.postgres import PostgresDatabase
 from tests.backends import postgres_schema
 
+# Each test opens PostgreSQL itself: not in `make quick`.
+pytestmark = pytest.mark.postgres
+
 # psycopg prepares a statement once a connection has run it this many times.
 PREPARE_THRESHOLD = 5
 
