@@ -47,14 +47,17 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
     """Two reads of one server that use exactly the same values of the request and lack none:
     they differ only in what they return, so running the better-evidenced one harms nothing and
     shows which ran, and the operator is not asked to choose ("the memory graph, all of it": the
-    read_graph tool or the graph resource). Anything that acts, lacks an argument, or leaves a
-    stated value unused ("show ticket 13": the ticket, or a search that ignores 13) is asked."""
+    read_graph tool or the graph resource). So are two reads of which only the better-evidenced
+    one can run as asked (the other lacks a value the request does not state) and the other uses
+    no value it leaves out. Anything that acts, lacks an argument, or leaves a stated value
+    unused ("show ticket 13": the ticket, or a search that ignores 13) is asked."""
     if best.capability.server != other.capability.server:
         return False
     used: list[list[str]] = []
+    lacking: list[bool] = []
     for scored in (best, other):
         extraction = extract_arguments(scored.capability.input_schema, request.full_text)
-        if capability_action(scored.capability).acts or extraction.missing:
+        if capability_action(scored.capability).acts:
             return False
         values = [
             v
@@ -62,6 +65,14 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
             for v in (value if isinstance(value, list) else [value])
         ]
         used.append(sorted(str(value) for value in values))
+        lacking.append(bool(extraction.missing))
+    if lacking[0]:
+        return False
+    # "What sheets does sales.xlsx have?": the workbook's description needs nothing more; the
+    # sheet's needs a sheet the request does not name. The other read could not run as asked,
+    # and uses nothing the better one leaves out: asking would only ask for what was not meant.
+    if lacking[1]:
+        return set(used[0]) >= set(used[1])
     return used[0] == used[1]
 
 

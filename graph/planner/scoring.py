@@ -42,7 +42,7 @@ from graph.planner.arguments import (
 from graph.planner.calculation import expression_in, takes_an_expression
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.opposites import opposite
-from graph.planner.places import places_of
+from graph.planner.places import formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
 from graph.planner.sql_words import data_question, statement_fit
@@ -262,6 +262,14 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
         if len(owners) == 1 and owners == vocabulary.places_of[place]:
             named |= owners
     return frozenset(named)
+
+
+@lru_cache(maxsize=256)
+def _format_owner(text: str, vocabulary: Vocabulary) -> str | None:
+    """The one server whose capabilities say they work with the format of a file the request
+    names ("budget.xlsx": the one that mentions Excel or workbooks), if only one does."""
+    owners = {s for concept in formats_stated(text) for s in vocabulary.servers_of.get(concept, frozenset())}
+    return owners.pop() if len(owners) == 1 else None
 
 
 @per_definition
@@ -486,6 +494,11 @@ def score_capability(
     if named_elsewhere and capability.server not in vocabulary.servers_named(text):
         # "Add Globex to memory", "the time server's zone": the operator said where.
         add(ANOTHER_SERVER_NAMED, f"the request names {', '.join(named_elsewhere)}, not {capability.server}")
+    owner = _format_owner(text, vocabulary)
+    if owner is not None and owner != capability.server and not named_elsewhere:
+        # "Find 'Marketing' in budget.xlsx": a file only another server's capabilities say they
+        # open. No points for the owner's tools: the file says which server, not which tool.
+        add(ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
         param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
