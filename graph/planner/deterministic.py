@@ -13,15 +13,17 @@ from graph.planner.intent import IntentDecision, classify
 from graph.planner.languages import Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
-from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing, known_concepts, rank
+from graph.planner.text import STOPWORDS, concepts_of_words
 
 if TYPE_CHECKING:
     from graph.context import Limits
     from mcp_host.manifest import Capability
 
 CANDIDATES_KEPT = 5
-# A request read through the glossary (graph/planner/languages.py) is read roughly: two
-# capabilities this many times closer than the usual margin are asked about, not guessed.
+# A request read through the glossary (graph/planner/languages.py) that leaves words unread is
+# read roughly: two capabilities this many times closer than the usual margin are asked about,
+# not guessed.
 FOREIGN_MARGIN_FACTOR = 4.0
 
 
@@ -30,16 +32,31 @@ def _by_words(scored: ScoredCapability) -> float:
     return scored.score - scored.similarity_points
 
 
-def _doubt(chosen: ScoredCapability, reading: Reading, min_score: float) -> str | None:
+def unread_words(reading: Reading, capabilities: Sequence[Capability]) -> list[str]:
+    """The words of a request in another language that neither the glossary nor the
+    capabilities' own words read: what the planner did not understand. Names are values, not
+    words to understand ("Jürgen", "Acme"), except in German, which capitalises every noun."""
+    known = known_concepts(capabilities)
+    return [
+        word
+        for word in reading.untranslated
+        if word.lower() not in STOPWORDS
+        and not (word[:1].isupper() and reading.language != "de")
+        and not concepts_of_words([word.lower()]) <= known
+    ]
+
+
+def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float) -> str | None:
     """Why a choice the scores allow should still be asked about (None: it may stand): one
     that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
-    close to a sum tool), or one that acts, for a request in another language."""
+    close to a sum tool), or one that acts, for a request in another language of which some
+    words were not read ("Leg ... an": what is done with the file is unread)."""
     acts = capability_action(chosen.capability).acts
     carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
     if carried or chosen.by_meaning_only:
         return "chosen by meaning more than by words"
-    if reading.foreign and acts:
-        return "a request in another language, for a capability that acts"
+    if reading.foreign and acts and unread:
+        return f"a request in another language, for a capability that acts ({', '.join(unread)} not read)"
     return None
 
 
@@ -125,7 +142,8 @@ class DeterministicPlanner:
                 None if extraction is None else _classified(extraction, viable[0].capability, request)
             )
         runner_up = viable[1] if len(viable) > 1 else None
-        margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if reading.foreign else 1.0)
+        unread = unread_words(reading, capabilities) if reading.foreign else []
+        margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if unread else 1.0)
         # Meaning may order the two, never settle them: two that words alone put close (or the
         # other way round) are asked about, so similarity never makes the planner run a
         # capability that words alone would not have run.
@@ -134,7 +152,7 @@ class DeterministicPlanner:
         )
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
-        elif _doubt(viable[0], reading, limits.min_score) and not request.answer:
+        elif _doubt(viable[0], reading, unread, limits.min_score) and not request.answer:
             # Asked with the next best among the choices, viable or not: the operator settles it.
             selection.ambiguous_with = runner_up or next((s for s in ranked if s is not viable[0]), None)
         selection.explanation = explanation(viable[0])

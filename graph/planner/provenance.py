@@ -11,6 +11,8 @@ that this module shows and tests:
 - a yes or no written right after the argument's name ("recursive=yes");
 - a quantity converted to the unit the argument names ("2 hours" for ``timeout_seconds``);
 - a time of day as HH:MM ("9am" is 09:00);
+- an option of the schema said in another language that the glossary reads as it
+  ("pendientes" is the option pending);
 - the IANA zone of a place named ("Tokyo" is Asia/Tokyo);
 - files of a kind as a glob ("Python files" is ``*.py``);
 - a path named relative to one of its server's configured folders, joined to it;
@@ -44,6 +46,7 @@ from graph.planner.arguments import (
     property_shape,
     referenced,
 )
+from graph.planner.languages import written_for
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import split_identifier
@@ -210,6 +213,10 @@ def _stated_text(
         if written is not None:
             return written, "as written" if written == value else f"the option '{value}', written '{written}'"
     words = text[span[0] : span[1]]
+    if value in options and (glossed := written_for(words, value)) is not None:
+        # "Muéstrame los tickets pendientes": an option said in the request's language, read
+        # by the glossary (graph/planner/languages.py) as the option's English word.
+        return glossed[0], f"the option '{value}', written '{glossed[0]}' in {glossed[1]}"
     if is_zone_name(value):
         place = next((m.words for m in zone_mentions(words) if m.zone == value), None)
         if place is not None:

@@ -1008,6 +1008,11 @@ def _vocabulary_of(capabilities: list[Capability]) -> Vocabulary:
     return vocabulary
 
 
+def known_concepts(capabilities: Sequence[Capability]) -> frozenset[str]:
+    """Every concept the capabilities use in their names, descriptions and parameters."""
+    return frozenset(_vocabulary_of(list(capabilities)).document_frequency)
+
+
 def rank(
     capabilities: list[Capability],
     text: str,
