@@ -430,3 +430,14 @@ def written_for(text: str, english: str) -> tuple[str, str] | None:
         if glossary.get(match.group(0).lower(), "").lower() == english.lower():
             return match.group(0), LANGUAGE_NAMES[language]
     return None
+
+
+def places_written(text: str) -> list[tuple[str, str]]:
+    """The places ``text`` names as another language writes them, each with its English name
+    ("Ciudad de México", "Mexico City")."""
+    found = []
+    for written, english in glossary.PLACES.items():
+        match = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", text, re.IGNORECASE)
+        if match is not None:
+            found.append((match.group(0), english))
+    return found

@@ -45,7 +45,7 @@ from graph.planner.opposites import opposite
 from graph.planner.places import formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
-from graph.planner.sql_words import data_question, statement_fit
+from graph.planner.sql_words import data_change, data_question, statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -154,7 +154,7 @@ _FILLER = frozenset(
     "show see look find get make use using into under over about within inside there exist exists anything "
     "something everything every whole entire first last next new old recent latest one two three both each "
     "say says said contents content called named whether which does happen still yet already anymore sitting "
-    "currently there".split()
+    "currently there many much".split()
 )
 # Closeness in meaning (graph/planner/similarity.py), for the capability closest to the request
 # only, by its lead over the next closest: up to SIMILARITY_WEIGHT points for a lead of
@@ -555,6 +555,17 @@ def score_capability(
         asked_of_data = data_question(capability, text, vocabulary.named)
         if asked_of_data is not None:
             add(*asked_of_data)
+    # "Set the price of the Mouse to 17.90": a change to records nothing else mentions, for the
+    # database tool that runs that kind of change (asked about: the statement is missing). Its
+    # verb is then what the tool does, as a statement's is.
+    ordered_verb = None if path_kinds(text) else leading_verb(text)
+    changed = (
+        None
+        if ordered_verb is None or request_action(text).reads_only
+        else data_change(capability, text, vocabulary.named | _FILLER, _ACT_FAMILY.get(stem(ordered_verb)))
+    )
+    if changed is not None:
+        add(*changed)
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
     if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
@@ -598,7 +609,7 @@ def score_capability(
     opens_with_its_verb = _opens_with_name_verb(capability, text)
     other_verb = (
         None
-        if said_verb or enum_hits or asked.reads_only or in_admin_words
+        if said_verb or enum_hits or asked.reads_only or in_admin_words or changed
         else _other_verb(capability, does.acts, text)
     )
     if other_verb:
@@ -622,6 +633,7 @@ def score_capability(
         or said_verb
         or in_admin_words
         or runs_the_statement
+        or changed is not None
         or _sets_what_is_asked(capability, asked.categories)
     ):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
@@ -630,7 +642,7 @@ def score_capability(
     object_named = _object_named(capability, text)
     if object_named:
         add(OBJECT_NAMED, f"it {leading_verb(text)}s what the request names ({object_named})")
-    undoes = _undoes(capability, text)
+    undoes = None if changed else _undoes(capability, text)
     if undoes:
         add(OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite")
     unserved = read_cannot_serve(capability, text)
