@@ -3,6 +3,7 @@ manifest every time, so every route the graph takes can be reproduced and explai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,13 @@ def unread_words(reading: Reading, capabilities: Sequence[Capability]) -> list[s
         and not (word[:1].isupper() and reading.language != "de")
         and not concepts_of_words([word.lower()]) <= known
     ]
+
+
+def unread_by(chosen: ScoredCapability, unread: Sequence[str]) -> list[str]:
+    """``unread`` less the words the chosen capability's arguments take as values: "Alice" in
+    "Suche im Wissensgraphen nach Alice" is the query, read as written."""
+    values = " ".join(str(v) for v in (chosen.extraction.arguments.values() if chosen.extraction else ()))
+    return [w for w in unread if not re.search(rf"(?<!\w){re.escape(w)}(?!\w)", values)]
 
 
 def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float) -> str | None:
@@ -142,7 +150,7 @@ class DeterministicPlanner:
                 None if extraction is None else _classified(extraction, viable[0].capability, request)
             )
         runner_up = viable[1] if len(viable) > 1 else None
-        unread = unread_words(reading, capabilities) if reading.foreign else []
+        unread = unread_by(viable[0], unread_words(reading, capabilities)) if reading.foreign else []
         margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if unread else 1.0)
         # Meaning may order the two, never settle them: two that words alone put close (or the
         # other way round) are asked about, so similarity never makes the planner run a

@@ -72,6 +72,8 @@ _COMMON: dict[str, dict[str, str]] = {
         "chart": "diagramm",
         "repository": "repository",
         "now": "gerade",
+        "page": "seite",
+        "pages": "seiten",
     },
     "es": {
         "add": "añade añadir agrega agregar",
@@ -118,6 +120,8 @@ _COMMON: dict[str, dict[str, str]] = {
         "database": "bd",
         "repository": "repositorio",
         "under": "bajo",
+        "page": "página",
+        "pages": "páginas",
         "from": "desde",
         "formula": "fórmula",
         "chart": "gráfico",
@@ -279,6 +283,8 @@ _COMMON: dict[str, dict[str, str]] = {
         "formula": "formula",
         "chart": "grafico",
         "repository": "repository",
+        "page": "pagina",
+        "pages": "pagine",
     },
     "pt": {
         "show": "mostre mostra mostrar exiba exibir",
@@ -386,6 +392,8 @@ _COMMON: dict[str, dict[str, str]] = {
         "formula": "fórmula",
         "chart": "gráfico",
         "repository": "repositório",
+        "page": "página",
+        "pages": "páginas",
     },
 }
 WORDS: dict[str, dict[str, str]] = {language: _table(spec) for language, spec in _COMMON.items()}

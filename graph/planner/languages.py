@@ -326,6 +326,8 @@ _VALUE = re.compile(
     r""""[^"]*"|“[^”]*”|«[^»]*»|(?<!\w)'[^']*'(?!\w)|\S+@\S+|\b\w+://\S+|\S*/\S*|\b[\w-]+\.[A-Za-z][\w]{0,7}\b"""
     # A key or a label with a colon inside ("tema:color", "config:*"): a value, as written.
     r"""|(?<![\w:])[A-Za-z_][\w.-]*:[\w.*:-]+"""
+    # A name that mixes letters and digits across a joiner ("release-2026", "Q3-final"): a value.
+    r"""|(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[\w]+(?:-[\w]+)+"""
 )
 
 

@@ -128,6 +128,9 @@ ARITHMETIC_STATED = 2.0
 OBJECT_NAMED = 2.0
 # The tool's name verb undoes the request's order (import for "save as", delete for "put").
 OPPOSITE_VERB = -4.0
+# An order to rename, for a tool that acts and has no parameter for the new name: whatever it
+# would be given ("Rename the key a to b": b as a value) is not what was asked.
+RENAME_WITHOUT_A_NAME = -6.0
 # A word problem whose expression no rule can build, for a capability that takes an expression.
 WORD_PROBLEM = 4.0
 # And the other way round: a capability that only reads, for a request to change something.
@@ -338,13 +341,38 @@ def _word_problem_for(capability: Capability, text: str) -> bool:
     return expression_in(text) is None and asks_for_arithmetic(text) and _evaluates_expressions(capability)
 
 
+# Orders that take back what another did: "undo the last commit" is no commit.
+_TAKING_BACK = frozenset({"undo", "revert", "reverse", "rollback", "unsend", "undelete"})
+
+
 def _undoes(capability: Capability, text: str) -> tuple[str, str] | None:
-    """The request's order verb and the tool's name verb, when one undoes the other."""
+    """The request's order verb and the tool's name verb, when one undoes the other: opposite
+    verbs (import for "save as"), or an order to take back the very act the tool's name does
+    ("Undo the last commit" for git_commit)."""
     asked = leading_verb(text)
     if asked is None or not _opens_with(text, asked) or capability.type != "tool":
         return None
-    own = _without_server_prefix(_name_words(capability), capability.server)[:1]
-    return (asked, own[0]) if own and opposite(asked, own[0]) else None
+    own = _without_server_prefix(_name_words(capability), capability.server)
+    if not own:
+        return None
+    if asked.lower() in _TAKING_BACK:
+        after = re.search(rf"\b{re.escape(asked)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
+        taken_back = {stem(w) for w in words(after.group(1))} if after else set()
+        return (asked, own[0]) if stem(own[0]) in taken_back else None
+    return (asked, own[0]) if opposite(asked, own[0]) else None
+
+
+# Words of a parameter's name that take what something is renamed to.
+_NEW_NAME_WORDS = frozenset({"name", "new", "destination", "target", "to", "title", "rename", "dest"})
+
+
+def _renames_without_a_name(capability: Capability, text: str) -> bool:
+    """An order to rename something, for a tool that acts but has no parameter for the new
+    name ("Rename the key a to b" for a tool that sets a key's value)."""
+    asked = leading_verb(text)
+    if asked is None or stem(asked.lower()) != stem("rename") or capability.type != "tool":
+        return False
+    return not any(set(split_identifier(name)) & _NEW_NAME_WORDS for name in capability.properties)
 
 
 def _ordered_and_said(capability: Capability, text: str) -> str | None:
@@ -645,6 +673,8 @@ def score_capability(
     undoes = None if changed else _undoes(capability, text)
     if undoes:
         add(OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite")
+    if does.acts and _renames_without_a_name(capability, text):
+        add(RENAME_WITHOUT_A_NAME, "the request asks to rename; it takes no new name")
     unserved = read_cannot_serve(capability, text)
     if unserved:
         # Never a read for a change, however well it matches: it would report ok, having done nothing.

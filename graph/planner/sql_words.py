@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 
 from graph.planner.plain_words import sql_change, sql_reads, takes_sql
+from graph.planner.quantities import unit_of
 from graph.planner.store_words import keys_in
 from graph.planner.text import STOPWORDS, concepts_of_words
+from graph.planner.word_problems import asks_for_arithmetic
 from mcp_host.manifest import Capability
 
 # The kinds of statement a description may name, by the keyword that opens them.
@@ -120,7 +122,10 @@ def data_question(capability: Capability, text: str, named: frozenset[str]) -> t
     # listing where a store has a keys tool, and a key written out (counter:visits) names its store.
     subjects = [m.group(1).lower() for m in _SUBJECT.finditer(text)]
     about_records = [s for s in subjects if s not in STOPWORDS and not concepts_of_words([s]) & named]
-    if cue is None or not about_records or keys_in(text):
+    # "How many seconds are in 3.5 hours?", "how many slices do 7 pizzas have?": a quantity of a
+    # unit, or a word problem's amounts, is arithmetic, not a question about stored records.
+    about_records = [s for s in about_records if unit_of(s, {}) is None]
+    if cue is None or not about_records or keys_in(text) or asks_for_arithmetic(text):
         return None
     return DATA_QUESTION, f"a question about records in words ('{cue.group(0)}'); it queries a database"
 
