@@ -50,6 +50,31 @@ _CONTENT_LEAD = re.compile(
     # "saying ..." must still end at the end of the request's line.
     re.IGNORECASE | re.MULTILINE,
 )
+# "Add this insight to the memo: Madrid customers buy monitors": what follows the colon of a
+# clause that names the property, to the end of the line; quotation marks around it are not
+# part of it.
+_AFTER_COLON = re.compile(r"^(?P<lead>[^:\n]*?)\s*:\s+(?P<text>[^\n]+?)\s*$", re.MULTILINE)
+_AROUND = re.compile(r"^[\"“«‘']\s*(.*?)\s*[\"”»’']$")
+
+
+def _after_its_colon(name: str, is_content: bool, text: str) -> str | None:
+    """The text after a request's colon, when the words before it name the property ("this
+    insight ...: <text>"), or, for a property of content (body, text), when the text after it is
+    quoted (": « La réunion est déplacée »"). A value with a colon of its own (a key, a time)
+    is no such colon."""
+    match = _AFTER_COLON.match(text)
+    if match is None or re.search(r"\S:\S", match.group(0)[: match.end("lead") + 2]):
+        return None
+    lead, value = match.group("lead"), match.group("text").rstrip(".")
+    quoted = _AROUND.match(value)
+    named = any(re.search(rf"\b{re.escape(v)}s?\b", lead, re.IGNORECASE) for v in _name_variants(name))
+    if named and len(split_identifier(name)) >= 1 and len(value.split()) >= 2:
+        return quoted.group(1) if quoted else value
+    if is_content and quoted:
+        return quoted.group(1)
+    return None
+
+
 _SUBJECT = re.compile(
     r"\b(?:subject|titled|title)\s+(?:of\s+)?[\"“']?([^\"”']+?)[\"”']?(?=\s+(?:and|saying|with)\b|$)",
     re.MULTILINE,
@@ -747,6 +772,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
             if len(numbers) == 1:
                 return numbers[0], "the only number in the request"
         return None
+    if "string" in types or not types:
+        after = _after_its_colon(name, key in _CONTENT_NAMES, text)
+        if after is not None and after not in used:
+            return after, "text after the colon that follows its name"
     if key in _CONTENT_NAMES:
         match = _CONTENT_LEAD.search(text)
         if match:
