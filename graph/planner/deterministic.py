@@ -73,9 +73,10 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
     they differ only in what they return, so running the better-evidenced one harms nothing and
     shows which ran, and the operator is not asked to choose ("the memory graph, all of it": the
     read_graph tool or the graph resource). So are two reads of which only the better-evidenced
-    one can run as asked (the other lacks a value the request does not state) and the other uses
-    no value it leaves out. Anything that acts, lacks an argument, or leaves a stated value
-    unused ("show ticket 13": the ticket, or a search that ignores 13) is asked."""
+    one can run as asked (the other lacks a value the request does not state), or that uses every
+    value the other uses and more ("show ticket 13": the ticket, not a search that ignores 13).
+    Anything that acts, lacks an argument, or leaves a stated value the other uses unused is
+    asked."""
     if best.capability.server != other.capability.server:
         return False
     used: list[list[str]] = []
@@ -98,7 +99,10 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
     # and uses nothing the better one leaves out: asking would only ask for what was not meant.
     if lacking[1]:
         return set(used[0]) >= set(used[1])
-    return used[0] == used[1]
+    # "Show me cells A1 to D6 on the Q3 sheet": the range read takes the sheet and the range,
+    # the sheet's description only the sheet. The better-evidenced read uses every value the
+    # other uses and more; the other would leave a stated value unused.
+    return used[0] == used[1] or set(used[0]) > set(used[1])
 
 
 def _classified(extraction: Extraction, capability: Capability, request: PlanningRequest) -> Extraction:

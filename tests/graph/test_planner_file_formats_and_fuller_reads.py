@@ -63,3 +63,13 @@ def test_of_two_reads_the_one_that_can_run_as_asked_runs_when_the_other_lacks_a_
     assert selection.chosen is not None
     assert selection.chosen.capability.key == "decks__describe_deck"
     assert selection.ambiguous_with is None
+
+
+def test_of_two_reads_the_one_that_uses_every_value_the_other_uses_and_more_runs() -> None:
+    request = PlanningRequest(text="Show me slide 3 of pitch.pptx")
+
+    selection = DeterministicPlanner().select(request, SLIDES, Limits(ambiguity_margin=5.0))
+
+    assert selection.chosen is not None
+    assert selection.chosen.capability.key == "decks__describe_slide"
+    assert selection.ambiguous_with is None
