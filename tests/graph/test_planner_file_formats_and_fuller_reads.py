@@ -58,7 +58,8 @@ def test_a_replacement_of_quoted_texts_after_every_fills_a_query_and_its_replace
 def test_of_two_reads_the_one_that_can_run_as_asked_runs_when_the_other_lacks_a_value() -> None:
     request = PlanningRequest(text="What slides does pitch.pptx have?")
 
-    selection = DeterministicPlanner().select(request, SLIDES, Limits(ambiguity_margin=5.0))
+    # Limits that make the slide's description a close second.
+    selection = DeterministicPlanner().select(request, SLIDES, Limits(min_score=3.0, ambiguity_margin=5.0))
 
     assert selection.chosen is not None
     assert selection.chosen.capability.key == "decks__describe_deck"
