@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graph.planner.actions import capability_action
+from graph.planner.actions import capability_action, is_known_verb
 from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
@@ -15,6 +15,8 @@ from graph.planner.languages import Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, known_concepts, rank
+from graph.planner.similarity import is_one_token
+from graph.planner.spelling import respelled
 from graph.planner.text import STOPWORDS, concepts_of_words
 
 if TYPE_CHECKING:
@@ -31,6 +33,17 @@ FOREIGN_MARGIN_FACTOR = 4.0
 def _by_words(scored: ScoredCapability) -> float:
     """The score without what meaning added."""
     return scored.score - scored.similarity_points
+
+
+def _respelled(text: str, capabilities: Sequence[Capability]) -> str:
+    """``text`` with its typing slips ("shwo", "tikcet") read as the words the capabilities or
+    the verb tables use (graph/planner/spelling.py)."""
+    known = known_concepts(capabilities)
+
+    def is_known(word: str) -> bool:
+        return word in STOPWORDS or is_known_verb(word) or bool(concepts_of_words([word]) & known)
+
+    return respelled(text, is_known, is_one_token)
 
 
 def unread_words(reading: Reading, capabilities: Sequence[Capability]) -> list[str]:
@@ -130,7 +143,7 @@ class DeterministicPlanner:
         reading = read(request.full_text)
         ranked = rank(
             list(capabilities),
-            reading.text.replace("\n", " "),
+            _respelled(reading.text, capabilities).replace("\n", " "),
             request.operation_type,
             list(request.preferences),
             exclude=set(request.exclude),
