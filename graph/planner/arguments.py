@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words, replacements, store_words
+from graph.planner import plain_words, replacements, spreadsheet_words, store_words
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -597,6 +597,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in used] if copied else []
         return (copies, f"addresses after '{key}'") if copies else None
     if "array" in types:
+        # "Put 2750 into cell D7": one value into one cell, for a property of rows of values.
+        rows = spreadsheet_words.one_value_as_rows(name, shape, text)
+        if rows is not None:
+            return rows
         listed = _list_value(name, shape, text, used)
         if listed is None and _types(property_shape(shape.get("items") or {})) <= {"string"}:
             return plain_words.listed_values(name, text)

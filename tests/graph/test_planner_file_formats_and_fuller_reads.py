@@ -74,3 +74,19 @@ def test_of_two_reads_the_one_that_uses_every_value_the_other_uses_and_more_runs
     assert selection.chosen is not None
     assert selection.chosen.capability.key == "decks__describe_slide"
     assert selection.ambiguous_with is None
+
+
+def test_one_value_put_into_one_cell_is_one_row_of_one_value_for_a_property_of_rows() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "at": {"type": "string", "description": "Top-left cell."},
+            "rows": {"type": "array", "items": {"type": "array"}, "description": "Rows of values to write."},
+        },
+        "required": ["at", "rows"],
+    }
+
+    extraction = extract_arguments(schema, "Put 480 into cell C9 of the grid")
+
+    assert extraction.arguments == {"at": "C9", "rows": [[480]]}
+    assert extract_arguments(schema, "Put C9 somewhere").arguments.get("rows") is None
