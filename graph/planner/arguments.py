@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words, replacements, store_words
+from graph.planner import plain_words, replacements, spreadsheet_words, store_words
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -50,6 +50,31 @@ _CONTENT_LEAD = re.compile(
     # "saying ..." must still end at the end of the request's line.
     re.IGNORECASE | re.MULTILINE,
 )
+# "Add this insight to the memo: Madrid customers buy monitors": what follows the colon of a
+# clause that names the property, to the end of the line; quotation marks around it are not
+# part of it.
+_AFTER_COLON = re.compile(r"^(?P<lead>[^:\n]*?)\s*:\s+(?P<text>[^\n]+?)\s*$", re.MULTILINE)
+_AROUND = re.compile(r"^[\"“«‘']\s*(.*?)\s*[\"”»’']$")
+
+
+def _after_its_colon(name: str, is_content: bool, text: str) -> str | None:
+    """The text after a request's colon, when the words before it name the property ("this
+    insight ...: <text>"), or, for a property of content (body, text), when the text after it is
+    quoted (": « La réunion est déplacée »"). A value with a colon of its own (a key, a time)
+    is no such colon."""
+    match = _AFTER_COLON.match(text)
+    if match is None or re.search(r"\S:\S", match.group(0)[: match.end("lead") + 2]):
+        return None
+    lead, value = match.group("lead"), match.group("text").rstrip(".")
+    quoted = _AROUND.match(value)
+    named = any(re.search(rf"\b{re.escape(v)}s?\b", lead, re.IGNORECASE) for v in _name_variants(name))
+    if named and len(split_identifier(name)) >= 1 and len(value.split()) >= 2:
+        return quoted.group(1) if quoted else value
+    if is_content and quoted:
+        return quoted.group(1)
+    return None
+
+
 _SUBJECT = re.compile(
     r"\b(?:subject|titled|title)\s+(?:of\s+)?[\"“']?([^\"”']+?)[\"”']?(?=\s+(?:and|saying|with)\b|$)",
     re.MULTILINE,
@@ -572,6 +597,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
         copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in used] if copied else []
         return (copies, f"addresses after '{key}'") if copies else None
     if "array" in types:
+        # "Put 2750 into cell D7": one value into one cell, for a property of rows of values.
+        rows = spreadsheet_words.one_value_as_rows(name, shape, text)
+        if rows is not None:
+            return rows
         listed = _list_value(name, shape, text, used)
         if listed is None and _types(property_shape(shape.get("items") or {})) <= {"string"}:
             return plain_words.listed_values(name, text)
@@ -747,6 +776,10 @@ def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
             if len(numbers) == 1:
                 return numbers[0], "the only number in the request"
         return None
+    if "string" in types or not types:
+        after = _after_its_colon(name, key in _CONTENT_NAMES, text)
+        if after is not None and after not in used:
+            return after, "text after the colon that follows its name"
     if key in _CONTENT_NAMES:
         match = _CONTENT_LEAD.search(text)
         if match:

@@ -3,25 +3,30 @@ manifest every time, so every route the graph takes can be reproduced and explai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graph.planner.actions import capability_action
+from graph.planner.actions import capability_action, is_known_verb
 from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
 from graph.planner.languages import Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
-from graph.planner.scoring import ScoredCapability, is_unbounded_listing, rank
+from graph.planner.scoring import ScoredCapability, is_unbounded_listing, known_concepts, rank
+from graph.planner.similarity import is_one_token
+from graph.planner.spelling import respelled
+from graph.planner.text import STOPWORDS, concepts_of_words
 
 if TYPE_CHECKING:
     from graph.context import Limits
     from mcp_host.manifest import Capability
 
 CANDIDATES_KEPT = 5
-# A request read through the glossary (graph/planner/languages.py) is read roughly: two
-# capabilities this many times closer than the usual margin are asked about, not guessed.
+# A request read through the glossary (graph/planner/languages.py) that leaves words unread is
+# read roughly: two capabilities this many times closer than the usual margin are asked about,
+# not guessed.
 FOREIGN_MARGIN_FACTOR = 4.0
 
 
@@ -30,16 +35,49 @@ def _by_words(scored: ScoredCapability) -> float:
     return scored.score - scored.similarity_points
 
 
-def _doubt(chosen: ScoredCapability, reading: Reading, min_score: float) -> str | None:
+def _respelled(text: str, capabilities: Sequence[Capability]) -> str:
+    """``text`` with its typing slips ("shwo", "tikcet") read as the words the capabilities or
+    the verb tables use (graph/planner/spelling.py)."""
+    known = known_concepts(capabilities)
+
+    def is_known(word: str) -> bool:
+        return word in STOPWORDS or is_known_verb(word) or bool(concepts_of_words([word]) & known)
+
+    return respelled(text, is_known, is_one_token)
+
+
+def unread_words(reading: Reading, capabilities: Sequence[Capability]) -> list[str]:
+    """The words of a request in another language that neither the glossary nor the
+    capabilities' own words read: what the planner did not understand. Names are values, not
+    words to understand ("Jürgen", "Acme"), except in German, which capitalises every noun."""
+    known = known_concepts(capabilities)
+    return [
+        word
+        for word in reading.untranslated
+        if word.lower() not in STOPWORDS
+        and not (word[:1].isupper() and reading.language != "de")
+        and not concepts_of_words([word.lower()]) <= known
+    ]
+
+
+def unread_by(chosen: ScoredCapability, unread: Sequence[str]) -> list[str]:
+    """``unread`` less the words the chosen capability's arguments take as values: "Alice" in
+    "Suche im Wissensgraphen nach Alice" is the query, read as written."""
+    values = " ".join(str(v) for v in (chosen.extraction.arguments.values() if chosen.extraction else ()))
+    return [w for w in unread if not re.search(rf"(?<!\w){re.escape(w)}(?!\w)", values)]
+
+
+def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float) -> str | None:
     """Why a choice the scores allow should still be asked about (None: it may stand): one
     that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
-    close to a sum tool), or one that acts, for a request in another language."""
+    close to a sum tool), or one that acts, for a request in another language of which some
+    words were not read ("Leg ... an": what is done with the file is unread)."""
     acts = capability_action(chosen.capability).acts
     carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
     if carried or chosen.by_meaning_only:
         return "chosen by meaning more than by words"
-    if reading.foreign and acts:
-        return "a request in another language, for a capability that acts"
+    if reading.foreign and acts and unread:
+        return f"a request in another language, for a capability that acts ({', '.join(unread)} not read)"
     return None
 
 
@@ -47,14 +85,18 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
     """Two reads of one server that use exactly the same values of the request and lack none:
     they differ only in what they return, so running the better-evidenced one harms nothing and
     shows which ran, and the operator is not asked to choose ("the memory graph, all of it": the
-    read_graph tool or the graph resource). Anything that acts, lacks an argument, or leaves a
-    stated value unused ("show ticket 13": the ticket, or a search that ignores 13) is asked."""
+    read_graph tool or the graph resource). So are two reads of which only the better-evidenced
+    one can run as asked (the other lacks a value the request does not state), or that uses every
+    value the other uses and more ("show ticket 13": the ticket, not a search that ignores 13).
+    Anything that acts, lacks an argument, or leaves a stated value the other uses unused is
+    asked."""
     if best.capability.server != other.capability.server:
         return False
     used: list[list[str]] = []
+    lacking: list[bool] = []
     for scored in (best, other):
         extraction = extract_arguments(scored.capability.input_schema, request.full_text)
-        if capability_action(scored.capability).acts or extraction.missing:
+        if capability_action(scored.capability).acts:
             return False
         values = [
             v
@@ -62,7 +104,18 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
             for v in (value if isinstance(value, list) else [value])
         ]
         used.append(sorted(str(value) for value in values))
-    return used[0] == used[1]
+        lacking.append(bool(extraction.missing))
+    if lacking[0]:
+        return False
+    # "What sheets does sales.xlsx have?": the workbook's description needs nothing more; the
+    # sheet's needs a sheet the request does not name. The other read could not run as asked,
+    # and uses nothing the better one leaves out: asking would only ask for what was not meant.
+    if lacking[1]:
+        return set(used[0]) >= set(used[1])
+    # "Show me cells A1 to D6 on the Q3 sheet": the range read takes the sheet and the range,
+    # the sheet's description only the sheet. The better-evidenced read uses every value the
+    # other uses and more; the other would leave a stated value unused.
+    return used[0] == used[1] or set(used[0]) > set(used[1])
 
 
 def _classified(extraction: Extraction, capability: Capability, request: PlanningRequest) -> Extraction:
@@ -90,7 +143,7 @@ class DeterministicPlanner:
         reading = read(request.full_text)
         ranked = rank(
             list(capabilities),
-            reading.text.replace("\n", " "),
+            _respelled(reading.text, capabilities).replace("\n", " "),
             request.operation_type,
             list(request.preferences),
             exclude=set(request.exclude),
@@ -114,7 +167,8 @@ class DeterministicPlanner:
                 None if extraction is None else _classified(extraction, viable[0].capability, request)
             )
         runner_up = viable[1] if len(viable) > 1 else None
-        margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if reading.foreign else 1.0)
+        unread = unread_by(viable[0], unread_words(reading, capabilities)) if reading.foreign else []
+        margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if unread else 1.0)
         # Meaning may order the two, never settle them: two that words alone put close (or the
         # other way round) are asked about, so similarity never makes the planner run a
         # capability that words alone would not have run.
@@ -123,7 +177,7 @@ class DeterministicPlanner:
         )
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
-        elif _doubt(viable[0], reading, limits.min_score) and not request.answer:
+        elif _doubt(viable[0], reading, unread, limits.min_score) and not request.answer:
             # Asked with the next best among the choices, viable or not: the operator settles it.
             selection.ambiguous_with = runner_up or next((s for s in ranked if s is not viable[0]), None)
         selection.explanation = explanation(viable[0])

@@ -13,7 +13,7 @@ from typing import Literal
 
 from graph.planner.actions import request_action
 from graph.planner.calculation import conversion_in, expression_in
-from graph.planner.text import concepts, stem, words
+from graph.planner.text import concepts, path_kinds, stem, words
 
 Intent = Literal["read_resource", "execute_tool", "use_prompt", "answer_without_mcp"]
 OperationType = Literal["resource", "tool", "prompt", "none"]
@@ -26,6 +26,15 @@ _GENERAL_QUESTION = re.compile(
 _SMALL_TALK = re.compile(
     r"^\s*(hi|hello|hey|thanks|thank\s+you|good\s+(morning|afternoon|evening)|ok(ay)?|bye|cheers)\b"
     r"[\s!.,?]*(?:(?:that'?s|that\s+is)\s+all(?:\s+for\s+now)?|see\s+you|have\s+a\s+nice\s+day)?[\s!.?]*$",
+    re.IGNORECASE,
+)
+# Questions about ideas, not about anything a server holds: how two things differ, which way
+# of doing something is best. Even with an action in them ("a Redis list", "a formula to find
+# duplicates") they ask for knowledge, unless they state a value to act on.
+_CONCEPT_QUESTION = re.compile(
+    r"^\s*(?:what(?:'s|’s|\s+is|\s+are)\s+the\s+differences?\s+between\b"
+    r"|what(?:'s|’s|\s+is|\s+are)\s+the\s+(?:best|right|usual|recommended)\s+"
+    r"(?:\w+\s+)?(?:way|formula|function|command|practice|approach|method|syntax)s?\s+(?:to|for|of)\b)",
     re.IGNORECASE,
 )
 # Things that only make sense as arguments to an operation.
@@ -96,6 +105,10 @@ def classify(text: str) -> IntentDecision:
     if given and not any(stem(word) in _RECORD_NOUNS for word in words(given.group("lead"))):
         return IntentDecision("answer_without_mcp", "none", "the request brings the text it is about")
     about_holdings = bool(_HOLDINGS.search(text))
+    if _CONCEPT_QUESTION.match(text) and not (has_value or about_holdings or path_kinds(text)):
+        return IntentDecision(
+            "answer_without_mcp", "none", "a question about ideas, not about what a server holds"
+        )
     if _GENERAL_QUESTION.match(text) and not (has_value or has_action or has_record or about_holdings):
         return IntentDecision(
             "answer_without_mcp", "none", "a general question with no file, record, address or action named"

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graph.planner import arithmetic_words
+from graph.planner import arithmetic_words, glossary
 
 # Words that mark a language and are not English words (nor common values): the language
 # with most of them, at least two, is the request's.
@@ -37,9 +37,14 @@ _MARKERS: dict[str, frozenset[str]] = {
         "combien lis donne-moi montre-moi".split()
     ),
 }
-LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French"}
+_MARKERS |= glossary.MARKERS
+LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "pt": "Portuguese"}
 # Glossary words that are English words too: no evidence of another language.
-_ENGLISH = frozenset("a an in on the me my for with is it to was date plus note person mal".split())
+_ENGLISH = frozenset(
+    "a an in on the me my for with is it to was date plus note person mal as no do nos e i o "
+    "file files data database formula repository text name come con da ora mi su al ai chi dove due "
+    "ore leg hat base favor change client clients structure observation pasta sobre bd uno una".split()
+)
 
 # Phrases first (they would be read wrongly word by word), then words. Each maps to English
 # words the planner's tables know.
@@ -305,11 +310,24 @@ _STORE_WORDS: dict[str, dict[str, str]] = {
 for _language, _nouns in _STORE_WORDS.items():
     for _word, _english in _nouns.items():
         _WORDS[_language].setdefault(_word, _english)
+# The general vocabulary (graph/planner/glossary.py): the tables above keep their choices.
+for _language, _glossed in glossary.WORDS.items():
+    _WORDS.setdefault(_language, {})
+    for _word, _english in _glossed.items():
+        _WORDS[_language].setdefault(_word, _english)
+for _language, _phrased in glossary.PHRASES.items():
+    _PHRASES.setdefault(_language, {})
+    for _phrase, _english in {**_phrased, **glossary.PLACES}.items():
+        _PHRASES[_language].setdefault(_phrase, _english)
 
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’-][^\W\d_]+)*(?!\w)", re.UNICODE)
 # Values the operator wrote: kept exactly (quoted text, addresses, URIs, paths, file names).
 _VALUE = re.compile(
     r""""[^"]*"|“[^”]*”|«[^»]*»|(?<!\w)'[^']*'(?!\w)|\S+@\S+|\b\w+://\S+|\S*/\S*|\b[\w-]+\.[A-Za-z][\w]{0,7}\b"""
+    # A key or a label with a colon inside ("tema:color", "config:*"): a value, as written.
+    r"""|(?<![\w:])[A-Za-z_][\w.-]*:[\w.*:-]+"""
+    # A name that mixes letters and digits across a joiner ("release-2026", "Q3-final"): a value.
+    r"""|(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[\w]+(?:-[\w]+)+"""
 )
 
 
@@ -320,6 +338,10 @@ class Reading:
 
     language: str | None
     text: str
+    # The request's words no glossary reads, as written (not values, numbers or names): what
+    # the English reading leaves in the other language, for a planner to judge against the
+    # words its capabilities use.
+    untranslated: tuple[str, ...] = ()
 
     @property
     def foreign(self) -> bool:
@@ -328,9 +350,9 @@ class Reading:
 
 # Arithmetic and units (graph/planner/arithmetic_words.py) are read as the rest is.
 for _language in _PHRASES:
-    _PHRASES[_language] = {**arithmetic_words.PHRASES[_language], **_PHRASES[_language]}
-    _WORDS[_language] = {**arithmetic_words.WORDS[_language], **_WORDS[_language]}
-    _MARKERS[_language] = _MARKERS[_language] | arithmetic_words.MARKERS[_language]
+    _PHRASES[_language] = {**arithmetic_words.PHRASES.get(_language, {}), **_PHRASES[_language]}
+    _WORDS[_language] = {**arithmetic_words.WORDS.get(_language, {}), **_WORDS[_language]}
+    _MARKERS[_language] = _MARKERS[_language] | arithmetic_words.MARKERS.get(_language, frozenset())
 
 
 @lru_cache(maxsize=1)
@@ -342,7 +364,7 @@ def _markers() -> dict[str, frozenset[str]]:
 
 
 def detect(text: str) -> str | None:
-    """ "de", "es" or "fr" when the request is written in that language; None otherwise."""
+    """ "de", "es", "fr", "it" or "pt" when the request is written in that language; None otherwise."""
     plain = _VALUE.sub(" ", text).lower()
     tokens = _WORD.findall(plain)
     counts = {language: sum(1 for t in tokens if t in markers) for language, markers in _markers().items()}
@@ -355,17 +377,25 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _translated(text: str, language: str) -> str:
+def _translated(text: str, language: str) -> tuple[str, tuple[str, ...]]:
     glossary = _WORDS[language]
+    left: list[str] = []
     phrases = _PHRASES[language]
     pattern = re.compile(
         r"\b(?:" + "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)) + r")\b",
         re.IGNORECASE,
     )
 
+    def word(match: re.Match[str]) -> str:
+        written = match.group(0)
+        english = glossary.get(written.lower())
+        if english is None:
+            left.append(written)
+        return english or written
+
     def words(segment: str) -> str:
         segment = pattern.sub(lambda m: phrases[m.group(0).lower()], segment)
-        return _WORD.sub(lambda m: glossary.get(m.group(0).lower(), m.group(0)), segment)
+        return _WORD.sub(word, segment)
 
     out: list[str] = []
     last = 0
@@ -375,7 +405,10 @@ def _translated(text: str, language: str) -> str:
         last = match.end()
     out.append(words(text[last:]))
     # Inverted marks and stray apostrophes are no English: "¿qué hora es?" reads "what time is?".
-    return re.sub(r"[¿¡]", "", "".join(out))
+    english = re.sub(r"[¿¡]", "", "".join(out))
+    # A phrase's English ("Mexico City", "what time") is read, not left over.
+    read_words = {w.lower() for english_words in phrases.values() for w in english_words.split()}
+    return english, tuple(w for w in left if w.lower() not in read_words)
 
 
 @lru_cache(maxsize=256)
@@ -384,4 +417,29 @@ def read(text: str) -> Reading:
     language = detect(text)
     if language is None:
         return Reading(None, text)
-    return Reading(language, arithmetic_words.with_decimal_points(_translated(text, language)))
+    english, untranslated = _translated(text, language)
+    return Reading(language, arithmetic_words.with_decimal_points(english), untranslated)
+
+
+def written_for(text: str, english: str) -> tuple[str, str] | None:
+    """The word of ``text`` (a request in another language) that the glossary reads as
+    ``english``, with the language's name: "pendientes" for "pending" in a Spanish request."""
+    language = detect(text)
+    if language is None:
+        return None
+    glossary = _WORDS[language]
+    for match in _WORD.finditer(_VALUE.sub(" ", text)):
+        if glossary.get(match.group(0).lower(), "").lower() == english.lower():
+            return match.group(0), LANGUAGE_NAMES[language]
+    return None
+
+
+def places_written(text: str) -> list[tuple[str, str]]:
+    """The places ``text`` names as another language writes them, each with its English name
+    ("Ciudad de México", "Mexico City")."""
+    found = []
+    for written, english in glossary.PLACES.items():
+        match = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", text, re.IGNORECASE)
+        if match is not None:
+            found.append((match.group(0), english))
+    return found

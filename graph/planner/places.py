@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from graph.planner.definitions import per_definition
-from graph.planner.text import STOPWORDS, concepts_of_words
+from graph.planner.text import STOPWORDS, concepts_of_words, stated_paths
 from mcp_host.manifest import Capability
 
 # "on the SQLite database", "from Redis", "to the memo", "in the jotter": the noun that ends
@@ -26,3 +26,26 @@ def places_of(capability: Capability) -> frozenset[str]:
     """The concepts of the places ``capability``'s description says it works on."""
     found = {(m.group(1) or m.group(2)).lower() for m in _PLACE.finditer(capability.description)}
     return frozenset(concepts_of_words([w for w in found if w not in STOPWORDS]))
+
+
+# Formats a program has to open (a text tool cannot read them), by extension, with the words a
+# tool's description uses for them. A request naming "budget.xlsx" asks for whatever works on
+# workbooks, as "the shop database" asks for what works on the database. Text formats (csv, md,
+# json) are left out: any tool that reads text serves them.
+_FORMATS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys("xlsx xlsm xls xlsb ods".split(), ("excel", "workbook", "spreadsheet")),
+    **dict.fromkeys("docx doc odt".split(), ("word", "document")),
+    **dict.fromkeys("pptx ppt odp".split(), ("powerpoint", "presentation", "slides")),
+    "pdf": ("pdf",),
+    **dict.fromkeys("sqlite sqlite3 db".split(), ("sqlite", "database")),
+    "ipynb": ("notebook", "jupyter"),
+    **dict.fromkeys("zip tar gz tgz 7z".split(), ("archive",)),
+}
+
+
+def formats_stated(text: str) -> frozenset[str]:
+    """The concepts of the formats of the files ``text`` names that need a program to open
+    ("sales.xlsx": excel, workbook, spreadsheet)."""
+    files, _ = stated_paths(text)
+    words = [w for name in files for w in _FORMATS.get(name.rsplit(".", 1)[-1].lower(), ())]
+    return frozenset(concepts_of_words(words))

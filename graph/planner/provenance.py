@@ -10,8 +10,11 @@ that this module shows and tests:
 - a number written in digits or words ("#42", "five", "twenty-one");
 - a yes or no written right after the argument's name ("recursive=yes");
 - a quantity converted to the unit the argument names ("2 hours" for ``timeout_seconds``);
-- a time of day as HH:MM ("9am" is 09:00);
-- the IANA zone of a place named ("Tokyo" is Asia/Tokyo);
+- a time of day as HH:MM ("9am" and "9:00" are 09:00);
+- an option of the schema said in another language that the glossary reads as it
+  ("pendientes" is the option pending);
+- the IANA zone of a place named ("Tokyo" is Asia/Tokyo), also as another language writes
+  it ("Tokio", "Ciudad de México");
 - files of a kind as a glob ("Python files" is ``*.py``);
 - a path named relative to one of its server's configured folders, joined to it;
 - what a plain-words rule (graph/planner/plain_words.py) reads: arithmetic in symbols ("17
@@ -44,6 +47,7 @@ from graph.planner.arguments import (
     property_shape,
     referenced,
 )
+from graph.planner.languages import places_written, written_for
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import split_identifier
@@ -210,11 +214,22 @@ def _stated_text(
         if written is not None:
             return written, "as written" if written == value else f"the option '{value}', written '{written}'"
     words = text[span[0] : span[1]]
+    if value in options and (glossed := written_for(words, value)) is not None:
+        # "Muéstrame los tickets pendientes": an option said in the request's language, read
+        # by the glossary (graph/planner/languages.py) as the option's English word.
+        return glossed[0], f"the option '{value}', written '{glossed[0]}' in {glossed[1]}"
     if is_zone_name(value):
         place = next((m.words for m in zone_mentions(words) if m.zone == value), None)
         if place is not None:
             return place, f"the time zone of '{place}'"
+        # "Ciudad de México": the place as another language writes it, read by its English name.
+        for written, english in places_written(words):
+            if any(m.zone == value for m in zone_mentions(english)):
+                return written, f"the time zone of '{written}' ({english})"
     for match in TIME_OF_DAY.finditer(words):
+        if match.group(1) is not None and value == f"{int(match.group(1)):02d}:{match.group(2)}":
+            written = match.group(0)
+            return written, "as written" if written == value else f"'{written}' as {value}"
         if match.group(3) is not None:
             hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
             if value == f"{hour:02d}:00":

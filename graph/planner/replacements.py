@@ -43,7 +43,9 @@ _TOKEN = r"(?P<{0}_t>[\w][\w.@#:/+-]*[\w]|[\w])"
 # occurrence of draft", "swap out the text 'a'".
 _LEAD_IN = (
     r"(?:(?:all|every|each)\s+(?:the\s+)?(?:occurrences?|instances?|mentions?)\s+of\s+|"
-    r"(?:(?:the|all|every|each|any)\s+)?(?:words?|text|phrases?|strings?|lines?|terms?|spelling)\s+)?"
+    r"(?:(?:the|all|every|each|any)\s+)?(?:words?|text|phrases?|strings?|lines?|terms?|spelling)\s+|"
+    # "replace every 'North' with 'Nord'": a quantifier before a quoted text.
+    r"(?:all|every|each|any)\s+(?=[\"“‘'`]))?"
 )
 
 
@@ -133,7 +135,7 @@ def replacements_in(text: str) -> list[Replacement]:
 
 # Words of a field's name that say it takes the old text, or the new.
 _OLD_NAME_WORDS = frozenset(
-    {"old", "original", "find", "search", "before", "existing", "current", "from", "pattern"}
+    {"old", "original", "find", "search", "query", "before", "existing", "current", "from", "pattern"}
 )
 _NEW_NAME_WORDS = frozenset(
     {"new", "replace", "replacement", "updated", "after", "to", "with", "substitute", "substitution"}

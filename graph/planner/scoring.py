@@ -42,10 +42,10 @@ from graph.planner.arguments import (
 from graph.planner.calculation import expression_in, takes_an_expression
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.opposites import opposite
-from graph.planner.places import places_of
+from graph.planner.places import formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
-from graph.planner.sql_words import data_question, statement_fit
+from graph.planner.sql_words import data_change, data_question, statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -128,6 +128,9 @@ ARITHMETIC_STATED = 2.0
 OBJECT_NAMED = 2.0
 # The tool's name verb undoes the request's order (import for "save as", delete for "put").
 OPPOSITE_VERB = -4.0
+# An order to rename, for a tool that acts and has no parameter for the new name: whatever it
+# would be given ("Rename the key a to b": b as a value) is not what was asked.
+RENAME_WITHOUT_A_NAME = -6.0
 # A word problem whose expression no rule can build, for a capability that takes an expression.
 WORD_PROBLEM = 4.0
 # And the other way round: a capability that only reads, for a request to change something.
@@ -154,7 +157,7 @@ _FILLER = frozenset(
     "show see look find get make use using into under over about within inside there exist exists anything "
     "something everything every whole entire first last next new old recent latest one two three both each "
     "say says said contents content called named whether which does happen still yet already anymore sitting "
-    "currently there".split()
+    "currently there many much".split()
 )
 # Closeness in meaning (graph/planner/similarity.py), for the capability closest to the request
 # only, by its lead over the next closest: up to SIMILARITY_WEIGHT points for a lead of
@@ -264,6 +267,14 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
     return frozenset(named)
 
 
+@lru_cache(maxsize=256)
+def _format_owner(text: str, vocabulary: Vocabulary) -> str | None:
+    """The one server whose capabilities say they work with the format of a file the request
+    names ("budget.xlsx": the one that mentions Excel or workbooks), if only one does."""
+    owners = {s for concept in formats_stated(text) for s in vocabulary.servers_of.get(concept, frozenset())}
+    return owners.pop() if len(owners) == 1 else None
+
+
 @per_definition
 def _concepts_of_capability(capability: Capability) -> frozenset[str]:
     found = set(concepts_of_words([w for w in split_identifier(capability.name) if w not in STOPWORDS]))
@@ -330,13 +341,38 @@ def _word_problem_for(capability: Capability, text: str) -> bool:
     return expression_in(text) is None and asks_for_arithmetic(text) and _evaluates_expressions(capability)
 
 
+# Orders that take back what another did: "undo the last commit" is no commit.
+_TAKING_BACK = frozenset({"undo", "revert", "reverse", "rollback", "unsend", "undelete"})
+
+
 def _undoes(capability: Capability, text: str) -> tuple[str, str] | None:
-    """The request's order verb and the tool's name verb, when one undoes the other."""
+    """The request's order verb and the tool's name verb, when one undoes the other: opposite
+    verbs (import for "save as"), or an order to take back the very act the tool's name does
+    ("Undo the last commit" for git_commit)."""
     asked = leading_verb(text)
     if asked is None or not _opens_with(text, asked) or capability.type != "tool":
         return None
-    own = _without_server_prefix(_name_words(capability), capability.server)[:1]
-    return (asked, own[0]) if own and opposite(asked, own[0]) else None
+    own = _without_server_prefix(_name_words(capability), capability.server)
+    if not own:
+        return None
+    if asked.lower() in _TAKING_BACK:
+        after = re.search(rf"\b{re.escape(asked)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
+        taken_back = {stem(w) for w in words(after.group(1))} if after else set()
+        return (asked, own[0]) if stem(own[0]) in taken_back else None
+    return (asked, own[0]) if opposite(asked, own[0]) else None
+
+
+# Words of a parameter's name that take what something is renamed to.
+_NEW_NAME_WORDS = frozenset({"name", "new", "destination", "target", "to", "title", "rename", "dest"})
+
+
+def _renames_without_a_name(capability: Capability, text: str) -> bool:
+    """An order to rename something, for a tool that acts but has no parameter for the new
+    name ("Rename the key a to b" for a tool that sets a key's value)."""
+    asked = leading_verb(text)
+    if asked is None or stem(asked.lower()) != stem("rename") or capability.type != "tool":
+        return False
+    return not any(set(split_identifier(name)) & _NEW_NAME_WORDS for name in capability.properties)
 
 
 def _ordered_and_said(capability: Capability, text: str) -> str | None:
@@ -486,6 +522,11 @@ def score_capability(
     if named_elsewhere and capability.server not in vocabulary.servers_named(text):
         # "Add Globex to memory", "the time server's zone": the operator said where.
         add(ANOTHER_SERVER_NAMED, f"the request names {', '.join(named_elsewhere)}, not {capability.server}")
+    owner = _format_owner(text, vocabulary)
+    if owner is not None and owner != capability.server and not named_elsewhere:
+        # "Find 'Marketing' in budget.xlsx": a file only another server's capabilities say they
+        # open. No points for the owner's tools: the file says which server, not which tool.
+        add(ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
         param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
@@ -542,6 +583,17 @@ def score_capability(
         asked_of_data = data_question(capability, text, vocabulary.named)
         if asked_of_data is not None:
             add(*asked_of_data)
+    # "Set the price of the Mouse to 17.90": a change to records nothing else mentions, for the
+    # database tool that runs that kind of change (asked about: the statement is missing). Its
+    # verb is then what the tool does, as a statement's is.
+    ordered_verb = None if path_kinds(text) else leading_verb(text)
+    changed = (
+        None
+        if ordered_verb is None or request_action(text).reads_only
+        else data_change(capability, text, vocabulary.named | _FILLER, _ACT_FAMILY.get(stem(ordered_verb)))
+    )
+    if changed is not None:
+        add(*changed)
     scored.similarity = similarity
     said_by_words = bool(scored.reasons)
     if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
@@ -585,7 +637,7 @@ def score_capability(
     opens_with_its_verb = _opens_with_name_verb(capability, text)
     other_verb = (
         None
-        if said_verb or enum_hits or asked.reads_only or in_admin_words
+        if said_verb or enum_hits or asked.reads_only or in_admin_words or changed
         else _other_verb(capability, does.acts, text)
     )
     if other_verb:
@@ -609,6 +661,7 @@ def score_capability(
         or said_verb
         or in_admin_words
         or runs_the_statement
+        or changed is not None
         or _sets_what_is_asked(capability, asked.categories)
     ):
         add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
@@ -617,9 +670,11 @@ def score_capability(
     object_named = _object_named(capability, text)
     if object_named:
         add(OBJECT_NAMED, f"it {leading_verb(text)}s what the request names ({object_named})")
-    undoes = _undoes(capability, text)
+    undoes = None if changed else _undoes(capability, text)
     if undoes:
         add(OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite")
+    if does.acts and _renames_without_a_name(capability, text):
+        add(RENAME_WITHOUT_A_NAME, "the request asks to rename; it takes no new name")
     unserved = read_cannot_serve(capability, text)
     if unserved:
         # Never a read for a change, however well it matches: it would report ok, having done nothing.
@@ -993,6 +1048,11 @@ def _vocabulary_of(capabilities: list[Capability]) -> Vocabulary:
             _vocabularies.clear()
         _vocabularies[key] = vocabulary
     return vocabulary
+
+
+def known_concepts(capabilities: Sequence[Capability]) -> frozenset[str]:
+    """Every concept the capabilities use in their names, descriptions and parameters."""
+    return frozenset(_vocabulary_of(list(capabilities)).document_frequency)
 
 
 def rank(

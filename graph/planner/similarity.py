@@ -182,3 +182,10 @@ def similarities(
     request = model().embed([request_content(text)])[0]
     scores = _capability_vectors(capabilities, extra or {}) @ request
     return [round(float(s), 4) for s in scores]
+
+
+def is_one_token(word: str) -> bool:
+    """Whether the model's tokenizer holds ``word`` as one whole word: every common English word
+    is one, a typing slip ("shwo", "tikcet") is not (graph/planner/spelling.py)."""
+    encoding = model().tokenizer.encode(f" {word}", add_special_tokens=False)
+    return len([t for t in encoding.tokens if t != "\u2581"]) == 1

@@ -1,8 +1,9 @@
 """Arguments said in a spreadsheet's words, read against any tool's schema: a single cell for a
 property described as a cell ("Top-left cell."; "put 2750 into cell D7", "put it at F1"), a row
 or column number for a property described as one ("before row 4", "column C" is 3 where A=1),
-and a sheet named after "on" ("Merge A1:D1 on Q3"). Each is the operator's own words in another
-form; graph/planner/arguments.py calls these after its general rules."""
+a sheet named after "on" ("Merge A1:D1 on Q3"), and one value put into one cell for a property
+that takes rows of values ("put 2750 into cell D7" is [[2750]]). Each is the operator's own
+words in another form; graph/planner/arguments.py calls these after its general rules."""
 
 from __future__ import annotations
 
@@ -79,3 +80,37 @@ def sheet_after_on(name: str, text: str) -> Reading | None:
             continue  # a file is no sheet (a name like Q3 may look like a cell, and is a sheet here)
         return value, f"the sheet after 'on' ({value})"
     return None
+
+
+# "Put 2750 into cell D7", "write 'done' in B2", "enter 3.5 at C4": one value into one cell.
+_ONE_VALUE = re.compile(
+    rf"""\b(?:put|write|enter|type|set|store|place)\s+(?:the\s+(?:value|number)\s+)?"""
+    rf"""(?:(?P<number>-?\d+(?:\.\d+)?)|"(?P<double>[^"]+)"|'(?P<single>[^']+)')"""
+    rf"""\s+(?:into|in|at|to)\s+(?:cell\s+)?{_CELL}\b(?!\s*(?::|to\s))""",
+    re.IGNORECASE,
+)
+
+
+def takes_rows_of_values(shape: dict[str, Any]) -> bool:
+    """An array of arrays: a table's rows of values, as a spreadsheet tool writes them."""
+    items = shape.get("items")
+    return shape.get("type") == "array" and isinstance(items, dict) and items.get("type") == "array"
+
+
+def one_value_as_rows(name: str, shape: dict[str, Any], text: str) -> Reading | None:
+    """The one value the request puts into one cell, as one row of one value, for a property
+    that takes rows of values ("Rows of values, written from `at`")."""
+    if not takes_rows_of_values(shape) or not (
+        _describes(name, shape, "values") or _describes(name, shape, "rows")
+    ):
+        return None
+    found = _ONE_VALUE.search(text)
+    if not found:
+        return None
+    number = found.group("number")
+    value: Any = (
+        (float(number) if "." in number else int(number))
+        if number
+        else found.group("double") or found.group("single")
+    )
+    return [[value]], f"the one value put into one cell ({found.group(0)})"

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 
 from graph.planner.plain_words import sql_change, sql_reads, takes_sql
+from graph.planner.quantities import unit_of
 from graph.planner.store_words import keys_in
 from graph.planner.text import STOPWORDS, concepts_of_words
+from graph.planner.word_problems import asks_for_arithmetic
 from mcp_host.manifest import Capability
 
 # The kinds of statement a description may name, by the keyword that opens them.
@@ -120,6 +122,54 @@ def data_question(capability: Capability, text: str, named: frozenset[str]) -> t
     # listing where a store has a keys tool, and a key written out (counter:visits) names its store.
     subjects = [m.group(1).lower() for m in _SUBJECT.finditer(text)]
     about_records = [s for s in subjects if s not in STOPWORDS and not concepts_of_words([s]) & named]
-    if cue is None or not about_records or keys_in(text):
+    # "How many seconds are in 3.5 hours?", "how many slices do 7 pizzas have?": a quantity of a
+    # unit, or a word problem's amounts, is arithmetic, not a question about stored records.
+    about_records = [s for s in about_records if unit_of(s, {}) is None]
+    if cue is None or not about_records or keys_in(text) or asks_for_arithmetic(text):
         return None
     return DATA_QUESTION, f"a question about records in words ('{cue.group(0)}'); it queries a database"
+
+
+# The statement a change to records ordered in words comes to, by the family of its verb
+# (graph/planner/scoring.py's act families): "add a new customer" inserts, "set the price"
+# updates, "delete order 103" deletes.
+_STATEMENT_OF_FAMILY = {"+create": "insert", "+update": "update", "+write": "update", "+delete": "delete"}
+# The thing an order acts on: the first word after its verb and any article or adjective
+# ("Add a new customer", "Set the price of ...", "Delete order 103").
+_ORDER_OBJECT = re.compile(
+    r"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*[A-Za-z]+\s+"
+    r"(?:(?:a|an|the|this|that|one|new|another|our|my)\s+)*([a-z][a-z-]+)\b"
+)
+# Points for a database's change-query tool, for such an order about things no capability's
+# words mention: enough to ask for the statement with it, never to run it (it is missing).
+DATA_CHANGE = DATA_QUESTION
+
+
+def changes_by_query(capability: Capability) -> frozenset[str]:
+    """The changes (insert, update, delete) a tool that takes an SQL statement names and runs."""
+    if capability.type != "tool":
+        return frozenset()
+    return kinds_named(capability) & frozenset({"insert", "update", "delete"})
+
+
+def data_change(
+    capability: Capability, text: str, named: frozenset[str], family: str | None
+) -> tuple[float, str] | None:
+    """Points for a change-query tool when ``text`` orders, in words, a change to records no
+    capability is named for ("Add a new customer called Eva", "Set the price of the Mouse to
+    17.90"); None otherwise. ``named`` holds the concepts of every capability's name (and any
+    word that names no thing, "everything"). The statement is the operator's to give: it is
+    asked for."""
+    statement = _STATEMENT_OF_FAMILY.get(family or "")
+    if statement is None or statement_kind(text) is not None or statement not in changes_by_query(capability):
+        return None
+    found = _ORDER_OBJECT.match(text)
+    if found is None or keys_in(text):
+        return None
+    thing = found.group(1).lower()
+    if thing in STOPWORDS or thing in named or concepts_of_words([thing]) & named:
+        return None
+    return (
+        DATA_CHANGE,
+        f"an order to {statement} records in words ('{thing}'); it runs {statement.upper()} statements",
+    )

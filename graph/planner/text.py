@@ -408,8 +408,14 @@ def _path_kinds(text: str) -> frozenset[str]:
 # "Don't stage or commit anything", "without deleting it": what the operator forbids is no
 # evidence for a capability. (A plain "not" stays: "changes not yet staged" describes.)
 _FORBIDDING = re.compile(
-    r"\b(?:do|does|did|will)\s+not\b[^,;.!?]*|\b(?:never|without)\b[^,;.!?]*", re.IGNORECASE
+    r"\b(?:do|does|did|will)\s+not\b[^,;.!?]*|\b(?:never|without)\b[^,;.!?]*"
+    # "... so nobody can edit it": what nobody may do is no more asked for than what is forbidden.
+    r"|\b(?:nobody|no\s+one|noone)\s+(?:can|could|will|would|should|may|must)\b[^,;.!?]*",
+    re.IGNORECASE,
 )
+# "changes that are not staged yet": a participle said with "not" is its "un" form, as names
+# write it (diff_unstaged), and says nothing for the plain one.
+_NOT_DONE = re.compile(r"\bnot\s+(?:yet\s+)?([a-z]+ed)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=256)
@@ -419,7 +425,7 @@ def affirmed(text: str) -> str:
 
 
 def concepts(text: str) -> set[str]:
-    text = affirmed(text)
+    text = _NOT_DONE.sub(r"un\1", affirmed(text))
     found = concepts_of_words(words(text))
     if _WHATS_IN.search(text):
         found.add("list")

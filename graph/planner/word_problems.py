@@ -190,9 +190,25 @@ _WORK_OUT = re.compile(
 _AMOUNT = re.compile(r"(?<![\w./:#@-])\d+(?:[.,]\d+)?(?![\w/:@-]|\.\d)")
 
 
+# A date written in words ("1 November 2026", "November 1, 2026", "2026-11-01"): its numbers
+# say when, not how much.
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\b(?:,?\s+\d{{4}})?"
+    rf"|\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}})?|\b{_MONTHS}\s+\d{{4}}\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+
+
 def asks_for_arithmetic(text: str) -> bool:
     """Whether ``text`` is a word problem: two amounts in digits and a question or a word asking
     for a figure ("If one pizza has 8 slices, how many slices do 7 pizzas have?"), whether or not
     its words fix the expression. An expression-only calculator is then the capability to ask
-    with; the expression, where no rule can build it, is asked for, never guessed."""
-    return len(_AMOUNT.findall(text)) >= 2 and bool(_AMOUNT_QUESTION.search(text) or _WORK_OUT.search(text))
+    with; the expression, where no rule can build it, is asked for, never guessed. The numbers
+    of a date ("since 1 November 2026") are no amounts."""
+    amounts = _AMOUNT.findall(_DATE.sub(" ", text))
+    return len(amounts) >= 2 and bool(_AMOUNT_QUESTION.search(text) or _WORK_OUT.search(text))

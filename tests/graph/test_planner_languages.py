@@ -1,6 +1,7 @@
 """Requests in German, Spanish and French through the real graph on the real bundled servers:
-a read runs on the capability it names, anything that acts is asked about first (with the
-capability among the choices), and nothing runs that the operator did not ask for."""
+a read runs on the capability it names; a change whose words the glossary leaves partly unread
+is asked about first (with the capability among the choices); a change read in full goes to the
+policy, as the same words in English would; and nothing runs that the operator did not ask for."""
 
 from __future__ import annotations
 
@@ -35,11 +36,11 @@ def test_a_read_asked_for_in_another_language_runs_on_the_capability_it_names(
 @pytest.mark.parametrize(
     ("text", "capability"),
     [
-        ("Schreibe 'hallo' in die Datei gruss.txt", "filesystem__write_file"),
         ("Envoie un courriel à bob@example.com pour dire bonjour", "email__send_email"),
+        ("Schreibe 'hallo' schnell irgendwo in die Datei gruss.txt", "filesystem__write_file"),
     ],
 )
-def test_a_change_asked_for_in_another_language_is_asked_about_with_it_among_the_choices_and_nothing_runs(
+def test_a_change_asked_for_in_another_language_with_words_left_unread_is_asked_about_and_nothing_runs(
     graph: CompiledGraph, client: FaultInjectingClient, text: str, capability: str
 ) -> None:
     output = ask(graph, client, text).final_output
@@ -47,4 +48,15 @@ def test_a_change_asked_for_in_another_language_is_asked_about_with_it_among_the
     assert output.status == "needs_clarification", output.response
     assert output.review is not None
     assert capability in [choice["key"] for choice in output.review.model_dump()["choices"]]
+    assert client.calls == []
+
+
+def test_a_change_asked_for_in_another_language_read_in_full_goes_to_the_reviewer_and_nothing_runs(
+    graph: CompiledGraph, client: FaultInjectingClient
+) -> None:
+    output = ask(graph, client, "Schreibe 'hallo' in die Datei gruss.txt").final_output
+
+    assert output.status == "needs_review", output.response
+    assert output.selected_capability is not None
+    assert output.selected_capability.name == "write_file"
     assert client.calls == []

@@ -341,11 +341,18 @@ def test_a_foreign_request_never_runs_the_wrong_capability_and_most_find_the_rig
     assert found >= len([e for _, e in FOREIGN if e]) * 0.75, found
 
 
-def test_a_foreign_request_for_a_capability_that_acts_is_asked_about_first() -> None:
-    chosen, choices = outcome(select("Escribe 'hola' en el archivo /data/saludo.txt"))
+def test_a_foreign_request_for_a_capability_that_acts_with_words_left_unread_is_asked_about_first() -> None:
+    chosen, choices = outcome(select("Escribe rápidamente 'hola' en el archivo /data/saludo.txt, gracias"))
 
     assert chosen == "fs__write_file"
     assert "fs__write_file" in choices
+
+
+def test_a_foreign_request_for_a_capability_that_acts_read_in_full_is_chosen_as_in_english() -> None:
+    chosen, choices = outcome(select("Escribe 'hola' en el archivo /data/saludo.txt"))
+
+    assert chosen == "fs__write_file"
+    assert choices == set()
 
 
 # -- the language model's shortlist ---------------------------------------------------------

@@ -299,9 +299,10 @@ def test_replying_with_either_candidates_name_or_key_settles_which_one(
     from tests.support import context_for
 
     # The planner tells the ticket resource from the search (by 2 points); a wide ambiguity
-    # margin makes the two a question, as two close candidates are.
+    # margin makes the two a question, as two close candidates are (each uses a value the other
+    # leaves out: the ticket 13, the search the status open).
     wide = context_for(client, ambiguity_margin=5.0)
-    asked = start_request(graph, wide, "show ticket 13", thread_id="t-which")
+    asked = start_request(graph, wide, "show ticket 13 if it is still open", thread_id="t-which")
     assert asked.final_output.status == "needs_clarification"
     assert "tickets__ticket" in asked.final_output.response
     assert asked.final_output.review is not None
