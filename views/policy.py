@@ -17,6 +17,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from gatehouse.literal import markdown_literal, show
+from gatehouse.visible_text import visible, visible_in
 from gatehouse.web import current_user, may_manage_policy, services
 from mcp_host.reported import ReportedError
 from reviews.policy_changes import Applied, PolicyChange, PolicyChanges, unified_diff
@@ -33,11 +34,11 @@ def in_force() -> None:
     version = changes().current()
     st.subheader("In force")
     st.markdown(
-        f"Version **{version.seq}** · `{version.short}` · from {markdown_literal(version.origin)}"
+        f"Version **{int(version.seq)}** · {markdown_literal(version.short)} · from {markdown_literal(version.origin)}"
         f" · {markdown_literal(version.recorded_at)}"
     )
     with st.expander("The policy's text"):
-        st.code(version.text, language="toml")
+        st.code(visible(version.text), language="toml")
 
 
 def proposal_form(user: str) -> None:
@@ -74,7 +75,7 @@ def checked(text: str) -> None:
     st.success(f"Valid: {len(policy.rules)} rules, {len(policy.users)} people in the roster.")
     diff = _diff_to_current(text)
     if diff:
-        st.code(diff, language="diff")
+        st.code(visible(diff), language="diff")
     else:
         st.info("It is the policy in force: nothing would change.")
 
@@ -87,11 +88,11 @@ def _diff_to_current(text: str) -> str:
 def pending_change(change: PolicyChange, user: str | None, manager: bool) -> None:
     with st.container(border=True):
         st.markdown(
-            f"**Change {change.id}** by {markdown_literal(change.proposed_by)}"
-            f" · {markdown_literal(change.proposed_at)} · on version {change.base_seq}"
+            f"**Change {markdown_literal(change.id)}** by {markdown_literal(change.proposed_by)}"
+            f" · {markdown_literal(change.proposed_at)} · on version {int(change.base_seq)}"
         )
         show(change.reason)
-        st.code(changes().diff(change), language="diff")
+        st.code(visible(changes().diff(change)), language="diff")
         if not manager or user is None:
             st.caption("Only a role with `manage_policy` approves or rejects policy changes.")
             return
@@ -142,26 +143,24 @@ def _act(action: Callable[[], str]) -> None:
 def history() -> None:
     st.subheader("History")
     versions = changes().versions.history()
-    st.dataframe(
-        [{"version": v.seq, "hash": v.short, "from": v.origin, "recorded": v.recorded_at} for v in versions],
-        hide_index=True,
-    )
-    decided = [c for c in changes().changes() if c.status != "pending"]
+    rows = [
+        {"version": v.seq, "hash": v.short, "from": v.origin, "recorded": v.recorded_at} for v in versions
+    ]
+    st.dataframe(visible_in(rows), hide_index=True)
+    decided = [
+        {
+            "change": c.id,
+            "status": c.status,
+            "proposed by": c.proposed_by,
+            "reason": c.reason,
+            "decided by": c.decided_by or "",
+            "why": c.decision_reason or "",
+        }
+        for c in changes().changes()
+        if c.status != "pending"
+    ]
     if decided:
-        st.dataframe(
-            [
-                {
-                    "change": c.id,
-                    "status": c.status,
-                    "proposed by": c.proposed_by,
-                    "reason": c.reason,
-                    "decided by": c.decided_by or "",
-                    "why": c.decision_reason or "",
-                }
-                for c in decided
-            ],
-            hide_index=True,
-        )
+        st.dataframe(visible_in(decided), hide_index=True)
 
 
 def main() -> None:
