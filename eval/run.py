@@ -19,7 +19,7 @@ from eval.case_sets import BATCHES_DIR, CaseSet, load_benchmark
 from eval.cases import CASES_FILE, GROUPS, CasesFileError
 from eval.report import render_json, render_text
 from eval.scoring import figures
-from eval.workspace import BATCH_SERVERS, EvalWorkspace, PeersMissingError, eval_workspace
+from eval.workspace import BATCH_SERVERS, DOCUMENT_SERVERS, EvalWorkspace, PeersMissingError, eval_workspace
 from gatehouse.settings import DATA_ENV, Settings
 from policies.loader import DEFAULT_POLICY
 
@@ -76,28 +76,40 @@ def workspace_target(workspace: EvalWorkspace) -> Target:
     return Target(settings=settings, options=options, placeholders=workspace.placeholders)
 
 
-def _by_servers(case_set: CaseSet) -> list[tuple[CaseSet, bool]]:
-    """The cases split by the servers their batch was written for: a batch that names one of the
-    2026-11 servers ran with all fifteen; the others with the original eleven, where a calculator
-    configured would make "nothing serves that" cases wrong on the facts."""
-    wide = {b.id for b in case_set.batches if set(b.servers) & set(BATCH_SERVERS)}
-    wide |= {c.batch for c in case_set.cases if c.group in BATCH_SERVERS}
+# The servers later batches came with, in the order they came. A batch runs with the servers of
+# the latest of these it names (in its header or its cases' groups) and every one before them:
+# tier 0 is the original eleven, 1 adds the 2026-11 four, 2 the two of 2026-11-held-out-3.
+SERVER_TIERS = (BATCH_SERVERS, DOCUMENT_SERVERS)
+
+
+def _tier(groups: set[str]) -> int:
+    return max((n for n, servers in enumerate(SERVER_TIERS, 1) if groups & set(servers)), default=0)
+
+
+def _by_servers(case_set: CaseSet) -> list[tuple[CaseSet, int]]:
+    """The cases split by the servers their batch was written for, each part with its tier: a
+    batch runs on those servers only, since one more configured server changes what is chosen
+    (a calculator configured would make "nothing serves that" cases of the eleven wrong on the
+    facts)."""
+    named = {b.id: set(b.servers) for b in case_set.batches}
+    for case in case_set.cases:
+        named.setdefault(case.batch, set()).add(case.group)
+    tiers = {batch: _tier(groups) for batch, groups in named.items()}
     parts = []
-    for needs_batch_servers in (False, True):
-        cases = [c for c in case_set.cases if (c.batch in wide) == needs_batch_servers]
+    for tier in range(len(SERVER_TIERS) + 1):
+        cases = [c for c in case_set.cases if tiers[c.batch] == tier]
         if cases:
             kept = {c.batch for c in cases}
-            parts.append((CaseSet([b for b in case_set.batches if b.id in kept], cases), needs_batch_servers))
+            parts.append((CaseSet([b for b in case_set.batches if b.id in kept], cases), tier))
     return parts
 
 
-def _evaluate_on(
-    case_set: CaseSet, *, batch_servers: bool, fresh_servers: bool, progress: Progress
-) -> Evaluation:
-    """``case_set`` on a workspace of its own. A server that fails to start or list is a
-    warning and its cases count as wrong: a team's first hour meets exactly that."""
+def _evaluate_on(case_set: CaseSet, *, tier: int, fresh_servers: bool, progress: Progress) -> Evaluation:
+    """``case_set`` on a workspace of its own with the servers of ``tier``. A server that fails
+    to start or list is a warning and its cases count as wrong: a team's first hour meets exactly
+    that."""
     with ExitStack() as stack:
-        workspace = stack.enter_context(eval_workspace(batch_servers=batch_servers))
+        workspace = stack.enter_context(eval_workspace(batch_servers=tier >= 1, document_servers=tier >= 2))
         stack.enter_context(_data_folder(workspace))
         return evaluate(
             case_set,
@@ -137,10 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         runs = [
-            _evaluate_on(
-                part, batch_servers=needs_batch_servers, fresh_servers=args.fresh_servers, progress=progress
-            )
-            for part, needs_batch_servers in _by_servers(case_set)
+            _evaluate_on(part, tier=tier, fresh_servers=args.fresh_servers, progress=progress)
+            for part, tier in _by_servers(case_set)
         ]
     except PeersMissingError as exc:
         print(f"python -m eval: {exc}", file=sys.stderr)

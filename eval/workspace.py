@@ -8,7 +8,10 @@ prompts, documents); the peers are ``files`` (server-filesystem), ``everything``
 2026-11 batch (eval/batches/2026-11-new-servers.json), started only for cases of theirs, are ``sqlite`` (mcp-server-sqlite on a
 seeded shop database), ``calculator`` (mcp-server-calculator), ``excel`` (excel-mcp-server
 confined to a folder of seeded workbooks, which it declares as its roots) and ``redis``
-(@modelcontextprotocol/server-redis on a database of the local Redis at 127.0.0.1:6379).
+(@modelcontextprotocol/server-redis on a database of the local Redis at 127.0.0.1:6379). Those of
+the 2026-11-held-out-3 batch, started only for its cases, are ``vault`` (mcpvault on a seeded
+vault of markdown notes) and ``word`` (office-word-mcp-server working in a folder of seeded Word
+documents); both declare their folder as their roots.
 """
 
 from __future__ import annotations
@@ -39,12 +42,17 @@ from tests.interop.peers import (
     SQLITE_BIN,
     STAMP,
     TIME_BIN,
+    VAULT_JS,
+    WORD_BIN,
+    WORD_PYTHON,
 )
 
 # The peers, by the name the servers file gives them.
 PEER_SERVERS = ("files", "everything", "memory", "time", "git")
 # The servers that came with the 2026-11 batch (eval/batches/2026-11-new-servers.json).
 BATCH_SERVERS = ("sqlite", "calculator", "excel", "redis")
+# The servers that came with the 2026-11-held-out-3 batch (eval/batches/2026-11-held-out-3.json).
+DOCUMENT_SERVERS = ("vault", "word")
 
 # What the folder server-filesystem is confined to holds: a few files a request can name.
 SHARED_FILES = {
@@ -126,6 +134,102 @@ REDIS_KEYS = {
     "cache:homepage": "<h1>Welcome</h1>",
     "counter:visits": "4521",
 }
+
+# mcpvault's vault: a team's notes, with frontmatter, tags, a wiki link and one file that is not
+# a note.
+VAULT_FILES = {
+    "Inbox.md": "---\ntags: [inbox]\n---\n# Inbox\n\n- call the venue about the offsite\n"
+    "- ask Tomas for the Q4 numbers\n",
+    "Projects/Apollo.md": "---\nstatus: active\nowner: Priya\ndue: 2026-12-15\ntags: [project, launch]\n---\n"
+    "# Apollo\n\n## Goals\n\nShip the new onboarding flow before the December freeze.\n\n"
+    "## Risks\n\n- the payment provider's sandbox is flaky\n- design review still pending\n\n"
+    "## Next steps\n\n- finish the copy for step three\n- book a usability session\n\n"
+    "Decisions are in [[2026-11-20-standup]]. #launch\n",
+    "Projects/Hermes.md": "---\nstatus: paused\nowner: Tomas\ntags: [project]\n---\n# Hermes\n\n"
+    "Paused until the data contract with Acme Corp is signed.\n",
+    "Meetings/2026-11-20-standup.md": "---\ndate: 2026-11-20\nattendees: [Priya, Tomas, Lena]\n"
+    "tags: [meeting]\n---\n# Standup 20 November\n\n- Apollo: the onboarding copy is late, Priya owns it\n"
+    "- Hermes: still waiting on legal\n- Decision: the launch demo moves to 4 December\n",
+    "Meetings/2026-11-27-retro.md": "---\ndate: 2026-11-27\ntags: [meeting, retro]\n---\n"
+    "# Retro 27 November\n\n## Went well\n\n- the release went out without a rollback\n\n"
+    "## To improve\n\n- too many late reviews #process\n",
+    "People/Priya.md": "---\nrole: product manager\nteam: growth\ntags: [person]\n---\n# Priya\n\n"
+    "Owns Apollo. Prefers written updates.\n",
+    "People/Tomas.md": "---\nrole: data engineer\nteam: platform\ntags: [person]\n---\n# Tomas\n\n"
+    "Owns Hermes. Out of office 1 to 5 December.\n",
+    "Reading list.md": "# Reading list\n\n- Designing Data-Intensive Applications\n- The Mom Test\n",
+    "Attachments/architecture.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>\n',
+}
+# office-word-mcp-server's folder: document -> blocks, each (kind, value); a comment is on the
+# paragraph before it, as [author, text]; "author" and "created" are the document's properties.
+DOCUMENTS: dict[str, list[tuple[str, object]]] = {
+    "proposal.docx": [
+        ("author", "Priya"),
+        ("created", "2026-11-18T09:00:00"),
+        ("title", "Apollo proposal"),
+        ("heading", "Background"),
+        ("paragraph", "Acme Corp asked for a faster onboarding flow for its new customers."),
+        ("heading", "Budget"),
+        ("paragraph", "The total budget is 48,000 euros."),
+        ("comment", ["Lena", "Check this against the budget workbook."]),
+        (
+            "table",
+            [
+                ["Item", "Owner", "Cost"],
+                ["Design", "Priya", "12000"],
+                ["Engineering", "Tomas", "30000"],
+                ["Testing", "Lena", "6000"],
+            ],
+        ),
+        ("heading", "Timeline"),
+        ("paragraph", "Work starts on 1 December and ends on 15 February."),
+        ("comment", ["Tomas", "February is tight for the data migration."]),
+    ],
+    "minutes.docx": [
+        ("author", "Lena"),
+        ("created", "2026-11-24T17:30:00"),
+        ("title", "Board meeting minutes"),
+        ("paragraph", "Present: Priya, Tomas and Lena."),
+        ("paragraph", "The board approved the Apollo budget."),
+        ("paragraph", "Hermes stays paused until the contract is signed."),
+        ("paragraph", "Next meeting: 12 January."),
+    ],
+    "letter.docx": [
+        ("author", "Priya"),
+        ("created", "2026-11-26T11:15:00"),
+        ("paragraph", "Dear Mr Jensen,"),
+        ("paragraph", "Thank you for meeting us last week. We would be glad to start the pilot in January."),
+        ("paragraph", "Kind regards,"),
+        ("paragraph", "Priya"),
+    ],
+}
+_SEED_DOCUMENTS = """
+import json, sys
+from datetime import datetime
+from docx import Document
+for name, blocks in json.loads(sys.argv[2]).items():
+    document, last = Document(), None
+    for kind, value in blocks:
+        if kind == "author":
+            document.core_properties.author = value
+        elif kind == "created":
+            document.core_properties.created = document.core_properties.modified = datetime.fromisoformat(value)
+        elif kind == "title":
+            last = document.add_heading(value, level=0)
+            document.core_properties.title = value
+        elif kind == "heading":
+            last = document.add_heading(value, level=1)
+        elif kind == "paragraph":
+            last = document.add_paragraph(value)
+        elif kind == "table":
+            table = document.add_table(rows=len(value), cols=len(value[0]))
+            for r, row in enumerate(value):
+                for c, text in enumerate(row):
+                    table.cell(r, c).text = text
+        elif kind == "comment":
+            document.add_comment(last.runs, text=value[1], author=value[0])
+    document.save(f"{sys.argv[1]}/{name}")
+"""
 
 
 class PeersMissingError(RuntimeError):
@@ -221,6 +325,27 @@ def _seed_workbooks(folder: Path) -> None:
         raise PeersMissingError(f"seeding the workbooks with {python} failed: {done.stderr.strip()}")
 
 
+def _seed_vault(vault: Path) -> None:
+    for relative, text in VAULT_FILES.items():
+        target = vault / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def _seed_documents(folder: Path) -> None:
+    """Written with the python-docx of office-word-mcp-server's own venv (the app's has none)."""
+    folder.mkdir(parents=True)
+    python = _require(WORD_PYTHON, "office-word-mcp-server's venv")
+    done = subprocess.run(
+        [python, "-c", _SEED_DOCUMENTS, str(folder), json.dumps(DOCUMENTS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        raise PeersMissingError(f"seeding the Word documents with {python} failed: {done.stderr.strip()}")
+
+
 def _redis_command(connection: socket.socket, *words: str) -> bytes:
     """One command in the Redis protocol (RESP); the reply's first line."""
     encoded = b"".join(b"$%d\r\n%s\r\n" % (len(w.encode()), w.encode()) for w in words)
@@ -296,6 +421,31 @@ def _batch_entries(root: Path) -> dict[str, dict[str, object]]:
     }
 
 
+def _document_entries(root: Path) -> dict[str, dict[str, object]]:
+    """The 2026-11-held-out-3 batch's servers, their data seeded under ``root``. mcpvault takes
+    note paths relative to its vault, office-word-mcp-server file names relative to its working
+    folder: each folder is declared as the server's roots, so the policy holds both to it."""
+    _built(WORD_BIN)
+    node = _program("node")
+    vault = root / "vault"
+    documents = root / "documents"
+    _seed_vault(vault)
+    _seed_documents(documents)
+    return {
+        "vault": {
+            "command": node,
+            "args": [_require(VAULT_JS, "mcpvault"), str(vault)],
+            "roots": [str(vault)],
+        },
+        "word": {
+            "command": _require(WORD_BIN, "office-word-mcp-server"),
+            "args": [],
+            "cwd": str(documents),
+            "roots": [str(documents)],
+        },
+    }
+
+
 def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
     """The bundled servers with the commands the shipped servers file gives them."""
     entries: dict[str, dict[str, object]] = {}
@@ -306,13 +456,16 @@ def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
     return entries
 
 
-def build_workspace(root: Path, *, batch_servers: bool = False) -> EvalWorkspace:
+def build_workspace(
+    root: Path, *, batch_servers: bool = False, document_servers: bool = False
+) -> EvalWorkspace:
     """Seed the peers' data under ``root`` and write the servers file naming the eleven servers,
-    or fifteen with ``batch_servers``.
+    four more with ``batch_servers`` and two more with ``document_servers``.
 
-    The batch's servers are opt-in because adding servers changes what the planner chooses among:
+    The batches' servers are opt-in because adding servers changes what the planner chooses among:
     the main cases are scored on the servers they were written for (with the four more, the
-    deterministic planner got 324 of 363 instead of 334 on 2026-11-27), a batch on all of them."""
+    deterministic planner got 324 of 363 instead of 334 on 2026-11-27), a batch on those it was
+    written for."""
     data_dir = root / "data"
     files_root = root / "shared"
     repository = root / "repo"
@@ -324,6 +477,8 @@ def build_workspace(root: Path, *, batch_servers: bool = False) -> EvalWorkspace
     servers = _peer_entries(files_root, repository, memory_file)
     if batch_servers:
         servers |= _batch_entries(root)
+    if document_servers:
+        servers |= _document_entries(root)
     servers |= _bundled_entries(data_dir / "demo")
     data_dir.mkdir(parents=True, exist_ok=True)
     servers_file = root / "servers.json"
@@ -340,6 +495,6 @@ def build_workspace(root: Path, *, batch_servers: bool = False) -> EvalWorkspace
 
 
 @contextmanager
-def eval_workspace(*, batch_servers: bool = False) -> Iterator[EvalWorkspace]:
+def eval_workspace(*, batch_servers: bool = False, document_servers: bool = False) -> Iterator[EvalWorkspace]:
     with tempfile.TemporaryDirectory(prefix="gatehouse-eval-") as root:
-        yield build_workspace(Path(root), batch_servers=batch_servers)
+        yield build_workspace(Path(root), batch_servers=batch_servers, document_servers=document_servers)

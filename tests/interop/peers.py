@@ -47,6 +47,11 @@ CALCULATOR_BIN = PEERS / "venv-calculator" / "bin" / "mcp-server-calculator"
 EXCEL_BIN = PEERS / "venv-excel" / "bin" / "excel-mcp-server"
 # The excel venv's interpreter: the eval workspace seeds its workbooks with the openpyxl there.
 EXCEL_PYTHON = PEERS / "venv-excel" / "bin" / "python"
+# The servers of the 2026-11-held-out-3 batch: a vault of markdown notes and Word documents.
+VAULT_JS = NODE_MODULES / "@bitbonsai" / "mcpvault" / "dist" / "server.js"
+WORD_BIN = PEERS / "venv-word" / "bin" / "word_mcp_server"
+# The word venv's interpreter: the eval workspace seeds its documents with the python-docx there.
+WORD_PYTHON = PEERS / "venv-word" / "bin" / "python"
 
 # Written by the Makefile's peers target when an environment is complete.
 STAMP = ".installed"
