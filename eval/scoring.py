@@ -29,6 +29,7 @@ from typing import Any
 from eval.case_sets import Batch
 from eval.cases import Case
 from eval.facts import CapabilityFacts
+from policies.secrets import REDACTED
 
 TARGET_ACCURACY = 0.90
 TARGET_SIDE_EFFECTS = 0
@@ -222,6 +223,8 @@ def invented_arguments(case: Case, answer: Answer, defaults: Mapping[str, Any]) 
     for name, value in answer.arguments.items():
         if value is None:
             continue  # an explicit null is an omitted optional argument
+        if value == REDACTED:
+            continue  # a secret argument's value is hidden in what `ask` prints: nothing to judge
         if name in case.arguments and value_matches(case.arguments[name], value):
             continue
         if name in defaults and value_matches(defaults[name], value):

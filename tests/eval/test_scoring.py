@@ -431,3 +431,13 @@ def test_the_report_shows_each_batch_beside_its_before_tuning_score_and_the_inva
     assert data["batches"][0]["groups"]["files"]["before_tuning"] == {"right": 0, "of": 2, "accuracy": 0.0}
     assert [c["invariants_broken"] for c in data["cases"]] == [[WRITE_ANSWERED_BY_READ], []]
     assert data["targets_met"]["invariants"] is False
+
+
+def test_a_secret_arguments_hidden_value_is_not_invented() -> None:
+    # `ask` prints a secret-named argument as *** (policies/secrets.py): there is no value to judge.
+    case = _case(request="Show the last 3 commits of /srv/Repo", capabilities=("git__git_log",), arguments={})
+    scored = score_case(
+        case, answer_from_output(_output("git", "git_log", arguments={"password": "***"})), FACTS
+    )
+
+    assert scored.invented == []
