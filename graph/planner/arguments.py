@@ -906,13 +906,20 @@ def _searched_first(item: tuple[str, Any]) -> bool:
 
 
 def extract_arguments(
-    input_schema: dict[str, Any], text: str, *, answer: str | None = None, asked: list[str] | None = None
+    input_schema: dict[str, Any],
+    text: str,
+    *,
+    answer: str | None = None,
+    asked: list[str] | None = None,
+    server: str | None = None,
 ) -> Extraction:
     """Arguments for a capability from the request text.
 
     ``answer`` is an operator's reply to a clarification that asked for ``asked``: a bare
     reply ("Alice") fills the one argument asked for; a reply naming its argument
-    ("priority high") is read like the request.
+    ("priority high") is read like the request. ``server`` is the name of the capability's
+    server: said in the request, it names the server ("Which Excel files do we have?"), and is
+    no value for its tools.
     """
     properties = input_schema.get("properties", {})
     required = [str(name) for name in input_schema.get("required", [])]
@@ -925,7 +932,11 @@ def extract_arguments(
     result = Extraction()
     used: set[str] = set()
 
+    server_name = " ".join(split_identifier(server)) if server else None
+
     def take(name: str, raw: Any, reason: str, schema: dict[str, Any], words: str | None = None) -> None:
+        if server_name and isinstance(raw, str) and raw.strip().lower() == server_name:
+            return
         try:
             result.arguments[name] = coerce(raw, schema)
         except _Coercion as exc:

@@ -95,7 +95,9 @@ def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: 
     used: list[list[str]] = []
     lacking: list[bool] = []
     for scored in (best, other):
-        extraction = extract_arguments(scored.capability.input_schema, request.full_text)
+        extraction = extract_arguments(
+            scored.capability.input_schema, request.full_text, server=scored.capability.server
+        )
         if capability_action(scored.capability).acts:
             return False
         values = [
@@ -189,6 +191,7 @@ class DeterministicPlanner:
             read(request.text).text,
             answer=request.answer,
             asked=list(request.asked) or None,
+            server=capability.server,
         )
         return _classified(extraction, capability, request)
 

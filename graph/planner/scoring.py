@@ -609,7 +609,7 @@ def score_capability(
         )
     # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
     # is about; without a word pointing at this one they must not lift it over the threshold.
-    extraction = extract_arguments(capability.input_schema, text)
+    extraction = extract_arguments(capability.input_schema, text, server=capability.server)
     scored.extraction = extraction
     # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
     # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
@@ -870,7 +870,13 @@ def _values_without_a_place(capability: Capability, text: str, arguments: dict[s
         return "a path"
     if capability.properties:
         return None
-    names = [str(n) for n in PROPER_NAME.findall(affirmed(text)) if str(n).lower() not in about]
+    # (The server's own name, "Which Excel files", names where to look, not a value.)
+    server_name = " ".join(split_identifier(capability.server))
+    names = [
+        str(n)
+        for n in PROPER_NAME.findall(affirmed(text))
+        if str(n).lower() not in about and str(n).lower() != server_name
+    ]
     if names:
         return names[0]
     numbers = [n for n in _ID_NUMBER.findall(text) if n.lstrip("#") not in about]

@@ -5,6 +5,7 @@ may do is no evidence for the tool that does it. Made-up servers."""
 from __future__ import annotations
 
 from graph.context import Limits
+from graph.planner.arguments import extract_arguments
 from graph.planner.deterministic import DeterministicPlanner
 from graph.planner.protocol import PlanningRequest
 from graph.planner.spelling import respelled
@@ -53,3 +54,13 @@ def test_not_with_a_participle_reads_as_its_un_form_and_not_as_the_participle() 
 
 def test_what_nobody_may_do_is_no_evidence() -> None:
     assert "edit" not in concepts("Lock todo.txt so nobody can edit it")
+
+
+def test_a_servers_own_name_said_in_the_request_is_no_value_for_its_tools() -> None:
+    find = tool("slides", "find_shapes", "Find the shapes whose text contains the query.",
+                {"path": {"type": "string"}, "query": {"type": "string"}}, ["path", "query"], _READS)  # fmt: skip
+
+    extraction = extract_arguments(find.input_schema, "Which Slides decks do we have?", server="slides")
+
+    assert "query" not in extraction.arguments
+    assert extraction.missing == ["path", "query"]
