@@ -29,6 +29,7 @@ from typing import Any
 from eval.case_sets import Batch
 from eval.cases import Case
 from eval.facts import CapabilityFacts
+from graph.planner import languages
 from policies.secrets import REDACTED
 
 TARGET_ACCURACY = 0.90
@@ -231,6 +232,8 @@ def invented_arguments(case: Case, answer: Answer, defaults: Mapping[str, Any]) 
             continue
         if stated_in(value, case.request) or expression_of_stated_numbers(value, case.request):
             continue
+        if stated_in(value, languages.read(case.request).text):
+            continue  # said in another language: "Ajoute" is "add" (graph/planner/languages.py)
         invented.append(f"{name}={value!r}")
     return invented
 

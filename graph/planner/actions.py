@@ -71,6 +71,9 @@ _EXTRA_ACTING: dict[str, Category] = {
 _ACTING_CONCEPTS = frozenset({"create", "delete", "update", "write", "send"})
 # Words after which the next word is the verb of a request.
 _VERB_LEADS = frozenset("please to and then also you lets let us i d like want need go now just".split())
+# A word followed by one of these is the subject of a statement ("Messages are enough",
+# "Names will do"), not an order, wherever it stands.
+_STATEMENT_VERBS = frozenset("is are was were will would should shall can could must may might".split())
 _READ_OPENERS = re.compile(
     r"^\s*(what|which|who|whom|whose|how|when|where|why|is|are|was|were|does|do|did|has|have|can i see|"
     r"show|list|get|find|search|look|tell me|give me|display|view|read|fetch|check|count)\b",
@@ -97,6 +100,11 @@ _RUNNING_SQL = frozenset({"run", "execute", "exec", "perform"})
 # what it does (the statement will), so "run" orders no change.
 _RUNS_A_QUERY = re.compile(
     r"\b(?:run|execute|exec|perform)\s+(?:(?:a|an|the|this|that|my|some)\s+)?(?:sql\s+)?(?:query|queries|statement)\b",
+    re.IGNORECASE,
+)
+_PRINTED_COPIES = re.compile(r"\bprint\s+(?:out\s+)?(?:\w+\s+)?cop(?:y|ies)\b", re.IGNORECASE)
+_OPEN_A_NEW = re.compile(
+    r"^\W*(?:please\s+)?(?:can\s+you\s+)?open\s+(?:a|an|another|one\s+more)\s+(?!file\b|folder\b|document\b|copy\b)",
     re.IGNORECASE,
 )
 _QUESTION_OPENERS = frozenset({"how", "what", "whats", "which"})
@@ -150,7 +158,8 @@ def request_action(text: str) -> RequestAction:
         clause_starts.add(len(tokens))
         tokens.extend(clause_words)
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
-    arithmetic = numbers and bool(_ARITHMETIC & set(tokens))
+    # "Add two empty rows" adds rows: "add" is arithmetic only where the words make a sum.
+    arithmetic = numbers and expression is not None and bool(_ARITHMETIC & set(tokens))
     found: dict[str, Category] = {}
     for index, word in enumerate(tokens):
         category = _acting(word)
@@ -161,6 +170,10 @@ def request_action(text: str) -> RequestAction:
         if question and index >= 2 and tokens[index - 1] == "to" and tokens[index - 2] in _PERMISSION:
             continue  # "what is it allowed to touch?"
         in_verb_place = index in clause_starts or tokens[index - 1] in _VERB_LEADS
+        if index + 1 < len(tokens) and tokens[index + 1] in _STATEMENT_VERBS:
+            continue  # "Messages are enough": the subject of a statement
+        if word.endswith("ing") and index > 0 and tokens[index - 1] == "to" and index not in clause_starts:
+            continue  # "closest to running out": after "to" a gerund, never an infinitive
         if expression is not None and not in_verb_place:
             continue
         # A participle is a filter or a report ("deleted files", "I removed"), not an order; a
@@ -186,6 +199,12 @@ def request_action(text: str) -> RequestAction:
         found.setdefault(change, category)
     if TELL_SOMEONE.search(text):
         found.setdefault("tell", "sends messages")
+    if _PRINTED_COPIES.search(text):
+        # "Print two copies of minutes.docx": copies come out of a printer; showing makes none.
+        found.setdefault("print", "controls devices")
+    if _OPEN_A_NEW.search(text):
+        # "Open a pull request", "open an issue": opening *a* thing makes it ("open the file" reads).
+        found.setdefault("open", "updates records")
     if _NEW_THING.search(text):
         found.setdefault("new", "updates records")
     return RequestAction(frozenset(found.values()), tuple(found))

@@ -43,6 +43,17 @@ _FORMATS: dict[str, tuple[str, ...]] = {
 }
 
 
+def formats_named(text: str) -> list[tuple[frozenset[str], ...]]:
+    """For each file ``text`` names that needs a program to open, the concepts of its format's
+    words, the most particular first ("letter.docx": word, then document)."""
+    files, _ = stated_paths(text)
+    return [
+        tuple(frozenset(concepts_of_words([w])) for w in _FORMATS[ext])
+        for name in files
+        if (ext := name.rsplit(".", 1)[-1].lower()) in _FORMATS
+    ]
+
+
 def formats_stated(text: str) -> frozenset[str]:
     """The concepts of the formats of the files ``text`` names that need a program to open
     ("sales.xlsx": excel, workbook, spreadsheet)."""

@@ -42,7 +42,7 @@ from graph.planner.arguments import (
 from graph.planner.calculation import expression_in, takes_an_expression
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.opposites import opposite
-from graph.planner.places import formats_stated, places_of
+from graph.planner.places import formats_named, formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
 from graph.planner.sql_words import data_change, data_question, statement_fit
@@ -272,7 +272,18 @@ def _format_owner(text: str, vocabulary: Vocabulary) -> str | None:
     """The one server whose capabilities say they work with the format of a file the request
     names ("budget.xlsx": the one that mentions Excel or workbooks), if only one does."""
     owners = {s for concept in formats_stated(text) for s in vocabulary.servers_of.get(concept, frozenset())}
-    return owners.pop() if len(owners) == 1 else None
+    if len(owners) == 1:
+        return owners.pop()
+    # "letter.docx": "document" is in many servers' words, "Word" in one server's only. The
+    # format's most particular word that some server uses decides, when one server alone does.
+    particular: set[str] = set()
+    for words_of_format in formats_named(text):
+        for word_concepts in words_of_format:
+            servers = {s for c in word_concepts for s in vocabulary.servers_of.get(c, frozenset())}
+            if servers:
+                particular |= servers
+                break
+    return particular.pop() if len(particular) == 1 else None
 
 
 @per_definition
@@ -526,7 +537,8 @@ def score_capability(
     if owner is not None and owner != capability.server and not named_elsewhere:
         # "Find 'Marketing' in budget.xlsx": a file only another server's capabilities say they
         # open. No points for the owner's tools: the file says which server, not which tool.
-        add(ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with")
+        # As strong as naming that server twice: a workbook tool cannot open a Word document.
+        add(2 * ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with")
     param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
     if param_hits:
         param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}

@@ -57,6 +57,25 @@ _FILE_CONVERSION = re.compile(
     re.IGNORECASE,
 )
 
+# "I need minutes.docx as a PDF", "sales.xlsx in CSV please": a file asked for in a format it is
+# not in is a conversion, which makes another file (reading it shows the one there is).
+_IN_ANOTHER_FORMAT = re.compile(
+    r"[\w~/-]+\.(?P<ext>[A-Za-z]\w{0,7})\s+(?:as|in|into|to)\s+(?:an?\s+|the\s+)?"
+    r"(?P<format>pdf|csv|docx?|xlsx?|odt|ods|rtf|html?|epub|png|jpe?g|zip)\b",
+    re.IGNORECASE,
+)
+# "flip debug from false to true": an order whose object is a field changed from one value to another.
+_FROM_VALUE_TO_VALUE = re.compile(r"^\s*[\w.-]+\s+from\s+\S+\s+to\s+\S+", re.IGNORECASE)
+
+
+def _other_format(text: str) -> str | None:
+    """The format a file is asked for in, when it is not the file's own ("PDF" for minutes.docx)."""
+    for found in _IN_ANOTHER_FORMAT.finditer(text):
+        wanted = found.group("format").lower()
+        if found.group("ext").lower().rstrip("x") != wanted.rstrip("x"):
+            return wanted.upper()
+    return None
+
 
 def _order_verb(text: str) -> str | None:
     """The unknown verb a request opens with as an order ("Pin ticket 3": pin), or None: a
@@ -71,7 +90,9 @@ def _order_verb(text: str) -> str | None:
     if is_known_verb(verb) and not _FILE_CONVERSION.match(text):
         return None
     opened = re.search(rf"\b{re.escape(verb)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
-    if opened is None or not _OBJECT_START.match(opened.group(1)):
+    if opened is None or not (
+        _OBJECT_START.match(opened.group(1)) or _FROM_VALUE_TO_VALUE.match(opened.group(1))
+    ):
         return None
     return verb
 
@@ -112,6 +133,9 @@ def read_cannot_serve(capability: Capability, text: str) -> str | None:
     verb = _order_verb(text)
     if verb is not None and not _says(capability, verb):
         return f"the request asks to {verb}{_ONLY_READS}, and says nothing of {verb}"
+    wanted = _other_format(text)
+    if wanted is not None:
+        return f"the request asks to convert a file to {wanted}{_ONLY_READS}"
     return None
 
 

@@ -441,3 +441,13 @@ def test_a_secret_arguments_hidden_value_is_not_invented() -> None:
     )
 
     assert scored.invented == []
+
+
+def test_a_value_said_in_another_language_is_not_invented() -> None:
+    # "Ajoute" is "add" (graph/planner/languages.py): an enum value the French request states.
+    case = _case(request="Ajoute le tag urgent à la note", capabilities=("git__git_log",), arguments={})
+    scored = score_case(
+        case, answer_from_output(_output("git", "git_log", arguments={"operation": "add"})), FACTS
+    )
+
+    assert scored.invented == []
