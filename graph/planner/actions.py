@@ -158,8 +158,10 @@ def request_action(text: str) -> RequestAction:
         clause_starts.add(len(tokens))
         tokens.extend(clause_words)
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
-    # "Add two empty rows" adds rows: "add" is arithmetic only where the words make a sum.
-    arithmetic = numbers and expression is not None and bool(_ARITHMETIC & set(tokens))
+    # "Add two empty rows" adds rows: "add" is arithmetic only where the words make a sum, or
+    # speak of numbers ("add up two numbers").
+    sums = expression is not None or bool({"number", "numbers"} & set(tokens))
+    arithmetic = numbers and sums and bool(_ARITHMETIC & set(tokens))
     found: dict[str, Category] = {}
     for index, word in enumerate(tokens):
         category = _acting(word)

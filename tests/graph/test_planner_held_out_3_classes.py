@@ -72,3 +72,4 @@ def test_a_files_format_named_by_one_servers_particular_word_points_to_that_serv
 def test_adding_things_is_no_sum_though_the_request_has_numbers() -> None:
     assert not request_action("add in budget.xlsx on sheet 2026 before row 3 two empty rows").reads_only
     assert request_action("add 3 and 4").reads_only
+    assert request_action("Can you add up two numbers for me?").reads_only
