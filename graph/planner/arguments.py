@@ -66,6 +66,8 @@ def _after_its_colon(name: str, is_content: bool, text: str) -> str | None:
     if match is None or re.search(r"\S:\S", match.group(0)[: match.end("lead") + 2]):
         return None
     lead, value = match.group("lead"), match.group("text").rstrip(".")
+    if re.search(r"[\"”'’»]$", lead):
+        return None  # '"apiKey": "..."': a key and its value written out, not a lead-in's colon
     quoted = _AROUND.match(value)
     named = any(re.search(rf"\b{re.escape(v)}s?\b", lead, re.IGNORECASE) for v in _name_variants(name))
     if named and len(split_identifier(name)) >= 1 and len(value.split()) >= 2:

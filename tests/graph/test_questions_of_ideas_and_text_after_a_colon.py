@@ -55,3 +55,10 @@ def test_a_colon_inside_a_value_is_no_colon_of_the_request() -> None:
     extraction = extract_arguments(_NOTE, "Keep the remark for session:alice")
 
     assert extraction.arguments.get("remark") != "alice"
+
+
+def test_a_key_and_its_value_written_out_are_no_lead_in_and_its_colon() -> None:
+    # '"apiKey": "..."' is what the message says, quoted key and all; not "the key is the body".
+    extraction = extract_arguments(_MAIL, 'Mail ana@example.com saying "apiKey": "SK7-abc123def456"')
+
+    assert extraction.arguments.get("body") != "SK7-abc123def456"
