@@ -1,5 +1,6 @@
-"""Audit anchors: the chain's head signed with a key kept outside the database, so truncating
-the log (the newest rows, or all of them) is caught although the chain inside stays whole.
+"""Audit anchors: every chain's last row signed with a key kept outside the database, so
+truncating the log (the newest rows, or all of them) is caught although the chain inside stays
+whole. (The anchors of logs with several chains: tests/reviews/test_audit_chains.py.)
 
 Every test runs on a SQLite file and on PostgreSQL (tests/reviews/conftest.py)."""
 
@@ -18,11 +19,12 @@ from reviews.audit import GENESIS, AuditLog
 from reviews.audit_keys import audit_keys_from
 from tests.reviews.review_support import TEST_DB_URL, run_sql
 
+# One process appending one event at a time: every row is in chain 1, at the link equal to its seq.
 TRUNCATE_TO_ROW_3 = (
     "DELETE FROM audit_log WHERE seq > 3",
-    "UPDATE audit_head SET seq = 3, hash = (SELECT hash FROM audit_log WHERE seq = 3) WHERE id = 1",
+    "UPDATE audit_chains SET link = 3, hash = (SELECT hash FROM audit_log WHERE seq = 3) WHERE chain = 1",
 )
-WIPE_AND_RESET = ("DELETE FROM audit_log", f"UPDATE audit_head SET seq = 0, hash = '{GENESIS}' WHERE id = 1")
+WIPE_AND_RESET = ("DELETE FROM audit_log", f"UPDATE audit_chains SET link = 0, hash = '{GENESIS}'")
 # The variable docs/operations.md documents for the anchor key.
 AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 
@@ -67,7 +69,8 @@ def test_deleting_the_newest_rows_and_rewinding_the_head_fails_verify_against_an
 ) -> None:
     append_events(data_dir, 5)
     held = anchor(capsys, data_dir)
-    assert json.loads(held)["seq"] == 5
+    [[chain, link, seq, _]] = json.loads(held)["chains"]
+    assert (chain, link, seq) == (1, 5, 5)
 
     run_sql(data_dir, *TRUNCATE_TO_ROW_3)
 
@@ -96,7 +99,7 @@ def test_wiping_every_row_and_resetting_the_head_fails_verify_against_an_anchor(
     assert gatehouse(capsys, data_dir, "verify")[0] == 0
     code, out, _ = gatehouse(capsys, data_dir, "verify", "--anchor", held)
     assert code == 1
-    assert "row 5 does not match the anchor" in out
+    assert "does not match the anchor" in out and "holds row 5 at its place (chain 1, link 5)" in out
 
 
 def test_a_log_that_grew_after_its_anchor_passes_verify_against_it(
@@ -172,7 +175,7 @@ def test_an_edited_anchor_or_one_signed_with_another_key_is_refused_with_exit_2(
     finally:
         rows.close()
     # Someone who truncated to row 3 moves the anchor back with it.
-    moved = _edited(held, seq=3, hash=row_3.hash)
+    moved = _edited(held, chains=[[1, 3, 3, row_3.hash]])
 
     code, out, err = gatehouse(capsys, data_dir, "verify", "--anchor", moved)
     assert code == 2
@@ -204,6 +207,9 @@ def test_a_tampered_log_is_never_anchored(
         pytest.param(None, "cannot read", id="missing"),
         pytest.param(b"", "holds no anchors", id="empty"),
         pytest.param(b'{"seq": 1}\n', ":1:", id="incomplete"),
+        pytest.param(
+            b'{"chains": [[1, 1]], "at": "", "hmac": "' + b"0" * 64 + b'"}\n', ":1:", id="chain-incomplete"
+        ),
         pytest.param(b"[" * 5000 + b"]" * 5000 + b"\n", ":1:", id="nested-5000-deep"),
         pytest.param(b'{"seq": 1, "at": "caf\xe9"}\n', "not valid UTF-8", id="not-utf-8"),
     ],

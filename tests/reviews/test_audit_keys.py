@@ -22,7 +22,7 @@ import pytest
 
 from gatehouse.operator_requests import ask
 from mcp_host.reported import EXIT_USAGE
-from reviews.audit import GENESIS, AuditEntry, AuditLog, event_hash
+from reviews.audit import GENESIS, AuditEntry, AuditLog, chained_hash, event_hash
 from reviews.audit_keys import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, AuditKeyError, parse_audit_keys
 from storage import open_database
 from storage.database import migrate
@@ -97,21 +97,30 @@ def _rows(data: Path) -> list[dict[str, Any]]:
         log.close()
 
 
+def _unkeyed_hash(row: dict[str, Any], prev: str) -> str:
+    """A row's hash without a key, in the form it was written in (reviews/audit_hashes.py)."""
+    content = (row["at"], row["kind"], row["thread_id"], row["review_id"], row["actor"], row["data"])
+    if row["hash_format"] == 1:
+        return event_hash(prev, row["seq"], *content)
+    return chained_hash(row["chain"], row["link"], row["seq"], prev, *content)
+
+
 def rewrite_without_the_key(folder: Path, seq: int, *, downgrade: bool = False, **changes: Any) -> None:
     """What someone who can write the database but has not the key does: change row ``seq``,
-    recompute its hash and every later one (as event_hash, the unkeyed form, computes them)
-    and move the head to the new last hash. ``downgrade``: also mark the rewritten rows as
-    written without a key, as rows before the key was set are."""
+    recompute its hash and every later one of its chain (unkeyed, as anyone can) and move the
+    chain's head to the new last hash. ``downgrade``: also mark the rewritten rows as written
+    without a key, as rows before the key was set are."""
     rows = _rows(folder)
-    prev = next((row["hash"] for row in rows if row["seq"] == seq - 1), GENESIS)
+    target = next(row for row in rows if row["seq"] == seq)
+    chain = sorted((r for r in rows if r["chain"] == target["chain"]), key=lambda r: r["link"])
+    prev = next((r["hash"] for r in chain if r["link"] == target["link"] - 1), GENESIS)
     log = AuditLog(database(folder))
     try:
         with log.database.write() as conn:
-            for row in (r for r in rows if r["seq"] >= seq):
+            for row in (r for r in chain if r["link"] >= target["link"]):
                 if row["seq"] == seq:
                     row |= changes
-                fields = (row["at"], row["kind"], row["thread_id"], row["review_id"], row["actor"])
-                digest = event_hash(prev, row["seq"], *fields, row["data"])
+                digest = _unkeyed_hash(row, prev)
                 conn.execute(
                     "UPDATE audit_log SET actor = ?, data = ?, prev_hash = ?, hash = ? WHERE seq = ?",
                     (row["actor"], row["data"], prev, digest, row["seq"]),
@@ -119,7 +128,7 @@ def rewrite_without_the_key(folder: Path, seq: int, *, downgrade: bool = False, 
                 if downgrade:
                     conn.execute("UPDATE audit_log SET key_id = NULL WHERE seq = ?", (row["seq"],))
                 prev = digest
-            conn.execute("UPDATE audit_head SET hash = ? WHERE id = 1", (prev,))
+            conn.execute("UPDATE audit_chains SET hash = ? WHERE chain = ?", (prev, target["chain"]))
     finally:
         log.close()
 
@@ -307,9 +316,7 @@ def test_after_the_key_is_rotated_rows_and_anchors_made_with_the_old_key_verify_
     assert "intact" not in out
 
 
-def test_keyed_appenders_on_separate_connections_make_one_unbroken_keyed_chain(
-    data_dir: Path, key: str
-) -> None:
+def test_keyed_appenders_on_separate_connections_make_unbroken_keyed_chains(data_dir: Path, key: str) -> None:
     logs = [keyed_log(data_dir) for _ in range(4)]
     try:
 

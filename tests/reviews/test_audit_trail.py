@@ -15,7 +15,7 @@ import pytest
 
 from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
-from reviews.audit import AuditLog, event_hash
+from reviews.audit import AuditLog, chained_hash
 from tests.held_server import Hold, mail_server
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
@@ -49,7 +49,8 @@ def _edit(conn: sqlite3.Connection) -> None:
 def _edit_and_rehash(conn: sqlite3.Connection) -> None:
     seq, at, kind, thread, review, actor, _, prev, _ = _row(conn, 3)
     data = '{"text": "forged"}'
-    digest = event_hash(prev, seq, at, kind, thread, review, actor, data)
+    # One chain on SQLite: row 3 is chain 1's link 3.
+    digest = chained_hash(1, 3, seq, prev, at, kind, thread, review, actor, data)
     conn.execute("UPDATE audit_log SET data = ?, hash = ? WHERE seq = 3", (data, digest))
 
 
@@ -61,30 +62,27 @@ def _delete_last(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM audit_log WHERE seq = 5")
 
 
-def _append_chained(conn: sqlite3.Connection) -> None:
-    # A row that follows the chain perfectly, written without moving the log's head.
-    last_hash = _row(conn, 5)[8]
-    data = '{"text": "forged"}'
-    digest = event_hash(last_hash, 6, "2026-01-01T00:00:00.000+00:00", "decision", None, None, "eve", data)
+def _forge(conn: sqlite3.Connection, seq: int, after: str) -> None:
+    """A decision by eve at row ``seq`` (chain 1's link ``seq``), chained onto the hash ``after``."""
+    at, data = "2026-01-01T00:00:00.000+00:00", '{"text": "forged"}'
+    digest = chained_hash(1, seq, seq, after, at, "decision", None, None, "eve", data)
     conn.execute(
-        "INSERT INTO audit_log (seq, at, kind, actor, data, prev_hash, hash)"
-        " VALUES (6, '2026-01-01T00:00:00.000+00:00', 'decision', 'eve', ?, ?, ?)",
-        (data, last_hash, digest),
+        "INSERT INTO audit_log (seq, chain, link, hash_format, at, kind, actor, data, prev_hash, hash)"
+        " VALUES (?, 1, ?, 2, ?, 'decision', 'eve', ?, ?, ?)",
+        (seq, seq, at, data, after, digest),
     )
+
+
+def _append_chained(conn: sqlite3.Connection) -> None:
+    # A row that follows the chain perfectly, written without moving the chain's head.
+    _forge(conn, 6, _row(conn, 5)[8])
 
 
 def _insert_middle(conn: sqlite3.Connection) -> None:
-    # Rows 4 and 5 move up by one; a forged row 4 is chained onto row 3.
+    # Rows 4 and 5 move up by one, in the log and in the chain; a forged row 4 is chained onto row 3.
     for seq in (5, 4):
-        conn.execute("UPDATE audit_log SET seq = ? WHERE seq = ?", (seq + 1, seq))
-    after = _row(conn, 3)[8]
-    data = '{"text": "forged"}'
-    digest = event_hash(after, 4, "2026-01-01T00:00:00.000+00:00", "decision", None, None, "eve", data)
-    conn.execute(
-        "INSERT INTO audit_log (seq, at, kind, actor, data, prev_hash, hash)"
-        " VALUES (4, '2026-01-01T00:00:00.000+00:00', 'decision', 'eve', ?, ?, ?)",
-        (data, after, digest),
-    )
+        conn.execute("UPDATE audit_log SET seq = ?, link = ? WHERE seq = ?", (seq + 1, seq + 1, seq))
+    _forge(conn, 4, _row(conn, 3)[8])
 
 
 @pytest.mark.parametrize(
@@ -92,8 +90,8 @@ def _insert_middle(conn: sqlite3.Connection) -> None:
     [
         pytest.param(_edit, "row 3 was edited", id="row-edited"),
         pytest.param(_edit_and_rehash, "row 4 does not follow row 3", id="row-edited-and-rehashed"),
-        pytest.param(_delete_middle, "row 3 deleted", id="middle-row-deleted"),
-        pytest.param(_delete_last, "rows 5..5 were deleted", id="last-row-deleted"),
+        pytest.param(_delete_middle, "link 3 deleted (between row 2 and row 4)", id="middle-row-deleted"),
+        pytest.param(_delete_last, "link 5 was deleted after row 4", id="last-row-deleted"),
         pytest.param(_append_chained, "row 6 was inserted", id="row-appended"),
         pytest.param(_insert_middle, "row 5 does not follow row 4", id="row-inserted-in-the-middle"),
     ],
