@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.replica import handle, make_handler
+from bench.replica import ReplicaServer, handle, make_handler
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from mcp_host.sdk_client import SdkMcpClient
@@ -33,7 +33,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
 
 @pytest.fixture
 def port(services: Services) -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(services))
+    server = ReplicaServer(("127.0.0.1", 0), make_handler(services))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -92,3 +92,25 @@ def test_a_failure_is_answered_as_an_error_with_its_type_and_the_connection_goes
         assert _request(conn, "GET", "/queue", {}) == (200, {"pending": 0})
     finally:
         conn.close()
+
+
+def test_the_replica_takes_64_connections_opened_at_once_before_it_accepts_any(services: Services) -> None:
+    """Figure 8's clients open their connections together; with http.server's listen backlog
+    of 5 the rest were dropped or reset while the replica was busy."""
+    server = ReplicaServer(("127.0.0.1", 0), make_handler(services))
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    opened: list[socket.socket] = []
+    try:
+        # Not serving yet: every connection waits in the listen queue, as under load.
+        for _ in range(64):
+            opened.append(socket.create_connection(("127.0.0.1", server.server_port), timeout=5))
+        serving.start()
+        for conn in opened:
+            conn.sendall(b"GET /queue HTTP/1.1\r\nHost: replica\r\nContent-Length: 0\r\n\r\n")
+            assert conn.makefile("rb").readline().startswith(b"HTTP/1.1 200")
+    finally:
+        for conn in opened:
+            conn.close()
+        if serving.is_alive():
+            server.shutdown()
+        server.server_close()
