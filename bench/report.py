@@ -83,7 +83,7 @@ def summary_ms(samples_s: Sequence[float]) -> dict[str, float]:
 def _format(value: float, unit: str, error: str = "") -> str:
     if error:
         return "not measured"
-    if unit in {"ms", "s", "MB", "x", "req/s"}:
+    if unit in {"ms", "s", "MB", "x", "req/s", "%"}:
         return f"{value:.2f} {unit}" if abs(value) < 100 else f"{value:.0f} {unit}"
     return f"{value:g} {unit}".strip()
 

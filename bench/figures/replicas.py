@@ -367,19 +367,22 @@ class DatabaseWaits:
         self.active = 0
         self.lock_waits: Counter[str] = Counter()
         self.waits: Counter[str] = Counter()
+        self.events: Counter[str] = Counter()
 
     def run(self, stop: threading.Event) -> None:
         with psycopg.connect(self._server, autocommit=True) as conn:
             while not stop.wait(SAMPLE_SECONDS):
                 rows = conn.execute(
-                    "SELECT wait_event_type, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) "
+                    "SELECT wait_event_type, wait_event, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) "
                     "FROM pg_stat_activity WHERE application_name = %s AND state = 'active'",
                     (self.name,),
                 ).fetchall()
                 self.samples += 1
                 self.active += len(rows)
-                for wait_type, query in rows:
+                for wait_type, event, query in rows:
                     self.waits[str(wait_type or "running")] += 1
+                    if wait_type is not None:
+                        self.events[f"{wait_type}:{event}"] += 1
                     if wait_type == "Lock":
                         self.lock_waits[str(query)] += 1
 
@@ -392,6 +395,8 @@ class DatabaseWaits:
             # Of the active sessions sampled, the share waiting on a lock (0 to 1).
             "lock_wait_share": sum(self.lock_waits.values()) / self.active if self.active else 0.0,
             "waits_by_type": {kind: n / max(self.active, 1) for kind, n in self.waits.most_common()},
+            # Sessions waiting on each wait event, on average (mean of samples).
+            "top_wait_events": {event: n / samples for event, n in self.events.most_common(5)},
             "top_lock_waits": dict(self.lock_waits.most_common(3)),
         }
 
@@ -651,6 +656,7 @@ def _lock_waits(result: Run) -> Figure:
     """The share of the set's active database sessions waiting on a lock: judged with four
     replicas (the audit log's one head row had 27% of them waiting here, 80% on 16 cores)."""
     waits = ", ".join(f"{kind} {share:.0%}" for kind, share in result.waits.get("waits_by_type", {}).items())
+    events = ", ".join(f"{event} {n:.2f}" for event, n in result.waits.get("top_wait_events", {}).items())
     return Figure(
         SECTION,
         f"{result.count} replicas: active database sessions waiting on a lock",
@@ -659,7 +665,8 @@ def _lock_waits(result: Run) -> Figure:
         Target("<=", LOCK_WAIT_TARGET_PERCENT) if result.count == 4 else None,
         f"{result.waits.get('samples', 0)} samples of pg_stat_activity every {SAMPLE_SECONDS * 1000:.0f} ms "
         f"in the windows, {result.waits.get('active_sessions', 0):.1f} sessions active on average; what "
-        f"they waited on: {waits or 'nothing sampled'}; the statements waiting most: "
+        f"they waited on: {waits or 'nothing sampled'} (sessions per wait event: {events or 'none'}); "
+        "the statements waiting most on a lock: "
         f"{'; '.join(result.waits.get('top_lock_waits', {})) or 'none'}",
         {"database": result.waits},
     )
