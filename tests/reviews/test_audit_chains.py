@@ -56,6 +56,7 @@ def places(process: subprocess.Popen[str], stdin: str = "") -> list[tuple[int, i
     ]
 
 
+@pytest.mark.processes
 def test_two_processes_appending_at_once_leave_a_log_that_verifies(backend: str | Path) -> None:
     log = AuditLog(backend)
     try:
@@ -69,6 +70,7 @@ def test_two_processes_appending_at_once_leave_a_log_that_verifies(backend: str 
         log.close()
 
 
+@pytest.mark.processes
 def test_a_process_that_finds_the_chain_held_by_another_takes_the_next_without_waiting(url: str) -> None:
     log = AuditLog(url)
     assert log.append("first", {}).chain == 1
