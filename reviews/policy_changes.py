@@ -139,6 +139,15 @@ def unified_diff(old: str, new: str, *, old_name: str, new_name: str) -> str:
     )
 
 
+def _change_diff(base_text: str, change: PolicyChange) -> str:
+    return unified_diff(
+        base_text,
+        change.text,
+        old_name=f"policy version {change.base_seq}",
+        new_name=f"policy change {change.id}",
+    )
+
+
 def _write_atomically(path: Path, text: str) -> None:
     """Write beside the file and rename over it: a reader sees the old text or the new, never half."""
     mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
@@ -218,12 +227,7 @@ class PolicyChanges:
     def diff(self, change: PolicyChange) -> str:
         """What the change does to the version it was written against."""
         base = self.versions.get(change.base_seq)
-        return unified_diff(
-            base.text if base is not None else "",
-            change.text,
-            old_name=f"policy version {change.base_seq}",
-            new_name=f"policy change {change.id}",
-        )
+        return _change_diff(base.text if base is not None else "", change)
 
     # -- proposing ---------------------------------------------------------------------------
 

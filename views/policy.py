@@ -96,12 +96,10 @@ def pending_change(change: PolicyChange, user: str | None, manager: bool) -> Non
         if not manager or user is None:
             st.caption("Only a role with `manage_policy` approves or rejects policy changes.")
             return
-        if user == change.proposed_by:
-            if services().policy.policy.policy_changes.four_eyes:
-                st.caption("Another admin approves it (four-eyes).")
-            approve_or_reject(change, user, own=True)
-        else:
-            approve_or_reject(change, user, own=False)
+        own = user == change.proposed_by
+        if own and services().policy.policy.policy_changes.four_eyes:
+            st.caption("Another admin approves it (four-eyes).")
+        approve_or_reject(change, user, own=own)
 
 
 def approve_or_reject(change: PolicyChange, user: str, *, own: bool) -> None:

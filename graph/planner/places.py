@@ -57,6 +57,4 @@ def formats_named(text: str) -> list[tuple[frozenset[str], ...]]:
 def formats_stated(text: str) -> frozenset[str]:
     """The concepts of the formats of the files ``text`` names that need a program to open
     ("sales.xlsx": excel, workbook, spreadsheet)."""
-    files, _ = stated_paths(text)
-    words = [w for name in files for w in _FORMATS.get(name.rsplit(".", 1)[-1].lower(), ())]
-    return frozenset(concepts_of_words(words))
+    return frozenset(c for format_words in formats_named(text) for concepts in format_words for c in concepts)

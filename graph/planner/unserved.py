@@ -72,6 +72,7 @@ def _other_format(text: str) -> str | None:
     """The format a file is asked for in, when it is not the file's own ("PDF" for minutes.docx)."""
     for found in _IN_ANOTHER_FORMAT.finditer(text):
         wanted = found.group("format").lower()
+        # docx and doc, xlsx and xls: one format in its old and new spelling.
         if found.group("ext").lower().rstrip("x") != wanted.rstrip("x"):
             return wanted.upper()
     return None
