@@ -46,7 +46,7 @@ quick: $(STAMP)
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without
 # npm the npm peers are skipped with a notice (their tests skip), unless GATEHOUSE_REQUIRE_PEERS=1.
 PEERS := .peers
-PEER_VENVS := time git sqlite calculator excel word
+PEER_VENVS := time git sqlite calculator excel word powerpoint toolkit
 
 peers: $(PEERS)/npm/.installed $(foreach p,$(PEER_VENVS),$(PEERS)/venv-$(p)/.installed)
 

@@ -19,7 +19,14 @@ from eval.case_sets import BATCHES_DIR, CaseSet, load_benchmark
 from eval.cases import CASES_FILE, GROUPS, CasesFileError
 from eval.report import render_json, render_text
 from eval.scoring import figures
-from eval.workspace import BATCH_SERVERS, DOCUMENT_SERVERS, EvalWorkspace, PeersMissingError, eval_workspace
+from eval.workspace import (
+    BATCH_SERVERS,
+    DESK_SERVERS,
+    DOCUMENT_SERVERS,
+    EvalWorkspace,
+    PeersMissingError,
+    eval_workspace,
+)
 from gatehouse.settings import DATA_ENV, Settings
 from policies.loader import DEFAULT_POLICY
 
@@ -78,8 +85,9 @@ def workspace_target(workspace: EvalWorkspace) -> Target:
 
 # The servers later batches came with, in the order they came. A batch runs with the servers of
 # the latest of these it names (in its header or its cases' groups) and every one before them:
-# tier 0 is the original eleven, 1 adds the 2026-11 four, 2 the two of 2026-11-held-out-3.
-SERVER_TIERS = (BATCH_SERVERS, DOCUMENT_SERVERS)
+# tier 0 is the original eleven, 1 adds the 2026-11 four, 2 the two of 2026-11-held-out-3, 3 the
+# two of 2026-11-held-out-4.
+SERVER_TIERS = (BATCH_SERVERS, DOCUMENT_SERVERS, DESK_SERVERS)
 
 
 def _tier(groups: set[str]) -> int:
@@ -109,7 +117,9 @@ def _evaluate_on(case_set: CaseSet, *, tier: int, fresh_servers: bool, progress:
     to start or list is a warning and its cases count as wrong: a team's first hour meets exactly
     that."""
     with ExitStack() as stack:
-        workspace = stack.enter_context(eval_workspace(batch_servers=tier >= 1, document_servers=tier >= 2))
+        workspace = stack.enter_context(
+            eval_workspace(batch_servers=tier >= 1, document_servers=tier >= 2, desk_servers=tier >= 3)
+        )
         stack.enter_context(_data_folder(workspace))
         return evaluate(
             case_set,

@@ -11,7 +11,10 @@ confined to a folder of seeded workbooks, which it declares as its roots) and ``
 (@modelcontextprotocol/server-redis on a database of the local Redis at 127.0.0.1:6379). Those of
 the 2026-11-held-out-3 batch, started only for its cases, are ``vault`` (mcpvault on a seeded
 vault of markdown notes) and ``word`` (office-word-mcp-server working in a folder of seeded Word
-documents); both declare their folder as their roots.
+documents); both declare their folder as their roots. Those of the 2026-11-held-out-4 batch, started
+only for its cases, are ``powerpoint`` (office-powerpoint-mcp-server working in a folder of seeded
+slide decks, declared as its roots) and ``toolkit`` (agent-toolkit-mcp-server on a seeded home of
+todos, notes, a timer, a project and a template).
 """
 
 from __future__ import annotations
@@ -38,10 +41,14 @@ from tests.interop.peers import (
     GIT_BIN,
     MEMORY_JS,
     NPM_PREFIX,
+    POWERPOINT_BIN,
+    POWERPOINT_PYTHON,
     REDIS_JS,
     SQLITE_BIN,
     STAMP,
     TIME_BIN,
+    TOOLKIT_BIN,
+    TOOLKIT_PYTHON,
     VAULT_JS,
     WORD_BIN,
     WORD_PYTHON,
@@ -53,6 +60,8 @@ PEER_SERVERS = ("files", "everything", "memory", "time", "git")
 BATCH_SERVERS = ("sqlite", "calculator", "excel", "redis")
 # The servers that came with the 2026-11-held-out-3 batch (eval/batches/2026-11-held-out-3.json).
 DOCUMENT_SERVERS = ("vault", "word")
+# The servers that came with the 2026-11-held-out-4 batch (eval/batches/2026-11-held-out-4.json).
+DESK_SERVERS = ("powerpoint", "toolkit")
 
 # What the folder server-filesystem is confined to holds: a few files a request can name.
 SHARED_FILES = {
@@ -231,6 +240,177 @@ for name, blocks in json.loads(sys.argv[2]).items():
     document.save(f"{sys.argv[1]}/{name}")
 """
 
+# office-powerpoint-mcp-server's folder: deck -> its properties and slides, each a title and either
+# bullet lines, a table (the first row a header) or a subtitle, and optional speaker notes.
+DECKS: dict[str, dict[str, object]] = {
+    "q3-review.pptx": {
+        "author": "Tomas",
+        "title": "Q3 review",
+        "slides": [
+            {"title": "Q3 review", "subtitle": "Sales and onboarding, July to September 2026"},
+            {
+                "title": "Highlights",
+                "bullets": ["Revenue grew 4%", "South led in August", "Two new customers in Madrid"],
+                "notes": "Mention that the North numbers for September are provisional.",
+            },
+            {
+                "title": "Revenue by region",
+                "table": [["Region", "Units", "Revenue"], ["North", "325", "6500"], ["South", "210", "4200"]],
+            },
+            {
+                "title": "Next steps",
+                "bullets": ["Hire a second account manager", "Ship the Apollo onboarding"],
+            },
+        ],
+    },
+    "onboarding.pptx": {
+        "author": "Lena",
+        "title": "Welcome to the team",
+        "slides": [
+            {"title": "Welcome to the team", "subtitle": "Your first week at Acme Corp"},
+            {
+                "title": "Your first week",
+                "bullets": ["Laptop and accounts on day one", "Meet your buddy", "Read the handbook"],
+            },
+            {"title": "Who to ask", "bullets": ["Priya: product", "Tomas: data", "Lena: testing"]},
+        ],
+    },
+    "apollo-kickoff.pptx": {
+        "author": "Priya",
+        "title": "Apollo kickoff",
+        "slides": [
+            {"title": "Apollo kickoff", "subtitle": "A faster onboarding flow"},
+            {
+                "title": "Timeline",
+                "bullets": ["Work starts 1 December", "Launch demo 4 December", "Freeze 15 December"],
+                "notes": "The demo date moved at the 20 November standup.",
+            },
+        ],
+    },
+}
+_SEED_DECKS = """
+import json, sys
+from pptx import Presentation
+for name, deck in json.loads(sys.argv[2]).items():
+    pres = Presentation()
+    pres.core_properties.author = deck["author"]
+    pres.core_properties.title = deck["title"]
+    for spec in deck["slides"]:
+        layout = 0 if "subtitle" in spec else 5 if "table" in spec else 1
+        slide = pres.slides.add_slide(pres.slide_layouts[layout])
+        slide.shapes.title.text = spec["title"]
+        if "subtitle" in spec:
+            slide.placeholders[1].text = spec["subtitle"]
+        if "bullets" in spec:
+            body = slide.placeholders[1].text_frame
+            body.text = spec["bullets"][0]
+            for line in spec["bullets"][1:]:
+                body.add_paragraph().text = line
+        if "table" in spec:
+            rows = spec["table"]
+            table = slide.shapes.add_table(len(rows), len(rows[0]), 914400, 1600200, 7315200, 1371600).table
+            for r, row in enumerate(rows):
+                for c, text in enumerate(row):
+                    table.cell(r, c).text = text
+        if "notes" in spec:
+            slide.notes_slide.notes_text_frame.text = spec["notes"]
+    pres.save(f"{sys.argv[1]}/{name}")
+"""
+# agent-toolkit-mcp-server's home: what its own tools are called with, in order, to seed it. Its
+# ids are random hex; the seeding makes them the ones listed in TOOLKIT_IDS (a request can quote
+# one, as an operator copies it from a list).
+TOOLKIT_SEED: list[tuple[str, dict[str, object]]] = [
+    (
+        "project_register",
+        {
+            "name": "apollo",
+            "path": "{root}/apollo",
+            "description": "The new onboarding flow",
+            "tags": "launch",
+        },
+    ),
+    ("todo_create", {"text": "Renew the TLS certificate for the status page", "tags": "ops"}),
+    ("todo_create", {"text": "Send the Q4 numbers to finance", "tags": "finance"}),
+    (
+        "todo_create",
+        {"text": "Finish the onboarding copy for step three", "project": "apollo", "tags": "copy"},
+    ),
+    ("todo_create", {"text": "Book a usability session", "project": "apollo", "tags": "research"}),
+    ("todo_create", {"text": "Order new badges for the offsite"}),
+    ("todo_comment_add", {"todo_id": "{todo-3}", "body": "Priya wants a draft by Friday."}),
+    (
+        "note_write",
+        {
+            "name": "standup-log",
+            "content": "# Standup log\n\n## 2026-11-27\n\n- Apollo copy is late\n"
+            "- the offsite venue is confirmed\n",
+            "tags": "meetings",
+        },
+    ),
+    (
+        "note_write",
+        {
+            "name": "release-checklist",
+            "content": "# Release checklist\n\n1. freeze the branch\n"
+            "2. run the smoke tests\n3. tag the release\n4. post in #releases\n",
+            "tags": "ops",
+        },
+    ),
+    (
+        "project_doc_write",
+        {
+            "project": "apollo",
+            "name": "decisions",
+            "content": "# Decisions\n\n- 2026-11-20: the launch demo moves to 4 December\n",
+        },
+    ),
+    (
+        "timer_set",
+        {
+            "name": "weekly report",
+            "fire_at": "2026-12-05T09:00:00+00:00",
+            "recurring_seconds": 604800,
+            "message": "Write the weekly report",
+        },
+    ),
+    (
+        "template_create",
+        {
+            "name": "status-update",
+            "template": "Status of {project}: {status}. Next: {next}.",
+            "description": "A one-line status for the team channel",
+            "tags": "reporting",
+        },
+    ),
+]
+TOOLKIT_IDS = (
+    "1c0ffee0000000000000000000000001",
+    "2c0ffee0000000000000000000000002",
+    "3c0ffee0000000000000000000000003",
+    "4c0ffee0000000000000000000000004",
+    "5c0ffee0000000000000000000000005",
+)
+_SEED_TOOLKIT = """
+import asyncio, json, os, sys, uuid
+os.environ["AGENT_TOOLKIT_HOME"] = sys.argv[1]
+os.makedirs(os.path.join(sys.argv[1], "apollo"), exist_ok=True)
+import server
+app, ids, made, draw = server.build_server(), iter(json.loads(sys.argv[3])), [], uuid.uuid4
+async def seed():
+    for tool, arguments in json.loads(sys.argv[2]):
+        arguments = {k: v.replace("{root}", sys.argv[1]) if isinstance(v, str) else v for k, v in arguments.items()}
+        arguments = {k: made[int(v[6:-1]) - 1] if str(v).startswith("{todo-") else v for k, v in arguments.items()}
+        # A todo's id is the next listed one (uuid4 is what the server draws them from).
+        uuid.uuid4 = (lambda fixed=uuid.UUID(next(ids)): fixed) if tool == "todo_create" else draw
+        reply = await app.call_tool(tool, arguments)
+        text = (reply[0] if isinstance(reply, tuple) else reply)[0].text
+        if json.loads(text).get("error"):
+            sys.exit(f"{tool} failed: {text}")
+        if tool == "todo_create":
+            made.append(json.loads(text)["id"])
+asyncio.run(seed())
+"""
+
 
 class PeersMissingError(RuntimeError):
     """A peer server is not built (`make peers`), or a program it needs is not on PATH."""
@@ -346,6 +526,35 @@ def _seed_documents(folder: Path) -> None:
         raise PeersMissingError(f"seeding the Word documents with {python} failed: {done.stderr.strip()}")
 
 
+def _seed_decks(folder: Path) -> None:
+    """Written with the python-pptx of office-powerpoint-mcp-server's own venv (the app's has none)."""
+    folder.mkdir(parents=True)
+    _run_seed(POWERPOINT_PYTHON, "office-powerpoint-mcp-server", _SEED_DECKS, str(folder), json.dumps(DECKS))
+
+
+def _seed_toolkit(home: Path) -> None:
+    """Seeded through agent-toolkit-mcp-server's own tools, in process in its venv: its notes are
+    files with frontmatter and an index, its todos and timers rows of its own SQLite schema."""
+    home.mkdir(parents=True)
+    _run_seed(
+        TOOLKIT_PYTHON,
+        "agent-toolkit-mcp-server",
+        _SEED_TOOLKIT,
+        str(home),
+        json.dumps(TOOLKIT_SEED),
+        json.dumps(TOOLKIT_IDS),
+    )
+
+
+def _run_seed(python_path: Path, server: str, script: str, *args: str) -> None:
+    python = _require(python_path, f"{server}'s venv")
+    # Isolated (-I): neither the working folder nor PYTHONPATH may put this repository's packages
+    # (storage, eval) before the server's own top-level modules of the same names.
+    done = subprocess.run([python, "-I", "-c", script, *args], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise PeersMissingError(f"seeding {server}'s data with {python} failed: {done.stderr.strip()}")
+
+
 def _redis_command(connection: socket.socket, *words: str) -> bytes:
     """One command in the Redis protocol (RESP); the reply's first line."""
     encoded = b"".join(b"$%d\r\n%s\r\n" % (len(w.encode()), w.encode()) for w in words)
@@ -446,6 +655,31 @@ def _document_entries(root: Path) -> dict[str, dict[str, object]]:
     }
 
 
+def _desk_entries(root: Path) -> dict[str, dict[str, object]]:
+    """The 2026-11-held-out-4 batch's servers, their data seeded under ``root``.
+    office-powerpoint-mcp-server opens and saves decks by paths relative to its working folder,
+    declared as its roots; agent-toolkit-mcp-server keeps everything in the home its environment
+    names (no path argument reaches it, so it declares no roots)."""
+    _built(POWERPOINT_BIN, TOOLKIT_BIN)
+    decks = root / "decks"
+    toolkit_home = root / "toolkit"
+    _seed_decks(decks)
+    _seed_toolkit(toolkit_home)
+    return {
+        "powerpoint": {
+            "command": _require(POWERPOINT_BIN, "office-powerpoint-mcp-server"),
+            "args": [],
+            "cwd": str(decks),
+            "roots": [str(decks)],
+        },
+        "toolkit": {
+            "command": _require(TOOLKIT_BIN, "agent-toolkit-mcp-server"),
+            "args": [],
+            "env": {"AGENT_TOOLKIT_HOME": str(toolkit_home)},
+        },
+    }
+
+
 def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
     """The bundled servers with the commands the shipped servers file gives them."""
     entries: dict[str, dict[str, object]] = {}
@@ -457,10 +691,11 @@ def _bundled_entries(demo_dir: Path) -> dict[str, dict[str, object]]:
 
 
 def build_workspace(
-    root: Path, *, batch_servers: bool = False, document_servers: bool = False
+    root: Path, *, batch_servers: bool = False, document_servers: bool = False, desk_servers: bool = False
 ) -> EvalWorkspace:
     """Seed the peers' data under ``root`` and write the servers file naming the eleven servers,
-    four more with ``batch_servers`` and two more with ``document_servers``.
+    four more with ``batch_servers``, two more with ``document_servers`` and two more with
+    ``desk_servers``.
 
     The batches' servers are opt-in because adding servers changes what the planner chooses among:
     the main cases are scored on the servers they were written for (with the four more, the
@@ -479,6 +714,8 @@ def build_workspace(
         servers |= _batch_entries(root)
     if document_servers:
         servers |= _document_entries(root)
+    if desk_servers:
+        servers |= _desk_entries(root)
     servers |= _bundled_entries(data_dir / "demo")
     data_dir.mkdir(parents=True, exist_ok=True)
     servers_file = root / "servers.json"
@@ -495,6 +732,13 @@ def build_workspace(
 
 
 @contextmanager
-def eval_workspace(*, batch_servers: bool = False, document_servers: bool = False) -> Iterator[EvalWorkspace]:
+def eval_workspace(
+    *, batch_servers: bool = False, document_servers: bool = False, desk_servers: bool = False
+) -> Iterator[EvalWorkspace]:
     with tempfile.TemporaryDirectory(prefix="gatehouse-eval-") as root:
-        yield build_workspace(Path(root), batch_servers=batch_servers, document_servers=document_servers)
+        yield build_workspace(
+            Path(root),
+            batch_servers=batch_servers,
+            document_servers=document_servers,
+            desk_servers=desk_servers,
+        )

@@ -120,11 +120,11 @@ class _Offered:
 
 @pytest.fixture(scope="module")
 def offered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Offered]:
-    """What the benchmark's seventeen servers (the batches' six included) offer, discovered through
+    """What the benchmark's nineteen servers (the batches' eight included) offer, discovered through
     Gatehouse's own host."""
     root = tmp_path_factory.mktemp("eval")
     try:
-        workspace = build_workspace(root, batch_servers=True, document_servers=True)
+        workspace = build_workspace(root, batch_servers=True, document_servers=True, desk_servers=True)
     except PeersMissingError as exc:
         missing_peer(str(exc))
     saved = os.environ.get("GATEHOUSE_DATA")

@@ -52,6 +52,14 @@ VAULT_JS = NODE_MODULES / "@bitbonsai" / "mcpvault" / "dist" / "server.js"
 WORD_BIN = PEERS / "venv-word" / "bin" / "word_mcp_server"
 # The word venv's interpreter: the eval workspace seeds its documents with the python-docx there.
 WORD_PYTHON = PEERS / "venv-word" / "bin" / "python"
+# The servers of the 2026-11-held-out-4 batch: slide decks, and a desk of todos, notes and timers.
+POWERPOINT_BIN = PEERS / "venv-powerpoint" / "bin" / "ppt_mcp_server"
+# The powerpoint venv's interpreter: the eval workspace seeds its decks with the python-pptx there.
+POWERPOINT_PYTHON = PEERS / "venv-powerpoint" / "bin" / "python"
+TOOLKIT_BIN = PEERS / "venv-toolkit" / "bin" / "agent-toolkit-mcp-server"
+# The toolkit venv's interpreter: the eval workspace seeds its todos and notes through the server's
+# own tools, in process.
+TOOLKIT_PYTHON = PEERS / "venv-toolkit" / "bin" / "python"
 
 # Written by the Makefile's peers target when an environment is complete.
 STAMP = ".installed"
