@@ -1255,62 +1255,94 @@ def extract_arguments(
     replaced, replacing = _replacement_values(input_schema, replacements.replacements_in(full_text))
     assigned = _assigned(full_text)
     for name, schema in sorted(properties.items(), key=_searched_first):
-        if not isinstance(schema, dict):
-            continue
-        shape = property_shape(schema)
-        # "replace 'teh' with 'the'" quotes the old text after the word "replace": only a
-        # ``replace=...`` written out overrides what the replacement states.
-        labels = assigned if name in replacing else pairs
-        explicit = next((labels[v] for v in _name_variants(name) if v in labels), None)
-        if explicit is not None:
-            take(name, explicit, f"'{name}=' in the request", schema)
-            continue
-        if name in replaced:
-            value, reason, words = replaced[name]
-            take(name, value, reason, schema, words)
-            continue
-        enum = shape.get("enum") or _described_options(shape)
-        if isinstance(enum, list) and enum:
-            # A unit to convert from or to is placed by the conversion ("5 miles to km"), not by
-            # which option the request happens to name.
-            converted = plain_words.conversion_unit(name, shape, full_text)
-            option = converted[0] if converted else _enum_value(name, enum, full_text)
-            if converted is not None:
-                take(name, converted[0], converted[1], schema, converted[2])
-            elif option is not None:
-                take(name, option, f"'{option}' stated in the request", schema)
-            elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
-                take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
-            continue
-        # A store's key is one token (session:alice), read before any rule could cut it at a colon.
-        found = store_words.read(name, schema, shape, full_text, used) or _role_value(
-            name, shape, full_text, used
-        )
-        if found is not None:
-            cited = re.search(r"\(([^()]+)\)$", found[1])
-            take(name, found[0], found[1], schema, cited.group(1) if cited else None)
-
-    # "Rename draft to final": the old and the new name, where the schema has places for both.
-    renamed = plain_words.rename(full_text)
-    if renamed is not None:
-        for name, schema in properties.items():
-            role = plain_words.rename_role(name, properties) if isinstance(schema, dict) else None
-            if role is not None and name not in result.arguments and name not in result.invalid:
-                value = renamed[0] if role == "old" else renamed[1]
-                take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
-    else:
-        # "Rename the Q3 sheet in sales.xlsx to Q3-final", "Duplicate ... as Q3-backup".
-        _take_new_name_last(full_text, properties, result, take)
-
+        if isinstance(schema, dict):
+            # "replace 'teh' with 'the'" quotes the old text after the word "replace": only a
+            # ``replace=...`` written out overrides what the replacement states.
+            labels = assigned if name in replacing else pairs
+            _read_property(name, schema, full_text, labels, replaced, used, take)
+    _take_renamed(full_text, properties, result, take)
     # A bare reply to a question about one argument is that argument's value.
     if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):
-        name = asked[0]
-        schema = properties.get(name, {})
+        schema = properties.get(asked[0], {})
         if isinstance(schema, dict):
-            take(name, answer.strip().rstrip("."), "the operator's answer", schema)
+            take(asked[0], answer.strip().rstrip("."), "the operator's answer", schema)
+    _take_the_one_quote(required, properties, [q for q in quoted if q not in used], result, take)
+    _take_numbers_in_order(required, properties, full_text, used, result, take)
+    result.missing = [name for name in required if name not in result.arguments]
+    return result
 
-    # One quoted string left and one required text property unfilled: the quote is its value.
-    # A path, an address or a URI is never a quotation that does not look like one.
+
+# How extract_arguments takes a value: (name, raw value, reason, schema, the words it was read from).
+_Take = Callable[..., None]
+
+
+def _read_property(
+    name: str,
+    schema: dict[str, Any],
+    text: str,
+    labels: dict[str, str],
+    replaced: dict[str, tuple[Any, str, str]],
+    used: set[str],
+    take: _Take,
+) -> None:
+    """One property's value, in order of how explicit the text is: written out (``labels``:
+    name=value), a replacement the request states, an option it names, then by its role."""
+    shape = property_shape(schema)
+    explicit = next((labels[v] for v in _name_variants(name) if v in labels), None)
+    if explicit is not None:
+        take(name, explicit, f"'{name}=' in the request", schema)
+        return
+    if name in replaced:
+        value, reason, words = replaced[name]
+        take(name, value, reason, schema, words)
+        return
+    enum = shape.get("enum") or _described_options(shape)
+    if isinstance(enum, list) and enum:
+        _take_option(name, schema, shape, enum, text, take)
+        return
+    # A store's key is one token (session:alice), read before any rule could cut it at a colon.
+    found = store_words.read(name, schema, shape, text, used) or _role_value(name, shape, text, used)
+    if found is not None:
+        cited = re.search(r"\(([^()]+)\)$", found[1])
+        take(name, found[0], found[1], schema, cited.group(1) if cited else None)
+
+
+def _take_option(
+    name: str, schema: dict[str, Any], shape: dict[str, Any], enum: list[Any], text: str, take: _Take
+) -> None:
+    """One of a property's options: a unit to convert from or to is placed by the conversion
+    ("5 miles to km"), not by which option the request happens to name; else the option the
+    request names, or the one its verb names."""
+    converted = plain_words.conversion_unit(name, shape, text)
+    option = converted[0] if converted else _enum_value(name, enum, text)
+    if converted is not None:
+        take(name, converted[0], converted[1], schema, converted[2])
+    elif option is not None:
+        take(name, option, f"'{option}' stated in the request", schema)
+    elif (verbed := plain_words.option_of_the_verb(enum, text)) is not None:
+        take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
+
+
+def _take_renamed(text: str, properties: dict[str, Any], result: Extraction, take: _Take) -> None:
+    """ "Rename draft to final": the old and the new name, where the schema has places for both;
+    else a new name the request ends on ("Rename the Q3 sheet in sales.xlsx to Q3-final",
+    "Duplicate ... as Q3-backup")."""
+    renamed = plain_words.rename(text)
+    if renamed is None:
+        _take_new_name_last(text, properties, result, take)
+        return
+    for name, schema in properties.items():
+        role = plain_words.rename_role(name, properties) if isinstance(schema, dict) else None
+        if role is not None and name not in result.arguments and name not in result.invalid:
+            value = renamed[0] if role == "old" else renamed[1]
+            take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
+
+
+def _take_the_one_quote(
+    required: list[str], properties: dict[str, Any], unused_quotes: list[str], result: Extraction, take: _Take
+) -> None:
+    """One quoted string left and one required text property unfilled: the quote is its value.
+    A path, an address or a URI is never a quotation that does not look like one."""
     open_required = [
         n
         for n in required
@@ -1319,14 +1351,22 @@ def extract_arguments(
         and "string" in _types(property_shape(properties[n]))
         and not takes_a_location(n, property_shape(properties[n]))
     ]
-    unused_quotes = [q for q in quoted if q not in used]
     if len(open_required) == 1 and len(unused_quotes) == 1:
         take(
             open_required[0], unused_quotes[0], "the quoted text in the request", properties[open_required[0]]
         )
 
-    # As many numbers stated as required numeric properties left open: they are those, in the
-    # order both are written ("the sum of 3 and 5" gives a=3, b=5).
+
+def _take_numbers_in_order(
+    required: list[str],
+    properties: dict[str, Any],
+    text: str,
+    used: set[str],
+    result: Extraction,
+    take: _Take,
+) -> None:
+    """As many numbers stated as required numeric properties left open: they are those, in the
+    order both are written ("the sum of 3 and 5" gives a=3, b=5)."""
     open_numbers = [
         n
         for n in required
@@ -1334,18 +1374,16 @@ def extract_arguments(
         and n in properties
         and _types(property_shape(properties[n])) & {"integer", "number"}
     ]
-    if open_numbers:
-        # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
-        plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
-        if any(_is_identifier(n) for n in open_numbers):
-            plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
-        stated = [n for n in _NUMBER.findall(plain) if n not in used]
-        if len(stated) == len(open_numbers):
-            for name, number in zip(open_numbers, stated, strict=True):
-                take(name, number, "number in the request", properties[name])
-
-    result.missing = [name for name in required if name not in result.arguments]
-    return result
+    if not open_numbers:
+        return
+    # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
+    plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", text)))
+    if any(_is_identifier(n) for n in open_numbers):
+        plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
+    stated = [n for n in _NUMBER.findall(plain) if n not in used]
+    if len(stated) == len(open_numbers):
+        for name, number in zip(open_numbers, stated, strict=True):
+            take(name, number, "number in the request", properties[name])
 
 
 def _take_new_name_last(
