@@ -90,7 +90,6 @@ _PATH_NAMES = frozenset(
 )  # fmt: skip
 TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
-_DIR_NAMES = frozenset({"dir", "directory", "folder"})
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
 _SUBJECT_NAMES = frozenset({"subject", "title"})
 _PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
@@ -875,14 +874,6 @@ def _file_path(p: _Property) -> RoleVerdict:
     return None
 
 
-def _folder_named(p: _Property) -> RoleVerdict:
-    """A folder (dir, directory) takes the word after "folder" or "directory"."""
-    if p.key not in _DIR_NAMES:
-        return None
-    match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", p.text, re.IGNORECASE)
-    return (match.group(1), "folder named in the request") if match else None
-
-
 def _file_name(p: _Property) -> RoleVerdict:
     """A name the description says is a file's (filename) takes a file name."""
     if not p.key.endswith("name") or "file" not in p.description or "string" not in p.types:
@@ -1092,7 +1083,6 @@ ROLE_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
     _email_address,
     _folder_path,
     _file_path,
-    _folder_named,
     _file_name,
     _uri,
     _number_or_id,
