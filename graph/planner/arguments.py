@@ -5,6 +5,9 @@ how explicit the text is: ``key=value`` first, then enum values, then values who
 the property's role (an address for ``to``, a file name for ``path``, a number for ``id``).
 Defaults are never filled in (the server applies its own) and nothing is invented: a
 required property the text does not state is reported as missing.
+
+The role rules are ROLE_RULES (and NUMBER_RULES for numbers and ids), one small function each,
+asked in order until one decides; tests/graph/test_argument_rules.py has a case per rule.
 """
 
 from __future__ import annotations

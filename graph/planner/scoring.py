@@ -5,6 +5,10 @@ most, then its server's name, parameters and enum values the request states, and
 its description. A capability of the wrong kind (a prompt when nobody asked for one), a
 broad listing with no filters, or required arguments the request does not state count
 against it. Preferred servers get a bonus, never a free pass: a weak match stays weak.
+
+Each piece of evidence is one rule of SCORING_RULES, a small function with its reason, applied
+in the table's order (which kind fits and which act it does are first-match tables of their
+own, KIND_RULES and ACTION_RULES); tests/graph/test_scoring_rules.py has a case per rule.
 """
 
 from __future__ import annotations
