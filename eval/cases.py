@@ -136,47 +136,62 @@ def _case_problems(raw: Any, index: int, rules: CaseRules) -> list[str]:
         problems.append(f"{where}: id must be lower-case words joined by '-'")
     if raw.get("group") not in rules.groups:
         problems.append(f"{where}: group must be one of {', '.join(rules.groups)}")
-    request = raw.get("request")
-    if not isinstance(request, str) or not request.strip():
-        problems.append(f"{where}: request must be non-empty text")
-    elif rules.placeholders is not None:
-        problems += [
-            f"{where}: unknown placeholder {{{name}}}"
-            for name in _PLACEHOLDER.findall(request)
-            if name not in rules.placeholders
-        ]
+    problems += _request_problems(where, raw.get("request"), rules)
     if "batch" in raw:
         problems += _batch_problems(where, raw["batch"], rules)
     capability = raw.get("capability")
-    if not (capability is None or (isinstance(capability, str) and capability) or _strings(capability)):
-        problems.append(f"{where}: capability must be a key, a list of keys or null")
-    elif any(KEY_SEPARATOR not in key for key in _as_tuple(capability)):
-        problems.append(f"{where}: a capability key is server__name")
+    problems += _capability_problems(where, capability)
     status = raw.get("status")
     statuses = _as_tuple(status) if isinstance(status, str) or _strings(status) else ()
     if not statuses or any(s not in STATUSES for s in statuses):
         problems.append(f"{where}: status must be one of {', '.join(STATUSES)}, or a list of them")
     if not isinstance(raw.get("read_only"), bool):
         problems.append(f"{where}: read_only must be true or false")
-    arguments = raw.get("arguments", {})
-    if not isinstance(arguments, dict):
-        problems.append(f"{where}: arguments must be an object")
-    else:
-        for name, value in arguments.items():
-            if isinstance(value, dict) and (
-                set(value) != {"one_of"} or not isinstance(value["one_of"], list)
-            ):
-                problems.append(f'{where}: argument {name}: an object value must be {{"one_of": [...]}}')
-    missing = raw.get("missing", [])
-    if missing and not _strings(missing):
-        problems.append(f"{where}: missing must be a list of argument names")
-    elif missing and "needs_clarification" not in statuses:
-        problems.append(f"{where}: missing arguments go with the status needs_clarification")
+    problems += _arguments_problems(where, raw.get("arguments", {}))
+    problems += _missing_problems(where, raw.get("missing", []), statuses)
     if capability is None and raw.get("arguments"):
         problems.append(f"{where}: a case that expects no capability expects no arguments")
     if "note" in raw and not isinstance(raw["note"], str):
         problems.append(f"{where}: note must be text")
     return problems
+
+
+def _request_problems(where: str, request: Any, rules: CaseRules) -> list[str]:
+    if not isinstance(request, str) or not request.strip():
+        return [f"{where}: request must be non-empty text"]
+    if rules.placeholders is None:
+        return []
+    return [
+        f"{where}: unknown placeholder {{{name}}}"
+        for name in _PLACEHOLDER.findall(request)
+        if name not in rules.placeholders
+    ]
+
+
+def _capability_problems(where: str, capability: Any) -> list[str]:
+    if not (capability is None or (isinstance(capability, str) and capability) or _strings(capability)):
+        return [f"{where}: capability must be a key, a list of keys or null"]
+    if any(KEY_SEPARATOR not in key for key in _as_tuple(capability)):
+        return [f"{where}: a capability key is server__name"]
+    return []
+
+
+def _arguments_problems(where: str, arguments: Any) -> list[str]:
+    if not isinstance(arguments, dict):
+        return [f"{where}: arguments must be an object"]
+    return [
+        f'{where}: argument {name}: an object value must be {{"one_of": [...]}}'
+        for name, value in arguments.items()
+        if isinstance(value, dict) and (set(value) != {"one_of"} or not isinstance(value["one_of"], list))
+    ]
+
+
+def _missing_problems(where: str, missing: Any, statuses: tuple[str, ...]) -> list[str]:
+    if missing and not _strings(missing):
+        return [f"{where}: missing must be a list of argument names"]
+    if missing and "needs_clarification" not in statuses:
+        return [f"{where}: missing arguments go with the status needs_clarification"]
+    return []
 
 
 def _batch_problems(where: str, batch: Any, rules: CaseRules) -> list[str]:

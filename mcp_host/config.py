@@ -303,64 +303,78 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
     if not kind:
         raise ConfigError(where, "a server needs a command (stdio) or a url (http)")
     if kind == "stdio":
-        unknown = sorted(set(raw) - _STDIO_KEYS)
-        if unknown:
-            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a stdio server")
-        if "envFile" in raw:
-            raise ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env")
-        command = raw.get("command")
-        if not isinstance(command, str) or not command.strip():
-            raise ConfigError(f"{where}.command", "a stdio server needs a command")
-        args = [_expand(a, environ, f"{where}.args") for a in _strings(raw.get("args", []), f"{where}.args")]
-        env = {
-            key: SecretStr(_expand(value, environ, f"{where}.env.{key}"))
-            for key, value in _string_map(raw.get("env", {}), f"{where}.env").items()
-        }
-        cwd = raw.get("cwd")
-        if cwd is not None:
-            if not isinstance(cwd, str):
-                raise ConfigError(f"{where}.cwd", "must be a string")
-            cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
-        command = _expand(command, environ, f"{where}.command")
-        return StdioServer(
-            name=name,
-            command=command,
-            args=args,
-            env=env,
-            cwd=cwd,
-            timeout=_timeout(raw, where),
-            roots=_roots(raw, where, environ, base_dir),
-            capability_notes=_notes(raw, where),
-        )
+        return _stdio_entry(name, raw, where, environ, base_dir)
     if kind in _HTTP_TYPES:
-        unknown = sorted(set(raw) - _HTTP_KEYS)
-        if unknown:
-            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for an http server")
-        url = raw.get("url")
-        if not isinstance(url, str) or not re.match(r"^https?://", url):
-            raise ConfigError(f"{where}.url", "an http server needs an http:// or https:// url")
-        headers = {
-            key: SecretStr(_expand(value, environ, f"{where}.headers.{key}"))
-            for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
-        }
-        url = _expand(url, environ, f"{where}.url")
-        try:
-            oauth = parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
-        except OAuthConfigError as exc:
-            raise ConfigError(exc.where, exc.reason) from exc
-        return HttpServer(
-            name=name,
-            url=url,
-            headers=headers,
-            timeout=_timeout(raw, where),
-            roots=_roots(raw, where, environ, base_dir),
-            oauth=oauth,
-            capability_notes=_notes(raw, where),
-        )
+        return _http_entry(name, raw, where, environ, base_dir)
     if kind == "sse":
         raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
     raise ConfigError(
         f"{where}.type", f"unknown server type {kind!r}: use stdio (with command) or http (with url)"
+    )
+
+
+def _stdio_entry(
+    name: str, raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path
+) -> StdioServer:
+    """A server Gatehouse starts: its command, arguments, environment and working folder."""
+    unknown = sorted(set(raw) - _STDIO_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a stdio server")
+    if "envFile" in raw:
+        raise ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env")
+    command = raw.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where}.command", "a stdio server needs a command")
+    args = [_expand(a, environ, f"{where}.args") for a in _strings(raw.get("args", []), f"{where}.args")]
+    env = {
+        key: SecretStr(_expand(value, environ, f"{where}.env.{key}"))
+        for key, value in _string_map(raw.get("env", {}), f"{where}.env").items()
+    }
+    cwd = raw.get("cwd")
+    if cwd is not None:
+        if not isinstance(cwd, str):
+            raise ConfigError(f"{where}.cwd", "must be a string")
+        cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
+    command = _expand(command, environ, f"{where}.command")
+    return StdioServer(
+        name=name,
+        command=command,
+        args=args,
+        env=env,
+        cwd=cwd,
+        timeout=_timeout(raw, where),
+        roots=_roots(raw, where, environ, base_dir),
+        capability_notes=_notes(raw, where),
+    )
+
+
+def _http_entry(
+    name: str, raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path
+) -> HttpServer:
+    """A server Gatehouse reaches at a URL: its headers and sign-in."""
+    unknown = sorted(set(raw) - _HTTP_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}.{unknown[0]}", "unknown key for an http server")
+    url = raw.get("url")
+    if not isinstance(url, str) or not re.match(r"^https?://", url):
+        raise ConfigError(f"{where}.url", "an http server needs an http:// or https:// url")
+    headers = {
+        key: SecretStr(_expand(value, environ, f"{where}.headers.{key}"))
+        for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
+    }
+    url = _expand(url, environ, f"{where}.url")
+    try:
+        oauth = parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
+    except OAuthConfigError as exc:
+        raise ConfigError(exc.where, exc.reason) from exc
+    return HttpServer(
+        name=name,
+        url=url,
+        headers=headers,
+        timeout=_timeout(raw, where),
+        roots=_roots(raw, where, environ, base_dir),
+        oauth=oauth,
+        capability_notes=_notes(raw, where),
     )
 
 

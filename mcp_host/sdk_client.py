@@ -707,15 +707,7 @@ class SdkMcpClient:
         collector = CapabilityCollector(session.name)
         declared = client.server_capabilities
         session.refused_status = None
-        # Ask only for what the server declares: others answer "Method not found".
-        listings: dict[str, tuple[Callable[..., Awaitable[Any]], Callable[[Any], None]]] = {}
-        if declared.tools is not None:
-            listings["tools"] = (client.list_tools, collector.add_tool)
-        if declared.resources is not None:
-            listings["resources"] = (client.list_resources, collector.add_resource)
-            listings["resource_templates"] = (client.list_resource_templates, collector.add_template)
-        if declared.prompts is not None:
-            listings["prompts"] = (client.list_prompts, collector.add_prompt)
+        listings = _declared_listings(client, collector)
         found: dict[str, _ListedItems] = {}
         missing: dict[str, ErrorInfo] = {}
         timeout = self._timeout_for(session)
@@ -746,13 +738,7 @@ class SdkMcpClient:
             return failed
         session.failed_listing = None
         session.listing_failures = 0
-        for kind, (_, add) in listings.items():  # in a fixed order, whatever answered first
-            if kind not in found:
-                continue
-            for item in found[kind].items:
-                add(item)
-            if found[kind].more:
-                collector.rejected.append(_cut_note(kind))
+        _collect(listings, found, collector)
         if "tools" in found and session.client is client:
             session.output_schemas = _output_schemas(found["tools"].items)
         server_info = client.server_info
@@ -1043,3 +1029,34 @@ async def _all_pages(fetch: Callable[..., Awaitable[Any]], field_name: str) -> _
             raise PaginationError(f"{field_name} listing repeated cursor {cursor!r}")
         seen.add(cursor)
     raise PaginationError(f"{field_name} listing exceeded {MAX_LIST_PAGES} pages")
+
+
+# Per kind of listing: how to ask for a page, and what to do with each item listed.
+_Listings = dict[str, tuple[Callable[..., Awaitable[Any]], Callable[[Any], None]]]
+
+
+def _declared_listings(client: Client, collector: CapabilityCollector) -> _Listings:
+    """The listings to ask for: only what the server declares (others answer "Method not
+    found")."""
+    declared = client.server_capabilities
+    listings: _Listings = {}
+    if declared.tools is not None:
+        listings["tools"] = (client.list_tools, collector.add_tool)
+    if declared.resources is not None:
+        listings["resources"] = (client.list_resources, collector.add_resource)
+        listings["resource_templates"] = (client.list_resource_templates, collector.add_template)
+    if declared.prompts is not None:
+        listings["prompts"] = (client.list_prompts, collector.add_prompt)
+    return listings
+
+
+def _collect(listings: _Listings, found: dict[str, _ListedItems], collector: CapabilityCollector) -> None:
+    """The items ``found``, added in a fixed order whatever answered first; a listing cut short
+    is noted."""
+    for kind, (_, add) in listings.items():
+        if kind not in found:
+            continue
+        for item in found[kind].items:
+            add(item)
+        if found[kind].more:
+            collector.rejected.append(_cut_note(kind))

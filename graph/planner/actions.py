@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from graph.planner.calculation import expression_in
+from graph.planner.calculation import Expression, expression_in
 from graph.planner.definitions import per_definition
 from graph.planner.plain_words import sql_change, sql_reads
 from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
@@ -138,25 +138,12 @@ def request_action(text: str) -> RequestAction:
     """What ``text`` asks to do. A verb counts where a verb stands: the first word, or after a
     lead such as "please", "to", "and" or "can you"; a word that is no noun ("delete", "send")
     counts anywhere unless it is a participle ("deleted files" is a filter, not an order)."""
-    # Every clause opens a verb place: "In notes.txt, change 'a' to 'b'" orders a change.
-    # A clause that sets the scene ("Before I close it, ...", "once it is merged") orders nothing.
-    tokens: list[str] = []
-    clause_starts: set[int] = set()
     # A word problem ("Our bill is 86.40. How much is an 18% tip?", "2 to the power of 10")
     # orders nothing with its own words: the expression is a value, a question in it asks an
     # amount ("how much does each pay?"), and a noun of the story ("bill") is no order.
     expression = expression_in(text)
-    story = text.replace(expression.words, " ") if expression is not None else text
-    story = _LEADING_SETTING.sub("", story, count=1)
-    question = text.rstrip().endswith("?")
-    for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(story))):
-        clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
-        if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
-            continue
-        if expression is not None and clause_words[:1] and clause_words[0] in _QUESTION_OPENERS:
-            continue
-        clause_starts.add(len(tokens))
-        tokens.extend(clause_words)
+    said = _verb_places(text, expression)
+    tokens = said.tokens
     numbers = len(_NUMBER.findall(text)) >= 2 or bool({"number", "numbers"} & set(tokens))
     # "Add two empty rows" adds rows: "add" is arithmetic only where the words make a sum, or
     # speak of numbers ("add up two numbers").
@@ -165,32 +152,77 @@ def request_action(text: str) -> RequestAction:
     found: dict[str, Category] = {}
     for index, word in enumerate(tokens):
         category = _acting(word)
-        if category is None or (arithmetic and word in _ARITHMETIC):
-            continue
-        if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
-            continue  # "just look, don't create anything"
-        if question and index >= 2 and tokens[index - 1] == "to" and tokens[index - 2] in _PERMISSION:
-            continue  # "what is it allowed to touch?"
-        in_verb_place = index in clause_starts or tokens[index - 1] in _VERB_LEADS
-        if index + 1 < len(tokens) and tokens[index + 1] in _STATEMENT_VERBS:
-            continue  # "Messages are enough": the subject of a statement
-        if word.endswith("ing") and index > 0 and tokens[index - 1] == "to" and index not in clause_starts:
-            continue  # "closest to running out": after "to" a gerund, never an infinitive
-        if expression is not None and not in_verb_place:
-            continue
-        # A participle is a filter or a report ("deleted files", "I removed"), not an order; a
-        # verb's noun ("the creation date") names a thing.
-        if (
-            word.endswith(("tion", "sion"))
-            or (word.endswith("ed") and index > 0)
-            or (word.endswith("ing") and not in_verb_place)
-        ):
-            continue
-        if (word in _NOUN_LIKE or _is_plural(word)) and not in_verb_place:
-            continue  # "the payments team": a noun, whatever verb it shares a stem with
-        if index > 0 and not in_verb_place and _READ_OPENERS.match(text) and word in _NOUN_LIKE:
+        if category is None or (arithmetic and word in _ARITHMETIC) or _orders_nothing_at(said, index):
             continue
         found[word] = category
+    _add_orders_of_the_whole(text, found)
+    return RequestAction(frozenset(found.values()), tuple(found))
+
+
+@dataclass(frozen=True)
+class _VerbPlaces:
+    """The words of a request's clauses that may order something, and where each clause
+    starts (a verb place)."""
+
+    text: str
+    tokens: list[str]
+    clause_starts: set[int]
+    question: bool
+    # Whether the request states arithmetic (an expression), whose words order nothing.
+    expression: bool
+
+
+def _verb_places(text: str, expression: Expression | None) -> _VerbPlaces:
+    """Every clause opens a verb place: "In notes.txt, change 'a' to 'b'" orders a change. A
+    clause that sets the scene ("Before I close it, ...", "once it is merged") orders nothing,
+    nor does a question inside a word problem."""
+    tokens: list[str] = []
+    clause_starts: set[int] = set()
+    story = text.replace(expression.words, " ") if expression is not None else text
+    story = _LEADING_SETTING.sub("", story, count=1)
+    for clause in _CLAUSE_BREAK.split(join_phrasal(affirmed(story))):
+        clause_words = _joined_email(words(_VALUES.sub(" ", clause)))
+        if clause_words[:1] and clause_words[0] in _SUBORDINATORS:
+            continue
+        if expression is not None and clause_words[:1] and clause_words[0] in _QUESTION_OPENERS:
+            continue
+        clause_starts.add(len(tokens))
+        tokens.extend(clause_words)
+    return _VerbPlaces(text, tokens, clause_starts, text.rstrip().endswith("?"), expression is not None)
+
+
+def _orders_nothing_at(said: _VerbPlaces, index: int) -> bool:
+    """Whether the acting word at ``index`` orders nothing where it stands: negated, asked
+    about, the subject of a statement, a gerund or a participle, or a noun."""
+    tokens = said.tokens
+    word = tokens[index]
+    if _NEGATED.search(" ".join(tokens[max(0, index - 3) : index])):
+        return True  # "just look, don't create anything"
+    if said.question and index >= 2 and tokens[index - 1] == "to" and tokens[index - 2] in _PERMISSION:
+        return True  # "what is it allowed to touch?"
+    in_verb_place = index in said.clause_starts or tokens[index - 1] in _VERB_LEADS
+    if index + 1 < len(tokens) and tokens[index + 1] in _STATEMENT_VERBS:
+        return True  # "Messages are enough": the subject of a statement
+    if word.endswith("ing") and index > 0 and tokens[index - 1] == "to" and index not in said.clause_starts:
+        return True  # "closest to running out": after "to" a gerund, never an infinitive
+    if said.expression and not in_verb_place:
+        return True
+    # A participle is a filter or a report ("deleted files", "I removed"), not an order; a
+    # verb's noun ("the creation date") names a thing.
+    if (
+        word.endswith(("tion", "sion"))
+        or (word.endswith("ed") and index > 0)
+        or (word.endswith("ing") and not in_verb_place)
+    ):
+        return True
+    if (word in _NOUN_LIKE or _is_plural(word)) and not in_verb_place:
+        return True  # "the payments team": a noun, whatever verb it shares a stem with
+    return index > 0 and not in_verb_place and bool(_READ_OPENERS.match(said.text)) and word in _NOUN_LIKE
+
+
+def _add_orders_of_the_whole(text: str, found: dict[str, Category]) -> None:
+    """Orders the request's wording as a whole gives, beside its verbs' (``found``, changed in
+    place): an SQL statement's, a message to someone, printed copies, opening a new thing."""
     change = sql_change(text)
     if sql_reads(text) or change or _RUNS_A_QUERY.search(text):
         # "Run SELECT * FROM orders": what runs is the statement, so it says what running does.
@@ -209,7 +241,6 @@ def request_action(text: str) -> RequestAction:
         found.setdefault("open", "updates records")
     if _NEW_THING.search(text):
         found.setdefault("new", "updates records")
-    return RequestAction(frozenset(found.values()), tuple(found))
 
 
 def _is_plural(word: str) -> bool:

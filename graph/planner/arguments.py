@@ -5,12 +5,15 @@ how explicit the text is: ``key=value`` first, then enum values, then values who
 the property's role (an address for ``to``, a file name for ``path``, a number for ``id``).
 Defaults are never filled in (the server applies its own) and nothing is invented: a
 required property the text does not state is reported as missing.
+
+The role rules are ROLE_RULES (and NUMBER_RULES for numbers and ids), one small function each,
+asked in order until one decides; tests/graph/test_argument_rules.py has a case per rule.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -90,7 +93,6 @@ _PATH_NAMES = frozenset(
 )  # fmt: skip
 TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
-_DIR_NAMES = frozenset({"dir", "directory", "folder"})
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
 _SUBJECT_NAMES = frozenset({"subject", "title"})
 _PERSON_NAMES = frozenset({"name", "person", "who", "user", "username"})
@@ -585,248 +587,534 @@ def _is_identifier(name: str) -> bool:
     return name.lower() == "id" or split_identifier(name)[-1:] == ["id"]
 
 
-def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
-    """A value whose shape fits what the property is for, with the reason it was chosen."""
-    key = name.lower()
-    types = _types(shape)
-    if "array" in types and key in {"cc", "bcc"}:
-        # Copies only where the request labels them: "cc grace@example.org and bob@x.org".
-        copied = re.search(
-            rf"\b{key}\s*:?\s*((?:{_EMAIL.pattern})(?:\s*(?:,|and)\s*(?:{_EMAIL.pattern}))*)",
-            text,
-            re.IGNORECASE,
-        )
-        copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in used] if copied else []
-        return (copies, f"addresses after '{key}'") if copies else None
-    if "array" in types:
-        # "Put 2750 into cell D7": one value into one cell, for a property of rows of values.
-        rows = spreadsheet_words.one_value_as_rows(name, shape, text)
-        if rows is not None:
-            return rows
-        listed = _list_value(name, shape, text, used)
-        if listed is None and _types(property_shape(shape.get("items") or {})) <= {"string"}:
-            return plain_words.listed_values(name, text)
-        return listed
-    worded = plain_words.read(name, shape, types, text, used)
-    if worded is not None:
-        return worded
-    if plain_words.takes_sql(name, shape):
-        return None  # an SQL statement, and the request wrote none: asked for, never made up
-    if types & {"integer", "number"}:
-        quantity = _quantity_value(name, shape, text, used)
-        if quantity is not None:
-            return quantity
-    if shape.get("format") in {"uri", "url"}:
-        # Whatever the name ("source", "data"), a property declared a URI takes a URI.
-        uri = next((u for u in _URI.findall(text) if u not in used), None)
-        return (uri, "URI in the request") if uri else None
-    description = str(shape.get("description") or "").lower()
-    if key == "pattern" or key.endswith("_pattern") or "glob" in description:
-        glob = next((g for g in _GLOB.findall(text) if g not in used), None)
-        if glob:
-            return glob, "pattern in the request"
-        kind = _KIND_OF_FILE.search(text)
-        if kind:
-            extension = _EXTENSIONS.get(kind.group(1).lower().lstrip("."), kind.group(1).lower().lstrip("."))
-            # A tool that says "**/" matches subfolders with it; "under" and "every" ask for them.
-            prefix = "**/" if "**/" in description else ""
-            return f"{prefix}*.{extension}", f"files of a kind in the request ({kind.group(0)})"
-        # A name to look for is a pattern that matches it: "a file called config.json".
-        sought = _NAMED.search(text)
-        if sought and sought.group(1).rstrip(".,;:!?") not in used:
-            return sought.group(1).rstrip(".,;:!?"), "the name after 'called'"
+# A value for a property and the reason it was chosen.
+Found = tuple[Any, str]
+
+
+class _NoValue:
+    """A rule's verdict that the property takes no value from the request: the property is of
+    the rule's kind, the request states no value of that kind, and a value of another shape
+    would be a guess."""
+
+
+NO_VALUE = _NoValue()
+# What a rule says of a property: a value (taken, the rules after it are not asked), NO_VALUE
+# (none, and the rules after it are not asked), or None (nothing: the next rule is asked).
+RoleVerdict = Found | _NoValue | None
+
+
+@dataclass(frozen=True, eq=False)
+class _Property:
+    """A property to find a value for in the request ``text``, with the values other
+    properties already took (``used``)."""
+
+    name: str
+    shape: dict[str, Any]
+    text: str
+    used: set[str]
+    key: str  # the name in lower case
+    types: set[str]
+    description: str  # in lower case
+
+    @classmethod
+    def of(cls, name: str, shape: dict[str, Any], text: str, used: set[str]) -> _Property:
+        description = str(shape.get("description") or "").lower()
+        return cls(name, shape, text, used, name.lower(), _types(shape), description)
+
+    @property
+    def numeric(self) -> bool:
+        return bool(self.types & {"integer", "number"})
+
+    @property
+    def textual(self) -> bool:
+        """A string, or a property that declares no type."""
+        return "string" in self.types or not self.types
+
+
+def _decided(found: Found | None) -> Found | _NoValue:
+    """The verdict of a rule that decides for its kind of property: the value, or none."""
+    return NO_VALUE if found is None else found
+
+
+def _not_in_used(values: Any, used: set[str]) -> Any:
+    """The first of ``values`` no other property took, or None."""
+    return next((v for v in values if v not in used), None)
+
+
+def _copies(p: _Property) -> RoleVerdict:
+    """Copies (cc, bcc) only where the request labels them: "cc grace@example.org and
+    bob@x.org"; any other address is the recipient's."""
+    if "array" not in p.types or p.key not in {"cc", "bcc"}:
         return None
-    if key in {"revision", "rev", "ref", "commit", "sha"}:
-        revision = next((r for r in _REVISION.findall(text) if r not in used), None)
-        return (revision, "revision in the request") if revision else None
-    if "branch" in key and "base" not in key and "string" in types:
-        target = _GOING_TO.search(text)
-        # "the other branch": a plain word right before "branch" says which, it is no name.
-        adjective = target is not None and target.group(2) is not None and target.group(1).isalpha()
-        if (
-            target
-            and not adjective
-            and target.group(1).lower() not in STOPWORDS | {"branch"}
-            and target.group(1) not in used
-        ):
-            return target.group(1), f"the branch after '{target.group(0).split()[0]}'"
-    if key.endswith("name") and key not in _PERSON_NAMES and "string" in types:
-        called = _NAMED.search(text)
-        if called and called.group(1) not in used:
-            return called.group(1).rstrip(".,;:!?"), "the name after 'named'"
-        noun = key.removesuffix("name").strip("_-")
-        labelled = _labelled_name(noun, text) if noun else None
-        if labelled and labelled not in used:
-            return labelled, f"the name beside '{noun}'"
-    if key in _PLACE_NAMES and "string" in types:
-        named_place = re.search(r"\b(?:in|for|at|near|of)\s+([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)", text)
-        if named_place and named_place.group(1) not in used:
-            return named_place.group(1).rstrip(".,;:!?"), "the place named in the request"
-    reference = _reference_value(name, text, used)
-    if reference is not None:
-        return reference
-    if key in {"topic", "subject_matter", "theme"}:
-        topic = _TOPIC.search(text)
-        if topic:
-            # To the end of its clause: "on quantum error correction, and make it short".
-            return re.split(r"\s*(?:[,;]|\band\s+(?:make|then|also)\b)", topic.group(1).strip())[
-                0
-            ], "text after 'on'"
-    if "zone" in key or key in {"tz", "timezone"} or "iana" in description:
-        zone = _zone_value(key, text, used)
-        return (zone[0], zone[1]) if zone else None
-    period = _PERIOD_RANGE.search(text)
-    if period and ("date" in description or "timestamp" in key or "date" in key):
-        # "between 2024-03-01 and 2024-03-31": where a period starts and where it ends.
-        if any(w in key for w in ("start", "since", "after", "from")):
-            return period.group(1), f"'{period.group(0)}' in the request"
-        if any(w in key for w in ("end", "until", "before", "to")):
-            return period.group(2), f"'{period.group(0)}' in the request"
-    if _takes_a_relative_date(key, description):
-        relative = _RELATIVE_DATE.search(text)
-        if relative:
-            # As written ("2 weeks" for "the last 2 weeks"): git and most parsers read it so.
-            value = relative.group("word") or relative.group("span")
-            return value, f"'{relative.group(0).strip()}' in the request"
-    if shape.get("format") in {"date", "date-time"}:
-        for date in _DATE.finditer(text):
-            if date.group(0) not in used:
-                return date.group(0), "date in the request"
+    copied = re.search(
+        rf"\b{p.key}\s*:?\s*((?:{_EMAIL.pattern})(?:\s*(?:,|and)\s*(?:{_EMAIL.pattern}))*)",
+        p.text,
+        re.IGNORECASE,
+    )
+    copies = [a for a in _EMAIL.findall(copied.group(1)) if a not in p.used] if copied else []
+    return (copies, f"addresses after '{p.key}'") if copies else NO_VALUE
+
+
+def _list_of_values(p: _Property) -> RoleVerdict:
+    """An array takes a list: "Put 2750 into cell D7" is one row of one value for a property
+    of rows; otherwise the values the request lists, or the words after the property's name
+    for a list of strings. Nothing else (a single value's shape) fits an array."""
+    if "array" not in p.types:
         return None
-    if key == "time" or key.endswith("_time"):
-        found = _time_of_day(text, used)
-        return (found[0], f"time of day in the request ({found[1]})") if found else None
-    if key in _EMAIL_NAMES or shape.get("format") == "email":
-        for address in _EMAIL.findall(text):
-            if address not in used:
-                return address, "e-mail address in the request"
-    if key in {"repo_path", "repository", "repo", "directory", "dir", "folder", "root"}:
-        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
-        # A folder is a path whose last part has no extension (a repository, a directory).
-        for path in _SLASH_PATH.findall(plain):
-            cleaned = path.rstrip(".,;:!?")
-            if (
-                cleaned
-                and cleaned not in used
-                and not re.search(r"\.\w{1,8}$", cleaned)
-                and not is_zone_name(cleaned)
-            ):
-                return cleaned, "folder path in the request"
+    rows = spreadsheet_words.one_value_as_rows(p.name, p.shape, p.text)
+    if rows is not None:
+        return rows
+    listed = _list_value(p.name, p.shape, p.text, p.used)
+    if listed is None and _types(property_shape(p.shape.get("items") or {})) <= {"string"}:
+        return _decided(plain_words.listed_values(p.name, p.text))
+    return _decided(listed)
+
+
+def _in_plain_words(p: _Property) -> RoleVerdict:
+    """The value the request states for the property in plain words (arithmetic, a unit
+    converted, a language: graph/planner/plain_words.py), before any rule of shape."""
+    return plain_words.read(p.name, p.shape, p.types, p.text, p.used)
+
+
+def _sql_never_made_up(p: _Property) -> RoleVerdict:
+    """An SQL statement, when the request wrote none, is asked for, never made up from its
+    words."""
+    return NO_VALUE if plain_words.takes_sql(p.name, p.shape) else None
+
+
+def _quantity_in_its_unit(p: _Property) -> RoleVerdict:
+    """A number in the unit the property names: "wait 2 minutes" is 120 for timeout_seconds."""
+    return _quantity_value(p.name, p.shape, p.text, p.used) if p.numeric else None
+
+
+def _declared_uri(p: _Property) -> RoleVerdict:
+    """Whatever the name ("source", "data"), a property declared a URI takes a URI."""
+    if p.shape.get("format") not in {"uri", "url"}:
         return None
-    if key in _PATH_NAMES or key.endswith("_path") or key.endswith("_file"):
-        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
-        for path in _PATH.findall(plain):
-            if path not in used:
-                return path, "file name in the request"
-        for path in _SLASH_PATH.findall(plain):
-            cleaned = path.rstrip(".,;:!?")
-            if cleaned and cleaned not in used and not is_zone_name(cleaned):
-                return cleaned, "path in the request"
-    if key in _DIR_NAMES:
-        match = re.search(r"\b(?:folder|directory|dir)\s+([\w./-]+/?)", text, re.IGNORECASE)
-        if match:
-            return match.group(1), "folder named in the request"
-    if key.endswith("name") and "file" in description and "string" in types:
-        plain = _URI.sub(" ", _EMAIL.sub(" ", text))
-        for path in _PATH.findall(plain):
-            if path not in used:
-                return path, "file name in the request"
-    if key == "uri" or key.endswith("_uri") or key == "url" or shape.get("format") in {"uri", "url"}:
-        for uri in _URI.findall(text):
-            if uri not in used:
-                return uri, "URI in the request"
-    is_id = _is_identifier(name)
-    if types & {"integer", "number"} or is_id:
-        near = _number_near(name, text) or _number_near(name.removesuffix("_id"), text)
-        if near is not None:
-            return near, f"number after '{name}'"
-        if key in _COUNT_NAMES:
-            count = _COUNT.search(text)
-            if count:
-                return count.group(1) or count.group(2), f"'{count.group(0).strip()}' in the request"
-        # (A count the description places first or last was looked for above.)
-        placed = re.search(r"\b(?:first|last)\s+n\b", description)
-        counted = (
-            _counted_things(f"{description} {' '.join(split_identifier(name))}", text)
-            if types & {"integer", "number"} and not placed
-            else None
-        )
-        if counted:
-            return counted
-        if not is_id and types & {"integer", "number"}:
-            # "zero lines of context", "limit five": a count written in words (never an id:
-            # "the one about billing" names no ticket 1).
-            spelled = _in_digits(text)
-            if spelled != text:
-                near = _number_near(name, spelled)
-                if near is not None:
-                    return near, f"number after '{name}'"
-                counted = _counted_things(f"{description} {' '.join(split_identifier(name))}", spelled)
-                if counted:
-                    return counted[0], "a number written in words"
-        # A count the description places ("returns only the last N lines"): "the last 3 lines".
-        for place in ("first", "last"):
-            if re.search(rf"\b{place}\s+n\b", description):
-                stated = re.search(rf"\b{place}\s+(\d+)\b", text, re.IGNORECASE)
-                if stated:
-                    return stated.group(1), f"'{stated.group(0)}' in the request"
-        if is_id:
-            # "the first 5 tickets": a number after first, last or top is a count, not an id.
-            # A number with its unit ("21 degrees", "5 minutes") is a quantity, not an id.
-            plain = _QUANTITY.sub(" ", TIME_OF_DAY.sub(" ", _COUNT.sub(" ", text)))
-            numbers = [n for n in _NUMBER.findall(plain) if n not in used]
-            if len(numbers) == 1:
-                return numbers[0], "the only number in the request"
+    uri = _not_in_used(_URI.findall(p.text), p.used)
+    return (uri, "URI in the request") if uri else NO_VALUE
+
+
+def _pattern(p: _Property) -> RoleVerdict:
+    """A pattern takes a glob the request writes ("*.md"), files of a kind it names ("the
+    markdown files": *.md, with "**/" where the tool says it matches subfolders so), or the
+    name it looks for ("a file called config.json" is a pattern that matches it)."""
+    if not (p.key == "pattern" or p.key.endswith("_pattern") or "glob" in p.description):
         return None
-    if "string" in types or not types:
-        after = _after_its_colon(name, key in _CONTENT_NAMES, text)
-        if after is not None and after not in used:
-            return after, "text after the colon that follows its name"
-    if key in _CONTENT_NAMES:
-        match = _CONTENT_LEAD.search(text)
-        if match:
-            return _content(match.group(1)), "text after 'saying'"
-        literal = _JSON_LITERAL.search(text)
-        if literal and literal.group(1) not in used:
-            return literal.group(1), "the JSON in the request"
-    if key in _SUBJECT_NAMES:
-        match = _SUBJECT.search(text)
-        if match:
-            return match.group(1).strip(), "text after 'subject'"
-    if key in _PERSON_NAMES:
-        match = _PERSON.search(text)
-        if match and match.group(1) not in used:
-            return match.group(1), "capitalised name in the request"
-    if key in _QUERY_NAMES:
-        match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", text, re.IGNORECASE)
-        if match:
-            # "for anything about billing" looks for billing.
-            value = re.sub(
-                r"^(?:any|some|every)(?:thing|one|body)\s+(?:about|on|regarding|mentioning|related\s+to)\s+",
-                "",
-                match.group(1).strip(),
-                flags=re.IGNORECASE,
-            )
-            # "Globex in memory": the name, not where to look for it.
-            value = re.sub(r"^([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:in|from|within|on)\s+.*$", r"\1", value)
-            return value, "text after 'for'"
-        # What to look for, when the request names one thing: "is Alice in the graph?"
-        names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", text)) if n not in used]
-        if len(names) == 1:
-            return names[0], "the name the request looks for"
-    if ("string" in types or not types) and key not in STOPWORDS and key not in _PERSON_NAMES:
-        label = "|".join(re.escape(v) for v in _name_variants(name))
-        beside = re.search(rf"(?<=[\w,:;] )([A-Z][\w-]*)\s+(?i:{label})\b", text)
-        if beside and beside.group(1) not in used:
-            return beside.group(1), f"the name before '{name}'"
-    if ("string" in types or not types) and key not in STOPWORDS:
-        # Last resort, and only when the text puts the value right after the name: "priority urgent"
-        # (never for a name that is an English word of its own: "to", "from", "in").
-        label = "|".join(re.escape(v) for v in _name_variants(name))
-        match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", text, re.IGNORECASE)
-        if match and match.group(1).lower() not in STOPWORDS | _PREPOSITIONS:
-            return match.group(1).rstrip(".,;:!?"), f"word after '{name}'"
+    glob = _not_in_used(_GLOB.findall(p.text), p.used)
+    if glob:
+        return glob, "pattern in the request"
+    kind = _KIND_OF_FILE.search(p.text)
+    if kind:
+        extension = _EXTENSIONS.get(kind.group(1).lower().lstrip("."), kind.group(1).lower().lstrip("."))
+        prefix = "**/" if "**/" in p.description else ""
+        return f"{prefix}*.{extension}", f"files of a kind in the request ({kind.group(0)})"
+    sought = _NAMED.search(p.text)
+    if sought and sought.group(1).rstrip(".,;:!?") not in p.used:
+        return sought.group(1).rstrip(".,;:!?"), "the name after 'called'"
+    return NO_VALUE
+
+
+def _revision(p: _Property) -> RoleVerdict:
+    """A revision (rev, ref, commit, sha) is a commit hash or HEAD~n, nothing else."""
+    if p.key not in {"revision", "rev", "ref", "commit", "sha"}:
+        return None
+    revision = _not_in_used(_REVISION.findall(p.text), p.used)
+    return (revision, "revision in the request") if revision else NO_VALUE
+
+
+def _branch(p: _Property) -> RoleVerdict:
+    """A branch to go to: the name after "to", "onto" or "into" ("switch to feature-x"); "the
+    other branch" names none (a plain word right before "branch" says which, it is no name)."""
+    if "branch" not in p.key or "base" in p.key or "string" not in p.types:
+        return None
+    target = _GOING_TO.search(p.text)
+    adjective = target is not None and target.group(2) is not None and target.group(1).isalpha()
+    if (
+        target
+        and not adjective
+        and target.group(1).lower() not in STOPWORDS | {"branch"}
+        and target.group(1) not in p.used
+    ):
+        return target.group(1), f"the branch after '{target.group(0).split()[0]}'"
     return None
+
+
+def _name_of_a_thing(p: _Property) -> RoleVerdict:
+    """A thing's name (sheet_name, table_name, not a person's): the word after "named" or
+    "called", or the name beside the thing's noun ("sheet Q3")."""
+    if not p.key.endswith("name") or p.key in _PERSON_NAMES or "string" not in p.types:
+        return None
+    called = _NAMED.search(p.text)
+    if called and called.group(1) not in p.used:
+        return called.group(1).rstrip(".,;:!?"), "the name after 'named'"
+    noun = p.key.removesuffix("name").strip("_-")
+    labelled = _labelled_name(noun, p.text) if noun else None
+    if labelled and labelled not in p.used:
+        return labelled, f"the name beside '{noun}'"
+    return None
+
+
+def _place(p: _Property) -> RoleVerdict:
+    """A city or a place: the capitalised name after "in", "for", "at", "near" or "of"."""
+    if p.key not in _PLACE_NAMES or "string" not in p.types:
+        return None
+    named_place = re.search(r"\b(?:in|for|at|near|of)\s+([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)", p.text)
+    if named_place and named_place.group(1) not in p.used:
+        return named_place.group(1).rstrip(".,;:!?"), "the place named in the request"
+    return None
+
+
+def _reference(p: _Property) -> RoleVerdict:
+    """A branch, tag or revision to compare with or start from ("compared to main", "based on
+    v2")."""
+    return _reference_value(p.name, p.text, p.used)
+
+
+def _topic(p: _Property) -> RoleVerdict:
+    """A topic is the text after "on" or "about", to the end of its clause: "on quantum error
+    correction, and make it short"."""
+    if p.key not in {"topic", "subject_matter", "theme"}:
+        return None
+    topic = _TOPIC.search(p.text)
+    if not topic:
+        return None
+    clause = re.split(r"\s*(?:[,;]|\band\s+(?:make|then|also)\b)", topic.group(1).strip())[0]
+    return clause, "text after 'on'"
+
+
+def _time_zone(p: _Property) -> RoleVerdict:
+    """A time zone takes a zone (IANA name, a city's zone), nothing else."""
+    if not ("zone" in p.key or p.key in {"tz", "timezone"} or "iana" in p.description):
+        return None
+    zone = _zone_value(p.key, p.text, p.used)
+    return (zone[0], zone[1]) if zone else NO_VALUE
+
+
+def _end_of_a_period(p: _Property) -> RoleVerdict:
+    """ "between 2024-03-01 and 2024-03-31": where a period starts, for a start (since, after,
+    from), and where it ends, for an end (until, before, to)."""
+    period = _PERIOD_RANGE.search(p.text)
+    if not period or not ("date" in p.description or "timestamp" in p.key or "date" in p.key):
+        return None
+    if any(w in p.key for w in ("start", "since", "after", "from")):
+        return period.group(1), f"'{period.group(0)}' in the request"
+    if any(w in p.key for w in ("end", "until", "before", "to")):
+        return period.group(2), f"'{period.group(0)}' in the request"
+    return None
+
+
+def _relative_date(p: _Property) -> RoleVerdict:
+    """A relative date as written ("2 weeks" for "the last 2 weeks"): git and most parsers
+    read it so."""
+    if not _takes_a_relative_date(p.key, p.description):
+        return None
+    relative = _RELATIVE_DATE.search(p.text)
+    if not relative:
+        return None
+    value = relative.group("word") or relative.group("span")
+    return value, f"'{relative.group(0).strip()}' in the request"
+
+
+def _declared_date(p: _Property) -> RoleVerdict:
+    """A property declared a date takes a date the request writes, nothing else."""
+    if p.shape.get("format") not in {"date", "date-time"}:
+        return None
+    date = _not_in_used((d.group(0) for d in _DATE.finditer(p.text)), p.used)
+    return (date, "date in the request") if date is not None else NO_VALUE
+
+
+def _time_of_day_rule(p: _Property) -> RoleVerdict:
+    """A time (time, start_time) takes a time of day ("9am", "16:45"), nothing else."""
+    if not (p.key == "time" or p.key.endswith("_time")):
+        return None
+    found = _time_of_day(p.text, p.used)
+    return (found[0], f"time of day in the request ({found[1]})") if found else NO_VALUE
+
+
+def _email_address(p: _Property) -> RoleVerdict:
+    """An address (to, recipient, a property declared e-mail) takes an e-mail address."""
+    if p.key not in _EMAIL_NAMES and p.shape.get("format") != "email":
+        return None
+    address = _not_in_used(_EMAIL.findall(p.text), p.used)
+    return (address, "e-mail address in the request") if address is not None else None
+
+
+def _without_addresses(text: str) -> str:
+    """``text`` without its URIs and e-mail addresses, whose parts look like paths."""
+    return _URI.sub(" ", _EMAIL.sub(" ", text))
+
+
+def _folder_path(p: _Property) -> RoleVerdict:
+    """A repository or a folder takes a path whose last part has no extension (a time zone,
+    Europe/Paris, is no folder), nothing else."""
+    if p.key not in {"repo_path", "repository", "repo", "directory", "dir", "folder", "root"}:
+        return None
+    for path in _SLASH_PATH.findall(_without_addresses(p.text)):
+        cleaned = path.rstrip(".,;:!?")
+        if (
+            cleaned
+            and cleaned not in p.used
+            and not re.search(r"\.\w{1,8}$", cleaned)
+            and not is_zone_name(cleaned)
+        ):
+            return cleaned, "folder path in the request"
+    return NO_VALUE
+
+
+def _file_path(p: _Property) -> RoleVerdict:
+    """A path or a file takes a file name the request states, else a path with a slash."""
+    if p.key not in _PATH_NAMES and not p.key.endswith("_path") and not p.key.endswith("_file"):
+        return None
+    plain = _without_addresses(p.text)
+    path = _not_in_used(_PATH.findall(plain), p.used)
+    if path is not None:
+        return path, "file name in the request"
+    for path in _SLASH_PATH.findall(plain):
+        cleaned = path.rstrip(".,;:!?")
+        if cleaned and cleaned not in p.used and not is_zone_name(cleaned):
+            return cleaned, "path in the request"
+    return None
+
+
+def _file_name(p: _Property) -> RoleVerdict:
+    """A name the description says is a file's (filename) takes a file name."""
+    if not p.key.endswith("name") or "file" not in p.description or "string" not in p.types:
+        return None
+    path = _not_in_used(_PATH.findall(_without_addresses(p.text)), p.used)
+    return (path, "file name in the request") if path is not None else None
+
+
+def _uri(p: _Property) -> RoleVerdict:
+    """A property named for a URI (uri, url, source_uri) takes one."""
+    if not (
+        p.key == "uri" or p.key.endswith("_uri") or p.key == "url" or p.shape.get("format") in {"uri", "url"}
+    ):
+        return None
+    uri = _not_in_used(_URI.findall(p.text), p.used)
+    return (uri, "URI in the request") if uri is not None else None
+
+
+def _number_after_its_name(p: _Property) -> RoleVerdict:
+    """The number right after the property's name: "ticket 42", "limit 5"."""
+    near = _number_near(p.name, p.text) or _number_near(p.name.removesuffix("_id"), p.text)
+    return (near, f"number after '{p.name}'") if near is not None else None
+
+
+def _count_stated(p: _Property) -> RoleVerdict:
+    """A count (limit, max_results) takes "the first 5", "top 10"."""
+    if p.key not in _COUNT_NAMES:
+        return None
+    count = _COUNT.search(p.text)
+    return (count.group(1) or count.group(2), f"'{count.group(0).strip()}' in the request") if count else None
+
+
+def _things_counted(p: _Property) -> RoleVerdict:
+    """A number of the things the property counts ("3 lines" for a count of lines); a count
+    the description places first or last is looked for by _count_placed."""
+    if not p.numeric or re.search(r"\b(?:first|last)\s+n\b", p.description):
+        return None
+    return _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", p.text)
+
+
+def _count_in_words(p: _Property) -> RoleVerdict:
+    """ "zero lines of context", "limit five": a count written in words (never an id: "the one
+    about billing" names no ticket 1)."""
+    if _is_identifier(p.name) or not p.numeric:
+        return None
+    spelled = _in_digits(p.text)
+    if spelled == p.text:
+        return None
+    near = _number_near(p.name, spelled)
+    if near is not None:
+        return near, f"number after '{p.name}'"
+    counted = _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", spelled)
+    return (counted[0], "a number written in words") if counted else None
+
+
+def _count_placed(p: _Property) -> RoleVerdict:
+    """A count the description places ("returns only the last N lines"): "the last 3 lines"."""
+    for place in ("first", "last"):
+        if re.search(rf"\b{place}\s+n\b", p.description):
+            stated = re.search(rf"\b{place}\s+(\d+)\b", p.text, re.IGNORECASE)
+            if stated:
+                return stated.group(1), f"'{stated.group(0)}' in the request"
+    return None
+
+
+def _the_only_number(p: _Property) -> RoleVerdict:
+    """An id takes the only number of the request that is no count ("the first 5 tickets") and
+    no quantity ("21 degrees", "5 minutes")."""
+    if not _is_identifier(p.name):
+        return None
+    plain = _QUANTITY.sub(" ", TIME_OF_DAY.sub(" ", _COUNT.sub(" ", p.text)))
+    numbers = [n for n in _NUMBER.findall(plain) if n not in p.used]
+    return (numbers[0], "the only number in the request") if len(numbers) == 1 else None
+
+
+# For a number or an id, in order: the first rule that finds a value decides.
+NUMBER_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
+    _number_after_its_name,
+    _count_stated,
+    _things_counted,
+    _count_in_words,
+    _count_placed,
+    _the_only_number,
+)
+
+
+def _number_or_id(p: _Property) -> RoleVerdict:
+    """A number or an id takes a number found by NUMBER_RULES, nothing else."""
+    if not (p.numeric or _is_identifier(p.name)):
+        return None
+    return _decided(_first_verdict(NUMBER_RULES, p))
+
+
+def _text_after_its_colon(p: _Property) -> RoleVerdict:
+    """ "Add this insight to the memo: Madrid customers buy monitors": the text after a colon
+    whose clause names the property (or, for content, quoted text after a colon)."""
+    if not p.textual:
+        return None
+    after = _after_its_colon(p.name, p.key in _CONTENT_NAMES, p.text)
+    return (
+        (after, "text after the colon that follows its name")
+        if after is not None and after not in p.used
+        else None
+    )
+
+
+def _content_said(p: _Property) -> RoleVerdict:
+    """A message's content (body, text): what follows "saying", or a JSON literal written out."""
+    if p.key not in _CONTENT_NAMES:
+        return None
+    match = _CONTENT_LEAD.search(p.text)
+    if match:
+        return _content(match.group(1)), "text after 'saying'"
+    literal = _JSON_LITERAL.search(p.text)
+    if literal and literal.group(1) not in p.used:
+        return literal.group(1), "the JSON in the request"
+    return None
+
+
+def _subject(p: _Property) -> RoleVerdict:
+    """A subject or a title: the text after "subject"."""
+    if p.key not in _SUBJECT_NAMES:
+        return None
+    match = _SUBJECT.search(p.text)
+    return (match.group(1).strip(), "text after 'subject'") if match else None
+
+
+def _person(p: _Property) -> RoleVerdict:
+    """A person (name, user, who): the capitalised name after "greet", "hello", "named", "to"."""
+    if p.key not in _PERSON_NAMES:
+        return None
+    match = _PERSON.search(p.text)
+    return (
+        (match.group(1), "capitalised name in the request")
+        if match and match.group(1) not in p.used
+        else None
+    )
+
+
+def _query(p: _Property) -> RoleVerdict:
+    """What to look for (query, q, search): the text after "for", "about" or "matching" ("for
+    anything about billing" looks for billing; "Globex in memory" is the name, not where to
+    look), else the one name the request says ("is Alice in the graph?")."""
+    if p.key not in _QUERY_NAMES:
+        return None
+    match = re.search(r"\b(?:for|about|matching)\s+(.+?)[.?!]?$", p.text, re.IGNORECASE)
+    if match:
+        value = re.sub(
+            r"^(?:any|some|every)(?:thing|one|body)\s+(?:about|on|regarding|mentioning|related\s+to)\s+",
+            "",
+            match.group(1).strip(),
+            flags=re.IGNORECASE,
+        )
+        value = re.sub(r"^([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:in|from|within|on)\s+.*$", r"\1", value)
+        return value, "text after 'for'"
+    names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", p.text)) if n not in p.used]
+    return (names[0], "the name the request looks for") if len(names) == 1 else None
+
+
+def _name_before_its_label(p: _Property) -> RoleVerdict:
+    """A capitalised name right before the property's name: "the Acme customer"."""
+    if not p.textual or p.key in STOPWORDS or p.key in _PERSON_NAMES:
+        return None
+    label = "|".join(re.escape(v) for v in _name_variants(p.name))
+    beside = re.search(rf"(?<=[\w,:;] )([A-Z][\w-]*)\s+(?i:{label})\b", p.text)
+    return (
+        (beside.group(1), f"the name before '{p.name}'") if beside and beside.group(1) not in p.used else None
+    )
+
+
+def _word_after_its_label(p: _Property) -> RoleVerdict:
+    """Last resort, and only when the text puts the value right after the name: "priority
+    urgent" (never for a name that is an English word of its own: "to", "from", "in")."""
+    if not p.textual or p.key in STOPWORDS:
+        return None
+    label = "|".join(re.escape(v) for v in _name_variants(p.name))
+    match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", p.text, re.IGNORECASE)
+    if match and match.group(1).lower() not in STOPWORDS | _PREPOSITIONS:
+        return match.group(1).rstrip(".,;:!?"), f"word after '{p.name}'"
+    return None
+
+
+# The rules that find a property's value by the role its name and schema give it, in order:
+# the first that speaks decides (a value, or NO_VALUE). Order is precedence: a list before
+# anything else (an array takes no single value), plain words before shapes, what the schema
+# declares (a URI, a date) and what the name says precisely (a pattern, a revision, a zone)
+# before looser readings, numbers before text, and the word after the property's name last.
+ROLE_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
+    _copies,
+    _list_of_values,
+    _in_plain_words,
+    _sql_never_made_up,
+    _quantity_in_its_unit,
+    _declared_uri,
+    _pattern,
+    _revision,
+    _branch,
+    _name_of_a_thing,
+    _place,
+    _reference,
+    _topic,
+    _time_zone,
+    _end_of_a_period,
+    _relative_date,
+    _declared_date,
+    _time_of_day_rule,
+    _email_address,
+    _folder_path,
+    _file_path,
+    _file_name,
+    _uri,
+    _number_or_id,
+    _text_after_its_colon,
+    _content_said,
+    _subject,
+    _person,
+    _query,
+    _name_before_its_label,
+    _word_after_its_label,
+)
+
+
+def _first_verdict(rules: Sequence[Callable[[_Property], RoleVerdict]], p: _Property) -> Found | None:
+    """The verdict of the first of ``rules`` that speaks: its value, or None (NO_VALUE, or
+    none spoke)."""
+    for rule in rules:
+        verdict = rule(p)
+        if isinstance(verdict, _NoValue):
+            return None
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _role_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> tuple[Any, str] | None:
+    """A value whose shape fits what the property is for, with the reason it was chosen: the
+    verdict of the first of ROLE_RULES that speaks."""
+    return _first_verdict(ROLE_RULES, _Property.of(name, shape, text, used))
 
 
 def _replacement_values(
@@ -960,62 +1248,94 @@ def extract_arguments(
     replaced, replacing = _replacement_values(input_schema, replacements.replacements_in(full_text))
     assigned = _assigned(full_text)
     for name, schema in sorted(properties.items(), key=_searched_first):
-        if not isinstance(schema, dict):
-            continue
-        shape = property_shape(schema)
-        # "replace 'teh' with 'the'" quotes the old text after the word "replace": only a
-        # ``replace=...`` written out overrides what the replacement states.
-        labels = assigned if name in replacing else pairs
-        explicit = next((labels[v] for v in _name_variants(name) if v in labels), None)
-        if explicit is not None:
-            take(name, explicit, f"'{name}=' in the request", schema)
-            continue
-        if name in replaced:
-            value, reason, words = replaced[name]
-            take(name, value, reason, schema, words)
-            continue
-        enum = shape.get("enum") or _described_options(shape)
-        if isinstance(enum, list) and enum:
-            # A unit to convert from or to is placed by the conversion ("5 miles to km"), not by
-            # which option the request happens to name.
-            converted = plain_words.conversion_unit(name, shape, full_text)
-            option = converted[0] if converted else _enum_value(name, enum, full_text)
-            if converted is not None:
-                take(name, converted[0], converted[1], schema, converted[2])
-            elif option is not None:
-                take(name, option, f"'{option}' stated in the request", schema)
-            elif (verbed := plain_words.option_of_the_verb(enum, full_text)) is not None:
-                take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
-            continue
-        # A store's key is one token (session:alice), read before any rule could cut it at a colon.
-        found = store_words.read(name, schema, shape, full_text, used) or _role_value(
-            name, shape, full_text, used
-        )
-        if found is not None:
-            cited = re.search(r"\(([^()]+)\)$", found[1])
-            take(name, found[0], found[1], schema, cited.group(1) if cited else None)
-
-    # "Rename draft to final": the old and the new name, where the schema has places for both.
-    renamed = plain_words.rename(full_text)
-    if renamed is not None:
-        for name, schema in properties.items():
-            role = plain_words.rename_role(name, properties) if isinstance(schema, dict) else None
-            if role is not None and name not in result.arguments and name not in result.invalid:
-                value = renamed[0] if role == "old" else renamed[1]
-                take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
-    else:
-        # "Rename the Q3 sheet in sales.xlsx to Q3-final", "Duplicate ... as Q3-backup".
-        _take_new_name_last(full_text, properties, result, take)
-
+        if isinstance(schema, dict):
+            # "replace 'teh' with 'the'" quotes the old text after the word "replace": only a
+            # ``replace=...`` written out overrides what the replacement states.
+            labels = assigned if name in replacing else pairs
+            _read_property(name, schema, full_text, labels, replaced, used, take)
+    _take_renamed(full_text, properties, result, take)
     # A bare reply to a question about one argument is that argument's value.
     if answer and asked and len(asked) == 1 and asked[0] not in result.arguments and not _key_values(answer):
-        name = asked[0]
-        schema = properties.get(name, {})
+        schema = properties.get(asked[0], {})
         if isinstance(schema, dict):
-            take(name, answer.strip().rstrip("."), "the operator's answer", schema)
+            take(asked[0], answer.strip().rstrip("."), "the operator's answer", schema)
+    _take_the_one_quote(required, properties, [q for q in quoted if q not in used], result, take)
+    _take_numbers_in_order(required, properties, full_text, used, result, take)
+    result.missing = [name for name in required if name not in result.arguments]
+    return result
 
-    # One quoted string left and one required text property unfilled: the quote is its value.
-    # A path, an address or a URI is never a quotation that does not look like one.
+
+# How extract_arguments takes a value: (name, raw value, reason, schema, the words it was read from).
+_Take = Callable[..., None]
+
+
+def _read_property(
+    name: str,
+    schema: dict[str, Any],
+    text: str,
+    labels: dict[str, str],
+    replaced: dict[str, tuple[Any, str, str]],
+    used: set[str],
+    take: _Take,
+) -> None:
+    """One property's value, in order of how explicit the text is: written out (``labels``:
+    name=value), a replacement the request states, an option it names, then by its role."""
+    shape = property_shape(schema)
+    explicit = next((labels[v] for v in _name_variants(name) if v in labels), None)
+    if explicit is not None:
+        take(name, explicit, f"'{name}=' in the request", schema)
+        return
+    if name in replaced:
+        value, reason, words = replaced[name]
+        take(name, value, reason, schema, words)
+        return
+    enum = shape.get("enum") or _described_options(shape)
+    if isinstance(enum, list) and enum:
+        _take_option(name, schema, shape, enum, text, take)
+        return
+    # A store's key is one token (session:alice), read before any rule could cut it at a colon.
+    found = store_words.read(name, schema, shape, text, used) or _role_value(name, shape, text, used)
+    if found is not None:
+        cited = re.search(r"\(([^()]+)\)$", found[1])
+        take(name, found[0], found[1], schema, cited.group(1) if cited else None)
+
+
+def _take_option(
+    name: str, schema: dict[str, Any], shape: dict[str, Any], enum: list[Any], text: str, take: _Take
+) -> None:
+    """One of a property's options: a unit to convert from or to is placed by the conversion
+    ("5 miles to km"), not by which option the request happens to name; else the option the
+    request names, or the one its verb names."""
+    converted = plain_words.conversion_unit(name, shape, text)
+    option = converted[0] if converted else _enum_value(name, enum, text)
+    if converted is not None:
+        take(name, converted[0], converted[1], schema, converted[2])
+    elif option is not None:
+        take(name, option, f"'{option}' stated in the request", schema)
+    elif (verbed := plain_words.option_of_the_verb(enum, text)) is not None:
+        take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
+
+
+def _take_renamed(text: str, properties: dict[str, Any], result: Extraction, take: _Take) -> None:
+    """ "Rename draft to final": the old and the new name, where the schema has places for both;
+    else a new name the request ends on ("Rename the Q3 sheet in sales.xlsx to Q3-final",
+    "Duplicate ... as Q3-backup")."""
+    renamed = plain_words.rename(text)
+    if renamed is None:
+        _take_new_name_last(text, properties, result, take)
+        return
+    for name, schema in properties.items():
+        role = plain_words.rename_role(name, properties) if isinstance(schema, dict) else None
+        if role is not None and name not in result.arguments and name not in result.invalid:
+            value = renamed[0] if role == "old" else renamed[1]
+            take(name, value, f"the {role} name in 'rename ... to ...' ({value})", schema)
+
+
+def _take_the_one_quote(
+    required: list[str], properties: dict[str, Any], unused_quotes: list[str], result: Extraction, take: _Take
+) -> None:
+    """One quoted string left and one required text property unfilled: the quote is its value.
+    A path, an address or a URI is never a quotation that does not look like one."""
     open_required = [
         n
         for n in required
@@ -1024,14 +1344,22 @@ def extract_arguments(
         and "string" in _types(property_shape(properties[n]))
         and not takes_a_location(n, property_shape(properties[n]))
     ]
-    unused_quotes = [q for q in quoted if q not in used]
     if len(open_required) == 1 and len(unused_quotes) == 1:
         take(
             open_required[0], unused_quotes[0], "the quoted text in the request", properties[open_required[0]]
         )
 
-    # As many numbers stated as required numeric properties left open: they are those, in the
-    # order both are written ("the sum of 3 and 5" gives a=3, b=5).
+
+def _take_numbers_in_order(
+    required: list[str],
+    properties: dict[str, Any],
+    text: str,
+    used: set[str],
+    result: Extraction,
+    take: _Take,
+) -> None:
+    """As many numbers stated as required numeric properties left open: they are those, in the
+    order both are written ("the sum of 3 and 5" gives a=3, b=5)."""
     open_numbers = [
         n
         for n in required
@@ -1039,18 +1367,16 @@ def extract_arguments(
         and n in properties
         and _types(property_shape(properties[n])) & {"integer", "number"}
     ]
-    if open_numbers:
-        # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
-        plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", full_text)))
-        if any(_is_identifier(n) for n in open_numbers):
-            plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
-        stated = [n for n in _NUMBER.findall(plain) if n not in used]
-        if len(stated) == len(open_numbers):
-            for name, number in zip(open_numbers, stated, strict=True):
-                take(name, number, "number in the request", properties[name])
-
-    result.missing = [name for name in required if name not in result.arguments]
-    return result
+    if not open_numbers:
+        return
+    # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
+    plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", text)))
+    if any(_is_identifier(n) for n in open_numbers):
+        plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
+    stated = [n for n in _NUMBER.findall(plain) if n not in used]
+    if len(stated) == len(open_numbers):
+        for name, number in zip(open_numbers, stated, strict=True):
+            take(name, number, "number in the request", properties[name])
 
 
 def _take_new_name_last(

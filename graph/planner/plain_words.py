@@ -14,6 +14,7 @@ value's words, and which of these rules put them in another form.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from graph.planner import spreadsheet_words
@@ -354,29 +355,34 @@ def read(name: str, shape: dict[str, Any], types: set[str], text: str, used: set
         if statement:
             return statement.group(1).strip(), "the SQL statement in the request"
     if "string" in types or not types:
-        ranged = _range_value(name, text)
-        if ranged is not None:
-            return ranged
-        container = _container_name(name, text)
-        if container is not None and _unused(str(container[0]), used):
-            return container
-        identifier = identifier_beside_noun(name, text)
-        if identifier is not None and _unused(str(identifier[0]), used):
-            return identifier
-        if key in _NAME_KEYS:
-            named = name_given(text)
-            if named is not None and _unused(str(named[0]), used):
-                return named
-        for spreadsheet_rule in (
-            spreadsheet_words.one_cell(name, shape, text),
-            spreadsheet_words.sheet_after_on(name, text),
-        ):
-            if spreadsheet_rule is not None and _unused(str(spreadsheet_rule[0]), used):
-                return spreadsheet_rule
+        named = _text_named(name, shape, text, used)
+        if named is not None:
+            return named
     if "integer" in types:
         return spreadsheet_words.line_number(name, shape, text)
     if "boolean" in types:
         return boolean_words(name, text)
+    return None
+
+
+def _text_named(name: str, shape: dict[str, Any], text: str, used: set[str]) -> Reading | None:
+    """For a property of text: a range of cells, a container's name, an identifier beside its
+    noun, a name given, a cell or a sheet, in that order; a value another property took is
+    left to it (only the range is read whatever was taken)."""
+    ranged = _range_value(name, text)
+    if ranged is not None:
+        return ranged
+    candidates: list[Callable[[], Reading | None]] = [
+        lambda: _container_name(name, text),
+        lambda: identifier_beside_noun(name, text),
+        lambda: name_given(text) if name.lower() in _NAME_KEYS else None,
+        lambda: spreadsheet_words.one_cell(name, shape, text),
+        lambda: spreadsheet_words.sheet_after_on(name, text),
+    ]
+    for candidate in candidates:
+        found = candidate()
+        if found is not None and _unused(str(found[0]), used):
+            return found
     return None
 
 

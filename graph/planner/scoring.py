@@ -5,19 +5,25 @@ most, then its server's name, parameters and enum values the request states, and
 its description. A capability of the wrong kind (a prompt when nobody asked for one), a
 broad listing with no filters, or required arguments the request does not state count
 against it. Preferred servers get a bonus, never a free pass: a weak match stays weak.
+
+Each piece of evidence is one rule of SCORING_RULES, a small function with its reason, applied
+in the table's order (which kind fits and which act it does are first-match tables of their
+own, KIND_RULES and ACTION_RULES); tests/graph/test_scoring_rules.py has a case per rule.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from graph.planner.actions import (
+    CapabilityAction,
+    RequestAction,
     acting_verb,
     capability_action,
     is_known_verb,
@@ -446,6 +452,753 @@ def _uri_matches(capability: Capability, text: str) -> bool:
     return False
 
 
+# Points and the reason for them, as one rule of the table below gives them.
+Points = tuple[float, str]
+
+
+@dataclass(eq=False)
+class _Scoring:
+    """One capability scored against one request: what the rules read (each fact worked out
+    once, when a rule first asks for it) and the score so far."""
+
+    capability: Capability
+    text: str
+    operation_type: str
+    preferences: list[str]
+    vocabulary: Vocabulary
+    folders: Mapping[str, Sequence[str]]
+    similarity: float | None
+    next_similarity: float
+    scored: ScoredCapability
+    # Whether a word, a value or an argument of the request pointed at it before its meaning
+    # was weighed (set by _note_words_said), and whether anything did once its arguments were
+    # read (set by _note_topic).
+    said_by_words: bool = False
+    topical: bool = False
+
+    def add(self, points: float, reason: str) -> None:
+        self.scored.score += points
+        self.scored.reasons.append(f"{points:+g} {reason}")
+
+    @cached_property
+    def server_concepts(self) -> set[str]:
+        return concepts_of_words(split_identifier(self.capability.server))
+
+    @cached_property
+    def wanted(self) -> frozenset[str]:
+        wanted = _concepts_of_request(self.text)
+        if self.server_concepts & wanted and asks_about_a_name(self.text):
+            # Asking a named server about a named thing is a look-up there: "according to memory,
+            # who does Alice work with?" (not for questions at large: those may need no server).
+            wanted = wanted | {"search"}
+        return wanted
+
+    @cached_property
+    def paths_named(self) -> int:
+        named_files, named_folders = stated_paths(self.text)
+        return len(named_files) + len(named_folders)
+
+    @cached_property
+    def implied_kinds(self) -> set[str]:
+        # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
+        implied_kinds = path_kinds(self.text) - self.wanted
+        if TIME_OF_DAY.search(self.text):
+            implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
+        if self.paths_named >= 2:
+            implied_kinds.add("multiple")  # two paths ask for several at once
+        return implied_kinds
+
+    @cached_property
+    def implied(self) -> set[str]:
+        # A file, a folder or several count (at a share); what a file holds (text, an image) only
+        # excuses a name for saying it (read_text_file for notes.md), it is no evidence of its own.
+        return self.implied_kinds & {"file", "directory", "multiple", "time"}
+
+    @cached_property
+    def name_words(self) -> tuple[str, ...]:
+        return _name_words(self.capability)
+
+    @cached_property
+    def name_hits(self) -> list[str]:
+        name_concepts = concepts_of_words(self.name_words)
+        return sorted(_one_per_word(name_concepts & (self.wanted | self.implied), self.text, self.vocabulary))
+
+    @cached_property
+    def name_verb(self) -> str | None:
+        return _name_verb(self.capability)
+
+    @cached_property
+    def asked(self) -> RequestAction:
+        return request_action(self.text)
+
+    @cached_property
+    def does(self) -> CapabilityAction:
+        return capability_action(self.capability)
+
+    @cached_property
+    def servers_named(self) -> frozenset[str]:
+        return self.vocabulary.servers_named(self.text)
+
+    @cached_property
+    def named_elsewhere(self) -> list[str]:
+        return sorted(self.servers_named - {self.capability.server})
+
+    @cached_property
+    def enum_hits(self) -> list[str]:
+        enum_hits = _stated_enum_values(self.capability, self.text)
+        verb_word = leading_verb(self.text)
+        if verb_word is not None and _opens_with(self.text, verb_word):
+            # The request's own verb is not a value it states: "Open a new ticket" sets no status.
+            enum_hits = [v for v in enum_hits if stem(v.lower()) != stem(verb_word)]
+        return enum_hits
+
+    @cached_property
+    def said_verb(self) -> str | None:
+        return _verb_its_description_opens_with(self.capability, self.text)
+
+    @cached_property
+    def in_admin_words(self) -> bool:
+        # The admin's words say what the capability does, in verbs no word list may know.
+        return states_its_action(self.capability, self.text)
+
+    @cached_property
+    def statement(self) -> Points | None:
+        # The SQL statement the request writes out, and whether this tool executes its kind: the
+        # statement's verb (UPDATE) is then what the tool does, whatever its name says (write_x).
+        return statement_fit(self.capability, self.text)
+
+    @cached_property
+    def word_problem(self) -> bool:
+        return _word_problem_for(self.capability, self.text)
+
+    @cached_property
+    def changed(self) -> Points | None:
+        # "Set the price of the Mouse to 17.90": a change to records nothing else mentions, for the
+        # database tool that runs that kind of change (asked about: the statement is missing). Its
+        # verb is then what the tool does, as a statement's is.
+        ordered_verb = None if path_kinds(self.text) else leading_verb(self.text)
+        if ordered_verb is None or self.asked.reads_only:
+            return None
+        family = _ACT_FAMILY.get(stem(ordered_verb))
+        return data_change(self.capability, self.text, self.vocabulary.named | _FILLER, family)
+
+    @cached_property
+    def extraction(self) -> Extraction:
+        return extract_arguments(self.capability.input_schema, self.text, server=self.capability.server)
+
+    @cached_property
+    def kind(self) -> str:
+        return _KIND_OF_TYPE[self.capability.type]
+
+    def finish(self) -> ScoredCapability:
+        """The score, capped at 0 when nothing in the request refers to the capability (the
+        bonuses for kind, preference and stated arguments only rank what the request is about:
+        without a word pointing at it they must not lift it over the threshold), rounded."""
+        scored = self.scored
+        if not self.topical and scored.score > 0:
+            scored.reasons.append(f"capped at 0: nothing in the request refers to {self.capability.key}")
+            scored.score = 0.0
+        scored.score = round(scored.score, 2)
+        return scored
+
+
+# A rule of the table: the points it gives (None: it says nothing). A few rules only note a
+# fact later rules read (what the request said before its meaning was weighed).
+ScoringRule = Callable[[_Scoring], Points | None]
+
+
+def _name_matches(s: _Scoring) -> Points | None:
+    """Name parts the request says weigh most: a name says what a capability is for. Its verb
+    (create in create_entities) says less than its object ("set the clock" is not about tickets
+    because update_ticket's verb is a synonym of set), and what a path only implies (a file)
+    counts at a share."""
+    if not s.name_hits:
+        return None
+    verb_concepts = _VERB_CONCEPTS | (concepts_of_words([s.name_verb]) if s.name_verb else set())
+    nouns = {c for c in s.name_hits if c not in verb_concepts}
+    verbs = set(s.name_hits) - nouns
+    points = NAME_WEIGHT * s.vocabulary.total(nouns) + NAME_VERB_WEIGHT * s.vocabulary.total(verbs)
+    points -= NAME_WEIGHT * (1 - IMPLIED_SHARE) * s.vocabulary.total(nouns & s.implied)
+    return points, f"name matches {', '.join(s.name_hits)}"
+
+
+def _name_says_more(s: _Scoring) -> Points | None:
+    """A name that says more than the request asked for is a narrower fit: "list files" is
+    list_directory, not list_allowed_directories. Not counted: the server's own name repeated
+    (git_log) and a generic read verb (get_x), which the request's action already covers. A
+    common word narrows less than a rare one, and another verb for the same object (create for
+    "add a new entity") less than a noun."""
+    if not s.name_hits:
+        return None
+    acting = not s.asked.reads_only
+    unmatched = [
+        w
+        for w in _without_server_prefix(s.name_words, s.capability.server)
+        if not concepts_of_words([w]) & (s.wanted | s.implied_kinds) and w not in _GENERIC_READ_VERBS
+    ]
+    if not unmatched:
+        return None
+    penalty = sum(
+        max(s.vocabulary.weight(c), UNMATCHED_FLOOR)
+        * (UNMATCHED_VERB_SHARE if w == s.name_verb and acting else 1.0)
+        for w in unmatched
+        for c in sorted(concepts_of_words([w]))[:1]
+    )
+    return UNMATCHED_NAME_WORD * penalty, f"name also says {', '.join(unmatched)}"
+
+
+def _name_says_the_request_word(s: _Scoring) -> Points | None:
+    """The request's own word in the name (read for read_text_file) beats a synonym (get)."""
+    if not s.name_hits:
+        return None
+    literal = sorted({stem(w) for w in s.name_words} & _stems_of_request(s.text))
+    if not literal:
+        return None
+    points = LITERAL_NAME_WORD * s.vocabulary.total(set(concepts_of_words(literal)))
+    return points, f"name says {', '.join(literal)} as asked"
+
+
+def _server_named(s: _Scoring) -> Points | None:
+    """The server by its own name ("in git", "from memory"), not by a synonym; a server called
+    "files" is hardly named by "list the files" (a common word names it less); "the shop
+    database" names the server whose capabilities say they work on it."""
+    server = s.capability.server
+    if s.server_concepts & s.wanted:
+        if s.vocabulary.other_servers_use(server):
+            return SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {server} named by a common word"
+        return SERVER_WEIGHT, f"server {server} named"
+    if server in s.servers_named:
+        return SERVER_WEIGHT, f"the request names where server {server} works"
+    return None
+
+
+def _another_server_named(s: _Scoring) -> Points | None:
+    """ "Add Globex to memory", "the time server's zone": the operator said where, and it is
+    not here."""
+    if s.named_elsewhere and s.capability.server not in s.servers_named:
+        return (
+            ANOTHER_SERVER_NAMED,
+            f"the request names {', '.join(s.named_elsewhere)}, not {s.capability.server}",
+        )
+    return None
+
+
+def _file_of_another_servers_format(s: _Scoring) -> Points | None:
+    """ "Find 'Marketing' in budget.xlsx": a file only another server's capabilities say they
+    open. No points for the owner's tools: the file says which server, not which tool. As
+    strong as naming that server twice: a workbook tool cannot open a Word document."""
+    owner = _format_owner(s.text, s.vocabulary)
+    if owner is not None and owner != s.capability.server and not s.named_elsewhere:
+        return 2 * ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with"
+    return None
+
+
+def _parameters_named(s: _Scoring) -> Points | None:
+    """Parameters the request names (a "branch", a "query") are what the capability takes."""
+    properties = s.capability.properties
+    param_hits = sorted(n for n in properties if concepts_of_words(split_identifier(n)) & s.wanted)
+    if not param_hits:
+        return None
+    param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & s.wanted}
+    points = PARAMETER_WEIGHT * min(s.vocabulary.total(param_concepts), 3.0)
+    return points, f"parameters {', '.join(param_hits)} named"
+
+
+def _enum_values_stated(s: _Scoring) -> Points | None:
+    """Options the request says in so many words ("closed") are values it would take."""
+    if not s.enum_hits:
+        return None
+    return ENUM_WEIGHT * min(len(s.enum_hits), 3), f"values {', '.join(s.enum_hits)} stated"
+
+
+def _description_mentions(s: _Scoring) -> Points | None:
+    """Words of the description the request says: weaker than the name, and capped."""
+    description_hits = _concepts_of_description(s.capability.description) & s.wanted
+    if not description_hits:
+        return None
+    return (
+        min(DESCRIPTION_WEIGHT * 2 * s.vocabulary.total(description_hits), DESCRIPTION_CAP),
+        f"description mentions {', '.join(sorted(description_hits))}",
+    )
+
+
+def _description_phrases(s: _Scoring) -> Points | None:
+    """Two words of the request side by side in the description ("last modified"): a phrase
+    says more than its words apart."""
+    phrases = _shared_phrases(s.capability.description, s.text)
+    if not phrases:
+        return None
+    return min(PHRASE_WEIGHT * len(phrases), PHRASE_CAP), f"description says {', '.join(phrases)} as asked"
+
+
+def _uri_named(s: _Scoring) -> Points | None:
+    """A resource's URI (or a file name it is called by) written in the request names it."""
+    return (URI_MATCH, "URI named in the request") if _uri_matches(s.capability, s.text) else None
+
+
+def _description_opens_with_the_verb(s: _Scoring) -> Points | None:
+    """The request's verb is the one the description opens with ("Switches branches"); once:
+    a name that says the verb already counted it."""
+    if s.said_verb and not concepts_of_words([s.said_verb]) & set(s.name_hits):
+        return DESCRIPTION_VERB, f"its description opens with the request's verb ({s.said_verb})"
+    return None
+
+
+def _admin_alias(s: _Scoring) -> Points | None:
+    """Another name the admin gave the capability, said by the request."""
+    alias = alias_in(s.capability, s.text)
+    if alias is None:
+        return None
+    return ALIAS_WEIGHT, f"the request says {alias!r}, another name the admin gave it"
+
+
+def _admin_example(s: _Scoring) -> Points | None:
+    """A request worded like one of the admin's examples for the capability, by how alike."""
+    example = closest_example(s.capability, s.text)
+    if example is None:
+        return None
+    return round(
+        EXAMPLE_WEIGHT * example[1], 2
+    ), f"the request is worded like the admin's example {example[0]!r}"
+
+
+def _word_problem(s: _Scoring) -> Points | None:
+    """ "If one pizza has 8 slices, how many slices do 7 pizzas have?": no rule builds the
+    expression, but a calculator is what to ask with (it is asked for, never guessed)."""
+    if not s.word_problem:
+        return None
+    return WORD_PROBLEM, "the request is a word problem; it evaluates expressions"
+
+
+def _data_question(s: _Scoring) -> Points | None:
+    """ "How many orders since 1 November?": about records nothing else mentions, for a
+    database's read-query tool (asked about: the query is the operator's to give)."""
+    if not s.asked.reads_only or path_kinds(s.text):
+        return None
+    return data_question(s.capability, s.text, s.vocabulary.named)
+
+
+def _data_change(s: _Scoring) -> Points | None:
+    """ "Set the price of the Mouse to 17.90": a change to records nothing else mentions, for
+    the database tool that runs that kind of change (asked about: the statement is missing)."""
+    return s.changed
+
+
+def _note_words_said(s: _Scoring) -> None:
+    """Notes whether the rules above (words, values, the admin's words) found anything: meaning
+    alone pointing at a capability is told apart (ScoredCapability.by_meaning_only)."""
+    s.said_by_words = bool(s.scored.reasons)
+
+
+def _similar_in_meaning(s: _Scoring) -> Points | None:
+    """Meaning, not words: "rename report.txt" is move_file's job though no word of its name is
+    said. Only for the capability closest in meaning, by its lead over the next, and fading as
+    the words matched so far (the score up to here) approach SIMILARITY_WORDS_ENOUGH."""
+    similarity = s.similarity
+    if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > s.next_similarity:
+        lead = min((similarity - s.next_similarity) / SIMILARITY_LEAD, 1.0)
+        unsaid = max(0.0, 1.0 - max(s.scored.score, 0.0) / SIMILARITY_WORDS_ENOUGH)
+        s.scored.similarity_points = round(SIMILARITY_WEIGHT * lead * unsaid, 2)
+    if s.scored.similarity_points <= 0:
+        return None
+    return (
+        s.scored.similarity_points,
+        f"its description means what the request asks (similarity {similarity:.2f})",
+    )
+
+
+def _note_topic(s: _Scoring) -> None:
+    """Notes whether the request is about the capability at all, before the bonuses below
+    (kind, preference, stated arguments), which only rank capabilities the request is about. A
+    value only one kind of parameter takes (a time zone, an address, a URI, a date, a time of
+    day) points at the capability as a word does: "9am Denver -> Honolulu?"."""
+    extraction = s.extraction
+    s.scored.extraction = extraction
+    s.topical = bool(s.scored.reasons) or bool(extraction.distinctive)
+    s.scored.by_meaning_only = s.topical and not (s.said_by_words or extraction.distinctive)
+
+
+def _kind_asked_for(s: _Scoring) -> Points | None:
+    """The kind the request asked for (a tool, a resource, a prompt)."""
+    return (KIND_MATCH, f"a {s.kind} was asked for") if s.operation_type == s.kind else None
+
+
+def _prompt_not_asked_for(s: _Scoring) -> Points | None:
+    """A prompt, when nobody asked for one, is far off: it answers nothing by itself."""
+    return (UNREQUESTED_PROMPT, "a prompt, but none was asked for") if s.kind == "prompt" else None
+
+
+def _prompt_asked_for(s: _Scoring) -> Points | None:
+    """A prompt was asked for, and this is none."""
+    if s.operation_type != "prompt":
+        return None
+    return KIND_MISMATCH, f"a {s.kind}, but a prompt was asked for"
+
+
+def _reading_tool_for_a_resource(s: _Scoring) -> Points | None:
+    """ "Get a reference to text resource 3": a tool that reads serves a read of a resource."""
+    if s.kind == "tool" and s.operation_type == "resource" and not s.does.acts:
+        return KIND_MATCH / 2, "a tool that reads, for a read"
+    return None
+
+
+def _resource_for_a_read(s: _Scoring) -> Points | None:
+    """Nobody says "resource": to someone who asks to read, a resource serves like a tool."""
+    if s.kind == "resource" and s.operation_type == "tool" and s.asked.reads_only:
+        return KIND_MATCH, "a read, as asked"
+    return None
+
+
+def _another_kind(s: _Scoring) -> Points | None:
+    """A tool for a resource, or a resource for a change: the other kind."""
+    if s.operation_type not in {"tool", "resource"}:
+        return None
+    return KIND_MISMATCH, f"a {s.kind}, but a {s.operation_type} was asked for"
+
+
+# Which kind fits: the first rule that speaks decides.
+KIND_RULES: tuple[ScoringRule, ...] = (
+    _kind_asked_for,
+    _prompt_not_asked_for,
+    _prompt_asked_for,
+    _reading_tool_for_a_resource,
+    _resource_for_a_read,
+    _another_kind,
+)
+
+
+def _first_that_speaks(rules: Sequence[ScoringRule], s: _Scoring) -> Points | None:
+    for rule in rules:
+        found = rule(s)
+        if found is not None:
+            return found
+    return None
+
+
+def _kind_fit(s: _Scoring) -> Points | None:
+    """Whether it is the kind asked for: the first of KIND_RULES that speaks."""
+    return _first_that_speaks(KIND_RULES, s)
+
+
+def _search_without_a_query(s: _Scoring) -> Points | None:
+    """ "Search the knowledge graph": a capability with no parameters cannot search, it returns
+    all."""
+    if not s.capability.properties and s.capability.type != "prompt" and _asks_to_search(s.text):
+        return SEARCH_WITHOUT_QUERY, "it takes nothing to search by; the request asks to search"
+    return None
+
+
+def _another_verb(s: _Scoring) -> Points | None:
+    """ "Push the commits" is not git_commit: the request's acting verb is one of its own the
+    tool does not say (unless its description's verb, an option, the admin's words or a
+    change to records already said what it does)."""
+    if s.said_verb or s.enum_hits or s.asked.reads_only or s.in_admin_words or s.changed:
+        return None
+    other_verb = _other_verb(s.capability, s.does.acts, s.text)
+    if not other_verb:
+        return None
+    return VERB_MISMATCH, f"the request asks to {other_verb[0]}; it would {other_verb[1]}"
+
+
+def _opens_with_its_verb(s: _Scoring) -> Points | None:
+    """A verb no word list knows, said as an order and named by the tool: "uproot the basil"."""
+    if not (s.does.acts and s.asked.reads_only):
+        return None
+    verb = _opens_with_name_verb(s.capability, s.text)
+    return (ACTION_MATCH, f"the request opens with its verb ({verb})") if verb else None
+
+
+def _orders_what_it_says(s: _Scoring) -> Points | None:
+    """ "Duplicate the Q3 sheet", "define the name X": an order in a verb no table knows, which
+    the tool says (copy_sheet, set_defined_name)."""
+    if not (s.does.acts and s.asked.reads_only):
+        return None
+    ordered = _ordered_and_said(s.capability, s.text)
+    return (ACTION_MATCH, f"the request orders what it does ({ordered})") if ordered else None
+
+
+def _asked_in_the_admins_words(s: _Scoring) -> Points | None:
+    """The admin's words for an acting tool say what to do, in verbs no table knows."""
+    if s.does.acts and s.asked.reads_only and s.in_admin_words:
+        return ACTION_MATCH, "the request asks for it in the admin's words for it"
+    return None
+
+
+def _acts_for_a_read(s: _Scoring) -> Points | None:
+    """A capability that acts, for a request that only reads: never chosen, whatever else
+    matched."""
+    if s.does.acts and s.asked.reads_only:
+        return READ_REQUEST_ACTING_TOOL, f"it changes something ({s.does.why}); the request only reads"
+    return None
+
+
+def _only_reads_for_a_change(s: _Scoring) -> Points | None:
+    """A request to change something, for a capability that only reads."""
+    if s.asked.categories and not s.does.acts:
+        return ACTION_MISMATCH, f"the request asks to {', '.join(s.asked.verbs)}; it only reads"
+    return None
+
+
+def _does_what_is_asked(s: _Scoring) -> Points | None:
+    """It does the act asked for: by its action's category, its description's verb, the
+    admin's words, the SQL statement it runs, the change to records it makes, or a setting
+    verb for a request to write or update."""
+    asked = s.asked
+    if asked.categories and (
+        s.does.categories & asked.categories
+        or s.said_verb
+        or s.in_admin_words
+        or (s.statement is not None and s.statement[0] > 0)
+        or s.changed is not None
+        or _sets_what_is_asked(s.capability, asked.categories)
+    ):
+        return ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})"
+    return None
+
+
+def _does_another_act(s: _Scoring) -> Points | None:
+    """It acts, but otherwise than asked (half the penalty: a verb of several acts, "add",
+    says nothing against any one of them)."""
+    if s.asked.categories and not set(s.asked.verbs) <= _MANY_ACTS:
+        return ACTION_MISMATCH / 2, f"the request asks to {', '.join(s.asked.verbs)}; {s.does.why}"
+    return None
+
+
+# Whether it does what the request asks: the first rule that speaks decides.
+ACTION_RULES: tuple[ScoringRule, ...] = (
+    _another_verb,
+    _opens_with_its_verb,
+    _orders_what_it_says,
+    _asked_in_the_admins_words,
+    _acts_for_a_read,
+    _only_reads_for_a_change,
+    _does_what_is_asked,
+    _does_another_act,
+)
+
+
+def _action_fit(s: _Scoring) -> Points | None:
+    """Whether it does the act asked for: the first of ACTION_RULES that speaks."""
+    return _first_that_speaks(ACTION_RULES, s)
+
+
+def _object_named_rule(s: _Scoring) -> Points | None:
+    """The request's order verb is the tool's, and the object it names is the tool's object
+    ("Drop column D" for drop_column)."""
+    object_named = _object_named(s.capability, s.text)
+    if not object_named:
+        return None
+    return OBJECT_NAMED, f"it {leading_verb(s.text)}s what the request names ({object_named})"
+
+
+def _undoes_the_order(s: _Scoring) -> Points | None:
+    """The tool's name verb undoes the request's order (import for "save as", commit for "undo
+    the last commit"); not when a change to records already said what it does."""
+    undoes = None if s.changed else _undoes(s.capability, s.text)
+    if not undoes:
+        return None
+    return OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite"
+
+
+def _renames_without_a_new_name(s: _Scoring) -> Points | None:
+    """An order to rename, for a tool that acts and has no parameter for the new name:
+    whatever it would be given ("Rename the key a to b": b as a value) is not what was asked."""
+    if s.does.acts and _renames_without_a_name(s.capability, s.text):
+        return RENAME_WITHOUT_A_NAME, "the request asks to rename; it takes no new name"
+    return None
+
+
+def _reads_for_a_change(s: _Scoring) -> Points | None:
+    """Never a read for a change, however well it matches: it would report ok, having done
+    nothing."""
+    unserved = read_cannot_serve(s.capability, s.text)
+    return (WRITE_REQUEST_READING_CAPABILITY, unserved) if unserved else None
+
+
+def _preferred_server(s: _Scoring) -> Points | None:
+    """The operator prefers its server: a bonus, never a free pass (a weak match stays weak)."""
+    if s.capability.server in s.preferences:
+        return PREFERRED_SERVER, f"server {s.capability.server} preferred"
+    return None
+
+
+def _unbounded_listing(s: _Scoring) -> Points | None:
+    """A tool that can only return everything (no filters, no paging) is a last resort."""
+    if is_unbounded_listing(s.capability):
+        return UNBOUNDED_LISTING, "returns everything, with no filters or paging"
+    return None
+
+
+def _path_in_its_folders(s: _Scoring) -> Points | None:
+    """A path inside a folder the server was started with is strong evidence for that server;
+    one outside all of them is evidence against."""
+    placed = _paths_placed(s.extraction.arguments, s.folders.get(s.capability.server, ()))
+    if placed is True:
+        return IN_ITS_FOLDER, "the path stated is in a folder its server was given"
+    if placed is False:
+        return OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given"
+    return None
+
+
+def _file_for_a_folder_tool(s: _Scoring) -> Points | None:
+    """A folder tool given a file's path ("sample.txt" for list_directory) is the wrong tool."""
+    if _folder_tool_given_a_file(s.capability, s.extraction.arguments):
+        return FILE_FOR_A_FOLDER_TOOL, "the path stated names a file; it works on folders"
+    return None
+
+
+def _arithmetic_stated(s: _Scoring) -> Points | None:
+    """ "What's 3 squared?": arithmetic is what an expression evaluator is for, as a name would
+    say."""
+    if states_arithmetic(s.extraction.sources):
+        return ARITHMETIC_STATED, "the request states arithmetic; it evaluates expressions"
+    return None
+
+
+def _required_stated(s: _Scoring) -> list[str]:
+    return [n for n in s.capability.required_arguments if n in s.extraction.arguments]
+
+
+def _required_arguments_stated(s: _Scoring) -> Points | None:
+    """Each required argument the request states."""
+    stated_required = _required_stated(s)
+    if not stated_required:
+        return None
+    return STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}"
+
+
+def _options_stated(s: _Scoring) -> Points | None:
+    """An option the request fills ("the last 3 lines" for tail), except an enum value,
+    already counted by _enum_values_stated."""
+    extraction = s.extraction
+    stated_options = [
+        n
+        for n in extraction.arguments
+        if n not in s.capability.required_arguments
+        and not str(extraction.sources.get(n, "")).endswith("stated in the request")
+    ]
+    if not stated_options:
+        return None
+    return STATED_OPTION * len(stated_options), f"request states {', '.join(stated_options)} too"
+
+
+def _arguments_missing_or_complete(s: _Scoring) -> Points | None:
+    """Each required argument the request lacks counts against it; every one stated says the
+    request was written for it."""
+    missing = s.extraction.missing
+    if missing:
+        return MISSING_ARGUMENT * len(missing), f"request lacks {', '.join(missing)}"
+    if _required_stated(s):
+        return COMPLETE_ARGUMENTS, "request states everything it needs"
+    return None
+
+
+def _paths_left_over(s: _Scoring) -> Points | None:
+    """ "Show me a.md next to b.md": a tool that reads one file serves half the request."""
+    taken = _paths_taken(s.extraction.arguments)
+    if s.paths_named >= 2 and 0 < taken < s.paths_named:
+        return PATHS_LEFT_OVER, f"the request names {s.paths_named} paths; it takes {taken}"
+    return None
+
+
+def _typed_value_left(s: _Scoring) -> Points | None:
+    """ "What would 10:00 Tokyo time be?" states a time the current-time tool has no use for:
+    a time of day, a date, an address or a URI no argument takes."""
+    unplaced = _typed_values_left(s.text, s.extraction.arguments)
+    if not unplaced:
+        return None
+    return TYPED_VALUE_LEFT, f"the request states {unplaced}; it takes no such value"
+
+
+def _value_without_a_place(s: _Scoring) -> Points | None:
+    """A path, a name or a number the request states that the capability has no parameter
+    for ("delete /srv/todo.txt" for a tool without a path)."""
+    homeless = _values_without_a_place(s.capability, s.text, s.extraction.arguments)
+    if not homeless:
+        return None
+    return VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in"
+
+
+def _sql_statement(s: _Scoring) -> Points | None:
+    """ "Run UPDATE ...": of a database's query tools, the one whose words name UPDATE."""
+    return s.statement
+
+
+def _deprecated(s: _Scoring) -> Points | None:
+    """Its server marks it deprecated: another capability that serves is better."""
+    if _DEPRECATED.search(s.capability.description):
+        return DEPRECATED, "its server marks it deprecated"
+    return None
+
+
+def _unknown_words_rule(s: _Scoring) -> Points | None:
+    """The request is about things no configured capability mentions (a pizza, the lights). A
+    long request carries context too ("I need to call a colleague, ..."): there the share of
+    such words says how far off it is, not their number alone. A word problem's story (pizzas,
+    slices) is what its arithmetic is about, not a topic."""
+    unknown = [] if s.word_problem else _unknown_words(s.text, s.vocabulary)
+    if not unknown:
+        return None
+    content = _content_words(s.text)
+    share = 1.0 if len(content) < LONG_REQUEST else max(0.5, len(unknown) / len(content))
+    return UNKNOWN_WORD * min(len(unknown), 3) * share, f"no capability mentions {', '.join(unknown)}"
+
+
+# The rules that score a capability, in the order they are applied. Order matters in three
+# places: reasons are listed in this order; _similar_in_meaning reads the score the rules
+# before it gave (meaning stands in for words, it does not count them twice); and
+# _note_topic decides, from the reasons before it, whether the rules after it (kind,
+# preference, stated arguments) may lift the score above 0 (_Scoring.finish caps it).
+SCORING_RULES: tuple[ScoringRule, ...] = (
+    # What the request says of the capability: its name, server, parameters, options,
+    # description, URI, the admin's words, and what a database tool does with records.
+    _name_matches,
+    _name_says_more,
+    _name_says_the_request_word,
+    _server_named,
+    _another_server_named,
+    _file_of_another_servers_format,
+    _parameters_named,
+    _enum_values_stated,
+    _description_mentions,
+    _description_phrases,
+    _uri_named,
+    _description_opens_with_the_verb,
+    _admin_alias,
+    _admin_example,
+    _word_problem,
+    _data_question,
+    _data_change,
+    _note_words_said,
+    # What it means, where no word said it.
+    _similar_in_meaning,
+    _note_topic,
+    # Whether it is the kind and does the act asked for.
+    _kind_fit,
+    _search_without_a_query,
+    _action_fit,
+    _object_named_rule,
+    _undoes_the_order,
+    _renames_without_a_new_name,
+    _reads_for_a_change,
+    # Where it works, and what the request gives it to work with.
+    _preferred_server,
+    _unbounded_listing,
+    _path_in_its_folders,
+    _file_for_a_folder_tool,
+    _arithmetic_stated,
+    _required_arguments_stated,
+    _options_stated,
+    _arguments_missing_or_complete,
+    _paths_left_over,
+    _typed_value_left,
+    _value_without_a_place,
+    _sql_statement,
+    _deprecated,
+    _unknown_words_rule,
+)
+
+
 def score_capability(
     capability: Capability,
     text: str,
@@ -456,303 +1209,24 @@ def score_capability(
     similarity: float | None = None,
     next_similarity: float = 0.0,
 ) -> ScoredCapability:
-    vocabulary = vocabulary or Vocabulary.of([capability])
-    wanted = _concepts_of_request(text)
-    server_concepts = concepts_of_words(split_identifier(capability.server))
-    if server_concepts & wanted and asks_about_a_name(text):
-        # Asking a named server about a named thing is a look-up there: "according to memory,
-        # who does Alice work with?" (not for questions at large: those may need no server).
-        wanted = wanted | {"search"}
-    # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
-    implied_kinds = path_kinds(text) - wanted
-    if TIME_OF_DAY.search(text):
-        implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
-    named_files, named_folders = stated_paths(text)
-    paths_named = len(named_files) + len(named_folders)
-    if paths_named >= 2:
-        implied_kinds.add("multiple")  # two paths ask for several at once
-    # A file, a folder or several count (at a share); what a file holds (text, an image) only
-    # excuses a name for saying it (read_text_file for notes.md), it is no evidence of its own.
-    implied = implied_kinds & {"file", "directory", "multiple", "time"}
-    scored = ScoredCapability(capability, 0.0)
-
-    def add(points: float, reason: str) -> None:
-        scored.score += points
-        scored.reasons.append(f"{points:+g} {reason}")
-
-    name_words = _name_words(capability)
-    name_concepts = concepts_of_words(name_words)
-    name_hits = sorted(_one_per_word(name_concepts & (wanted | implied), text, vocabulary))
-    # The name's verb (create in create_entities) says less than its object: "set the clock"
-    # is not about tickets because update_ticket's verb is a synonym of set.
-    verb = _name_verb(capability)
-    verb_concepts = _VERB_CONCEPTS | (concepts_of_words([verb]) if verb else set())
-    if name_hits:
-        nouns = {c for c in name_hits if c not in verb_concepts}
-        verbs = set(name_hits) - nouns
-        points = NAME_WEIGHT * vocabulary.total(nouns) + NAME_VERB_WEIGHT * vocabulary.total(verbs)
-        points -= NAME_WEIGHT * (1 - IMPLIED_SHARE) * vocabulary.total(nouns & implied)
-        add(points, f"name matches {', '.join(name_hits)}")
-        # A name that says more than the request asked for is a narrower fit:
-        # "list files" is list_directory, not list_allowed_directories.
-        # Not counted: the server's own name repeated (git_log) and a generic read verb (get_x),
-        # which the request's action already covers. A common word narrows less than a rare one,
-        # and another verb for the same object (create for "add a new entity") less than a noun.
-        acting = not request_action(text).reads_only
-        unmatched = [
-            w
-            for w in _without_server_prefix(name_words, capability.server)
-            if not concepts_of_words([w]) & (wanted | implied_kinds) and w not in _GENERIC_READ_VERBS
-        ]
-        if unmatched:
-            penalty = sum(
-                max(vocabulary.weight(c), UNMATCHED_FLOOR)
-                * (UNMATCHED_VERB_SHARE if w == verb and acting else 1.0)
-                for w in unmatched
-                for c in sorted(concepts_of_words([w]))[:1]
-            )
-            add(UNMATCHED_NAME_WORD * penalty, f"name also says {', '.join(unmatched)}")
-        # The request's own word in the name (read for read_text_file) beats a synonym (get).
-        literal = sorted({stem(w) for w in name_words} & _stems_of_request(text))
-        if literal:
-            add(
-                LITERAL_NAME_WORD * vocabulary.total(set(concepts_of_words(literal))),
-                f"name says {', '.join(literal)} as asked",
-            )
-    # The server by its own name ("in git", "from memory"), not by a synonym; and a server
-    # called "files" is hardly named by "list the files": a common word names it less.
-    if server_concepts & wanted:
-        if vocabulary.other_servers_use(capability.server):
-            add(SERVER_WEIGHT * COMMON_SERVER_NAME, f"server {capability.server} named by a common word")
-        else:
-            add(SERVER_WEIGHT, f"server {capability.server} named")
-    elif capability.server in vocabulary.servers_named(text):
-        # "The shop database": the place its capabilities say they work on, said by the request.
-        add(SERVER_WEIGHT, f"the request names where server {capability.server} works")
-    named_elsewhere = sorted(vocabulary.servers_named(text) - {capability.server})
-    if named_elsewhere and capability.server not in vocabulary.servers_named(text):
-        # "Add Globex to memory", "the time server's zone": the operator said where.
-        add(ANOTHER_SERVER_NAMED, f"the request names {', '.join(named_elsewhere)}, not {capability.server}")
-    owner = _format_owner(text, vocabulary)
-    if owner is not None and owner != capability.server and not named_elsewhere:
-        # "Find 'Marketing' in budget.xlsx": a file only another server's capabilities say they
-        # open. No points for the owner's tools: the file says which server, not which tool.
-        # As strong as naming that server twice: a workbook tool cannot open a Word document.
-        add(2 * ANOTHER_SERVER_NAMED, f"the request's file is of a format only {owner} works with")
-    param_hits = sorted(n for n in capability.properties if concepts_of_words(split_identifier(n)) & wanted)
-    if param_hits:
-        param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & wanted}
-        add(
-            PARAMETER_WEIGHT * min(vocabulary.total(param_concepts), 3.0),
-            f"parameters {', '.join(param_hits)} named",
-        )
-    enum_hits = _stated_enum_values(capability, text)
-    verb_word = leading_verb(text)
-    if verb_word is not None and _opens_with(text, verb_word):
-        # The request's own verb is not a value it states: "Open a new ticket" sets no status.
-        enum_hits = [v for v in enum_hits if stem(v.lower()) != stem(verb_word)]
-    if enum_hits:
-        add(ENUM_WEIGHT * min(len(enum_hits), 3), f"values {', '.join(enum_hits)} stated")
-    description_hits = _concepts_of_description(capability.description) & wanted
-    if description_hits:
-        add(
-            min(DESCRIPTION_WEIGHT * 2 * vocabulary.total(description_hits), DESCRIPTION_CAP),
-            f"description mentions {', '.join(sorted(description_hits))}",
-        )
-    phrases = _shared_phrases(capability.description, text)
-    if phrases:
-        add(min(PHRASE_WEIGHT * len(phrases), PHRASE_CAP), f"description says {', '.join(phrases)} as asked")
-    if _uri_matches(capability, text):
-        add(URI_MATCH, "URI named in the request")
-    said_verb = _verb_its_description_opens_with(capability, text)
-    if said_verb and not concepts_of_words([said_verb]) & set(name_hits):
-        # (Once: a name that says the verb already counted it.)
-        add(DESCRIPTION_VERB, f"its description opens with the request's verb ({said_verb})")
-    alias = alias_in(capability, text)
-    if alias is not None:
-        add(ALIAS_WEIGHT, f"the request says {alias!r}, another name the admin gave it")
-    example = closest_example(capability, text)
-    if example is not None:
-        add(
-            round(EXAMPLE_WEIGHT * example[1], 2),
-            f"the request is worded like the admin's example {example[0]!r}",
-        )
-    # The admin's words say what the capability does, in verbs no word list may know.
-    in_admin_words = states_its_action(capability, text)
-    # The SQL statement the request writes out, and whether this tool executes its kind: the
-    # statement's verb (UPDATE) is then what the tool does, whatever its name says (write_x).
-    statement = statement_fit(capability, text)
-    runs_the_statement = statement is not None and statement[0] > 0
-    word_problem = _word_problem_for(capability, text)
-    if word_problem:
-        # "If one pizza has 8 slices, how many slices do 7 pizzas have?": no rule builds the
-        # expression, but a calculator is what to ask with (it is asked for, never guessed).
-        add(WORD_PROBLEM, "the request is a word problem; it evaluates expressions")
-
-    if request_action(text).reads_only and not path_kinds(text):
-        # "How many orders since 1 November?": about records nothing else mentions, for a
-        # database's read-query tool (asked about: the query is the operator's to give).
-        asked_of_data = data_question(capability, text, vocabulary.named)
-        if asked_of_data is not None:
-            add(*asked_of_data)
-    # "Set the price of the Mouse to 17.90": a change to records nothing else mentions, for the
-    # database tool that runs that kind of change (asked about: the statement is missing). Its
-    # verb is then what the tool does, as a statement's is.
-    ordered_verb = None if path_kinds(text) else leading_verb(text)
-    changed = (
-        None
-        if ordered_verb is None or request_action(text).reads_only
-        else data_change(capability, text, vocabulary.named | _FILLER, _ACT_FAMILY.get(stem(ordered_verb)))
+    """``capability`` scored against ``text``: the points of every rule of SCORING_RULES that
+    speaks, in order, each with its reason."""
+    scoring = _Scoring(
+        capability,
+        text,
+        operation_type,
+        preferences,
+        vocabulary or Vocabulary.of([capability]),
+        folders or {},
+        similarity,
+        next_similarity,
+        ScoredCapability(capability, 0.0, similarity=similarity),
     )
-    if changed is not None:
-        add(*changed)
-    scored.similarity = similarity
-    said_by_words = bool(scored.reasons)
-    if similarity is not None and similarity >= SIMILARITY_FLOOR and similarity > next_similarity:
-        # Meaning, not words: "rename report.txt" is move_file's job though no word of its name
-        # is said.
-        lead = min((similarity - next_similarity) / SIMILARITY_LEAD, 1.0)
-        unsaid = max(0.0, 1.0 - max(scored.score, 0.0) / SIMILARITY_WORDS_ENOUGH)
-        scored.similarity_points = round(SIMILARITY_WEIGHT * lead * unsaid, 2)
-    if scored.similarity_points > 0:
-        add(
-            scored.similarity_points,
-            f"its description means what the request asks (similarity {similarity:.2f})",
-        )
-    # Bonuses below (kind, preference, stated arguments) only rank capabilities the request
-    # is about; without a word pointing at this one they must not lift it over the threshold.
-    extraction = extract_arguments(capability.input_schema, text, server=capability.server)
-    scored.extraction = extraction
-    # A value only one kind of parameter takes (a time zone, an address, a URI, a date, a time
-    # of day) points at the capability as a word does: "9am Denver -> Honolulu?".
-    topical = bool(scored.reasons) or bool(extraction.distinctive)
-    scored.by_meaning_only = topical and not (said_by_words or extraction.distinctive)
-    kind = _KIND_OF_TYPE[capability.type]
-    asked = request_action(text)
-    if operation_type == kind:
-        add(KIND_MATCH, f"a {kind} was asked for")
-    elif kind == "prompt":
-        add(UNREQUESTED_PROMPT, "a prompt, but none was asked for")
-    elif operation_type == "prompt":
-        add(KIND_MISMATCH, f"a {kind}, but a prompt was asked for")
-    elif kind == "tool" and operation_type == "resource" and not capability_action(capability).acts:
-        # "Get a reference to text resource 3": a tool that reads serves a read of a resource.
-        add(KIND_MATCH / 2, "a tool that reads, for a read")
-    elif kind == "resource" and operation_type == "tool" and asked.reads_only:
-        # Nobody says "resource": to someone who asks to read, a resource serves like a tool.
-        add(KIND_MATCH, "a read, as asked")
-    elif operation_type in {"tool", "resource"}:
-        add(KIND_MISMATCH, f"a {kind}, but a {operation_type} was asked for")
-    if not capability.properties and capability.type != "prompt" and _asks_to_search(text):
-        add(SEARCH_WITHOUT_QUERY, "it takes nothing to search by; the request asks to search")
-    does = capability_action(capability)
-    opens_with_its_verb = _opens_with_name_verb(capability, text)
-    other_verb = (
-        None
-        if said_verb or enum_hits or asked.reads_only or in_admin_words or changed
-        else _other_verb(capability, does.acts, text)
-    )
-    if other_verb:
-        # "Push the commits" is not git_commit: a verb of its own the tool does not say.
-        add(VERB_MISMATCH, f"the request asks to {other_verb[0]}; it would {other_verb[1]}")
-    elif does.acts and asked.reads_only and opens_with_its_verb:
-        # A verb no word list knows, said as an order and named by the tool: "uproot the basil".
-        add(ACTION_MATCH, f"the request opens with its verb ({opens_with_its_verb})")
-    elif does.acts and asked.reads_only and (ordered := _ordered_and_said(capability, text)):
-        # "Duplicate the Q3 sheet", "define the name X": an order in a verb no table knows,
-        # which the tool says (copy_sheet, set_defined_name).
-        add(ACTION_MATCH, f"the request orders what it does ({ordered})")
-    elif does.acts and asked.reads_only and in_admin_words:
-        add(ACTION_MATCH, "the request asks for it in the admin's words for it")
-    elif does.acts and asked.reads_only:
-        add(READ_REQUEST_ACTING_TOOL, f"it changes something ({does.why}); the request only reads")
-    elif asked.categories and not does.acts:
-        add(ACTION_MISMATCH, f"the request asks to {', '.join(asked.verbs)}; it only reads")
-    elif asked.categories and (
-        does.categories & asked.categories
-        or said_verb
-        or in_admin_words
-        or runs_the_statement
-        or changed is not None
-        or _sets_what_is_asked(capability, asked.categories)
-    ):
-        add(ACTION_MATCH, f"it does what the request asks ({', '.join(asked.verbs)})")
-    elif asked.categories and not set(asked.verbs) <= _MANY_ACTS:
-        add(ACTION_MISMATCH / 2, f"the request asks to {', '.join(asked.verbs)}; {does.why}")
-    object_named = _object_named(capability, text)
-    if object_named:
-        add(OBJECT_NAMED, f"it {leading_verb(text)}s what the request names ({object_named})")
-    undoes = None if changed else _undoes(capability, text)
-    if undoes:
-        add(OPPOSITE_VERB, f"the request asks to {undoes[0]}; it would {undoes[1]}, the opposite")
-    if does.acts and _renames_without_a_name(capability, text):
-        add(RENAME_WITHOUT_A_NAME, "the request asks to rename; it takes no new name")
-    unserved = read_cannot_serve(capability, text)
-    if unserved:
-        # Never a read for a change, however well it matches: it would report ok, having done nothing.
-        add(WRITE_REQUEST_READING_CAPABILITY, unserved)
-    if capability.server in preferences:
-        add(PREFERRED_SERVER, f"server {capability.server} preferred")
-    if is_unbounded_listing(capability):
-        add(UNBOUNDED_LISTING, "returns everything, with no filters or paging")
-
-    placed = _paths_placed(extraction.arguments, (folders or {}).get(capability.server, ()))
-    if placed is True:
-        add(IN_ITS_FOLDER, "the path stated is in a folder its server was given")
-    elif placed is False:
-        add(OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given")
-    if _folder_tool_given_a_file(capability, extraction.arguments):
-        add(FILE_FOR_A_FOLDER_TOOL, "the path stated names a file; it works on folders")
-    if states_arithmetic(extraction.sources):
-        # "What's 3 squared?": arithmetic is what an expression evaluator is for, as a name would say.
-        add(ARITHMETIC_STATED, "the request states arithmetic; it evaluates expressions")
-    stated_required = [n for n in capability.required_arguments if n in extraction.arguments]
-    if stated_required:
-        add(STATED_ARGUMENT * len(stated_required), f"request states {', '.join(stated_required)}")
-    # An option the request fills ("the last 3 lines" for tail), except an enum value, already
-    # counted above.
-    stated_options = [
-        n
-        for n in extraction.arguments
-        if n not in capability.required_arguments
-        and not str(extraction.sources.get(n, "")).endswith("stated in the request")
-    ]
-    if stated_options:
-        add(STATED_OPTION * len(stated_options), f"request states {', '.join(stated_options)} too")
-    if extraction.missing:
-        add(MISSING_ARGUMENT * len(extraction.missing), f"request lacks {', '.join(extraction.missing)}")
-    elif stated_required:
-        add(COMPLETE_ARGUMENTS, "request states everything it needs")
-    taken = _paths_taken(extraction.arguments)
-    if paths_named >= 2 and 0 < taken < paths_named:
-        # "Show me a.md next to b.md": a tool that reads one file serves half the request.
-        add(PATHS_LEFT_OVER, f"the request names {paths_named} paths; it takes {taken}")
-    unplaced = _typed_values_left(text, extraction.arguments)
-    if unplaced:
-        # "What would 10:00 Tokyo time be?" states a time the current-time tool has no use for.
-        add(TYPED_VALUE_LEFT, f"the request states {unplaced}; it takes no such value")
-    homeless = _values_without_a_place(capability, text, extraction.arguments)
-    if homeless:
-        add(VALUE_WITHOUT_A_PLACE, f"the request names {homeless}; it takes nothing to put it in")
-    if statement is not None:
-        # "Run UPDATE ...": of a database's query tools, the one whose words name UPDATE.
-        add(*statement)
-    if _DEPRECATED.search(capability.description):
-        add(DEPRECATED, "its server marks it deprecated")
-    # A word problem's story (pizzas, slices) is what its arithmetic is about, not a topic.
-    unknown = [] if word_problem else _unknown_words(text, vocabulary)
-    if unknown:
-        # The request is about things no configured capability mentions (a pizza, the lights).
-        # A long request carries context too ("I need to call a colleague, ..."): there the share
-        # of such words says how far off it is, not their number alone.
-        content = _content_words(text)
-        share = 1.0 if len(content) < LONG_REQUEST else max(0.5, len(unknown) / len(content))
-        add(UNKNOWN_WORD * min(len(unknown), 3) * share, f"no capability mentions {', '.join(unknown)}")
-    if not topical and scored.score > 0:
-        scored.reasons.append(f"capped at 0: nothing in the request refers to {capability.key}")
-        scored.score = 0.0
-    scored.score = round(scored.score, 2)
-    return scored
+    for rule in SCORING_RULES:
+        found = rule(scoring)
+        if found is not None:
+            scoring.add(*found)
+    return scoring.finish()
 
 
 # Both are asked for once per capability per request; the answers never change for a text.
