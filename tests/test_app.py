@@ -18,10 +18,10 @@ from cryptography.fernet import Fernet
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
-from gatehouse.literal import markdown_literal
-from gatehouse.local_identity import COOKIE
-from gatehouse.short_ids import short_review
-from gatehouse.web import services
+from gatehouse.credentials.local_identity import COOKIE
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
+from gatehouse.web.short_ids import short_review
 from tests.reviews.review_support import email_review
 from tests.support import bundled_server_entry
 

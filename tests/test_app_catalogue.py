@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.catalogue_panel import LABEL
-from gatehouse.literal import markdown_literal, name_literal
-from gatehouse.web import services
+from gatehouse.web.catalogue_panel import LABEL
+from gatehouse.web.literal import markdown_literal, name_literal
+from gatehouse.web.page import services
 from tests.support import bundled_server_entry
 
 APP = Path(__file__).resolve().parents[1] / "app.py"

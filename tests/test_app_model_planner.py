@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from gatehouse.literal import markdown_literal
+from gatehouse.web.literal import markdown_literal
 from graph.planner.model import ModelPlanner
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
 from tests.test_app import app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)

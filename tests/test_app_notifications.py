@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from tests.reviews.webhook_receiver import webhook_receiver
 from tests.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.web import services
+from gatehouse.web.page import services
 from tests.test_app import app_env, on_page, page_text, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.

@@ -15,8 +15,8 @@ import pytest
 from streamlit.proto.TextInput_pb2 import TextInput as TextInputProto
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from policies.questions import url_domain
 from reviews.questions import Question
 from reviews.sealing import AnswerKey

@@ -9,9 +9,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.short_ids import short_review, short_thread
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
+from gatehouse.web.short_ids import short_review, short_thread
 from tests.reviews.test_ledger_paging import open_all
 from tests.test_app import (  # noqa: F401 (app_env: a fixture)
     EMAIL,

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from tests.test_app import EMAIL, app_env, ask, button, markdown_text, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.

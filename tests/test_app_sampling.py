@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from reviews.ledger import Review
 from tests.reviews.test_sampling_reviews import operators_call
 from tests.test_app import markdown_text, on_page, session

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from tests.test_app import ROOT, app_env, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.

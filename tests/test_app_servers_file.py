@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from servers.catalog import BUNDLED_CONFIG
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry

@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import SEND_REQUEST, Workspace
 from gatehouse.settings import DB_ENV, POLICY_ENV, Settings
-from gatehouse.web import services
+from gatehouse.web.page import services
 from graph.runner import start_request
 
 SECTION = "7 UI"

@@ -42,10 +42,10 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import ElementTree
 
-from gatehouse.literal import markdown_literal
+from gatehouse.cli.terminal_questions import TerminalQuestions
 from gatehouse.operator_requests import ask
-from gatehouse.terminal_questions import TerminalQuestions
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from reviews.questions import AnswerAction, QuestionClosedError, QuestionError, QuestionNotFoundError
 from tests.cli_support import run_cli
 from tests.reviews.test_questions import (

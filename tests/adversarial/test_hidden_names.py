@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
+from gatehouse.web.literal import markdown_literal
 from tests.adversarial.harness import (
     Gatehouse,
     gatehouse_with,

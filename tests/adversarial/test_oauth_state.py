@@ -27,8 +27,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx2
 import pytest
 
-from gatehouse.app_sign_in import SignInAttempts, start_connect
-from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
+from gatehouse.credentials.app_sign_in import SignInAttempts, start_connect
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.settings import Settings
 from mcp_host.config import HttpServer, parse_servers_config
 from mcp_host.oauth import MemoryCredentialStore, SignIn

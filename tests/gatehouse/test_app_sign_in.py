@@ -13,9 +13,9 @@ import httpx2
 import pytest
 from cryptography.fernet import Fernet
 
-from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
+from gatehouse.credentials.app_sign_in import Attempt, SignInAttempts, start_connect
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.errors import ConfigurationError
-from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.settings import Settings
 from mcp_host.config import parse_servers_config
 from tests.http_servers import serving

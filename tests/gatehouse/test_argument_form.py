@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gatehouse.argument_form import (
+from gatehouse.web.argument_form import (
     LONG_TEXT_CHARS,
     ArgumentError,
     FieldKind,

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from gatehouse.background_runs import RunInProgress, RunsInProgress
 from gatehouse.errors import ThreadBusyError
+from gatehouse.web.background_runs import RunInProgress, RunsInProgress
 
 
 def test_a_run_keeps_its_steps_and_text_for_the_page_and_a_thread_runs_one_at_a_time() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.cli import main
-from gatehouse.cli_input import json_arguments
+from gatehouse.cli.cli_input import json_arguments
 from gatehouse.errors import ConfigurationError
 from reviews.audit import AuditEntry, AuditLog
 from storage.postgres import unreachable
@@ -307,7 +307,7 @@ def test_an_unexpected_error_is_one_line_with_its_own_exit_code(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("multi\nline\x1b[2J")
 
-    monkeypatch.setattr("gatehouse.policy_report.policy_summary", broken)
+    monkeypatch.setattr("gatehouse.display.policy_report.policy_summary", broken)
 
     code, out, err = gatehouse(capsys, "policy", "check")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview, email_preview
+from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview, email_preview
 from graph.state import EffectBinding
 from mcp_host.errors import ErrorKind
 from mcp_host.results import ContentItem, McpResult

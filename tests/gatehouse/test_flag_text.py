@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatehouse.flag_text import flag_markdown
+from gatehouse.web.flag_text import flag_markdown
 
 
 def test_a_known_severity_is_gatehouses_own_badge_and_the_reason_follows_in_full() -> None:

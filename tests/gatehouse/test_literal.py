@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 
-from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.web.literal import markdown_literal, name_literal
 
 
 def test_every_markdown_character_is_escaped_so_nothing_can_start_markup() -> None:

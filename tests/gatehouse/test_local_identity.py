@@ -7,7 +7,7 @@ import json
 import re
 from urllib.parse import quote
 
-from gatehouse.local_identity import COOKIE, MAX_AGE_SECONDS, cookie_script, remembered_user
+from gatehouse.credentials.local_identity import COOKIE, MAX_AGE_SECONDS, cookie_script, remembered_user
 
 ROSTER = ["admin", "operator", "reviewer", "reviewer2"]
 

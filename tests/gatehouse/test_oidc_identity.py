@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from gatehouse.credentials.oidc_identity import SignInRefused, identity_claim, signed_in_user
 from gatehouse.errors import ConfigurationError
-from gatehouse.oidc_identity import SignInRefused, identity_claim, signed_in_user
 
 
 def test_a_verified_email_address_is_the_user_name() -> None:

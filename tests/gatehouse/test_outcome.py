@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from gatehouse.outcome import ArgumentChange, outcome_of
+from gatehouse.display.outcome import ArgumentChange, outcome_of
 
 BERLIN_WINTER = timezone(timedelta(hours=1), "CET")
 NOW = datetime(2025, 3, 12, 16, 0, tzinfo=UTC)

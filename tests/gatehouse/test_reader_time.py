@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from gatehouse.reader_time import readable_time, table_time, zone_named
+from gatehouse.display.reader_time import readable_time, table_time, zone_named
 
 BERLIN_WINTER = timezone(timedelta(hours=1), "CET")
 NOW = datetime(2025, 3, 12, 16, 0, tzinfo=UTC)

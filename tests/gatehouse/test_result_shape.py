@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gatehouse.result_shape import MAX_CELL_CHARS, Table, Text, shape_of
+from gatehouse.web.result_shape import MAX_CELL_CHARS, Table, Text, shape_of
 
 
 def result(structured: dict[str, Any] | None = None, *texts: str, **extra: Any) -> dict[str, Any]:

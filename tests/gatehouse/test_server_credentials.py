@@ -12,8 +12,12 @@ import pytest
 from cryptography.fernet import Fernet
 
 from conformance.client import HeadlessAuthorizer
+from gatehouse.credentials.server_credentials import (
+    CredentialKeyError,
+    EncryptedCredentialStore,
+    credential_key,
+)
 from gatehouse.errors import ConfigurationError
-from gatehouse.server_credentials import CredentialKeyError, EncryptedCredentialStore, credential_key
 from gatehouse.settings import SECRET_KEY_ENV
 from mcp_host.config import HttpServer
 from mcp_host.oauth import SignIn

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatehouse.short_ids import short_review, short_thread
+from gatehouse.web.short_ids import short_review, short_thread
 
 THREAD = "a25b381cafaf420598a8a601b2888464"
 

@@ -5,11 +5,11 @@ Streamlit parses Markdown (and its own ``:green-badge[...]`` directives, images,
 st.markdown and st.write, in captions, titles and alerts, in toasts, in every widget's label
 and help text, in expander, tab, popover and status labels, in radio options and in column
 configs. Text from outside (a server's names, descriptions, arguments and results, a request,
-a reason, a flag, a person's name) reaches such a call only through gatehouse/literal.py.
+a reason, a flag, a person's name) reaches such a call only through gatehouse/web/literal.py.
 
 Where Streamlit shows text plainly (st.text, st.code, st.json, tables, the options of a
 picker), an invisible character (a zero-width space, a word joiner, a tag) is drawn as
-nothing: untrusted text reaches those through gatehouse/visible_text.py, which shows it.
+nothing: untrusted text reaches those through gatehouse/display/visible_text.py, which shows it.
 
 This test reads the source of the pages (app.py, views/, the gatehouse/ modules that draw)
 and fails for any such argument it cannot show to be a constant, a number, or text passed
@@ -53,7 +53,7 @@ NOT_STREAMLIT = {"log", "logger", "_log", "LOG", "logging", "sys", "secrets", "j
 
 # Calls that show their first argument as plain text (no Markdown), and the pickers whose
 # options (or what format_func makes of them) are plain text: an invisible character in them
-# is drawn as nothing, so untrusted text reaches them through gatehouse/visible_text.py.
+# is drawn as nothing, so untrusted text reaches them through gatehouse/display/visible_text.py.
 PLAIN_FIRST = {"text", "code", "json", "dataframe", "table", "data_editor"}
 PLAIN_OPTIONS = {"selectbox", "multiselect", "select_slider"}
 # Functions whose result shows every invisible character (markdown_literal does too).
@@ -430,7 +430,7 @@ def test_every_plain_text_argument_shows_its_invisible_characters() -> None:
 # A page as the scan sees it: each call in UNSAFE_PAGE hands Streamlit untrusted Markdown.
 UNSAFE_PAGE = """
 import streamlit as st
-from gatehouse.literal import markdown_literal
+from gatehouse.web.literal import markdown_literal
 
 def page(missing, title, key, labels, kind, text, user, rows):
     st.warning(f"Fill in {', '.join(missing)} first.")
@@ -462,8 +462,8 @@ UNSAFE_CALLS = [
 # ... and none in SAFE_PAGE does.
 SAFE_PAGE = """
 import streamlit as st
-from gatehouse.literal import markdown_literal, name_literal
-from gatehouse.flag_text import flag_markdown
+from gatehouse.web.literal import markdown_literal, name_literal
+from gatehouse.web.flag_text import flag_markdown
 
 BADGES = {"ok": ":green-badge[done]"}
 LABEL = "Approve"
@@ -505,7 +505,7 @@ def test_the_scan_accepts_constants_numbers_and_text_made_literal(tmp_path: Path
 PLAIN_PAGE = """
 import json
 import streamlit as st
-from gatehouse.visible_text import visible, visible_in
+from gatehouse.display.visible_text import visible, visible_in
 
 def page(names, rows, diff, labels, title, app):
     st.selectbox("Name", names)

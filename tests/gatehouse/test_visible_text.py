@@ -1,4 +1,4 @@
-"""gatehouse/visible_text.py: control characters shown as \\uXXXX, JSON kept valid and exact."""
+"""gatehouse/display/visible_text.py: control characters shown as \\uXXXX, JSON kept valid and exact."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import sys
 import unicodedata
 
-from gatehouse.visible_text import continued, visible, visible_in
+from gatehouse.display.visible_text import continued, visible, visible_in
 
 EVERY_CONTROL = "".join(map(chr, [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]))
 REORDERING = "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gatehouse.errors import ConfigurationError
+from gatehouse.notifications.webhook_message import review_link, shown_url, webhook_body
 from gatehouse.settings import Settings
-from gatehouse.webhook_message import review_link, shown_url, webhook_body
 
 
 def test_text_from_requesters_and_servers_cannot_mention_a_channel_or_make_a_link() -> None:

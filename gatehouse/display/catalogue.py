@@ -3,7 +3,7 @@ with a request that would ask for it.
 
 Read from the live listing, the host's discovery the graph plans from (``McpClient.discover``:
 cached, so showing the catalogue costs no round trip once the servers were listed), never
-from a listing of its own. The chat page shows it (gatehouse/catalogue_panel.py) and
+from a listing of its own. The chat page shows it (gatehouse/web/catalogue_panel.py) and
 ``gatehouse capabilities`` prints it (``render_catalogue``). Descriptions and names are the
 servers' words and examples the admin's: the callers show them literally.
 """
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gatehouse.visible_text import continued
+from gatehouse.display.visible_text import continued
 from graph.capability_words import example_request, in_plain_words
 from mcp_host.capability_notes import CapabilityNotes, unused_names
 from mcp_host.manifest import Manifest

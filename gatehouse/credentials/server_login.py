@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, required_key
 from gatehouse.errors import ConfigurationError
-from gatehouse.server_credentials import EncryptedCredentialStore, required_key
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool, servers_config
 from mcp_host.config import HttpServer, ServersConfig

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gatehouse.webhook_message import shown_url, webhook_body
+from gatehouse.notifications.webhook_message import shown_url, webhook_body
 from reviews.notifications import Notification, Outbox
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Times as the person reading them sees them: in their own time zone, named, to the minute.
 
 Gatehouse stores times as ISO strings in UTC. The pages show them in the zone the reader's
-browser reports (gatehouse/web.py's ``reader_zone`` reads it there; this module has no
+browser reports (gatehouse/web/page.py's ``reader_zone`` reads it there; this module has no
 Streamlit in it); the command line, run on the reader's own machine, shows its local time.
 """
 

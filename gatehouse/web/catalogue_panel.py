@@ -1,8 +1,8 @@
-"""The chat page's "What you can ask": the capability catalogue (gatehouse/catalogue.py) of the
+"""The chat page's "What you can ask": the capability catalogue (gatehouse/display/catalogue.py) of the
 listing the graph plans from, by server, each capability in plain words with a request to try.
 
 Names, descriptions and examples are the servers' and the admin's words: shown literally
-(gatehouse/literal.py), with the secrets the policy names hidden, as every answer is.
+(gatehouse/web/literal.py), with the secrets the policy names hidden, as every answer is.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from gatehouse.catalogue import catalogue_data, catalogue_of
-from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.display.catalogue import catalogue_data, catalogue_of
+from gatehouse.web.literal import markdown_literal, name_literal
 
 if TYPE_CHECKING:
     from gatehouse.wiring import Services

@@ -25,10 +25,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gatehouse.cli_input import check_text_arguments, json_arguments
-from gatehouse.policy_change_commands import CHANGE_ACTIONS, add_change_commands
+from gatehouse.cli.cli_input import check_text_arguments, json_arguments
+from gatehouse.cli.policy_change_commands import CHANGE_ACTIONS, add_change_commands
+from gatehouse.display.visible_text import visible
 from gatehouse.settings import Settings
-from gatehouse.visible_text import visible
 from mcp_host.reported import EXIT_USAGE, ReportedError
 
 if TYPE_CHECKING:
@@ -319,8 +319,8 @@ def _print(
 
 
 def _run_servers_check(args: argparse.Namespace) -> int:
+    from gatehouse.cli.servers_check import check_servers, render_check
     from gatehouse.planner_choice import planner_for
-    from gatehouse.servers_check import check_servers, render_check
     from gatehouse.wiring import server_pool, servers_config
 
     settings = _settings(args)
@@ -348,7 +348,7 @@ def _loaded_servers(settings: Settings) -> ServersConfig:
 
 
 def _run_capabilities(args: argparse.Namespace) -> int:
-    from gatehouse.catalogue import catalogue_data, catalogue_of, render_catalogue
+    from gatehouse.display.catalogue import catalogue_data, catalogue_of, render_catalogue
     from gatehouse.wiring import server_pool
 
     settings = _settings(args)
@@ -362,7 +362,7 @@ def _run_capabilities(args: argparse.Namespace) -> int:
 
 
 def _run_servers_login(args: argparse.Namespace) -> int:
-    from gatehouse.server_login import login
+    from gatehouse.credentials.server_login import login
 
     def show(server: str, url: str) -> None:
         _emit(
@@ -381,7 +381,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _run_policy_check(args: argparse.Namespace) -> int:
-    from gatehouse.policy_report import policy_summary, render_summary
+    from gatehouse.display.policy_report import policy_summary, render_summary
     from gatehouse.read_only import policy_file
     from policies.loader import DEFAULT_POLICY
 
@@ -395,7 +395,7 @@ def _run_policy_check(args: argparse.Namespace) -> int:
 
 
 def _run_policy_explain(args: argparse.Namespace) -> int:
-    from gatehouse.policy_report import UnknownCapabilityError, explain, render_explanation
+    from gatehouse.display.policy_report import UnknownCapabilityError, explain, render_explanation
     from gatehouse.wiring import (
         declared_roots,
         open_pins_for_reading,
@@ -424,7 +424,7 @@ def _run_policy_explain(args: argparse.Namespace) -> int:
 
 
 def _run_policy_change(args: argparse.Namespace) -> int:
-    from gatehouse.policy_change_commands import render_change_report, run_change_command
+    from gatehouse.cli.policy_change_commands import render_change_report, run_change_command
     from gatehouse.wiring import open_services
 
     # Only reading commands need no database of their own: they never create one.
@@ -438,8 +438,8 @@ def _run_policy_change(args: argparse.Namespace) -> int:
 def _run_reviews_list(args: argparse.Namespace) -> int:
     """The ledger's rows as they are, without the graph or the servers: listing changes
     nothing (an overdue review becomes `expired` at `reviews sweep` or `reviews decide`)."""
+    from gatehouse.display.review_text import render_queue, review_row
     from gatehouse.read_only import open_ledger_for_reading, policy_file
-    from gatehouse.review_commands import render_queue, review_row
     from policies.secrets import SecretRedactor
 
     settings = _settings(args)
@@ -457,9 +457,9 @@ def _run_reviews_list(args: argparse.Namespace) -> int:
 def _run_reviews(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _run_reviews_list(args)
-    from gatehouse.render import render_text
-    from gatehouse.review_commands import render_decision, review_row
-    from gatehouse.webhook import notifications_line
+    from gatehouse.display.render import render_text
+    from gatehouse.display.review_text import render_decision, review_row
+    from gatehouse.notifications.webhook import notifications_line
     from gatehouse.wiring import open_services
 
     # Checked before anything is opened: a refusal leaves no trace.
@@ -519,7 +519,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    from gatehouse.audit_commands import anchor_head, render_verify, verify_report
+    from gatehouse.cli.audit_commands import anchor_head, render_verify, verify_report
     from gatehouse.read_only import open_audit_log
     from reviews.audit_anchor import read_anchors, require_keys
 
@@ -550,7 +550,7 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    from gatehouse.review_commands import dumps, render_trace
+    from gatehouse.display.review_text import dumps, render_trace
     from gatehouse.wiring import open_services
     from graph.runner import thread_exists
     from graph.trace import trace_steps
@@ -569,10 +569,10 @@ NO_TERMINAL = "gatehouse ask has no terminal to ask on (its input is not a termi
 
 
 def _run_ask(args: argparse.Namespace) -> int:
+    from gatehouse.cli.terminal_questions import TerminalQuestions
+    from gatehouse.display.render import render_text
     from gatehouse.errors import NotAllowedError, ThreadBusyError
     from gatehouse.operator_requests import ask
-    from gatehouse.render import render_text
-    from gatehouse.terminal_questions import TerminalQuestions
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
@@ -646,7 +646,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.action == "login":
             return _run_servers_login(args)
         if args.action == "logout":
-            from gatehouse.server_login import logout
+            from gatehouse.credentials.server_login import logout
 
             logout(_settings(args), args.name)
             _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
@@ -752,7 +752,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return _error("interrupted", EXIT_INTERRUPTED)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.no_call_words import NO_CALL_WORDS
-from gatehouse.outcome import outcome_of
-from gatehouse.visible_text import continued
+from gatehouse.display.no_call_words import NO_CALL_WORDS
+from gatehouse.display.outcome import outcome_of
+from gatehouse.display.visible_text import continued
 
 _LABEL_WIDTH = 12
 _FLAG_INDENT = 4

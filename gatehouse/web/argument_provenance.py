@@ -2,7 +2,7 @@
 planner's making (derived), or a reviewer's edit, with the words it came from.
 
 The badge is Gatehouse's own fact (graph/planner/provenance.py decided it); the argument's
-name and how a value was read may quote a server, so they go through gatehouse/literal.py, and
+name and how a value was read may quote a server, so they go through gatehouse/web/literal.py, and
 the words themselves are the requester's (or what a model cited): plain text, never Markdown.
 Secrets are hidden by the caller's ``hide``.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.web.literal import markdown_literal, name_literal
 
 _SHOWN_WORDS = 200
 

@@ -6,8 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.render import outcome_lines
-from gatehouse.visible_text import continued
+from gatehouse.display.render import outcome_lines
+from gatehouse.display.visible_text import continued
 
 if TYPE_CHECKING:
     from reviews.ledger import Review

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.visible_text import continued
+from gatehouse.display.visible_text import continued
 from policies.constraints import is_path_argument
 from policies.engine import PolicyEngine
 

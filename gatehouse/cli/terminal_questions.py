@@ -5,7 +5,7 @@ come from stdin, one line each, read with the question's deadline: a person who 
 does not hold the call past the policy's timeout. A form is asked field by field, each with
 its default (Enter takes it), its choices by number or value, and checked as it is typed; a
 URL question shows the domain the address leads to and the whole address, and never opens it.
-Everything a server wrote is shown with its control characters escaped (gatehouse/visible_text.py);
+Everything a server wrote is shown with its control characters escaped (gatehouse/display/visible_text.py);
 a field that could hold a secret (reviews/asking.py ``secret_fields``) is read without echo.
 """
 
@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from gatehouse.visible_text import visible
+from gatehouse.display.visible_text import visible
 from mcp_host.elicitation import FormField, check_answer, typed_value
 from reviews.asking import Answer
 from reviews.questions import Question

@@ -2,7 +2,7 @@
 the flag's code, and its reason as literal text that wraps (never cut off in a table cell).
 
 The badge is Gatehouse's fact (the severity is the policy's, from a fixed set); the code and
-the reason may quote a server or a requester, so they go through gatehouse/literal.py.
+the reason may quote a server or a requester, so they go through gatehouse/web/literal.py.
 Secrets are hidden by the caller.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gatehouse.literal import markdown_literal, name_literal
+from gatehouse.web.literal import markdown_literal, name_literal
 
 SEVERITY_BADGES = {
     "critical": ":red-badge[critical]",

@@ -1,7 +1,7 @@
 """A server's question in the chat: a form built from the schema it sent, or a page to open.
 
 The question, the field names, titles, descriptions and choices are the server's words: they
-are drawn literally (gatehouse/literal.py), never as Markdown, and the policy's flags beside
+are drawn literally (gatehouse/web/literal.py), never as Markdown, and the policy's flags beside
 them are Gatehouse's. A form starts with the server's defaults (SEP-1034); Accept sends what
 it holds, checked against the schema by the service (reviews/asking.py), Decline and Cancel
 send nothing. A field that could hold a secret is typed unseen (reviews/asking.py). A URL
@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from gatehouse.flag_text import flag_markdown
-from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.reader_time import readable_time
-from gatehouse.visible_text import visible
-from gatehouse.web import reader_zone, services
+from gatehouse.display.reader_time import readable_time
+from gatehouse.display.visible_text import visible
+from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.page import reader_zone, services
 from mcp_host.elicitation import FormField, typed_value
 from policies.web_address import AddressError, parse_web_address
 from reviews.asking import question_fields

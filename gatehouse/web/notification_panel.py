@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from gatehouse.literal import markdown_literal
-from gatehouse.visible_text import visible_in
-from gatehouse.webhook_message import shown_url
+from gatehouse.display.visible_text import visible_in
+from gatehouse.notifications.webhook_message import shown_url
+from gatehouse.web.literal import markdown_literal
 
 if TYPE_CHECKING:
     from gatehouse.wiring import Services

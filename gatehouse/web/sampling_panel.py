@@ -5,7 +5,7 @@ limits (maximum tokens, temperature, stop sequences, model preferences, context 
 with the flags, and decides. An approval sends the server an answer: the text the reviewer
 writes, or, left empty, the configured language model's completion (GATEHOUSE_MODEL). A
 rejection sends it an error. Everything the server wrote is untrusted text: shown literally
-(gatehouse/literal.py), never as Markdown, with secrets hidden as ``***``.
+(gatehouse/web/literal.py), never as Markdown, with secrets hidden as ``***``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 import streamlit as st
 from mcp.types import CreateMessageRequestParams, TextContent
 
-from gatehouse.flag_text import flag_markdown
-from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.short_ids import short_review, short_thread
-from gatehouse.web import services
+from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.page import services
+from gatehouse.web.short_ids import short_review, short_thread
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
 from reviews.ledger import Review
 from reviews.sampling import REVIEWER_MODEL, answer_text, request_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from gatehouse.visible_text import visible
+from gatehouse.display.visible_text import visible
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 

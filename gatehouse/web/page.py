@@ -9,12 +9,18 @@ from datetime import tzinfo
 
 import streamlit as st
 
-from gatehouse.background_runs import RunsInProgress
+from gatehouse.credentials.oidc_identity import (
+    CONFIG_KEY,
+    CONFIG_TABLE,
+    SignInRefused,
+    identity_claim,
+    signed_in_user,
+)
+from gatehouse.display.reader_time import zone_named
 from gatehouse.errors import ConfigurationError
-from gatehouse.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
-from gatehouse.oidc_identity import CONFIG_KEY, CONFIG_TABLE, SignInRefused, identity_claim, signed_in_user
-from gatehouse.reader_time import zone_named
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
+from gatehouse.web.background_runs import RunsInProgress
+from gatehouse.web.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
 from gatehouse.wiring import Services, build_services, servers_config_or_problem
 from policies.secrets import install_log_redaction
 
@@ -75,7 +81,7 @@ def signed_in() -> bool:
 
 def signed_in_identity() -> str:
     """The signed-in person's user name, from a claim the identity provider vouches for
-    (gatehouse/oidc_identity.py). Raises SignInRefused when none names them, and
+    (gatehouse/credentials/oidc_identity.py). Raises SignInRefused when none names them, and
     ConfigurationError for an ``[identity] claim`` that cannot identify anyone."""
     claim = identity_claim(_secret_table(CONFIG_TABLE).get(CONFIG_KEY))
     return signed_in_user(st.user.to_dict(), claim)

@@ -30,8 +30,8 @@ import anyio
 from cryptography.fernet import MultiFernet
 from mcp.shared.auth import AuthorizationCodeResult
 
-from gatehouse.server_credentials import required_key
-from gatehouse.server_login import remote_entry
+from gatehouse.credentials.server_credentials import required_key
+from gatehouse.credentials.server_login import remote_entry
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool
 from mcp_host.config import ServersConfig

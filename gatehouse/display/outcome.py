@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from gatehouse.reader_time import readable_time
+from gatehouse.display.reader_time import readable_time
 from graph.results_view import as_text
 
 NOT_SET = "(not set)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.visible_text import continued
+from gatehouse.display.visible_text import continued
 from mcp_host.config import ServersConfig
 from mcp_host.health import ServerHealth, with_config_problems
 from mcp_host.sdk_client import SdkMcpClient

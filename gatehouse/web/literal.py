@@ -8,7 +8,7 @@ badge. So untrusted text goes through ``st.text`` (no parsing at all: ``show``),
 label or an alert must hold it, through ``markdown_literal``, which backslash-escapes every
 ASCII punctuation character: CommonMark then reads each as itself, and no directive, link,
 image, HTML tag, emphasis, heading or math can start. Both also show control characters
-(gatehouse/visible_text.py); secrets are hidden by the caller (policies/secrets.py).
+(gatehouse/display/visible_text.py); secrets are hidden by the caller (policies/secrets.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 
 import streamlit as st
 
-from gatehouse.visible_text import visible
+from gatehouse.display.visible_text import visible
 
 # Every ASCII punctuation character can be backslash-escaped in CommonMark, and reads as itself.
 _PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
