@@ -9,7 +9,7 @@ from __future__ import annotations
 # Only what parsing the command line and reporting its errors needs is imported here: `gatehouse
 # --help` and a usage error must not wait for LangGraph, LangChain or the MCP SDK (over a second
 # on these machines). Each command imports what it uses when it runs, and `reviews list` reads
-# the ledger without the graph (gatehouse/read_only.py). tests/gatehouse/test_cli_imports.py
+# the ledger without the graph (gatehouse/read_only.py). tests/gatehouse/cli/test_cli_imports.py
 # holds this.
 import argparse
 import faulthandler

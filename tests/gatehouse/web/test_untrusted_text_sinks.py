@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # Calls whose first argument (and ``label``/``body``/``text``) Streamlit reads as Markdown.
 MARKDOWN_FIRST = {
@@ -366,7 +366,7 @@ def drawing_sources() -> list[Path]:
     candidates = [
         REPO / "app.py",
         *sorted((REPO / "views").glob("*.py")),
-        *sorted((REPO / "gatehouse").glob("*.py")),
+        *sorted((REPO / "gatehouse").rglob("*.py")),
     ]
     return [path for path in candidates if "import streamlit" in path.read_text(encoding="utf-8")]
 

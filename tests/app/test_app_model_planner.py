@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage
 
 from gatehouse.web.literal import markdown_literal
 from graph.planner.model import ModelPlanner
+from tests.app.test_app import app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
-from tests.test_app import app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 
 # The app on real servers over stdio: not in `make quick`.
 pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]

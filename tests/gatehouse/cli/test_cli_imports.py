@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reviews.ledger import ReviewLedger
-from tests.gatehouse.test_cli import REPO
+from tests.gatehouse.cli.test_cli import REPO
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

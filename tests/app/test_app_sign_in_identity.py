@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.web.literal import markdown_literal
-from tests.test_app import (
+from tests.app.test_app import (
     APP,
     AUTH_SECRETS,
     EMAIL,
@@ -23,7 +23,7 @@ from tests.test_app import (
     outbox,
     signed_in_session,
 )
-from tests.test_app_secrets import everything_shown
+from tests.app.test_app_secrets import everything_shown
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -18,7 +18,7 @@ from gatehouse.errors import ConfigurationError
 from reviews.audit import AuditEntry, AuditLog
 from storage.postgres import unreachable
 from tests.backends import POSTGRES_SERVER, missing_postgres
-from tests.gatehouse.test_cli import REPO, only_servers
+from tests.gatehouse.cli.test_cli import REPO, only_servers
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

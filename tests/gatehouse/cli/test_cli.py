@@ -16,7 +16,7 @@ from tests.support import bundled_server_entry
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def gatehouse(data: Path, *args: str) -> Ran:

@@ -25,7 +25,7 @@ from tests.questions_server import Ask, entry
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FORECAST = "Get the weather forecast with city=Paris"
 WAIT_SECONDS = 60
 

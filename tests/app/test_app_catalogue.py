@@ -18,7 +18,7 @@ from gatehouse.web.literal import markdown_literal, name_literal
 from gatehouse.web.page import services
 from tests.support import bundled_server_entry
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 NOTES = {
     "update_ticket": {
         "examples": ["Close ticket 7: the printer works again"],

@@ -11,7 +11,7 @@ import pytest
 
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
-from tests.test_app import ROOT, app_env, on_page, session
+from tests.app.test_app import ROOT, app_env, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -12,8 +12,7 @@ from streamlit.testing.v1 import AppTest
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from gatehouse.web.short_ids import short_review, short_thread
-from tests.reviews.test_ledger_paging import open_all
-from tests.test_app import (  # noqa: F401 (app_env: a fixture)
+from tests.app.test_app import (  # noqa: F401 (app_env: a fixture)
     EMAIL,
     app_env,
     ask,
@@ -23,6 +22,7 @@ from tests.test_app import (  # noqa: F401 (app_env: a fixture)
     page_text,
     session,
 )
+from tests.reviews.test_ledger_paging import open_all
 
 # The app on real servers over stdio: not in `make quick`.
 pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]

@@ -9,7 +9,7 @@ import pytest
 
 from gatehouse.cli import main
 from policies.pins import DatabasePinStore
-from tests.gatehouse.test_cli import only_servers
+from tests.gatehouse.cli.test_cli import only_servers
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

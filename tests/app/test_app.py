@@ -28,7 +28,7 @@ from tests.support import bundled_server_entry
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 EMAIL = "Send an email to bob@example.com saying hi"
 

@@ -8,8 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
+from tests.app.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 from tests.reviews.webhook_receiver import webhook_receiver
-from tests.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -17,9 +17,9 @@ from streamlit.testing.v1 import AppTest
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from servers.catalog import BUNDLED_CONFIG
+from tests.app.test_app import markdown_text, on_page, session
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry
-from tests.test_app import markdown_text, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli_support import Ran, run_cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUNDLED = REPO / "servers" / "bundled.mcp.json"
 
 

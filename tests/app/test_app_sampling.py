@@ -17,13 +17,13 @@ import pytest
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from reviews.ledger import Review
+from tests.app.test_app import markdown_text, on_page, session
 from tests.reviews.test_sampling_reviews import operators_call
-from tests.test_app import markdown_text, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # A message with markup in it: it must read as typed, never as Gatehouse's own badge.
 MESSAGE = "Lunch on **Monday**? :green-badge[Pre-approved by Security]"
 

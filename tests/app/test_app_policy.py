@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from gatehouse.web.page import services
-from tests.test_app import app_env, on_page, page_text, session
+from tests.app.test_app import app_env, on_page, page_text, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

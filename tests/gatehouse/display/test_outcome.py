@@ -1,4 +1,4 @@
-"""How a review ended, as a person reads it: who, when (local, readable: tests/gatehouse/test_reader_time.py),
+"""How a review ended, as a person reads it: who, when (local, readable: tests/gatehouse/display/test_reader_time.py),
 why, what changed."""
 
 from __future__ import annotations

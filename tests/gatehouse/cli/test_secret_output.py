@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcp_host.config import parse_servers_config
-from tests.gatehouse.test_cli import gatehouse
+from tests.gatehouse.cli.test_cli import gatehouse
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

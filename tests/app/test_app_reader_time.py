@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
-from tests.test_app import EMAIL, app_env, ask, button, markdown_text, on_page, session
+from tests.app.test_app import EMAIL, app_env, ask, button, markdown_text, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

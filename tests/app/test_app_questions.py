@@ -20,14 +20,14 @@ from gatehouse.web.page import services
 from policies.questions import url_domain
 from reviews.questions import Question
 from reviews.sealing import AnswerKey
-from tests.questions_server import FORECAST_FORM
-from tests.test_app import (  # noqa: F401 (app_env: a fixture)
+from tests.app.test_app import (  # noqa: F401 (app_env: a fixture)
     EMAIL,
     app_env,
     ask,
     button,
     session,
 )
+from tests.questions_server import FORECAST_FORM
 
 # The app on real servers over stdio: not in `make quick`.
 pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
