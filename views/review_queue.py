@@ -516,7 +516,7 @@ def live_queue(run: int) -> Review | None:
 
     The open review is drawn by the page's full run ``run``, from the review returned here.
     A refresh that finds it decided or changed elsewhere, or another one picked, or a first
-    one arrived, draws the whole page again (see gatehouse/live_queue.follow)."""
+    one arrived, draws the whole page again (see gatehouse/web/live_queue.follow)."""
     app = services()
     pending = expire_overdue_and_count_pending(app.reviews)
     # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
