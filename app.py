@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from gatehouse.credentials.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
+from gatehouse.credentials.oidc_identity import SignInRefused
+from gatehouse.display.visible_text import visible
 from gatehouse.errors import ConfigurationError
-from gatehouse.literal import markdown_literal
-from gatehouse.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
-from gatehouse.oidc_identity import SignInRefused
 from gatehouse.settings import SERVERS_PAGE_PATH
-from gatehouse.visible_text import visible
-from gatehouse.web import (
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import (
     current_user,
     live_pending_count,
     oidc_configured,
@@ -71,7 +71,7 @@ def identity() -> None:
 def refuse_unidentified_sign_in() -> None:
     """A person the identity provider signed in but no claim it vouches for names (an address
     it never verified, only a display name): the page says why, offers to sign out, and stops,
-    so no page runs for someone who is nobody (gatehouse/oidc_identity.py)."""
+    so no page runs for someone who is nobody (gatehouse/credentials/oidc_identity.py)."""
     if not (oidc_configured() and signed_in()):
         return
     try:
@@ -89,7 +89,7 @@ def refuse_unidentified_sign_in() -> None:
 
 def remember_in_browser() -> None:
     """Local mode: store the picked name in the browser's identity cookie, so a new tab at
-    the bare address starts as the same person (gatehouse/local_identity.py).
+    the bare address starts as the same person (gatehouse/credentials/local_identity.py).
 
     Last in the sidebar: the script's empty element still takes a gap, unseen at the end.
     Streamlit redraws an unchanged element without running its script again, so the script

@@ -32,7 +32,7 @@ MODEL_ENV = "GATEHOUSE_MODEL"
 # Seconds a language model may take to answer before the deterministic planner stands in.
 MODEL_TIMEOUT_ENV = "GATEHOUSE_MODEL_TIMEOUT"
 DEFAULT_MODEL_TIMEOUT = 30.0
-# Encrypts remote servers' sign-ins in the database (gatehouse/server_credentials.py); a root-level
+# Encrypts remote servers' sign-ins in the database (gatehouse/credentials/server_credentials.py); a root-level
 # entry of .streamlit/secrets.toml is exported as this variable by Streamlit itself.
 SECRET_KEY_ENV = "GATEHOUSE_SECRET_KEY"
 # The audit key that chains new audit events and signs anchors, and the keys it replaced, which
@@ -251,7 +251,7 @@ def _http_url(value: str | None, variable: str) -> str | None:
         usable = False
     if not usable:
         from gatehouse.errors import ConfigurationError
-        from gatehouse.webhook_message import shown_url
+        from gatehouse.notifications.webhook_message import shown_url
 
         raise ConfigurationError(
             f"{variable}: expected an http:// or https:// URL with a host, got {shown_url(value.strip())!r}"

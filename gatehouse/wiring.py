@@ -19,16 +19,16 @@ import psycopg
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import PoolTimeout
 
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.errors import ConfigurationError
+from gatehouse.notifications.webhook import WebhookSender
 from gatehouse.planner_choice import planner_for
 from gatehouse.read_only import open_audit_log as open_audit_log
 from gatehouse.read_only import policy_file as policy_file
 from gatehouse.read_only import policy_parser, policy_text
 from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
-from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.settings import helper_variables
-from gatehouse.webhook import WebhookSender
 from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
 from graph.context import GraphContext, Limits
 from graph.runner import thread_secret_sources
@@ -304,7 +304,7 @@ def server_pool(
     database: Database | None = None,
 ) -> SdkMcpClient:
     """One long-lived session per configured server. Remote servers' sign-ins are kept in the
-    database, encrypted (gatehouse/server_credentials.py); with an ``authorizer`` a person can
+    database, encrypted (gatehouse/credentials/server_credentials.py); with an ``authorizer`` a person can
     sign in during the connection (``gatehouse servers login``), without one a server that
     needs it says "needs sign-in". With ``sampling``, servers may ask for model completions
     (each one reviewed: reviews/sampling.py); ``elicitation`` answers their questions

@@ -1,7 +1,7 @@
 """The one base of the errors Gatehouse reports to a person: their message is the line to show
 (what was wrong and where) and ``exit_code`` what a command exits with, as click's
 ClickException carries both. The command line turns any of them into that line and that code
-without knowing the class (gatehouse/cli.py); the app shows the message.
+without knowing the class (gatehouse/cli/commands.py); the app shows the message.
 
 It lives in the bottom layer and imports nothing, so that every package (mcp_host/,
 policies/, reviews/, graph/, gatehouse/) can derive its errors from it without an import that

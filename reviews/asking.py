@@ -62,7 +62,7 @@ class Answer:
 
 
 class TerminalAsker(Protocol):
-    """Puts a question to the person at a terminal (gatehouse/terminal_questions.py). Called on
+    """Puts a question to the person at a terminal (gatehouse/cli/terminal_questions.py). Called on
     a worker thread; returns their answer, or None when they gave none within ``seconds``.
     The fields named in ``secret`` could hold a secret: what is typed there is not shown."""
 

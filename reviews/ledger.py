@@ -405,7 +405,7 @@ class ReviewLedger:
         """The full id of the review ``review_id`` names. Writes nothing.
 
         Args:
-            review_id: a full id, or the short form shown on screen (gatehouse/short_ids.py: the
+            review_id: a full id, or the short form shown on screen (gatehouse/web/short_ids.py: the
                 start of its thread id, at least MIN_SHORT_LENGTH letters and digits, then
                 ``-r<round>``; or just the start of the id).
 

@@ -2,7 +2,7 @@
 
 A review that is opened, decided (approved or rejected), expired or cancelled (withdrawn by its
 requester) adds one row here, right after the ledger change it reports. A sender (see
-gatehouse/webhook.py) posts the rows that are due, at least once: each row's id is the same on
+gatehouse/notifications/webhook.py) posts the rows that are due, at least once: each row's id is the same on
 every attempt (the receiver gets it as ``Idempotency-Key``), a failed attempt is retried after a
 doubling pause, and after ``RetryPolicy.max_attempts`` the row is ``failed`` with the receiver's
 last error. Nothing here talks to the network, so a slow or failing receiver can never hold up

@@ -9,7 +9,7 @@ import itertools
 import re
 from pathlib import Path
 
-from gatehouse.cli import _parser
+from gatehouse.cli.commands import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -3,16 +3,16 @@
 The conversation shown is the one stored by the services (reviews/conversations.py), so a
 thread answered by a reviewer in another browser, or reopened tomorrow, shows every answer.
 It is stored with its secrets hidden, and hidden again when shown (threads stored earlier).
-Requests, answers, flags and errors are shown literally (gatehouse/literal.py): Streamlit's
+Requests, answers, flags and errors are shown literally (gatehouse/web/literal.py): Streamlit's
 badges and colours are for Gatehouse's own facts only.
 
 Above the conversation, *What you can ask* lists every capability the servers offer now, in
-plain words with a request to try (gatehouse/catalogue_panel.py).
+plain words with a request to try (gatehouse/web/catalogue_panel.py).
 
-A request runs on a thread of its own (gatehouse/background_runs.py), which the page follows:
+A request runs on a thread of its own (gatehouse/web/background_runs.py), which the page follows:
 its steps as they complete, and, when a server asks the operator something during the call
 (MCP elicitation), the question as a form the operator answers while the call waits
-(gatehouse/question_forms.py). A question asked during a call this page did not start (a
+(gatehouse/web/question_forms.py). A question asked during a call this page did not start (a
 reviewer's approval, another replica) shows too: the page looks for the thread's questions in
 the database.
 """
@@ -28,20 +28,20 @@ from typing import Any
 
 import streamlit as st
 
-from gatehouse.background_runs import RunInProgress
-from gatehouse.catalogue_panel import show_catalogue
+from gatehouse.display.no_call_words import NO_CALL_WORDS
+from gatehouse.display.outcome import outcome_of
+from gatehouse.display.reader_time import readable_time
+from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.errors import ThreadBusyError
-from gatehouse.flag_text import flag_markdown
-from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.no_call_words import NO_CALL_WORDS
 from gatehouse.operator_requests import ask, thread_owner
-from gatehouse.outcome import outcome_of
-from gatehouse.question_forms import WAITING_LABEL, show_questions
-from gatehouse.reader_time import readable_time
-from gatehouse.result_shape import ResultShape, shape_of
-from gatehouse.short_ids import short_review, short_thread
-from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import current_user, reader_zone, runs_in_progress, services
+from gatehouse.web.background_runs import RunInProgress
+from gatehouse.web.catalogue_panel import show_catalogue
+from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.page import current_user, reader_zone, runs_in_progress, services
+from gatehouse.web.question_forms import WAITING_LABEL, show_questions
+from gatehouse.web.result_shape import ResultShape, shape_of
+from gatehouse.web.short_ids import short_review, short_thread
 from graph.runner import new_thread_id
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError

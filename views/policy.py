@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from gatehouse.literal import markdown_literal, show
-from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import current_user, may_manage_policy, services
+from gatehouse.display.visible_text import visible, visible_in
+from gatehouse.web.literal import markdown_literal, show
+from gatehouse.web.page import current_user, may_manage_policy, services
 from mcp_host.reported import ReportedError
 from reviews.policy_changes import Applied, PolicyChange, PolicyChanges, unified_diff
 

@@ -12,7 +12,7 @@ holds the proposal, "Approve with my changes" once it differs, disabled while it
 and every decision carries the call hash of the proposal the page showed, so a review that
 changed or was decided meanwhile is refused and the page says so where the review was.
 Requests, descriptions, arguments, previews and reasons are untrusted text: shown literally
-(gatehouse/literal.py), never as Markdown.
+(gatehouse/web/literal.py), never as Markdown.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ from typing import Any
 
 import streamlit as st
 
-from gatehouse.argument_form import (
+from gatehouse.display.reader_time import readable_time, table_time
+from gatehouse.display.review_text import review_row
+from gatehouse.display.visible_text import visible, visible_in
+from gatehouse.web.argument_form import (
     ArgumentError,
     FormField,
     form_fields,
@@ -32,24 +35,21 @@ from gatehouse.argument_form import (
     read_field,
     schema_problems,
 )
-from gatehouse.argument_provenance import provenance_markdown, provenance_words
-from gatehouse.effect_preview import EmailPreview, FileDiffPreview, effect_preview
-from gatehouse.flag_text import flag_markdown
-from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.live_queue import (
+from gatehouse.web.argument_provenance import provenance_markdown, provenance_words
+from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.live_queue import (
     REFRESH_SECONDS,
     expire_overdue_and_count_pending,
     follow,
     page_count,
     review_to_show,
 )
-from gatehouse.notification_panel import notification_status
-from gatehouse.reader_time import readable_time, table_time
-from gatehouse.review_commands import review_row
-from gatehouse.sampling_panel import show_sampling_review
-from gatehouse.short_ids import short_review
-from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import current_user, reader_zone, services
+from gatehouse.web.notification_panel import notification_status
+from gatehouse.web.page import current_user, reader_zone, services
+from gatehouse.web.sampling_panel import show_sampling_review
+from gatehouse.web.short_ids import short_review
 from graph.state import EffectBinding
 from mcp_host.errors import McpHostError
 from policies.secrets import REDACTED
@@ -516,10 +516,10 @@ def live_queue(run: int) -> Review | None:
 
     The open review is drawn by the page's full run ``run``, from the review returned here.
     A refresh that finds it decided or changed elsewhere, or another one picked, or a first
-    one arrived, draws the whole page again (see gatehouse/live_queue.follow)."""
+    one arrived, draws the whole page again (see gatehouse/web/live_queue.follow)."""
     app = services()
     pending = expire_overdue_and_count_pending(app.reviews)
-    # The sidebar's count is the same number (gatehouse/web.py), refreshed at the same interval.
+    # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
     st.subheader(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
     page = 1

@@ -4,7 +4,7 @@ Everyone sees the states (connected, needs sign-in, error, a listing that failed
 is tried again, optional list methods a server does not serve, an entry of the servers file
 that could not be loaded, naming the file, the entry and the key) and what each server offers,
 all read from one health model (mcp_host/health.py); people whose role may manage servers (``manage_servers`` in the policy) connect a remote server here,
-once for every user and replica (gatehouse/app_sign_in.py). The sign-in's return lands on this
+once for every user and replica (gatehouse/credentials/app_sign_in.py). The sign-in's return lands on this
 page (``?code=...&state=...``) and is handed to the waiting flow through the database.
 
 Server names, addresses and error messages come from the servers file and the servers
@@ -17,11 +17,11 @@ import math
 
 import streamlit as st
 
-from gatehouse.app_sign_in import Attempt, SignInAttempts, start_connect
-from gatehouse.literal import markdown_literal, name_literal, show
-from gatehouse.policy_report import roots_line
-from gatehouse.server_credentials import credential_key
-from gatehouse.web import current_user, may_manage_servers, services
+from gatehouse.credentials.app_sign_in import Attempt, SignInAttempts, start_connect
+from gatehouse.credentials.server_credentials import credential_key
+from gatehouse.display.policy_report import roots_line
+from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.page import current_user, may_manage_servers, services
 from gatehouse.wiring import servers_config
 from mcp_host.config import HttpServer, ServerEntry, ServersConfig
 from mcp_host.health import ServerHealth, broken_entry

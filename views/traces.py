@@ -1,7 +1,7 @@
 """Traces: the graph drawn from its own structure, a thread's route, its steps, as JSON.
 
 The checkpoints keep real values; the steps and titles shown have their secrets hidden. Values
-are shown as JSON and names as literal text (gatehouse/literal.py), never as Markdown."""
+are shown as JSON and names as literal text (gatehouse/web/literal.py), never as Markdown."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import json
 
 import streamlit as st
 
-from gatehouse.literal import markdown_literal, name_literal
-from gatehouse.short_ids import short_thread
-from gatehouse.visible_text import visible, visible_in
-from gatehouse.web import services
+from gatehouse.display.visible_text import visible, visible_in
+from gatehouse.web.literal import markdown_literal, name_literal
+from gatehouse.web.page import services
+from gatehouse.web.short_ids import short_thread
 from graph.diagram import to_dot
 from graph.runner import thread_exists
 from graph.trace import route_from_checkpoints, summarise_changes, trace_steps

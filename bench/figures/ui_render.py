@@ -1,5 +1,5 @@
 """Figure 7: the UI. The Reviews page with 1,000 pending reviews, rendered by the real app.py
-through Streamlit's AppTest (the script run in this process, as tests/test_app.py drives it),
+through Streamlit's AppTest (the script run in this process, as tests/app/test_app.py drives it),
 with the filesystem and e-mail demo servers over stdio behind it.
 
 The reviews are copies of the payload of one real e-mail the graph paused for (its capability
@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import SEND_REQUEST, Workspace
 from gatehouse.settings import DB_ENV, POLICY_ENV, Settings
-from gatehouse.web import services
+from gatehouse.web.page import services
 from graph.runner import start_request
 
 SECTION = "7 UI"

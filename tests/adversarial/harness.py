@@ -120,9 +120,9 @@ def write_configuration(tmp_path: Path, servers: dict[str, str]) -> tuple[Path, 
 
 @contextmanager
 def web_app_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, servers: dict[str, str]) -> Iterator[None]:
-    """The web app's services (tests/test_app.py drives its pages) on ``servers`` (server name
+    """The web app's services (tests/app/test_app.py drives its pages) on ``servers`` (server name
     -> module in this folder), this test's data folder and SQLite file; closed afterwards."""
-    from gatehouse.web import services  # imports Streamlit: only for the tests of the pages
+    from gatehouse.web.page import services  # imports Streamlit: only for the tests of the pages
 
     servers_file, policy = write_configuration(tmp_path, servers)
     monkeypatch.setenv("GATEHOUSE_DATA", str(tmp_path / "data"))

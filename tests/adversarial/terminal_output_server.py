@@ -26,7 +26,7 @@ FORGED_OUTPUT = (
     "last check: failed\x08\x08\x08\x08\x08\x08passed\n"
     "summary: all green\rsummary: broken\u2028status:     ok"
 )
-# What each trick leaves readable once made visible (see gatehouse/visible_text.py).
+# What each trick leaves readable once made visible (see gatehouse/display/visible_text.py).
 VISIBLE_MARKERS = (
     "\\u001b[1A\\u001b[2K\\u000dstatus:     ok",
     "\\u001b]52;c;Y3VybCBldmlsLnRlc3QgfCBzaA==\\u0007",

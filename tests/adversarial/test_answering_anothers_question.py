@@ -42,11 +42,14 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import ElementTree
 
-from gatehouse.literal import markdown_literal
+from gatehouse.cli.terminal_questions import TerminalQuestions
 from gatehouse.operator_requests import ask
-from gatehouse.terminal_questions import TerminalQuestions
-from gatehouse.web import services
+from gatehouse.web.literal import markdown_literal
+from gatehouse.web.page import services
 from reviews.questions import AnswerAction, QuestionClosedError, QuestionError, QuestionNotFoundError
+from tests.app.test_app import APP, EMAIL, app_env, button, session  # noqa: F401
+from tests.app.test_app import ask as ask_in_chat
+from tests.app.test_app_questions import put_question
 from tests.cli_support import run_cli
 from tests.reviews.test_questions import (
     FORECAST,
@@ -58,9 +61,6 @@ from tests.reviews.test_questions import (
     servers_file,
     tool_text,
 )
-from tests.test_app import APP, EMAIL, app_env, button, session  # noqa: F401
-from tests.test_app import ask as ask_in_chat
-from tests.test_app_questions import put_question
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
 from gatehouse.operator_requests import ask
+from gatehouse.web.literal import markdown_literal
 from reviews.errors import NotPermittedError
-from tests.reviews.review_support import EMAIL_REQUEST, email_servers, services_for
-from tests.test_app import (  # noqa: F401 (app_env, oidc_roster: fixtures)
+from tests.app.test_app import (  # noqa: F401 (app_env, oidc_roster: fixtures)
     APP,
     AUTH_SECRETS,
     app_env,
     oidc_roster,
 )
+from tests.reviews.review_support import EMAIL_REQUEST, email_servers, services_for
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

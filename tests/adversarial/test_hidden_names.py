@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.literal import markdown_literal
+from gatehouse.web.literal import markdown_literal
 from tests.adversarial.harness import (
     Gatehouse,
     gatehouse_with,
@@ -23,7 +23,7 @@ from tests.adversarial.harness import (
     web_app_with,
 )
 from tests.adversarial.hidden_names_server import HIDDEN_NAME, HIDDEN_NAME_SHOWN, HIDDEN_READ, MARKUP_ARGUMENT
-from tests.test_app import MARKUP, ask, button, markdown_blocks, on_page, session
+from tests.app.test_app import MARKUP, ask, button, markdown_blocks, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

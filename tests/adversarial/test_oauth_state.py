@@ -27,14 +27,14 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx2
 import pytest
 
-from gatehouse.app_sign_in import SignInAttempts, start_connect
-from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
+from gatehouse.credentials.app_sign_in import SignInAttempts, start_connect
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.settings import Settings
 from mcp_host.config import HttpServer, parse_servers_config
 from mcp_host.oauth import MemoryCredentialStore, SignIn
 from mcp_host.oauth_loopback import LoopbackAuthorizer
 from mcp_host.sdk_client import SdkMcpClient
-from tests.gatehouse.test_app_sign_in import KEY, _settings, _wait
+from tests.gatehouse.credentials.test_app_sign_in import KEY, _settings, _wait
 from tests.http_servers import free_port, serving
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.

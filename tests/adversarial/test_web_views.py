@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.adversarial.harness import control_characters, web_app_with
-from tests.test_app import ask, button, on_page, session
+from tests.app.test_app import ask, button, on_page, session
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

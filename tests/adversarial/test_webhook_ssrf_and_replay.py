@@ -31,8 +31,14 @@ from typing import Any
 
 import pytest
 
+from gatehouse.notifications.webhook import (
+    SIGNATURE_HEADER,
+    WebhookSender,
+    header_key,
+    post_json,
+    verify_signature,
+)
 from gatehouse.settings import Settings
-from gatehouse.webhook import SIGNATURE_HEADER, WebhookSender, header_key, post_json, verify_signature
 from reviews.notifications import Outbox, RetryPolicy, notification_id
 from tests.reviews.review_support import StillClock
 from tests.reviews.webhook_receiver import Receiver, webhook_receiver

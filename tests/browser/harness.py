@@ -159,7 +159,7 @@ def app_environment(
     extra_servers: Mapping[str, Mapping[str, object]] | None = None,
 ) -> dict[str, str]:
     """The app's environment: data under ``folder/data``, the demo filesystem and email servers
-    over stdio (as tests/test_app.py's app_env), the shipped policy, and the default database
+    over stdio (as tests/app/test_app.py's app_env), the shipped policy, and the default database
     (or ``db_url``: several apps on one PostgreSQL database are replicas). ``extra_servers``
     adds entries (name: {"command", "args"}) beside the two demo servers. With
     ``shipped_servers``, no servers file: every bundled server, started as `make run` starts

@@ -26,7 +26,7 @@ from tests.browser.harness import (
 )
 from tests.browser.test_review_flow import outbox
 
-# The Reviews page refreshes every 3 s (gatehouse/live_queue.py); a few rounds on a busy machine.
+# The Reviews page refreshes every 3 s (gatehouse/web/live_queue.py); a few rounds on a busy machine.
 LIVE_TIMEOUT_MS = 20_000
 BODY = "body *"
 

@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from gatehouse.local_identity import COOKIE
+from gatehouse.credentials.local_identity import COOKIE
 from tests.browser.harness import (
     AppServer,
     OpenApp,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import gatehouse.cli
+import gatehouse.cli.commands
 from gatehouse.cli import main
+from gatehouse.credentials.server_credentials import CredentialKeyError
 from gatehouse.errors import ConfigurationError, NotAllowedError, ThreadBusyError
-from gatehouse.server_credentials import CredentialKeyError
 from mcp_host.config import ConfigError
 from mcp_host.reported import EXIT_ALREADY_DECIDED, EXIT_USAGE, ReportedError
 from mcp_host.variables import UnsetVariableError
@@ -62,7 +62,7 @@ def test_the_command_line_exits_with_the_code_the_error_carries(
         raise Unheard("the widget in widgets.toml: line 3 is bent")
 
     monkeypatch.setenv("GATEHOUSE_DATA", str(tmp_path))
-    monkeypatch.setattr(gatehouse.cli, "_run", refuse)
+    monkeypatch.setattr(gatehouse.cli.commands, "_run", refuse)
 
     code = main(["reviews", "list"])
 
@@ -78,7 +78,7 @@ def test_a_key_that_cannot_open_a_sign_in_is_a_configuration_error_not_a_bug(
         raise CredentialKeyError("GATEHOUSE_SECRET_KEY does not open the stored sign-in of docs")
 
     monkeypatch.setenv("GATEHOUSE_DATA", str(tmp_path))
-    monkeypatch.setattr(gatehouse.cli, "_run", refuse)
+    monkeypatch.setattr(gatehouse.cli.commands, "_run", refuse)
 
     code = main(["servers", "check"])
 

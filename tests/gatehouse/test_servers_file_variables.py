@@ -15,7 +15,7 @@ from gatehouse.wiring import bundled_servers_config, servers_config
 from mcp_host.config import ConfigError, StdioServer
 from servers.catalog import BUNDLED_CONFIG
 from tests.cli_support import run_cli
-from tests.gatehouse.test_cli_errors import assert_one_line
+from tests.gatehouse.cli.test_cli_errors import assert_one_line
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
 pytestmark = pytest.mark.processes

@@ -11,7 +11,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.server import Server
 
-from gatehouse.render import render_text
+from gatehouse.display.render import render_text
 from graph.builder import CompiledGraph
 from mcp_host.manifest import Manifest
 from mcp_host.sdk_client import SdkMcpClient

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gatehouse.policy_report import explain, policy_summary, render_explanation, render_summary
+from gatehouse.display.policy_report import explain, policy_summary, render_explanation, render_summary
 from mcp_host.manifest import Capability, Manifest, ServerManifest
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy, parse_policy

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from gatehouse.effect_preview import FileDiffPreview, effect_preview
 from gatehouse.operator_requests import ask as ask_service
+from gatehouse.web.effect_preview import FileDiffPreview, effect_preview
 from gatehouse.wiring import Services
 from graph.builder import CompiledGraph
 from graph.state import EffectBinding, ReviewDecision

@@ -1,4 +1,4 @@
-"""What the Reviews page reads every few seconds (gatehouse/live_queue.py): a count that expires
+"""What the Reviews page reads every few seconds (gatehouse/web/live_queue.py): a count that expires
 what is overdue first without writing when nothing is, the review a page shows, and when a
 page's drawing of it is out of date."""
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.live_queue import (
+from gatehouse.operator_requests import ask
+from gatehouse.web.live_queue import (
     Drawn,
     expire_overdue_and_count_pending,
     follow,
@@ -17,7 +18,6 @@ from gatehouse.live_queue import (
     review_to_show,
     shown,
 )
-from gatehouse.operator_requests import ask
 from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import (
     EMAIL_REQUEST,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from gatehouse.notifications.webhook import WebhookSender
+from gatehouse.notifications.webhook_message import webhook_body
 from gatehouse.operator_requests import ask
-from gatehouse.webhook import WebhookSender
-from gatehouse.webhook_message import webhook_body
 from gatehouse.wiring import Services, open_services
 from reviews.ledger import ReviewLedger
 from reviews.notifications import Outbox, RetryPolicy

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.operator_requests import ask
-from gatehouse.short_ids import short_review
+from gatehouse.web.short_ids import short_review
 from reviews.errors import AmbiguousReviewIdError, ReviewNotFoundError
 from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, gatehouse, services_for

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from gatehouse.app_sign_in import SignInAttempts
+from gatehouse.credentials.app_sign_in import SignInAttempts
+from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.errors import ConfigurationError
 from gatehouse.operator_requests import ask
 from gatehouse.read_only import open_audit_log, open_ledger_for_reading
-from gatehouse.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_pins_for_reading, open_services, server_sign_in
 from mcp_host.config import ServersConfig, parse_servers_config

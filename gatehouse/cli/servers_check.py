@@ -1,0 +1,95 @@
+"""`gatehouse servers check`: each configured server's session and what it offers.
+
+Every entry of the servers file is reported, from its health (mcp_host/health.py): a server
+that works is ``ok``; one that works without an optional list method (templates, prompts,
+resources) passes too, with a warning naming the method and its error; a server that cannot
+be used, and an entry the file could not load (naming the file, the entry and the key), is
+``FAIL``. A broken entry makes the command exit non-zero (a configuration error); a server
+that fails to start does not (it is the server's state, which is what the command reports).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gatehouse.display.visible_text import continued
+from mcp_host.config import ServersConfig
+from mcp_host.health import ServerHealth, with_config_problems
+from mcp_host.sdk_client import SdkMcpClient
+from policies.secrets import DEFAULT_REDACTOR
+
+
+def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
+    pool.discover(fresh=True)
+    described = config.describe()["servers"]
+    report = [_server_report(health, described.get(health.name, {})) for health in _healths(config, pool)]
+    # An error can quote what it failed on (a URL with a token in its query): hide secrets.
+    shown: dict[str, Any] = DEFAULT_REDACTOR.value(
+        {"source": config.source, "servers": report, "broken_entries": len(config.problems)}
+    )
+    return shown
+
+
+def _healths(config: ServersConfig, pool: SdkMcpClient) -> list[ServerHealth]:
+    return with_config_problems(config, pool.health())
+
+
+def _server_report(health: ServerHealth, transport: dict[str, Any]) -> dict[str, Any]:
+    offers = health.offers
+    return {
+        "name": health.name,
+        "ok": health.verdict != "failed",
+        "status": health.verdict,
+        "listing": health.listing,
+        "connection": health.connection,
+        "transport": transport,
+        "protocol_version": health.protocol_version,
+        "connect_ms": round(health.connect_ms, 1) if health.connect_ms is not None else None,
+        "restarts": health.restarts,
+        "tools": offers.get("tool", 0),
+        "resources": offers.get("resource", 0),
+        "resource_templates": offers.get("resource_template", 0),
+        "prompts": offers.get("prompt", 0),
+        "rejected": health.rejected,
+        "missing": [gap.model_dump(mode="json") for gap in health.missing],
+        "error": _error(health),
+        "log": health.log,
+        "log_written": health.written_log() is not None,
+    }
+
+
+def _error(health: ServerHealth) -> dict[str, Any] | None:
+    if health.verdict != "failed":
+        return None
+    if health.config_error is not None:
+        return {"kind": "config", "message": health.config_error}
+    error = health.listing_error or health.error
+    if error is not None:
+        return error.model_dump(mode="json")
+    return {"kind": "unavailable", "message": health.last_error or "no session"}
+
+
+def render_check(report: dict[str, Any]) -> str:
+    lines = [f"servers from {report['source']}"]
+    if report.get("planner"):
+        lines.insert(0, f"planner: {report['planner']}")
+    for server in report["servers"]:
+        if server["ok"]:
+            lines.append(
+                f"  ok    {server['name']:<14} {server['protocol_version']}  {server['connect_ms']} ms  "
+                f"tools {server['tools']}, resources {server['resources']}, "
+                f"templates {server['resource_templates']}, prompts {server['prompts']}"
+            )
+            lines.extend(
+                f"        warning: {gap['method']} not served: {continued(gap['error']['message'], 18)}"
+                for gap in server.get("missing", [])
+            )
+            lines.extend(f"        rejected: {continued(reason, 18)}" for reason in server["rejected"])
+        else:
+            error = server["error"] or {"kind": "unavailable", "message": "no session"}
+            # The message is often the server's own words: a line break in it stays indented.
+            message = continued(error["message"], 8)
+            # Where to read more: the server's own log, when it wrote one.
+            log = f"  (log: {server['log']})" if server.get("log_written") else ""
+            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {message}{log}")
+    return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""`gatehouse policy check` and `policy explain`: a policy file summarised, one decision explained."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any
+
+from gatehouse.display.visible_text import continued
+from policies.constraints import is_path_argument
+from policies.engine import PolicyEngine
+
+if TYPE_CHECKING:
+    from mcp_host.manifest import Capability, Manifest
+    from policies.model import PolicyFile
+
+
+def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
+    return {
+        "source": source,
+        "valid": True,
+        "default_action": policy.defaults.action,
+        "rules": [
+            {
+                "name": rule.name,
+                "match": rule.match,
+                "action": rule.action,
+                "category": rule.category,
+                "read_only_hint": rule.read_only_hint,
+            }
+            for rule in policy.rules
+        ],
+        "trusted_servers": policy.servers.trusted,
+        "roots": policy.paths.roots,
+        "roles": sorted(policy.roles),
+        "users": policy.users,
+    }
+
+
+def render_summary(report: dict[str, Any]) -> str:
+    lines = [f"{report['source']}: valid; default action {report['default_action']}"]
+    lines.extend(
+        f"  {rule['action']:<6} {rule['name']}: {', '.join(rule['match'])}"
+        + (f" (tools whose read-only mark is {rule['read_only_hint']})" if rule.get("read_only_hint") else "")
+        for rule in report["rules"]
+    )
+    lines.append(f"  users: {', '.join(f'{u} ({r})' for u, r in report['users'].items()) or 'none'}")
+    return "\n".join(lines)
+
+
+def roots_line(engine: PolicyEngine, server: str) -> str:
+    """Where a server's path arguments must stay, and where those folders come from, in one
+    line (the Servers page): "Paths stay in: /srv/team (the folders server 'files' is started
+    on (from its arguments))"."""
+    roots = engine.roots_for(server)
+    return f"Paths stay in: {', '.join(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+
+
+class UnknownCapabilityError(LookupError):
+    pass
+
+
+def explain(engine: PolicyEngine, manifest: Manifest, key: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    capability = manifest.find(key)
+    if capability is None:
+        known = [c.key for c in manifest.capabilities()]
+        close = difflib.get_close_matches(key, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(known)} capabilities are offered"
+        raise UnknownCapabilityError(f"no configured server offers {key}{hint}")
+    # Evaluating stores nothing: explaining a decision never pins a definition (real requests do).
+    decision = engine.evaluate(capability, arguments).decision
+    return (
+        {"capability": capability.ref() | {"key": key}, "arguments": arguments}
+        | decision.model_dump(mode="json")
+        | {"roots": _roots(engine, capability)}
+    )
+
+
+def _roots(engine: PolicyEngine, capability: Capability) -> dict[str, Any] | None:
+    """Where the capability's path arguments must stay, and where those folders come from;
+    None for one that takes no path."""
+    if not any(is_path_argument(name) for name in capability.properties):
+        return None
+    roots = engine.roots_for(capability.server)
+    return {"paths": list(roots.paths), "origin": roots.origin}
+
+
+def render_explanation(report: dict[str, Any]) -> str:
+    verdict = {"allow": "ALLOW", "review": "REVIEW", "deny": "REFUSE"}[report["action"]]
+    lines = [
+        f"{verdict}  {report['capability']['key']}  (rule: {report['rule']}, category: {report['category'] or 'none'})",
+        f"  why:   {continued(report['explanation'], 9)}",
+        continued(
+            f"  risk:  {report['risk']}"
+            + (f" ({'; '.join(report['reasons'])})" if report["reasons"] else ""),
+            9,
+        ),
+    ]
+    roots = report.get("roots")
+    if roots:
+        lines.append(continued(f"  roots: {', '.join(roots['paths']) or 'none'} ({roots['origin']})", 9))
+    lines.extend(f"  [{f['severity']}] {f['code']}: {continued(f['message'], 4)}" for f in report["flags"])
+    if report["action"] == "review":
+        terms = report["review"]
+        lines.append(
+            f"  review: {terms['required_approvals']} approval(s) by {', '.join(terms['reviewer_roles']) or 'nobody'}"
+            f" within {terms['expiry_minutes']} min; four-eyes {'on' if terms['four_eyes'] else 'off'}"
+        )
+    return "\n".join(lines)

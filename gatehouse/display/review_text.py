@@ -1,0 +1,118 @@
+"""Text for `gatehouse reviews ...`, `audit ...` and `trace ...`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from gatehouse.display.render import outcome_lines
+from gatehouse.display.visible_text import continued
+
+if TYPE_CHECKING:
+    from reviews.ledger import Review
+
+
+def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
+    moment = now or datetime.now(UTC)
+    left = (datetime.fromisoformat(review.expires_at) - moment).total_seconds()
+    return {
+        "id": review.id,
+        "status": review.status,
+        "stage": review.stage,
+        "created_at": review.created_at,
+        "expires_at": review.expires_at,
+        "seconds_left": max(int(left), 0) if review.status == "pending" else None,
+        # Listing writes nothing: a pending review past its deadline waits for a sweep to expire it.
+        "overdue": review.status == "pending" and left <= 0,
+        "category": review.category,
+        "requester": review.requester,
+        "server": review.capability.get("server"),
+        "capability": review.capability.get("name"),
+        # What ran (or will run): a reviewer's edited arguments once approved, else the proposal.
+        "arguments": review.approved_arguments() or review.arguments,
+        "proposed_arguments": review.arguments,
+        "flags": [flag.get("code") for flag in review.flags],
+        "approvals": [d.reviewer for d in review.approvals()],
+        "required_approvals": review.required_approvals,
+        "decided_by": review.decided_by,
+        "decided_at": review.decided_at,
+        "thread_id": review.thread_id,
+    }
+
+
+def render_queue(report: dict[str, Any]) -> str:
+    rows = report["reviews"]
+    if not rows:
+        return "no reviews" + (f" with status {report['status']}" if report.get("status") else "")
+    lines = []
+    for row in rows:
+        left = f"{row['seconds_left'] // 60} min left" if row["seconds_left"] is not None else row["status"]
+        if row.get("overdue"):
+            left = "overdue"
+        line = (
+            f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
+            f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
+        )
+        # A capability's name is the server's to choose; a line break in it stays in its row.
+        lines.append(continued(line, 2))
+    overdue = sum(1 for row in rows if row.get("overdue"))
+    if overdue:
+        lines.append(f"{overdue} past the deadline: `gatehouse reviews sweep` expires them")
+    return "\n".join(lines)
+
+
+def render_decision(report: dict[str, Any]) -> str:
+    review = report["review"]
+    if review["stage"] == "sampling":
+        # No thread resumes: the server's call, waiting for this decision, gets it.
+        gets = "the answer" if review["status"] in {"approved", "executed"} else "an error"
+        return f"review {review['id']}: {review['status']}; {review['server']} gets {gets}"
+    if report.get("final_output") is None:
+        # Approvals count per exact arguments: an edit starts its own count.
+        approvals, required = report.get("approvals", 0), report.get("required", review["required_approvals"])
+        return (
+            f"review {review['id']}: approval recorded ({approvals} of {required} for these arguments); "
+            f"it runs after {required - approvals} more"
+        )
+    output = report["final_output"]
+    return "\n".join(
+        [
+            f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
+            f"response: {continued(output['response'], len('response: '))}",
+            *outcome_lines(output),
+        ]
+    )
+
+
+def render_trace(report: dict[str, Any]) -> str:
+    """One line a step: the request it belongs to, its time from the thread's start and its
+    duration, the node (or the wait for a person), and what it changed."""
+    # Here, not at the top: the queue's rendering in this module must not load the graph.
+    from graph.trace import summarise_changes
+
+    lines = [f"thread {report['thread_id']}"]
+    request = None
+    for step in report["steps"]:
+        if step.get("request") != request:
+            request = step.get("request")
+            lines.append(f" request {request}")
+        offset = f"+{step['offset_s']:.2f}s" if step.get("offset_s") is not None else ""
+        took = f"{step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
+        if step.get("node") is None:
+            wait = f"waited for a person ({step.get('waiting') or 'review'}), {step['duration_s']:.1f} s"
+            lines.append(f"  {offset:>9} {'':>8} {wait}; {step.get('decided_by') or 'someone'} decided")
+            continue
+        extra = ""
+        if step.get("interrupt"):
+            extra = f"  (waiting: {step['interrupt'].get('stage')})"
+        if step.get("decision"):
+            decision = step["decision"]
+            extra = f"  ({decision.get('action')} by {decision.get('by')})"
+        changed = summarise_changes(step["changed"])
+        lines.append(f"  {offset:>9} {took:>8} {step['node']:<24} {changed}{extra}")
+    return "\n".join(lines)
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)

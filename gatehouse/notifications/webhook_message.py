@@ -1,0 +1,63 @@
+"""What a webhook receiver gets: a Slack-compatible ``text`` a person can read, beside the
+structured fields, and the webhook's address as it may be shown (its token hidden)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urljoin, urlsplit
+
+from gatehouse.display.visible_text import visible
+from policies.secrets import DEFAULT_REDACTOR, REDACTED
+
+
+def shown_url(url: str) -> str:
+    """The webhook's address for messages and pages: only its scheme and host (a webhook URL
+    often carries its token in the path, where no secret detector can tell it from a name)."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return REDACTED
+    origin = DEFAULT_REDACTOR.url(f"{parts.scheme}://{parts.netloc}")
+    return f"{origin}/{REDACTED}" if parts.path.strip("/") or parts.query else origin
+
+
+def review_link(public_url: str | None, review_id: str) -> str | None:
+    """``?review=ID`` on the app's public address, if one is configured."""
+    if not public_url:
+        return None
+    base = public_url if urlsplit(public_url).path else public_url + "/"
+    return urljoin(base, f"?review={quote(review_id, safe='')}")
+
+
+def _plain(text: object) -> str:
+    """Text from requesters and servers, as Slack shows it literally: control characters
+    visible, and no ``<...>`` it would turn into a link or an @channel mention."""
+    return visible(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _sentence(fields: dict[str, Any]) -> str:
+    who = _plain(fields.get("requester") or "someone")
+    capability = _plain(fields.get("capability") or "a capability")
+    by = _plain(fields.get("decided_by") or "someone")
+    review = _plain(fields.get("review_id"))
+    event = fields.get("event")
+    if event == "review_opened":
+        return f"{who} asked for {capability}: review {review} waits for a reviewer."
+    if event == "review_decided":
+        verb = "approved" if fields.get("status") != "rejected" else "rejected"
+        return f"{by} {verb} {who}'s request for {capability} (review {review})."
+    if event == "review_expired":
+        return f"{who}'s request for {capability} expired before anyone decided it (review {review})."
+    if event == "review_cancelled":
+        whose = "their" if fields.get("decided_by") == fields.get("requester") else f"{who}'s"
+        return f"{by} withdrew {whose} request for {capability} (review {review})."
+    return f"Review {review} of {who}'s request for {capability}: {_plain(event)}."
+
+
+def webhook_body(fields: dict[str, Any], public_url: str | None) -> dict[str, Any]:
+    """The JSON posted: ``text`` (who asked for what, the flags' codes, the link) and the fields."""
+    flags = [str(code) for code in fields.get("flags") or []]
+    link = review_link(public_url, str(fields.get("review_id") or ""))
+    text = _sentence(fields) + (f" Flags: {', '.join(_plain(f) for f in flags)}." if flags else " No flags.")
+    if link:
+        text += f" {link}"
+    return {"text": text, **fields, "url": link}

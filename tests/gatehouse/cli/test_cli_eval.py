@@ -1,0 +1,199 @@
+"""`gatehouse eval FILE`: a team's own cases through `gatehouse ask` on its configured servers
+(here the bundled ones, from servers/bundled.mcp.json, started for real) and policy, reported as
+`make eval` reports, on a temporary database; a bad file is one line naming the file, the case
+and the field, exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_support import Ran, run_cli
+
+REPO = Path(__file__).resolve().parents[3]
+BUNDLED = REPO / "servers" / "bundled.mcp.json"
+
+
+def _case(
+    case_id: str, group: str, request: str, capability: str | None, status: str, **more: Any
+) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "group": group,
+        "request": request,
+        "capability": capability,
+        "status": status,
+    } | more
+
+
+# What the deterministic planner does with each request was seen on the bundled servers; the
+# expectations of the last three are written to be broken on purpose.
+CASES = [
+    _case(
+        "read-notes",
+        "filesystem",
+        "Read notes.md from the project folder",
+        "filesystem__read_file",
+        "ok",
+        read_only=True,
+    ),
+    _case(
+        "save-todo",
+        "filesystem",
+        "Save a file called todo.md in the project folder with the text 'buy milk'",
+        "filesystem__write_file",
+        "needs_review",
+        read_only=False,
+    ),
+    _case("sms", "none", "Send an SMS to my mother", None, "answered_without_mcp", read_only=False),
+    # Wrong, no invariant: the planner greets, the case expects another tool.
+    _case(
+        "greet-ada",
+        "greeter",
+        "Greet Ada",
+        "email__send_email",
+        "needs_review",
+        read_only=True,
+        note="wrong on purpose",
+    ),
+    # A write that the planner answers by listing the folder (a read), with ok.
+    _case(
+        "list-as-write",
+        "filesystem",
+        "List the files in the managed project folder.",
+        "filesystem__write_file",
+        "needs_review",
+        read_only=False,
+    ),
+    # Nothing expected, and the planner runs the listing.
+    _case(
+        "list-for-nothing",
+        "none",
+        "what's in the project folder?",
+        None,
+        "answered_without_mcp",
+        read_only=True,
+    ),
+]
+
+
+def _eval(tmp_path: Path, cases_file: Path, *more: str) -> Ran:
+    return run_cli(
+        "eval",
+        str(cases_file),
+        "--servers",
+        str(BUNDLED),
+        *more,
+        env={
+            "GATEHOUSE_DATA": str(tmp_path / "data"),
+            # The team's real database: eval must never write to it.
+            "GATEHOUSE_DB": str(tmp_path / "real.db"),
+            "GATEHOUSE_SERVERS": None,
+            "GATEHOUSE_MODEL": None,
+            "GATEHOUSE_WEBHOOK_URL": None,
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Ran]:
+    """One run of the six cases, as JSON (the bundled servers start once for the module)."""
+    root = tmp_path_factory.mktemp("team")
+    cases_file = root / "our-cases.json"
+    cases_file.write_text(json.dumps({"cases": CASES}), encoding="utf-8")
+    return root, _eval(root, cases_file, "--json")
+
+
+def test_the_report_counts_right_and_wrong_per_group_and_overall(reported: tuple[Path, Ran]) -> None:
+    _, ran = reported
+    report = json.loads(ran.stdout)
+
+    right = {case["id"]: case["right"] for case in report["cases"]}
+    assert right == {
+        "read-notes": True,
+        "save-todo": True,
+        "sms": True,
+        "greet-ada": False,
+        "list-as-write": False,
+        "list-for-nothing": False,
+    }
+    assert (report["figures"]["cases"], report["figures"]["right"]) == (6, 3)
+    assert report["figures"]["groups"] == {
+        "filesystem": {"cases": 3, "right": 2, "accuracy": 2 / 3},
+        "greeter": {"cases": 1, "right": 0, "accuracy": 0.0},
+        "none": {"cases": 2, "right": 1, "accuracy": 0.5},
+    }
+    # The file has no batch: its cases are one, named after it, with nothing recorded before.
+    assert [(b["id"], b["now"]["right"], b["before_tuning"]) for b in report["batches"]] == [
+        ("our-cases", 3, None)
+    ]
+    assert ran.returncode == 1  # a target missed, as `make eval`
+
+
+def test_a_write_answered_by_a_read_and_a_run_where_nothing_was_expected_break_the_invariants(
+    reported: tuple[Path, Ran],
+) -> None:
+    _, ran = reported
+    report = json.loads(ran.stdout)
+
+    assert report["figures"]["invariants"] == {
+        "broken": 2,
+        "write_answered_by_read": ["list-as-write"],
+        "ran_for_nothing": ["list-for-nothing"],
+    }
+    assert report["targets_met"]["invariants"] is False
+    by_id = {case["id"]: case for case in report["cases"]}
+    assert by_id["list-as-write"]["got"]["status"] == "ok"
+    assert by_id["list-as-write"]["got"]["capability"] == "filesystem__list_directory"
+
+
+def test_the_teams_database_is_never_written(reported: tuple[Path, Ran]) -> None:
+    root, ran = reported
+
+    assert ran.stdout  # it ran
+    assert not (root / "real.db").exists()
+    assert not (root / "data" / "gatehouse.db").exists()
+
+
+def test_a_case_with_an_unknown_group_is_one_line_naming_the_file_the_case_and_the_field(
+    tmp_path: Path,
+) -> None:
+    cases_file = tmp_path / "cases.json"
+    cases_file.write_text(
+        json.dumps({"cases": [CASES[0], _case("x", "weather", "Rain?", None, "done", read_only=True)]}),
+        encoding="utf-8",
+    )
+
+    ran = _eval(tmp_path, cases_file)
+
+    assert ran.returncode == 2
+    assert ran.stdout == ""
+    assert ran.stderr.count("\n") == 1
+    assert ran.stderr.startswith(
+        f"gatehouse: {cases_file}: case x: group must be one of filesystem, tickets, "
+    )
+    assert "case x: status must be one of" in ran.stderr
+    assert not (tmp_path / "real.db").exists()
+
+
+def test_a_file_that_is_missing_or_not_json_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    missing = _eval(tmp_path, tmp_path / "nope.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    not_json = _eval(tmp_path, broken)
+
+    assert (missing.returncode, not_json.returncode) == (2, 2)
+    assert missing.stderr.startswith(f"gatehouse: {tmp_path / 'nope.json'}: cannot be read: No such file")
+    assert not_json.stderr.startswith(f"gatehouse: {broken}: is not JSON: ")
+    assert missing.stderr.count("\n") == not_json.stderr.count("\n") == 1
+
+
+def test_the_help_says_the_database_is_a_temporary_one() -> None:
+    ran = run_cli("eval", "--help", env={})
+
+    assert ran.returncode == 0
+    assert "temporary" in ran.stdout and "never writes to your database" in " ".join(ran.stdout.split())
+    assert "[--db" not in ran.stdout
