@@ -1,11 +1,11 @@
 """A capability in plain words: what it does, on one line, and a request that would ask for it.
 
-The catalogue (gatehouse/catalogue.py) and the answer to a request nothing fits
+The catalogue (gatehouse/display/catalogue.py) and the answer to a request nothing fits
 (graph/output.py) describe capabilities to operators, who know what they want done, not what
 a server named its tools. The words are the server's (its description or title) or the
 admin's (an example request from the servers file); only when there are none are they made
 from the capability's name and schema. Server text is untrusted: whoever shows these lines
-shows them literally (gatehouse/literal.py, gatehouse/visible_text.py).
+shows them literally (gatehouse/web/literal.py, gatehouse/display/visible_text.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a file write acts on, as its server describes it, and whether that changed since a
 reviewer was shown it.
 
-A reviewer approves a write on the preview (gatehouse/effect_preview.py): a new file, or the
+A reviewer approves a write on the preview (gatehouse/web/effect_preview.py): a new file, or the
 diff against the file there. Both depend on the disk, which can change between the review and
 the call: the file created, deleted, edited, or the path swapped for a symlink to another file.
 So the approval is bound to what the preview showed (graph.state.EffectBinding: the path,

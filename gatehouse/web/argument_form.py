@@ -124,11 +124,16 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
         if not text and not field.required:
             return False, None
         return True, text
+    return True, _typed_value(field, text)
+
+
+def _typed_value(field: FormField, text: str) -> Any:
+    """A non-empty number, list or JSON field's text as the value it types."""
     if field.kind == "integer":
         # Plain ASCII digits only: int() would also take "1_000", "+3" and other scripts' digits.
         if not _WHOLE_NUMBER.fullmatch(text.strip()):
             raise ArgumentError(f"{field.name}: {text.strip()!r} is not a whole number")
-        return True, int(text.strip())
+        return int(text.strip())
     if field.kind == "number":
         try:
             number = float(text.strip())
@@ -136,11 +141,11 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
             raise ArgumentError(f"{field.name}: {text.strip()!r} is not a number") from None
         if not math.isfinite(number):
             raise ArgumentError(f"{field.name}: {text.strip()!r} is not a finite number")
-        return True, int(number) if number.is_integer() and "." not in text else number
+        return int(number) if number.is_integer() and "." not in text else number
     if field.kind == "lines":
-        return True, [line.strip() for line in text.splitlines() if line.strip()]
+        return [line.strip() for line in text.splitlines() if line.strip()]
     try:
-        return True, _strict_json(text)
+        return _strict_json(text)
     except json.JSONDecodeError as exc:
         raise ArgumentError(f"{field.name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except ValueError as exc:
