@@ -12,7 +12,6 @@ the first did not see. Every test runs on a SQLite file and on PostgreSQL
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
@@ -32,7 +31,6 @@ from reviews.audit_anchor import anchor_problems, make_anchor
 from reviews.clock import iso, utc_now
 from storage import Database, open_database
 from storage.database import Connection, Cursor
-from tests.reviews.review_support import TEST_DB_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER_SECONDS = 120
@@ -110,10 +108,9 @@ def appends_between_reads(
     """Every AuditLog opened inside (the CLI's too) reads through _InterleavedDatabase; armed
     once opened (its migrations run without interleaving)."""
     interleave = _Interleaving(commit)
-    opened = audit_module.open_database
 
     def interleaved(target: Any, **options: Any) -> Any:
-        return _InterleavedDatabase(opened(target, **options), interleave)
+        return _InterleavedDatabase(open_database(target, **options), interleave)
 
     monkeypatch.setattr(audit_module, "open_database", interleaved)
     yield interleave
@@ -123,17 +120,22 @@ def database(backend: str | Path) -> str:
     return backend if isinstance(backend, str) else str(backend)
 
 
-def appender(backend: str | Path) -> Callable[[], None]:
-    """One event appended and committed by a log of its own: another replica's connection."""
+@contextmanager
+def appender(backend: str | Path) -> Iterator[Callable[[], None]]:
+    """Another replica's log, on a connection of its own: each call appends one event and
+    commits. Opened (and its tables migrated) before the verify begins: on PostgreSQL a replica
+    migrating takes a lock that a session elsewhere on the server may hold while its CREATE
+    INDEX CONCURRENTLY waits for every open snapshot, the verify's among them, which here waits
+    for this writer (storage/postgres.py migration_lock)."""
+    log = AuditLog(open_database(database(backend)))
 
     def commit() -> None:
-        log = AuditLog(open_database(database(backend)))
-        try:
-            log.append("concurrent", {"by": "another replica"}, actor="replica-2")
-        finally:
-            log.close()
+        log.append("concurrent", {"by": "another replica"}, actor="replica-2")
 
-    return commit
+    try:
+        yield commit
+    finally:
+        log.close()
 
 
 def seeded(backend: str | Path, count: int = 3) -> AuditLog:
@@ -147,7 +149,7 @@ def test_a_commit_between_verifys_reads_is_not_reported_as_tampering(
     backend: str | Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seeded(backend).close()
-    with appends_between_reads(monkeypatch, appender(backend)) as interleave:
+    with appender(backend) as commit, appends_between_reads(monkeypatch, commit) as interleave:
         log = AuditLog(database(backend))
         try:
             interleave.armed = True
@@ -163,7 +165,6 @@ def test_a_commit_between_verifys_reads_is_not_reported_as_tampering(
             assert log.verify().events == 3 + interleave.commits
         finally:
             log.close()
-    assert AuditLog(database(backend)).verify().ok
 
 
 def test_tampering_is_still_named_while_another_replica_appends(
@@ -175,7 +176,7 @@ def test_tampering_is_still_named_while_another_replica_appends(
             conn.execute("""UPDATE audit_log SET data = '{"n": 99}' WHERE seq = 2""")
     finally:
         log.close()
-    with appends_between_reads(monkeypatch, appender(backend)) as interleave:
+    with appender(backend) as commit, appends_between_reads(monkeypatch, commit) as interleave:
         log = AuditLog(database(backend))
         try:
             interleave.armed = True
@@ -192,7 +193,7 @@ def test_an_anchor_made_while_another_replica_appends_holds_its_snapshot(
 ) -> None:
     key = secrets.token_bytes(32)
     seeded(backend).close()
-    with appends_between_reads(monkeypatch, appender(backend)) as interleave:
+    with appender(backend) as commit, appends_between_reads(monkeypatch, commit) as interleave:
         log = AuditLog(database(backend))
         try:
             interleave.armed = True
@@ -221,7 +222,7 @@ def test_audit_verify_and_anchor_from_the_command_line_while_another_replica_app
     monkeypatch.setenv(AUDIT_KEY_ENV, secrets.token_hex(32))
     seeded(backend).close()
     anchors = tmp_path / "anchors.jsonl"
-    with appends_between_reads(monkeypatch, appender(backend)) as interleave:
+    with appender(backend) as commit, appends_between_reads(monkeypatch, commit) as interleave:
         interleave.armed = True  # the CLI's log is opened inside main: its migrations interleave too
         anchored = main(["audit", "anchor", "--append", str(anchors), "--db", database(backend)])
         out, err = capsys.readouterr()
@@ -235,30 +236,50 @@ def test_audit_verify_and_anchor_from_the_command_line_while_another_replica_app
     assert out.startswith("audit log ok:"), out
 
 
-def _writer_process(backend: str | Path) -> Callable[[], None]:
-    """One event appended by another process (tests/reviews/audit_writer.py), waited for."""
+@contextmanager
+def writer_process(backend: str | Path) -> Iterator[Callable[[], None]]:
+    """Another process (tests/reviews/audit_writer.py --on-line), its log opened before the
+    verify begins (see appender): each call has it append one event, and waits for its commit."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.reviews.audit_writer",
+            database(backend),
+            "replica-2",
+            "0",
+            "--on-line",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
 
     def commit() -> None:
-        process = subprocess.run(
-            [sys.executable, "-m", "tests.reviews.audit_writer", database(backend), "replica-2", "1"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=WRITER_SECONDS,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        assert process.returncode == 0, process.stderr[-3000:]
+        stdin.write("append\n")
+        stdin.flush()
+        assert stdout.readline().strip(), "the writer process ended without appending"
 
-    return commit
+    try:
+        assert stdout.readline() == "READY\n"
+        yield commit
+        _, err = process.communicate("", timeout=WRITER_SECONDS)
+        assert process.returncode == 0, err[-3000:]
+    finally:
+        process.kill()  # a failed assertion must not leave it running
+        process.communicate()
 
 
 @pytest.mark.processes
 def test_another_process_appending_during_verify_is_not_reported_as_tampering(
     backend: str | Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(TEST_DB_URL, raising=False)
     seeded(backend).close()
-    with appends_between_reads(monkeypatch, _writer_process(backend)) as interleave:
+    with writer_process(backend) as commit, appends_between_reads(monkeypatch, commit) as interleave:
         log = AuditLog(database(backend))
         try:
             interleave.armed = True
