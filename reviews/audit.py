@@ -249,7 +249,13 @@ class AuditLog:
     def check_chain(self) -> ChainCheck:
         """Recompute every row's hash (keyed rows with the key that made them), follow each
         chain and hold it against its head, and hold the decisions against the ledger's."""
-        with self._db.read() as conn:
+        # One snapshot for every read: the rows, the heads and the ledger are held against one
+        # another, and replicas go on appending while verify reads. Read in separate statements
+        # outside one transaction, a commit between them would show a head past the rows read
+        # ("deleted after row ...") or rows past their head ("inserted outside the log"): a
+        # concurrent append reported as tampering. Rows committed after the snapshot are left
+        # to the next verify; an anchor made from this check signs what it read.
+        with self._db.snapshot() as conn:
             rows = conn.execute("SELECT * FROM audit_log ORDER BY seq").fetchall()
             heads = conn.execute("SELECT chain, link, hash FROM audit_chains").fetchall()
             ledger = decision_problems(conn)

@@ -56,6 +56,14 @@ class Database(Protocol):
         """A connection for reading; on a thread with a write open, that write's."""
         ...
 
+    def snapshot(self) -> AbstractContextManager[Connection]:
+        """A read-only transaction whose every statement sees the database as of one moment,
+        whatever other connections commit meanwhile: for a reader that holds one read against
+        another (audit verify holds each chain's rows against its head), where separate
+        statements would each see a different moment and a commit between them would read as
+        an inconsistency. Reads only."""
+        ...
+
     def migrating(self) -> AbstractContextManager[None]:
         """Held while tables are created or migrated (one process at a time)."""
         ...

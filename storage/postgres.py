@@ -75,6 +75,18 @@ class PostgresDatabase:
         with self.pool.connection() as conn:
             yield _Translating(conn)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        # REPEATABLE READ takes one snapshot at the first query and keeps it for the whole
+        # transaction; READ COMMITTED (and autocommit, as read() runs) takes one per statement,
+        # so a replica's commit between two statements would be seen by the second only. Not
+        # SERIALIZABLE DEFERRABLE: the writers run in READ COMMITTED, so it would add nothing
+        # but a possible wait. Always a connection of its own, even on a thread with a write
+        # open: that write runs in READ COMMITTED, so joining it would not hold one moment.
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield _Translating(conn)
+
     def migrating(self) -> AbstractContextManager[None]:
         return migration_lock(self.url)
 

@@ -60,6 +60,26 @@ class SqliteDatabase:
             yield self._conn
 
     @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        with self._lock:
+            if self._transactions.current() is not None:
+                # This thread's write (the lock is re-entrant): it holds the database's write
+                # lock, so nothing commits until it does, and it sees its own writes.
+                yield self._conn
+                return
+            # In autocommit each statement is a read transaction of its own, so another
+            # process's commit between two statements would be seen by the second only. In WAL
+            # a transaction's reads all see the database as of its first read, while other
+            # processes go on writing (a deferred BEGIN takes no lock).
+            self._conn.execute("BEGIN DEFERRED")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
     def migrating(self) -> Iterator[None]:
         # The write transaction's database lock already makes migrations one at a time.
         yield

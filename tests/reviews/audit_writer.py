@@ -4,6 +4,8 @@
     python -m tests.reviews.audit_writer DATABASE NAME COUNT --hold   COUNT events in one transaction,
         then ``HELD <chain>`` on stdout, and the transaction kept open until a line comes on stdin;
         then one more event in it, and the commit
+    python -m tests.reviews.audit_writer DATABASE NAME 0 --on-line  ``READY`` once the log is open,
+        then one event per line on stdin, each committed alone, until stdin ends
 
 Every event appended is printed as ``<seq> <chain> <link>``, after its commit.
 """
@@ -25,10 +27,16 @@ def _place(event: AuditEvent) -> str:
 
 
 def main(argv: list[str]) -> int:
-    database, name, count, *hold = argv
+    database, name, count, *mode = argv
     log = AuditLog(database)
     try:
-        if hold == ["--hold"]:
+        if mode == ["--on-line"]:
+            _print("READY")
+            events = []
+            for n, _ in enumerate(sys.stdin):
+                event = log.append("event", {"by": name, "n": n}, actor=name)
+                _print(_place(event))
+        elif mode == ["--hold"]:
             with log.database.write():
                 events = [log.append("held", {"by": name, "n": n}, actor=name) for n in range(int(count))]
                 _print(f"HELD {events[0].chain}")
