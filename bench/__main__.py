@@ -32,20 +32,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = args.only or list(FIGURES)
     started = time.perf_counter()
-    figures: list[Figure] = []
+    figures: list[tuple[str, Figure]] = []
     for name in chosen:
         module = importlib.import_module(f"bench.figures.{name}")
         print(f"-- {name}", flush=True)
         began = time.perf_counter()
         with workspace() as space:
             for figure in module.run(space):
-                figures.append(figure)
+                figures.append((name, figure))
                 print(render_line(figure), flush=True)
         print(f"   ({time.perf_counter() - began:.1f} s)", flush=True)
     seconds = time.perf_counter() - started
     command = "make bench" if not args.only else f"python -m bench --only {' '.join(chosen)}"
     markdown, data = write_report(figures, RESULTS, command=command, seconds=seconds)
-    failed = [f for f in figures if f.verdict == "FAIL"]
+    failed = [f for _, f in figures if f.verdict == "FAIL"]
     print(f"\n{len(figures)} figures in {seconds:.0f} s; report: {markdown} and {data}")
     if failed:
         print(f"{len(failed)} target(s) missed: " + ", ".join(f"{f.section} / {f.name}" for f in failed))
