@@ -1,5 +1,6 @@
 """`python -m bench [--only FIGURE ...]`: run the figures, print each beside its target, write
-bench/results/latest.{md,json} (and a timestamped copy), exit 1 when a target is missed."""
+bench/results/latest.{md,json} (and a timestamped copy) and each figure's bench/results/figures/NAME.json,
+rewrite docs/benchmark.md from those (bench/page.py), exit 1 when a target is missed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import page
 from bench.report import Figure, render_line, write_report
 from bench.workspace import workspace
 
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     markdown, data = write_report(figures, RESULTS, command=command, seconds=seconds)
     failed = [f for _, f in figures if f.verdict == "FAIL"]
     print(f"\n{len(figures)} figures in {seconds:.0f} s; report: {markdown} and {data}")
+    # The page shows every figure's latest results, these and those of earlier runs.
+    page.main([])
     if failed:
         print(f"{len(failed)} target(s) missed: " + ", ".join(f"{f.section} / {f.name}" for f in failed))
         return 1

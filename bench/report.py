@@ -80,7 +80,7 @@ def summary_ms(samples_s: Sequence[float]) -> dict[str, float]:
     }
 
 
-def _format(value: float, unit: str, error: str = "") -> str:
+def format_value(value: float, unit: str, error: str = "") -> str:
     if error:
         return "not measured"
     if unit in {"ms", "s", "MB", "x", "req/s", "%"}:
@@ -90,7 +90,7 @@ def _format(value: float, unit: str, error: str = "") -> str:
 
 def render_line(figure: Figure) -> str:
     target = f"target {figure.target}" if figure.target else ""
-    value = _format(figure.value, figure.unit, figure.error)
+    value = format_value(figure.value, figure.unit, figure.error)
     line = f"{figure.verdict:4}  {figure.section} / {figure.name}: {value}  {target}".rstrip()
     return f"{line}  ({figure.error})" if figure.error else line
 
@@ -184,7 +184,7 @@ def write_report(
     ]
     for _, f in figures:
         lines.append(
-            f"| {f.verdict} | {f.section}: {f.name} | {_format(f.value, f.unit, f.error)} | {f.target or ''} | {f.notes} |"
+            f"| {f.verdict} | {f.section}: {f.name} | {format_value(f.value, f.unit, f.error)} | {f.target or ''} | {f.notes} |"
         )
     markdown = "\n".join(lines) + "\n"
     text = json.dumps(data, indent=2, default=str)
