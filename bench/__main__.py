@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from bench import page
@@ -40,9 +42,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"-- {name}", flush=True)
         began = time.perf_counter()
         with workspace() as space:
-            for figure in module.run(space):
-                figures.append((name, figure))
-                print(render_line(figure), flush=True)
+            try:
+                for figure in module.run(space):
+                    figures.append((name, figure))
+                    print(render_line(figure), flush=True)
+            except Exception as error:  # noqa: BLE001 - any crash is the figure's FAIL, with its error
+                # A figure that crashes is a FAIL in the report (and on the page) with its
+                # error, and the others still run: one figure's bug hides no other's results.
+                traceback.print_exc()
+                crashed = Figure(
+                    getattr(module, "SECTION", name),
+                    "the figure's run",
+                    math.nan,
+                    "",
+                    error=f"crashed: {type(error).__name__}: {error}",
+                )
+                figures.append((name, crashed))
+                print(render_line(crashed), flush=True)
         print(f"   ({time.perf_counter() - began:.1f} s)", flush=True)
     seconds = time.perf_counter() - started
     command = "make bench" if not args.only else f"python -m bench --only {' '.join(chosen)}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import page
+from bench import page, report
 from bench.__main__ import FIGURES
 from bench.report import Figure, Target, write_report
 
@@ -79,9 +79,11 @@ def test_a_corrupt_results_file_is_named_with_the_problem(tmp_path: Path, conten
     assert problem in str(raised.value)
 
 
-def test_a_run_writes_the_results_the_page_shows(tmp_path: Path) -> None:
+def test_a_run_writes_the_results_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What `python -m bench` writes for a figure is what its block on the page prints: the
     value, the target, the verdict, the notes, and the run's command and commit."""
+    # The commit comes from git in a real run; here a fixed one, so no process starts.
+    monkeypatch.setattr(report, "commit", lambda: "abc1234567")
     figures = [
         (
             "cli_start",
@@ -98,5 +100,5 @@ def test_a_run_writes_the_results_the_page_shows(tmp_path: Path) -> None:
     block = page.render_run(page.load_run(tmp_path / "figures" / "cli_start.json"))
     assert "| PASS | 9 command line start: gatehouse --help | 48.25 ms | <= 300 | 15 rounds |" in block
     assert "| FAIL | 9 command line start: broken | not measured | <= 1 | no \\| pipe |" in block
-    assert "by `python -m bench --only cli_start` at commit `" in block
+    assert "by `python -m bench --only cli_start` at commit `abc1234567`" in block
     assert "1 of 2 targets met" in block
