@@ -82,8 +82,11 @@ def test_a_corrupt_results_file_is_named_with_the_problem(tmp_path: Path, conten
 def test_a_run_writes_the_results_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What `python -m bench` writes for a figure is what its block on the page prints: the
     value, the target, the verdict, the notes, and the run's command and commit."""
-    # The commit comes from git in a real run; here a fixed one, so no process starts.
+    # The commit comes from git and the platform from uname in a real run; fixed ones here,
+    # so no process starts (the quick lane).
     monkeypatch.setattr(report, "commit", lambda: "abc1234567")
+    machine = {"python": "3.11.7", "machine": "x86_64", "cpus": 2, "platform": "Linux-test"}
+    monkeypatch.setattr(report, "environment", lambda: machine)
     figures = [
         (
             "cli_start",
@@ -101,4 +104,4 @@ def test_a_run_writes_the_results_the_page_shows(tmp_path: Path, monkeypatch: py
     assert "| PASS | 9 command line start: gatehouse --help | 48.25 ms | <= 300 | 15 rounds |" in block
     assert "| FAIL | 9 command line start: broken | not measured | <= 1 | no \\| pipe |" in block
     assert "by `python -m bench --only cli_start` at commit `abc1234567`" in block
-    assert "1 of 2 targets met" in block
+    assert "on 2 CPUs (x86_64, Linux-test), Python 3.11.7: 1 of 2 targets met" in block
