@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
 
-.PHONY: run test quick lint typecheck pytest peers lock bench eval conformance conformance-next clean
+.PHONY: run test quick lint typecheck pytest peers lock bench bench-page eval conformance conformance-next clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Gatehouse needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -68,9 +68,15 @@ $(PEERS)/venv-%/.installed: peers/python/mcp-server-%.txt
 	@touch $@
 
 # The benchmark (not part of `make test`): figures beside their targets, a report under
-# bench/results/, a non-zero exit when a target is missed.
+# bench/results/, each figure's results in bench/results/figures/ (committed) and
+# docs/benchmark.md rewritten from them, a non-zero exit when a target is missed.
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# docs/benchmark.md from bench/page_template.md and bench/results/figures/*.json, measuring
+# nothing: after editing the template, or to check a hand edit away (tests/bench/test_page.py).
+bench-page: $(STAMP)
+	$(BIN)/python -m bench.page
 
 # The capability-selection benchmark (not part of `make test`): eval/selection_cases.json and
 # eval/batches/*.json through `gatehouse ask` on the peer servers and the bundled ones; accuracy

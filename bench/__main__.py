@@ -1,14 +1,18 @@
 """`python -m bench [--only FIGURE ...]`: run the figures, print each beside its target, write
-bench/results/latest.{md,json} (and a timestamped copy), exit 1 when a target is missed."""
+bench/results/latest.{md,json} (and a timestamped copy) and each figure's bench/results/figures/NAME.json,
+rewrite docs/benchmark.md from those (bench/page.py), exit 1 when a target is missed."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 import time
+import traceback
 from pathlib import Path
 
+from bench import page
 from bench.report import Figure, render_line, write_report
 from bench.workspace import workspace
 
@@ -32,21 +36,37 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = args.only or list(FIGURES)
     started = time.perf_counter()
-    figures: list[Figure] = []
+    figures: list[tuple[str, Figure]] = []
     for name in chosen:
         module = importlib.import_module(f"bench.figures.{name}")
         print(f"-- {name}", flush=True)
         began = time.perf_counter()
         with workspace() as space:
-            for figure in module.run(space):
-                figures.append(figure)
-                print(render_line(figure), flush=True)
+            try:
+                for figure in module.run(space):
+                    figures.append((name, figure))
+                    print(render_line(figure), flush=True)
+            except Exception as error:  # noqa: BLE001 - any crash is the figure's FAIL, with its error
+                # A figure that crashes is a FAIL in the report (and on the page) with its
+                # error, and the others still run: one figure's bug hides no other's results.
+                traceback.print_exc()
+                crashed = Figure(
+                    getattr(module, "SECTION", name),
+                    "the figure's run",
+                    math.nan,
+                    "",
+                    error=f"crashed: {type(error).__name__}: {error}",
+                )
+                figures.append((name, crashed))
+                print(render_line(crashed), flush=True)
         print(f"   ({time.perf_counter() - began:.1f} s)", flush=True)
     seconds = time.perf_counter() - started
     command = "make bench" if not args.only else f"python -m bench --only {' '.join(chosen)}"
     markdown, data = write_report(figures, RESULTS, command=command, seconds=seconds)
-    failed = [f for f in figures if f.verdict == "FAIL"]
+    failed = [f for _, f in figures if f.verdict == "FAIL"]
     print(f"\n{len(figures)} figures in {seconds:.0f} s; report: {markdown} and {data}")
+    # The page shows every figure's latest results, these and those of earlier runs.
+    page.main([])
     if failed:
         print(f"{len(failed)} target(s) missed: " + ", ".join(f"{f.section} / {f.name}" for f in failed))
         return 1

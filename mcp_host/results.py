@@ -18,8 +18,8 @@ ContentType = Literal["text", "image", "audio", "blob", "resource", "resource_li
 DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024
 # What one message from a stdio server may be before the host stops reading it
 # (mcp_host/stdio_transport.py). Parsing a message holds the GIL, so every thread of the process
-# waits while it is parsed: 10 to 30 ms per MB on a busy 2-core machine, so a message at this size
-# holds the rest of the process up to about 100 ms, a 50 MB one a second. Far above what the
+# waits while it is parsed, in proportion to its size: this cap bounds that wait (what a refused
+# huge answer costs another request is bench figure 6, docs/benchmark.md). Far above what the
 # output cap keeps.
 DEFAULT_MESSAGE_CAP_BYTES = 4 * 1024 * 1024
 

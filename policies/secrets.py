@@ -34,8 +34,8 @@ Why not Yelp's detect-secrets (1.5.0, evaluated for this): used as a library on 
 quotes when it cannot tell the file type; its entropy plugins flag every plain word), reported
 a GitHub token as ``ghp`` and a JWT without its signature (values to search for again, not
 spans), missed ``github_pat_`` and ``sk-proj-`` keys, keeps its settings in a process-wide
-singleton (the app serves sessions on threads), and cost about 0.2 ms per line with only the
-relevant plugins (28 ms on the first call), more than this module's cost for a whole request.
+singleton (the app serves sessions on threads), and cost more per line, with only the relevant
+plugins, than this module costs for a whole request.
 It would also have added requests and PyYAML to the runtime. Microsoft's secret masker
 (1.0.0b4) is a beta whose patterns are mostly Azure's; it found two of the forms.
 

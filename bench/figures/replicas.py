@@ -15,9 +15,8 @@ any exception), reviews decided twice (ledger rows against decisions won) and ca
 records what bounds the throughput: CPU of the replicas (with their stdio servers), of
 PostgreSQL's processes and of the whole machine, which has only a few cores.
 
-Why rounds: the speed a shared machine gives a process drifts by a third from one minute to
-the next (one replica served 39 req/s in one run and 60 in the next, on the same cores), far
-more than the difference the figure is about. So the three replica sets run side by side for the
+Why rounds: the speed a shared machine gives a process drifts from one minute to the next, on the same
+cores, far more than the difference the figure is about. So the three replica sets run side by side for the
 whole figure, idle but for the set under load, and take turns: ROUNDS rounds, each giving every
 set a short window (in an order that rotates, so no set always comes first). The ratio is the
 median of the rounds' ratios, each taken between windows a few seconds apart.
@@ -654,7 +653,8 @@ def _throughput(result: Run) -> Figure:
 
 def _lock_waits(result: Run) -> Figure:
     """The share of the set's active database sessions waiting on a lock: judged with four
-    replicas (the audit log's one head row had 27% of them waiting here, 80% on 16 cores)."""
+    replicas, where the audit log's one head row once kept most of them waiting
+    (docs/audit-log.md)."""
     waits = ", ".join(f"{kind} {share:.0%}" for kind, share in result.waits.get("waits_by_type", {}).items())
     events = ", ".join(f"{event} {n:.2f}" for event, n in result.waits.get("top_wait_events", {}).items())
     return Figure(

@@ -30,15 +30,15 @@ REQUESTS = 300
 WARMUP = 30
 # The requests, the floor and the back-to-back calls are measured in rounds, each round judged
 # against its own floor: a shared machine's speed drifts between minutes by more than the 30 %
-# the target allows (the same code measured 1.24x and 1.57x in two runs an hour apart).
+# the target allows (docs/benchmark.md, figure 1).
 ROUNDS = 5
 SECTION = "1 read-only request, warm"
 # The nodes a read-only request passes through (preprocess .. generate_final_response).
 FLOOR_STEPS = 9
 # The median request against this run's floor with the server idle before the call, as a
 # request always meets it (see measure); the back-to-back floor's ratio and the absolute budget
-# are reported beside it, not judged: on a shared machine the budget flips from run to run
-# (9.76 and 10.02 ms).
+# are reported beside it, not judged: on a shared machine the median crosses the budget from
+# run to run.
 FLOOR_RATIO_TARGET = 1.3
 ABSOLUTE_TARGET_MS = 10.0
 
