@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from inspect import signature
 from pathlib import Path
@@ -19,6 +18,7 @@ from langgraph.types import Command
 from graph import nodes, routing
 from graph.context import GraphContext
 from graph.state import GraphInput, GraphState, changes
+from storage.sqlite import connect_sqlite
 
 CompiledGraph = CompiledStateGraph[GraphState, GraphContext, GraphInput, GraphState]
 # A node of graph/nodes.py: (state) or (state, runtime), returning the keys it changes.
@@ -116,14 +116,11 @@ def compile_graph(checkpointer: BaseCheckpointSaver[Any]) -> CompiledGraph:
 
 
 def open_sqlite_checkpointer(path: Path) -> SqliteSaver:
-    """A SqliteSaver on a file, in WAL mode, shareable across the app's threads."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # check_same_thread=False: Streamlit serves each session on its own thread; SqliteSaver
-    # serialises access with its own lock.
-    connection = sqlite3.connect(str(path), check_same_thread=False)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
-    saver = SqliteSaver(connection)
+    """A SqliteSaver on a file, connected as every Gatehouse connection to the file is
+    (storage/sqlite.py connect_sqlite: WAL, and the same wait for another writer's lock as the
+    ledger's). Shared across the app's threads: Streamlit serves each session on its own thread
+    and SqliteSaver serialises access with its own lock."""
+    saver = SqliteSaver(connect_sqlite(path))
     saver.setup()
     return saver
 

@@ -13,26 +13,43 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Literal
 
 from storage.database import Connection, Dialect
 from storage.transactions import ThreadTransactions
 
 SQLITE = Dialect(name="sqlite", lock_rows="")
+IsolationLevel = Literal["DEFERRED", "EXCLUSIVE", "IMMEDIATE"] | None
+# How long a write waits for another writer's lock before "database is locked". Every
+# connection to a Gatehouse file waits this long (connect_sqlite): the ledger, the audit log and
+# LangGraph's checkpoints share the file, and replicas share it across processes, so one
+# connection that gave up sooner (SQLite's default is 5 s) failed runs on a busy machine.
+BUSY_TIMEOUT_SECONDS = 30
+
+
+def connect_sqlite(path: Path, *, isolation_level: IsolationLevel = "DEFERRED") -> sqlite3.Connection:
+    """A connection to a Gatehouse SQLite file, shareable across threads, in WAL mode (readers
+    go on while one writer writes), waiting BUSY_TIMEOUT_SECONDS for a writer's lock.
+    ``isolation_level`` as sqlite3's (its default is DEFERRED): None for explicit transactions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(
+        str(path), check_same_thread=False, isolation_level=isolation_level, timeout=BUSY_TIMEOUT_SECONDS
+    )
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_SECONDS * 1000}")
+    return connection
 
 
 class SqliteDatabase:
     dialect = SQLITE
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.description = str(path)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT).
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._conn = connect_sqlite(path, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA busy_timeout=30000")
         self._lock = threading.RLock()
         self._transactions = ThreadTransactions()
 
