@@ -137,7 +137,7 @@ def execute(
     # returns. A crash mid-run can lose the last steps' checkpoints, and that is safe: the run
     # is continued from the last one written, and an approved call cannot run twice because
     # the execution journal (reviews/ledger.py) is committed before the call, not after the
-    # step. Waiting for each write ("sync") cost about 1 ms of a 9 ms warm request (bench/).
+    # step. Waiting for each write ("sync") measurably slowed a warm request (bench/: warm_request).
     durability: Durability | None = "async" if graph.checkpointer is not None else None
     # One node runs at a time on every route of this graph: one worker thread per run is
     # enough for LangGraph's background writes, and starting fewer threads is measurably faster.

@@ -7,7 +7,7 @@ the mean of its tokens' vectors; two texts are as close as the cosine of their v
 package's own loader is not used: importing ``wordllama`` calls ``logging.basicConfig`` (every
 library's INFO lines would start printing on the operator's terminal) and may fall back to a
 download. This module reads the same two files with ``safetensors`` and ``tokenizers`` instead,
-once per process, on the first request that needs them (about 0.15 s).
+once per process, on the first request that needs them (a fraction of a second).
 
 The interface is two functions: ``capability_text`` (what a capability is read as; extra text,
 such as an administrator's example requests or other names, is passed in) and ``similarities``.
