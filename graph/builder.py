@@ -21,7 +21,7 @@ from graph.state import GraphInput, GraphState, changes
 from storage.sqlite import connect_sqlite
 
 CompiledGraph = CompiledStateGraph[GraphState, GraphContext, GraphInput, GraphState]
-# A node of graph/nodes.py: (state) or (state, runtime), returning the keys it changes.
+# A node of graph/nodes/: (state) or (state, runtime), returning the keys it changes.
 Node = Callable[..., GraphState]
 # A routing function of graph/routing.py: (state) or (state, runtime), returning the next node.
 Route = Callable[..., str]

@@ -6,7 +6,8 @@ diff against the file there. Both depend on the disk, which can change between t
 the call: the file created, deleted, edited, or the path swapped for a symlink to another file.
 So the approval is bound to what the preview showed (graph.state.EffectBinding: the path,
 whether a file was there, the file it led to, a fingerprint of its content), and that is read
-again right before the call (graph/nodes.py invoke_mcp_capability): a difference is refused.
+again right before the call (graph/nodes/invocation.py invoke_mcp_capability): a difference is
+refused.
 
 The current file is read through the same server's own read tool (the host has no business
 reading the server's disk) and only when the policy would run that read without a review:

@@ -360,7 +360,7 @@ class ReviewedDefinition(TypedDict):
 
 
 class ReviewPayload(TypedDict):
-    """What mark_needs_review sends through interrupt() (graph/nodes.py review_payload):
+    """What mark_needs_review sends through interrupt() (graph/nodes/review.py review_payload):
     everything a person needs to decide. The checkpoint keeps it as the thread's pending
     interrupt and the ledger opens a review from it and stores it with the review."""
 
@@ -431,8 +431,8 @@ class FinalOutputData(TypedDict):
 
 
 class GraphState(TypedDict, total=False):
-    # What the workflow carries from node to node (graph/nodes.py says who reads and writes
-    # which).
+    # What the workflow carries from node to node (each node's docstring in graph/nodes/
+    # says which fields it reads and writes).
     input: str
     intent: str | None
     operation_type: str | None

@@ -288,7 +288,7 @@ class ReviewLedger:
         no write lock.)
 
         Args:
-            payload: the graph's interrupt payload (graph/nodes.py review_payload) or a server's
+            payload: the graph's interrupt payload (graph/nodes/review.py review_payload) or a server's
                 request for a model completion (reviews/sampling.py).
 
         Returns:

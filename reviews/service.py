@@ -596,7 +596,7 @@ class ReviewService:
     ) -> EffectBinding | None:
         """What an approval of ``arguments`` is bound to of the file the call writes (None:
         nothing to bind, or a stage that runs no call). What the decider was shown must still
-        hold: it is read again now, and once more right before the call (graph/nodes.py)."""
+        hold: it is read again now, and once more right before the call (graph/nodes/call_checks.py)."""
         if review.stage not in RUNS_A_CALL:
             return None
         now = observe(self.context.mcp, self.context.policy, review.capability, arguments)

@@ -1,7 +1,7 @@
 """Ids as people see them on screen: short, and unambiguous in practice.
 
 Thread ids are 32 hex characters (graph/runner.new_thread_id) and review ids are built from
-them (``<thread>-r<round>``, graph/nodes.review_id): a table whose first column is such an
+them (``<thread>-r<round>``, graph/nodes/review.py review_id): a table whose first column is such an
 id says nothing a person can take in. The first 8 characters of a thread id tell threads
 apart among thousands; a review id keeps its round. The full id stays in links, the JSON and
 CLI contracts and a tooltip or a details view, where it is copied rather than read.

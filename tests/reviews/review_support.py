@@ -236,7 +236,7 @@ def email_review(
     terms: ReviewTermsData | None = EMAIL_TERMS,
     request: str | None = None,
 ) -> ReviewPayload:
-    """The payload of a review of email__send_email as graph/nodes.py review_payload builds it,
+    """The payload of a review of email__send_email as graph/nodes/review.py review_payload builds it,
     for the tests that open reviews in the ledger without running the graph."""
     return {
         "review_id": review_id,

@@ -1,0 +1,140 @@
+"""select_capability: the planner's choice among the offered capabilities, with its
+arguments and where each came from."""
+
+from __future__ import annotations
+
+import re
+
+from langgraph.runtime import Runtime
+
+from graph.accessors import capability_data, manifest
+from graph.context import GraphContext
+from graph.output import no_match_sentence
+from graph.planner.arguments import Extraction
+from graph.planner.protocol import PlanningRequest
+from graph.planner.scoring import ScoredCapability
+from graph.state import Candidate, GraphState, ProvenanceData, SelectedCapability
+from mcp_host.manifest import Manifest
+
+
+def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> ScoredCapability | None:
+    """The candidate an operator's reply names exactly (by name or key), if any.
+
+    Answering "which one?" with a tool's name settles it, even when that name is a prefix of
+    the other candidate's ("list_directory" vs "list_directory_with_sizes").
+    """
+    if not reply:
+        return None
+    tokens = {token.lower() for token in re.findall(r"[\w.-]+", reply)}
+    by_key = [s for s in candidates if s.capability.key.lower() in tokens]
+    if len(by_key) == 1:
+        return by_key[0]
+    # A bare name settles it only when one candidate has it (two servers may share a name).
+    by_name = [s for s in candidates if s.capability.name.lower() in tokens]
+    return by_name[0] if len(by_name) == 1 else None
+
+
+def _planning_request(state: GraphState, offered: Manifest) -> PlanningRequest:
+    """What the planner is asked: the request with the operator's earlier answers, the latest
+    answer apart (it may name a choice or a missing value), and what it must leave out."""
+    clarifications = state.get("clarifications", [])
+    return PlanningRequest(
+        text=" ".join([state["request_text"], *clarifications[:-1]]),
+        operation_type=state.get("operation_type") or "tool",
+        answer=clarifications[-1] if clarifications else None,
+        asked=tuple(state.get("missing_arguments") or ()),
+        preferences=tuple(state.get("server_preferences", [])),
+        exclude=frozenset(state.get("tried_capabilities", [])),
+        folders={server.name: tuple(server.folders) for server in offered.servers if server.folders},
+    )
+
+
+def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Score the offered capabilities against the request and pick one, with its arguments.
+
+    Reads ``capability_manifest``, ``request_text``, ``clarifications`` (the latest one is the
+    operator's answer), ``operation_type``, ``missing_arguments`` (what was asked),
+    ``server_preferences``, ``tried_capabilities`` (never picked again). Writes
+    ``candidate_capabilities``, ``selected_capability`` and resets ``review_stage``,
+    ``needs_human_review`` and ``mcp_request``; with a choice also the proposed arguments,
+    their sources, evidence, invalid and missing ones, and clears ``fallback_reason`` and
+    ``fallback_text``; without one, sets them. A re-run asks the planner again (nothing is
+    written outside the state).
+
+    Args:
+        state: the request's state after discovery (or after a failed call or an answer).
+        runtime: the run's context (its planner and limits).
+
+    Returns:
+        The selection, or the reason there is none.
+    """
+    planner = runtime.context.planner
+    limits = runtime.context.limits
+    offered = manifest(state)
+    request = _planning_request(state, offered)
+    latest = request.answer
+    selection_ = planner.select(request, offered.capabilities(), limits)
+    candidates: list[Candidate] = [
+        {"key": s.capability.key, "score": s.score, "reasons": s.reasons} for s in selection_.candidates
+    ]
+    update: GraphState = {
+        "candidate_capabilities": candidates,
+        "review_stage": None,
+        "needs_human_review": False,
+        "mcp_request": None,
+    }
+    if selection_.chosen is None:
+        closest = selection_.candidates[0] if selection_.candidates else None
+        best_of = f" (best: {closest.capability.key}, score {closest.score:g})" if closest else ""
+        return update | {
+            "selected_capability": None,
+            "fallback_reason": f"no capability matches the request well enough{best_of}; "
+            f"the threshold is {limits.min_score:g}",
+            "fallback_text": selection_.no_match or no_match_sentence(selection_.candidates),
+        }
+    best, runner_up = selection_.chosen, selection_.ambiguous_with
+    named = _named_in_reply(selection_.candidates, latest) if latest else None
+    if named is not None:
+        # The operator answered "which one?" by naming it: that settles the choice.
+        best, runner_up = named, None
+    extraction = selection_.arguments
+    if extraction is None or named is not None:
+        extraction = planner.extract(best.capability, request)
+    selected: SelectedCapability = {
+        **capability_data(best.capability),
+        "score": best.score,
+        "reason": "; ".join(best.reasons),
+        "explanation": selection_.explanation
+        if named is None
+        else f"Chose {best.capability.key}, as you said.",
+        "planner": planner.label,
+        "planner_fallback": selection_.fallback,
+        "ambiguous_with": runner_up.capability.key if runner_up else None,
+        "ignored_calls": selection_.ignored_calls,
+    }
+    update |= {
+        "selected_capability": selected,
+        "proposed_arguments": extraction.arguments,
+        "argument_sources": extraction.sources,
+        "argument_evidence": extraction.evidence,
+        "argument_provenance": _provenance_data(extraction),
+        "invalid_arguments": extraction.invalid,
+        "missing_arguments": extraction.missing,
+        "fallback_reason": None,
+        "fallback_text": None,
+    }
+    return update
+
+
+def _provenance_data(extraction: Extraction) -> dict[str, ProvenanceData]:
+    """Each argument's provenance as the state keeps it. A planner that did not say where a
+    value came from has it derived: nothing runs unreviewed on a value nobody showed stated."""
+    found: dict[str, ProvenanceData] = {}
+    for name in extraction.arguments:
+        provenance = extraction.provenance.get(name)
+        found[name] = (
+            {"kind": provenance.kind, "words": provenance.words, "how": provenance.how}
+            if provenance is not None
+            else {"kind": "derived", "words": "", "how": "the planner did not say which words it came from"}
+        )
+    return found
