@@ -14,9 +14,11 @@ if TYPE_CHECKING:
     from policies.decision import Policy
 
 
-# How a reviewed call ended: it ran, it failed before doing anything, or nobody can tell (a
-# timeout or a lost connection after the request was sent: it may have run).
-CallOutcome = Literal["executed", "failed", "outcome_unknown"]
+# How a reviewed call ended: it ran; it failed without doing anything (the server answered
+# with an error); it never reached the server (not_run: no open session, or the connection was
+# gone before the request was written); or nobody can tell (outcome_unknown: a timeout or a
+# lost connection after the request was sent, so it may have run).
+CallOutcome = Literal["executed", "failed", "not_run", "outcome_unknown"]
 
 
 @dataclass(frozen=True)

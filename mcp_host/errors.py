@@ -29,6 +29,9 @@ class ErrorInfo(BaseModel):
     # The request was sent and then the answer was lost (a timeout, the connection or the
     # server died): the call may have taken effect. False only when it cannot have.
     may_have_run: bool = False
+    # False when the host knows the request never left it (no open session, or the transport
+    # was closed before the request was written): the call did not run at all.
+    sent: bool = True
 
     @property
     def recoverable(self) -> bool:
@@ -50,6 +53,15 @@ class UnknownServerError(McpHostError):
 
 class ClientClosedError(McpHostError):
     """The client was used after close()."""
+
+
+class RequestNotSentError(McpHostError):
+    """A call whose request never reached the server: its connection was gone before the
+    request was written (mcp_host/stdio_transport.py, tracked_writes)."""
+
+    def __init__(self, server: str, why: str) -> None:
+        super().__init__(f"{why}; the request to {server!r} was not sent")
+        self.server = server
 
 
 class PaginationError(McpHostError):
@@ -114,8 +126,11 @@ def error_from_exception(exc: BaseException) -> ErrorInfo:
     if isinstance(exc, MessageTooLargeError):
         # The tool ran: its answer is what was refused.
         return ErrorInfo(kind="protocol", message=message, may_have_run=True)
+    if isinstance(exc, RequestNotSentError):
+        return ErrorInfo(kind="unavailable", message=message, sent=False)
+    sent = not _never_sent(exc)
     return ErrorInfo(
-        kind="unavailable", message=f"{type(exc).__name__}: {message}", may_have_run=not _never_sent(exc)
+        kind="unavailable", message=f"{type(exc).__name__}: {message}", may_have_run=sent, sent=sent
     )
 
 

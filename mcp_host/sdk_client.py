@@ -82,6 +82,7 @@ from mcp_host.errors import (
     McpHostError,
     MessageTooLargeError,
     PaginationError,
+    RequestNotSentError,
     UnknownServerError,
     error_from_exception,
 )
@@ -93,7 +94,8 @@ from mcp_host.output_schema import output_problem
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES, McpResult, message_cap_for
 from mcp_host.sampling import SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
-from mcp_host.transports import ServerTarget, client_target, is_restartable
+from mcp_host.stdio_transport import tracked_writes
+from mcp_host.transports import ServerTarget, client_target, is_restartable, knows_unsent_requests
 
 _T = TypeVar("_T")
 
@@ -188,6 +190,9 @@ class _Session:
     output_schemas: dict[str, dict[str, Any] | None] | None = None
     # Why the transport ended the open connection (a message over the cap), None otherwise.
     transport_failure: MessageTooLargeError | None = None
+    # Why the server last ended its session (its process exited, say), as the transport told
+    # it (mcp_host/stdio_transport.py); kept after the session is re-opened, for health().
+    ended: ErrorInfo | None = None
     # The last listing, when it failed, kept until listing_retry_at (the pool's clock): every
     # request meanwhile gets it instead of listing again. listing_failures counts the failures
     # in a row (the back-off doubles with each); a listing that works, or reconnect(), ends it.
@@ -362,6 +367,7 @@ class SdkMcpClient:
         session.wake = anyio.Event()
         started = time.perf_counter()
         connected = False
+        ended_before = session.ended
         # The open is bounded by the connect timeout, whoever opens it (the first connect, the
         # keeper after the session died, reconnect() after a sign-in): a server that trickles
         # its answer a byte at a time resets the HTTP read timeout with every byte, so without
@@ -379,6 +385,7 @@ class SdkMcpClient:
                         self._auth_for(session),
                         message_cap_bytes=self._message_cap,
                         on_oversize=_oversize_recorder(session),
+                        on_end=_end_recorder(session),
                     ),
                     cache=None,  # the host decides when a manifest is fresh
                     client_info=CLIENT_INFO,
@@ -409,7 +416,10 @@ class SdkMcpClient:
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of one server is that server's error
-            session.error = _classify(session, exc)
+            # A process that exited during the handshake says more ("exited with status 1:
+            # ModuleNotFoundError ...") than the SDK's "Connection closed".
+            ended = session.ended if session.ended is not ended_before else None
+            session.error = ended if ended is not None and not connected else _classify(session, exc)
         finally:
             session.client = None
             session.manifest = None
@@ -504,11 +514,7 @@ class SdkMcpClient:
 
     async def _reopen(self, session: _Session) -> None:
         """Ask the keeper to re-open a dead session (once, however many callers noticed)."""
-        if session.settled is not None and session.settled.is_set() and session.client is not None:
-            session.settled = anyio.Event()
-            session.client = None
-            if session.wake is not None:
-                session.wake.set()
+        _mark_dead(session)
 
     async def _usable_client(self, session: _Session) -> Client | None:
         """The open client, waiting (bounded) for a re-open in progress."""
@@ -560,7 +566,7 @@ class SdkMcpClient:
                 protocol_version=s.protocol_version,
                 connect_ms=s.connect_ms,
                 restarts=s.restarts,
-                error=s.error,
+                error=s.error or s.ended,
                 needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
                 log=_shown_path(server_log_path(self._log_dir, s.name)),
                 **self._listing_health(s),
@@ -829,8 +835,10 @@ class SdkMcpClient:
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
             return McpResult.failure(server, capability_type, name, _classify(session, exc))
         if raw is None:
+            # No open session to send it on: the request never left the host.
             error = session.error or ErrorInfo(kind="unavailable", message="no open session")
-            return McpResult.failure(server, capability_type, name, error)
+            unsent = error.model_copy(update={"sent": False, "may_have_run": False})
+            return McpResult.failure(server, capability_type, name, unsent)
         return convert(raw, (time.perf_counter() - started) * 1000)
 
     def call_time_limit(self, server: str) -> float:
@@ -852,8 +860,9 @@ class SdkMcpClient:
         client = await self._usable_client(session)
         if client is None:
             return None
+        writes = None
         try:
-            with session.clocks.bounded(self._timeout_for(session)):
+            with session.clocks.bounded(self._timeout_for(session)), tracked_writes() as writes:
                 call = _InFlight(owner)
                 session.in_flight.append(call)
                 token = _current_call.set(call)
@@ -867,10 +876,15 @@ class SdkMcpClient:
             # not repeated here: it may have reached the server before the connection broke.
             if error_from_exception(exc).kind == "unavailable":
                 failure = session.transport_failure
+                why = session.error
                 await self._reopen(session)
                 if failure is not None:
                     # Why the connection ended, read before the re-opened one clears it.
                     raise failure from exc
+                if writes is not None and writes.written == 0 and knows_unsent_requests(session.target):
+                    # The connection was gone before the request was written: it did not run.
+                    said = why.message if why is not None else "the connection to the server was closed"
+                    raise RequestNotSentError(session.name, said) from exc
             raise
 
     def _check_open(self) -> None:
@@ -934,6 +948,31 @@ def _classify(session: _Session, exc: BaseException) -> ErrorInfo:
 
 def _has_no_credentials(target: ServerTarget) -> bool:
     return isinstance(target, HttpServer) and not target.headers
+
+
+def _mark_dead(session: _Session) -> None:
+    """Stop lending out a dead session and wake its keeper to re-open it (once, however many
+    noticed: a failed call, the transport seeing the server end it)."""
+    if session.settled is not None and session.settled.is_set() and session.client is not None:
+        session.settled = anyio.Event()
+        session.client = None
+        if session.wake is not None:
+            session.wake.set()
+
+
+def _end_recorder(session: _Session) -> Callable[[str], None]:
+    """What the stdio transport tells when the server ended the session: the session shows as
+    not connected, with why, at once, and its keeper re-opens it (or gives up) as for any
+    other end; a call meanwhile waits for the re-opened session instead of failing on this one."""
+
+    def record(why: str) -> None:
+        if session.stopping:
+            return
+        session.ended = ErrorInfo(kind="unavailable", message=why)
+        session.error = session.ended
+        _mark_dead(session)
+
+    return record
 
 
 def _oversize_recorder(session: _Session) -> Callable[[MessageTooLargeError], None]:

@@ -13,6 +13,14 @@ response with its id in the middle), the session is ended instead: its calls fai
 error (the pool re-opens it, and counts that against the server's restarts like any other end
 of its session), and the rest of the server's output is discarded.
 
+The transport also tells the pool what the SDK's cannot: when the session ends because the
+server did (its process exited, or stopped reading or writing), with the exit status and the
+last line it wrote to its log since it started (``on_end``), so the pool shows the server as
+not connected at once instead of at the next call; and whether a call's requests were handed
+to the process's stdin at all (``tracked_writes``): the SDK answers "Connection closed" alike
+for a request written before the server died (it may have run) and for one never written
+because the pipe was already gone (it cannot have run).
+
 Process start and stop follow the SDK's stdio_client: a new process group, an environment of
 the safe base variables plus the entry's, stdin closed first, then SIGTERM and SIGKILL to the
 whole group. Windows keeps the SDK's transport (and no cap): the host is run on Linux.
@@ -22,12 +30,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import signal
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TextIO
+from types import TracebackType
+from typing import Self, TextIO
 
 import anyio
 import mcp_types as types
@@ -48,6 +60,12 @@ KILL_GRACE_SECONDS = 2.0
 _EXIT_POLL_SECONDS = 0.01
 
 OversizeListener = Callable[[MessageTooLargeError], None]
+# Told why the session ended when the server ended it (not when the host stopped it).
+EndListener = Callable[[str], None]
+# How long an ended session waits for the process's exit status before saying it without one.
+_EXIT_STATUS_WAIT_SECONDS = 1.0
+# How much of the end of a server's log is read for its last line.
+_LOG_TAIL_BYTES = 4096
 # Routed to the server's own log file, like the SDK's records (mcp_host/server_logs.py).
 logger = logging.getLogger(__name__)
 
@@ -134,6 +152,138 @@ class MessageSplitter:
         return found
 
 
+@dataclass
+class RequestWrites:
+    """How many of one call's requests were handed whole to a stdio server's stdin."""
+
+    written: int = 0
+
+
+_call_writes: ContextVar[RequestWrites | None] = ContextVar("gatehouse_call_writes", default=None)
+
+
+@contextmanager
+def tracked_writes() -> Iterator[RequestWrites]:
+    """Count the requests the current task (and the tasks it starts) hands to a stdio server's
+    stdin: none written means the server cannot have received the call."""
+    record = RequestWrites()
+    token = _call_writes.set(record)
+    try:
+        yield record
+    finally:
+        _call_writes.reset(token)
+
+
+# A message on its way to the writer, with the call whose request it is (None: not a call's).
+_Outgoing = tuple[SessionMessage, RequestWrites | None]
+
+
+class _TrackedSend:
+    """The session's write stream: each message goes to the writer with the record of the call
+    that sent it, read here in the sending task (the dispatcher writes a request from the
+    caller's own task), so the writer can count it once its bytes are in the pipe."""
+
+    def __init__(self, stream: MemoryObjectSendStream[_Outgoing]) -> None:
+        self._stream = stream
+
+    async def send(self, item: SessionMessage, /) -> None:
+        record = _call_writes.get() if isinstance(item.message, types.JSONRPCRequest) else None
+        await self._stream.send((item, record))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        self.close()
+        return None
+
+
+class _Ending:
+    """Tells the pool, once, why the server ended its session; nothing when the host stops it."""
+
+    def __init__(self, process: Process, log: TextIO | None, on_end: EndListener | None) -> None:
+        self._process = process
+        self._on_end = on_end
+        # Set once the pool was told: the reader and the writer may both see the end, and
+        # neither closes the session's stream before the pool knows why.
+        self._told: anyio.Event | None = None
+        self.stopping = False
+        # Where this process's lines begin in its log: its last line is read from there on.
+        self._log = log
+        self._log_start = _log_size(log) if log is not None else None
+
+    async def report(self, why: str) -> None:
+        if self.stopping or self._on_end is None:
+            return
+        if self._told is not None:
+            await self._told.wait()
+            return
+        self._told = anyio.Event()
+        try:
+            self._on_end(await self._words(why))
+        finally:
+            self._told.set()
+
+    async def _words(self, why: str) -> str:
+        with anyio.move_on_after(_EXIT_STATUS_WAIT_SECONDS):
+            while self._process.returncode is None:
+                await anyio.sleep(_EXIT_POLL_SECONDS)
+        code = self._process.returncode
+        if code is None:
+            said = f"the server {why}"
+        elif code < 0:
+            said = f"the server's process was killed ({_signal_name(-code)})"
+        else:
+            said = f"the server's process exited with status {code}"
+        # An exit with an error status usually says why last (a traceback's final line); a
+        # killed process's last line is whatever it was doing, so it is not quoted.
+        failed = code is not None and code > 0
+        last = _last_line(self._log, self._log_start) if failed and self._log is not None else None
+        return f"{said}: {last}" if last else said
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _log_size(log: TextIO) -> int | None:
+    try:
+        return os.fstat(log.fileno()).st_size
+    except (OSError, ValueError, AttributeError):
+        return None  # not a file (a test's stream): no last line to tell
+
+
+def _last_line(log: TextIO, start: int | None) -> str | None:
+    """The last non-empty line the process wrote to its log (its stderr), if it wrote one."""
+    name = getattr(log, "name", None)
+    if start is None or not isinstance(name, str):
+        return None
+    try:
+        log.flush()
+        with open(name, "rb") as written:  # the host holds it open for appending only
+            size = os.fstat(written.fileno()).st_size
+            written.seek(max(start, size - _LOG_TAIL_BYTES))
+            tail = written.read()
+    except (OSError, ValueError):
+        return None
+    lines = [line.strip() for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1][:500] if lines else None
+
+
 def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | Exception:
     """One message, or its parse error as a value for the session to surface (as the SDK does)."""
     try:
@@ -159,6 +309,7 @@ async def _read(
     parameters: StdioServerParameters,
     deliver: MemoryObjectSendStream[SessionMessage | Exception],
     on_oversize: OversizeListener,
+    ending: _Ending,
 ) -> None:
     answered = False  # whether the refused message under way was answered already
     try:
@@ -185,7 +336,11 @@ async def _read(
                 # Told before the stream to the session closes (leaving this block), so the
                 # calls that fail with the session already read why.
                 on_oversize(refused)
+                await ending.report(str(refused))
             else:
+                # The server's output ended: it exited, or closed its stdout. Told before the
+                # stream to the session closes, so the pool stops lending it out first.
+                await ending.report("closed its output")
                 return
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
         pass  # the session (or the process) went away first
@@ -199,16 +354,21 @@ async def _read(
 async def _write(
     stdin: anyio.abc.ByteSendStream,
     parameters: StdioServerParameters,
-    messages: MemoryObjectReceiveStream[SessionMessage],
+    messages: MemoryObjectReceiveStream[_Outgoing],
     deliver: MemoryObjectSendStream[SessionMessage | Exception],
+    ending: _Ending,
 ) -> None:
     try:
         async with messages:
-            async for message in messages:
+            async for message, record in messages:
                 text = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 await stdin.send(text.encode(parameters.encoding, parameters.encoding_error_handler))
+                if record is not None:
+                    # Whole in the pipe: from here on the server may read it and act.
+                    record.written += 1
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         # The server stopped reading: end the session's reads too, so no call waits forever.
+        await ending.report("stopped reading its input")
         await deliver.aclose()
 
 
@@ -234,10 +394,14 @@ async def capped_stdio_client(
     max_message_bytes: int,
     on_oversize: OversizeListener,
     errlog: TextIO | None = None,
+    on_end: EndListener | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """The streams of a stdio server's session, reading at most ``max_message_bytes`` of any
     one message. ``on_oversize`` is told when one that names no call passed it, just before the
-    session is ended for it (one that answers a call fails only that call)."""
+    session is ended for it (one that answers a call fails only that call). ``on_end`` is told
+    why, in words, when the server ends the session (never when the host does), before the
+    session's calls fail. Each request is counted in the ``tracked_writes`` record of the task
+    that sent it once it is whole in the server's stdin."""
     log = errlog if errlog is not None else sys.stderr
     if sys.platform == "win32":  # pragma: no cover - the host runs on Linux
         async with stdio_client(parameters, errlog=log) as streams:
@@ -252,20 +416,26 @@ async def capped_stdio_client(
         start_new_session=True,
     )
     assert process.stdout is not None and process.stdin is not None, "spawned with pipes"
+    # The last line of the server's own log, never of the host's stderr.
+    ending = _Ending(process, errlog, on_end)
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    outgoing, from_session = anyio.create_memory_object_stream[_Outgoing](0)
+    write_stream = _TrackedSend(outgoing)
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(_read, server, process.stdout, splitter, parameters, to_session, on_oversize)
-            group.start_soon(_write, process.stdin, parameters, from_session, to_session)
+            group.start_soon(
+                _read, server, process.stdout, splitter, parameters, to_session, on_oversize, ending
+            )
+            group.start_soon(_write, process.stdin, parameters, from_session, to_session, ending)
             try:
                 yield read_stream, write_stream
             finally:
                 with anyio.CancelScope(shield=True):
+                    ending.stopping = True  # the host ends it: nothing to report
                     read_stream.close()
                     write_stream.close()
                     await _stop(process)
                 group.cancel_scope.cancel()
     finally:
-        for stream in (to_session, from_session, read_stream, write_stream):
+        for stream in (to_session, from_session, read_stream, outgoing):
             stream.close()

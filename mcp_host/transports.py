@@ -11,6 +11,7 @@ whole environment, where the host's own secrets live.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,7 +28,7 @@ from mcp_host.config import HttpServer, ServerEntry, StdioServer
 from mcp_host.errors import MessageTooLargeError
 from mcp_host.results import DEFAULT_MESSAGE_CAP_BYTES
 from mcp_host.server_logs import server_log_path
-from mcp_host.stdio_transport import OversizeListener, capped_stdio_client
+from mcp_host.stdio_transport import EndListener, OversizeListener, capped_stdio_client
 
 ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
 """What a pool can connect to: a configured entry, SDK stdio parameters, a Streamable HTTP
@@ -85,6 +86,7 @@ async def _stdio_transport(
     log_path: Path | None,
     message_cap_bytes: int,
     on_oversize: OversizeListener | None,
+    on_end: EndListener | None = None,
 ) -> AsyncIterator[TransportStreams]:
     # A server's stderr is its log: kept in a file per server, not mixed into the host's output.
     log: TextIO | None = None
@@ -98,6 +100,7 @@ async def _stdio_transport(
             max_message_bytes=message_cap_bytes,
             on_oversize=on_oversize or _ignore_oversize,
             errlog=log,
+            on_end=on_end,
         ) as streams:
             yield streams
     finally:
@@ -118,22 +121,32 @@ def client_target(
     *,
     message_cap_bytes: int = DEFAULT_MESSAGE_CAP_BYTES,
     on_oversize: OversizeListener | None = None,
+    on_end: EndListener | None = None,
 ) -> Any:
     """The value to hand to ``mcp.Client`` for one server; ``auth`` signs a remote server's
     requests (mcp_host/oauth.py). A stdio server's messages are read up to
     ``message_cap_bytes`` each; ``on_oversize`` hears of one that was longer
-    (mcp_host/stdio_transport.py)."""
+    (mcp_host/stdio_transport.py), and ``on_end`` why the server ended its session."""
     log_path = server_log_path(log_dir, name)
     if isinstance(target, StdioServer):
-        return _stdio_transport(name, stdio_parameters(target), log_path, message_cap_bytes, on_oversize)
+        return _stdio_transport(
+            name, stdio_parameters(target), log_path, message_cap_bytes, on_oversize, on_end
+        )
     if isinstance(target, StdioServerParameters):
-        return _stdio_transport(name, target, log_path, message_cap_bytes, on_oversize)
+        return _stdio_transport(name, target, log_path, message_cap_bytes, on_oversize, on_end)
     if isinstance(target, HttpServer):
         headers = {key: value.get_secret_value() for key, value in target.headers.items()}
         return _http_transport(target.url, headers, on_auth_failure, auth)
     if isinstance(target, str):
         return _http_transport(target, {}, on_auth_failure)
     return target
+
+
+def knows_unsent_requests(target: ServerTarget) -> bool:
+    """Whether the transport tells which requests reached the server (``tracked_writes``): the
+    host's own stdio transport does; over HTTP, or the SDK's transport on Windows, a request
+    that failed with the connection may have been sent."""
+    return isinstance(target, StdioServer | StdioServerParameters) and sys.platform != "win32"
 
 
 def is_restartable(target: ServerTarget) -> bool:

@@ -807,7 +807,7 @@ class ReviewLedger:
     def finish_execution(
         self,
         review_id: str,
-        outcome: Literal["executed", "failed", "outcome_unknown"],
+        outcome: Literal["executed", "failed", "not_run", "outcome_unknown"],
         result: dict[str, Any] | None = None,
     ) -> None:
         """Record how a started call ended, with its result.
@@ -818,7 +818,8 @@ class ReviewLedger:
 
         Args:
             review_id: the review whose approval the call ran under.
-            outcome: executed, failed or outcome_unknown.
+            outcome: executed, failed, not_run (the request never reached the server) or
+                outcome_unknown.
             result: the call's result as JSON, already capped (None: nothing to keep).
         """
         now = iso(self._clock())

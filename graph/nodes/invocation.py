@@ -93,6 +93,8 @@ def _send(mcp: McpClient, request: McpRequest) -> McpResult:
 def _call_outcome(result: McpResult) -> CallOutcome:
     if result.error is None:
         return "executed"
+    if not result.error.sent:
+        return "not_run"
     return "outcome_unknown" if result.error.may_have_run else "failed"
 
 

@@ -66,11 +66,10 @@ def test_a_stdio_server_that_dies_is_restarted_and_serves_the_next_call(data_dir
         os.kill(pid, signal.SIGKILL)
         _wait_gone(pid)
 
-        broken = pool.call_tool("greeter", "greet", {"name": "Ada"})
+        # The transport saw the process end: the call waits for the restarted server.
         after = pool.call_tool("greeter", "greet", {"name": "Ada"})
         health = {h.name: h for h in pool.health()}
 
-    assert not broken.success and broken.error is not None and broken.error.kind == "unavailable"
     assert after.success and after.content[0].text == "Hello, Ada!"
     assert health["greeter"].restarts == 1
     assert health["greeter"].connected
