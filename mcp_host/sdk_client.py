@@ -703,7 +703,7 @@ class SdkMcpClient:
         session.listing_retry_at = self._clock() + min(wait, self._listing_backoff_cap)
         session.failed_listing = manifest
 
-    async def _discover_one(self, session: _Session) -> ServerManifest:
+    async def _discover_one(self, session: _Session, *, again: bool = False) -> ServerManifest:
         log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
         if client is None:
@@ -738,6 +738,12 @@ class SdkMcpClient:
             error = _classify(session, exc)
             if error.kind in TRANSPORT_KINDS and error.kind != "timeout":
                 await self._reopen(session)
+                if not again and knows_unsent_requests(session.target):
+                    # The server's process died under the listing or before it (the host had
+                    # not yet read the end of its output): a listing is a read, so the restarted
+                    # server is listed, once, rather than its tools reported gone (a reviewed
+                    # call would be sent back to review as "no longer offered").
+                    return await self._discover_one(session, again=True)
             failed = ServerManifest(name=session.name, ok=False, error=error)
             self._listing_failed(session, failed)
             session.last_listing = failed
@@ -854,7 +860,12 @@ class SdkMcpClient:
         return float(configured) if isinstance(configured, int | float) else self._call_timeout
 
     async def _bounded(
-        self, session: _Session, send: Callable[[Client], Awaitable[_T]], owner: CallOwner | None = None
+        self,
+        session: _Session,
+        send: Callable[[Client], Awaitable[_T]],
+        owner: CallOwner | None = None,
+        *,
+        again: bool = False,
     ) -> _T | None:
         log_to(server_log_path(self._log_dir, session.name))
         client = await self._usable_client(session)
@@ -883,6 +894,10 @@ class SdkMcpClient:
                     raise failure from exc
                 if writes is not None and writes.written == 0 and knows_unsent_requests(session.target):
                     # The connection was gone before the request was written: it did not run.
+                    # It is made once on the re-opened session, as it would have been had the
+                    # host read the end of the server's output a moment earlier.
+                    if not again:
+                        return await self._bounded(session, send, owner, again=True)
                     said = why.message if why is not None else "the connection to the server was closed"
                     raise RequestNotSentError(session.name, said) from exc
             raise

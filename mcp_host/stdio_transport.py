@@ -38,6 +38,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Self, TextIO
 
@@ -274,7 +275,7 @@ def _last_line(log: TextIO, start: int | None) -> str | None:
         return None
     try:
         log.flush()
-        with open(name, "rb") as written:  # the host holds it open for appending only
+        with Path(name).open("rb") as written:  # the host holds it open for appending only
             size = os.fstat(written.fileno()).st_size
             written.seek(max(start, size - _LOG_TAIL_BYTES))
             tail = written.read()

@@ -180,3 +180,28 @@ def test_a_request_the_process_read_is_counted_as_written() -> None:
 
     assert written == 1
     assert ends == ["the server's process exited with status 0"]
+
+
+def test_a_call_whose_pipe_was_gone_before_its_request_was_written_is_not_sent(data_dir: Path) -> None:
+    # A helper the server started keeps its output open after it dies, so the host learns of
+    # the death only when it writes the next request: the window where the pool still lends
+    # the session out, as when a call comes just before the host reads the end of the output.
+    script = 'sleep 20 </dev/null & exec "$@"'
+    greeter = [sys.executable, "-m", "servers.greeter", "--data-dir", str(data_dir)]
+    entry = StdioServer(
+        name="greeter", command="/bin/sh", args=["-c", script, "sh", *greeter], cwd=str(REPO_ROOT)
+    )
+    earlier = set(child_processes())
+    with SdkMcpClient({"greeter": entry}, connect_timeout=20, max_restarts=0) as pool:
+        assert pool.call_tool("greeter", "greet", {"name": "Ada"}).success
+        _kill(_only_child(earlier))
+        still_lent = pool.health()[0].connected
+        call = pool.call_tool("greeter", "greet", {"name": "Ada"})
+        health = pool.health()[0]
+
+    assert still_lent
+    assert not call.success and call.error is not None and call.error.kind == "unavailable"
+    assert call.error.sent is False and call.error.may_have_run is False
+    # Made once more on a re-opened session, it finds none: no restarts are allowed here.
+    assert "killed (SIGKILL)" in call.error.message
+    assert not health.connected

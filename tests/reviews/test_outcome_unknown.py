@@ -4,6 +4,9 @@ decides knowing that. Only a call known not to have reached the server is a plai
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
 
 import anyio
@@ -14,6 +17,7 @@ from mcp import MCPError
 from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from mcp_host.errors import error_from_exception
+from tests.mcp_host.helpers import child_processes
 from tests.reviews.review_support import json_lines, services_for, slow_servers
 
 # Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
@@ -111,3 +115,29 @@ def test_only_a_failure_before_the_request_left_the_host_is_known_not_to_have_ru
     raised: BaseException, may_have_run: bool
 ) -> None:
     assert error_from_exception(raised).may_have_run is may_have_run
+
+
+def test_an_approved_call_to_a_server_killed_while_it_waited_runs_on_the_restarted_server(
+    data_dir: Path,
+) -> None:
+    # Issue 32, item 5: the server's process was killed after discovery, the request reviewed,
+    # and on approval the call failed at once, flagged "it may have run", with a second review.
+    effects = data_dir / "effects.jsonl"
+    servers = slow_servers(data_dir, effects, delay=0.0)
+    earlier = set(child_processes())
+    with services_for(data_dir, servers=servers) as services:
+        paused = ask(services, SEND, requester="operator")
+        assert paused.final_output.review is not None
+        review_id, thread = paused.final_output.review.id, paused.final_output.thread_id
+        for pid in set(child_processes()) - earlier:
+            os.kill(pid, signal.SIGKILL)
+            while pid in child_processes():
+                time.sleep(0.02)
+
+        done = services.reviews.decide(review_id, reviewer="reviewer", approve=True)
+
+        assert done.run is not None
+        assert done.run.final_output.status == "ok", done.run.final_output
+        assert services.ledger.require(review_id).status == "executed"
+        assert pending_interrupt(services.graph, thread) is None
+    assert len(json_lines(effects)) == 1
