@@ -120,6 +120,7 @@ class ErrorInfoData(TypedDict):
     kind: ErrorKind
     message: str
     may_have_run: bool
+    sent: bool
 
 
 class MissingMethodData(TypedDict):

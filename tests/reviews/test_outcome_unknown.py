@@ -141,3 +141,20 @@ def test_an_approved_call_to_a_server_killed_while_it_waited_runs_on_the_restart
         assert services.ledger.require(review_id).status == "executed"
         assert pending_interrupt(services.graph, thread) is None
     assert len(json_lines(effects)) == 1
+
+
+def test_a_call_that_never_reached_its_server_ends_not_run() -> None:
+    from graph.nodes.invocation import _call_outcome
+    from mcp_host.errors import ErrorInfo
+    from mcp_host.results import McpResult
+
+    def failed(error: ErrorInfo) -> McpResult:
+        return McpResult.failure("slow", "tool", "send_message", error)
+
+    unsent = ErrorInfo(kind="unavailable", message="the server's process was killed (SIGKILL)", sent=False)
+    lost = ErrorInfo(kind="unavailable", message="Connection closed", may_have_run=True)
+    refused = ErrorInfo(kind="invalid_params", message="bad params")
+
+    assert _call_outcome(failed(unsent)) == "not_run"
+    assert _call_outcome(failed(lost)) == "outcome_unknown"
+    assert _call_outcome(failed(refused)) == "failed"
