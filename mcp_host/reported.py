@@ -27,3 +27,7 @@ class ReportedError(Exception):
     @property
     def message(self) -> str:
         return str(self)
+
+
+class McpHostError(Exception):
+    """Base of the errors the MCP side raises for misuse (unknown server, closed client)."""

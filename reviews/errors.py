@@ -1,4 +1,5 @@
-"""Why a decision could not be applied. Each message says what to do instead."""
+"""Why a decision or an operator's message could not be applied. Each message says what to do
+instead."""
 
 from __future__ import annotations
 
@@ -50,3 +51,13 @@ class AlreadyDecidedError(ReviewError):
 
 class NotPermittedError(ReviewError):
     """The policy does not let this person make this decision."""
+
+
+# The operator's refusals (reviews/requests.py). Not ReviewErrors: a page that catches a
+# reviewer's refusal (ReviewError) does not catch these, nor did it before they moved here.
+class ThreadBusyError(ReportedError):
+    """The thread waits for a reviewer, so an operator's new message cannot be applied."""
+
+
+class NotAllowedError(ReportedError):
+    """The policy's roster does not let this user do this."""
