@@ -3,10 +3,10 @@ instead."""
 
 from __future__ import annotations
 
-from mcp_host.reported import EXIT_ALREADY_DECIDED, ReportedError
+from mcp_host.reported import EXIT_ALREADY_DECIDED, ConflictError, RefusalError
 
 
-class ReviewError(ReportedError):
+class ReviewError(RefusalError):
     """Base of every refusal by the review service."""
 
 
@@ -34,7 +34,7 @@ class AmbiguousReviewIdError(ReviewNotFoundError):
         self.matches = matches
 
 
-class AlreadyDecidedError(ReviewError):
+class AlreadyDecidedError(ReviewError, ConflictError):
     """Someone else decided first (exit 3)."""
 
     exit_code = EXIT_ALREADY_DECIDED
@@ -55,9 +55,9 @@ class NotPermittedError(ReviewError):
 
 # The operator's refusals (reviews/requests.py). Not ReviewErrors: a page that catches a
 # reviewer's refusal (ReviewError) does not catch these, nor did it before they moved here.
-class ThreadBusyError(ReportedError):
+class ThreadBusyError(RefusalError):
     """The thread waits for a reviewer, so an operator's new message cannot be applied."""
 
 
-class NotAllowedError(ReportedError):
+class NotAllowedError(RefusalError):
     """The policy's roster does not let this user do this."""
