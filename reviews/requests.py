@@ -2,7 +2,7 @@
 
 An operator's message starts a request or answers the question a thread asked; the operator
 follows a thread (whose it is, its trace from the checkpoints, the graph drawn with its route),
-reads the servers' health and connects them again after a sign-in. The pages and the command
+reads what the servers offer and their health and connects them again after a sign-in. The pages and the command
 line call these methods and never reach into the graph or the MCP pool themselves
 (tests/app/test_pages_use_services.py keeps the pages to that).
 
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from graph.context import GraphContext
     from mcp_host.config import ServerEntry, ServersConfig
     from mcp_host.health import ServerHealth
+    from mcp_host.manifest import Manifest
     from policies.engine import PolicyEngine
     from policies.secrets import SecretRedactor
     from reviews.audit import AuditLog
@@ -220,6 +221,11 @@ class RequestService:
         return to_dot(self.graph, route)
 
     # -- the servers -------------------------------------------------------------------------
+
+    def offered(self) -> Manifest:
+        """What the servers offer now (the catalogue an operator reads before asking): each
+        server's listing, from the pool's cache unless it is out of date."""
+        return self.context.mcp.discover()
 
     def servers_file(self) -> ServersConfig:
         """The servers file the pool was started from, else the file read now (which raises

@@ -234,3 +234,11 @@ def test_a_remote_server_a_person_signs_in_to_needs_a_person_and_one_the_host_si
     by_person, without = (ServerRow(entry.name, None, entry) for entry in config.servers)
     assert by_person.remote and by_person.needs_person
     assert without.remote and not without.needs_person
+
+
+def test_what_the_servers_offer_is_the_pools_listing(
+    requests: RequestService, demo_servers: SdkMcpClient
+) -> None:
+    offered = {capability.key for capability in requests.offered().capabilities()}
+    assert offered == {capability.key for capability in demo_servers.discover().capabilities()}
+    assert any(key.startswith("filesystem__") for key in offered)
