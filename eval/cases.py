@@ -16,7 +16,7 @@ from typing import Any, get_args
 
 from graph.state import Status
 from mcp_host.manifest import KEY_SEPARATOR
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 
 CASES_FILE = Path(__file__).resolve().with_name("selection_cases.json")
 GROUPS = (
@@ -231,7 +231,7 @@ def parse_case(raw: dict[str, Any], batch: str = "") -> Case:
     )
 
 
-class CasesFileError(ReportedError, ValueError):
+class CasesFileError(UsageError, ValueError):
     """A cases file cannot be used: the file, then each problem (case and field), on one line
     (the command line shows one line; exit 2)."""
 

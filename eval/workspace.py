@@ -32,6 +32,7 @@ from pathlib import Path
 
 from gatehouse.wiring import bundled_servers_config
 from mcp_host.config import StdioServer
+from mcp_host.reported import UnavailableError
 from tests.interop.peers import (
     CALCULATOR_BIN,
     EVERYTHING_JS,
@@ -412,7 +413,7 @@ asyncio.run(seed())
 """
 
 
-class PeersMissingError(RuntimeError):
+class PeersMissingError(UnavailableError, RuntimeError):
     """A peer server is not built (`make peers`), or a program it needs is not on PATH."""
 
 

@@ -5,16 +5,13 @@ exit code; these are the ones the wiring and the app raise themselves."""
 
 from __future__ import annotations
 
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
+
+# The operator's refusals are raised by the request service (reviews/requests.py), below this
+# package; named here too for the callers that catch them.
+from reviews.errors import NotAllowedError as NotAllowedError
+from reviews.errors import ThreadBusyError as ThreadBusyError
 
 
-class ConfigurationError(ReportedError):
+class ConfigurationError(UsageError):
     """Names where the problem is (file, option or variable), what, and why."""
-
-
-class ThreadBusyError(ReportedError):
-    """The thread waits for a reviewer, so an operator's new message cannot be applied."""
-
-
-class NotAllowedError(ReportedError):
-    """The policy's roster does not let this user do this."""

@@ -54,6 +54,7 @@ from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
 from reviews.policy_changes import PolicyChanges, start_on_file
 from reviews.questions import QuestionStore
+from reviews.requests import RequestService
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
 from servers.catalog import BUNDLED_CONFIG
@@ -75,6 +76,8 @@ class Services:
     audit: AuditLog
     conversations: Conversations
     reviews: ReviewService
+    # The operator's side: requests, answers, traces, the servers' health (reviews/requests.py).
+    requests: RequestService
     settings: Settings
     # Servers' questions during calls, put to the operator who asked (the pool's elicitation
     # handler when the pool is this process's own).
@@ -446,6 +449,16 @@ def build_services(
     )
     if webhook is not None and send_notifications:
         webhook.start()
+    reviews = ReviewService(
+        graph,
+        context,
+        ledger,
+        audit,
+        engine,
+        conversations,
+        notifier=notifier,
+        sampler=sampler_for(settings.model, timeout=settings.model_timeout),
+    )
     return Services(
         graph=graph,
         context=context,
@@ -455,15 +468,17 @@ def build_services(
         ledger=ledger,
         audit=audit,
         conversations=conversations,
-        reviews=ReviewService(
+        reviews=reviews,
+        requests=RequestService(
             graph,
             context,
-            ledger,
-            audit,
             engine,
+            audit,
             conversations,
-            notifier=notifier,
-            sampler=sampler_for(settings.model, timeout=settings.model_timeout),
+            reviews,
+            secrets=secrets,
+            servers=servers,
+            read_servers_file=partial(servers_config, settings),
         ),
         settings=settings,
         questions=questions,

@@ -10,9 +10,10 @@ from graph.accessors import validation
 from graph.context import GraphContext
 from graph.state import GraphState
 from mcp_host.errors import RECOVERABLE_KINDS
+from mcp_host.reported import InternalError
 
 
-class ImpossibleStateError(RuntimeError):
+class ImpossibleStateError(InternalError, RuntimeError):
     """The state contradicts the graph's own invariants: a bug, never a user error."""
 
 

@@ -14,12 +14,14 @@ import json
 import re
 from typing import Any
 
+from mcp_host.reported import InvalidValueError
+
 MAX_DEPTH = 64
 # A JSON string (skipped whole, brackets inside it do not count) or a bracket.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-class BoundedJsonError(ValueError):
+class BoundedJsonError(InvalidValueError, ValueError):
     """Not valid JSON, or nested too deeply: the reason with its line and column."""
 
 

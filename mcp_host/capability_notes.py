@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mcp_host.reported import InvalidValueError
+
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
 
@@ -35,7 +37,7 @@ MAX_ALIAS_CHARS = 80
 MAX_PER_LIST = 20
 
 
-class NotesError(ValueError):
+class NotesError(InvalidValueError, ValueError):
     """A ``capabilities`` value that cannot be used: ``where`` is its key path, ``reason`` why."""
 
     def __init__(self, where: str, reason: str) -> None:

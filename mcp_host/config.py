@@ -39,7 +39,7 @@ from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 from mcp_host.variables import SecretVariableError, VariableError, expand_variables
 from policies.names import normalise_name
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
@@ -66,7 +66,7 @@ _ROOT_KEYS = {"uri", "name"}
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
 
 
-class ConfigError(McpHostError, ReportedError):
+class ConfigError(McpHostError, UsageError):
     """An invalid configuration: ``where`` names the file and entry, ``reason`` says why."""
 
     def __init__(self, where: str, reason: str) -> None:

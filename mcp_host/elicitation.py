@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 from mcp.types import ElicitRequestParams, ElicitResult
 
+from mcp_host.reported import InvalidValueError
+
 # What an answer may hold, per the protocol: strings, numbers, booleans, lists of strings.
 ElicitValue = str | int | float | bool | list[str] | None
 
@@ -142,7 +144,7 @@ FieldKind = Literal["string", "number", "integer", "boolean", "choice", "choices
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 
 
-class UnsupportedFormError(ValueError):
+class UnsupportedFormError(InvalidValueError, ValueError):
     """A requested schema outside the protocol's restricted form schema."""
 
 

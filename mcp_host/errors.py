@@ -11,6 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+# The family's base is drawn with the rest of the hierarchy (mcp_host/reported.py).
+from mcp_host.reported import McpHostError as McpHostError
+
 ErrorKind = Literal["unavailable", "timeout", "protocol", "invalid_params", "auth", "tool_error"]
 
 # Kinds worth another attempt on another capability. Auth failures are never retried: a
@@ -36,10 +39,6 @@ class ErrorInfo(BaseModel):
     @property
     def recoverable(self) -> bool:
         return self.kind in RECOVERABLE_KINDS
-
-
-class McpHostError(Exception):
-    """Base of the errors this package raises for misuse (unknown server, closed client)."""
 
 
 class UnknownServerError(McpHostError):

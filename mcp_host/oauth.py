@@ -47,6 +47,7 @@ from pydantic import AnyUrl
 from mcp_host.config import HttpServer
 from mcp_host.oauth_config import IdentityProvider
 from mcp_host.oauth_metadata import check_authorization_server, guarded
+from mcp_host.reported import SignInError
 
 CredentialKind = Literal["tokens", "client"]
 # The loopback port a person's browser returns to after signing in from the CLI, when the
@@ -60,7 +61,7 @@ _ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 _ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 
-class SignInRequired(Exception):
+class SignInRequired(SignInError):
     """A server needs a person to sign in, and nobody is there to do it right now."""
 
     def __init__(self, server: str) -> None:

@@ -20,13 +20,15 @@ from urllib.parse import parse_qs, urlsplit
 
 from mcp.shared.auth import AuthorizationCodeResult
 
+from mcp_host.reported import SignInError
+
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>Gatehouse</title>"
     "<p style='font-family:sans-serif'>{message} You can close this tab and return to the terminal.</p>"
 )
 
 
-class SignInListenerError(RuntimeError):
+class SignInListenerError(SignInError, RuntimeError):
     """The loopback port cannot be used, or the browser came back with an error."""
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -40,7 +40,7 @@ GATEHOUSE_SECRETS = frozenset(
 )
 
 
-class VariableError(ReportedError):
+class VariableError(UsageError):
     """A ``${VAR}`` that cannot be expanded: a configuration error (exit 2) whose message is
     already the line to show, since ``where`` is "file: key" as the caller named it. The file
     readers re-raise it as their own error (mcp_host/config.py ConfigError, policies/loader.py

@@ -11,14 +11,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 from mcp_host.variables import VariableError, expand_variables
 from policies.model import PolicyFile
 
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
 
 
-class PolicyError(ReportedError):
+class PolicyError(UsageError):
     """An invalid policy: ``where`` is file and key, ``reason`` says what is wrong."""
 
     def __init__(self, where: str, reason: str) -> None:

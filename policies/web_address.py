@@ -40,6 +40,8 @@ from urllib.parse import unquote_to_bytes
 
 import idna
 
+from mcp_host.reported import InvalidValueError
+
 WEB_SCHEMES = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 # Characters a domain may not hold once decoded (the standard's forbidden domain code points).
@@ -47,7 +49,7 @@ _FORBIDDEN = frozenset("\x00\t\n\r #/:<>?@[\\]^|%\x7f") | frozenset(chr(c) for c
 _C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
 
 
-class AddressError(ValueError):
+class AddressError(InvalidValueError, ValueError):
     """An address a browser would not open; the message says what is wrong with it."""
 
 

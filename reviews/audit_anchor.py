@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_host.bounded_json import BoundedJsonError, loads_bounded
-from mcp_host.reported import ReportedError
+from mcp_host.reported import StorageError
 from reviews.audit_keys import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, MIN_KEY_CHARACTERS, AuditKeys
 from reviews.audit_walk import ChainCheck, ChainEnd
 
@@ -39,7 +39,7 @@ _FIELDS = ("chains", "at", "hmac")
 _ONE_CHAIN_FIELDS = ("seq", "hash", "at", "hmac")
 
 
-class AnchorError(ReportedError):
+class AnchorError(StorageError):
     """An anchor that cannot be made or checked: no key, a wrong signature, an unreadable
     anchor or anchors file. One line naming what and where."""
 

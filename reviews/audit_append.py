@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_host.reported import ReportedError
+from mcp_host.reported import StorageError
 from reviews.audit_hashes import (
     CHAINED_FORM,
     CHAINED_PREFIX_SQL,
@@ -42,7 +42,7 @@ ROWS_PER_INSERT = 100
 _TRIES = 20
 
 
-class AuditHeadMissingError(ReportedError):
+class AuditHeadMissingError(StorageError):
     """A chain's head row (table audit_chains), which appends continue from, is gone while its
     rows are still there: someone deleted it. Appending would restart that chain, so nothing is
     appended, and the change the event records is not committed either (they share a

@@ -17,7 +17,7 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 
 AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
@@ -30,7 +30,7 @@ _KEY_ID_PURPOSE = b"gatehouse audit key id v1"
 _KEY_ID_HEX_DIGITS = 16
 
 
-class AuditKeyError(ReportedError):
+class AuditKeyError(UsageError):
     """GATEHOUSE_AUDIT_KEY or GATEHOUSE_AUDIT_OLD_KEYS holds something that cannot be a key."""
 
 

@@ -1,11 +1,12 @@
-"""Why a decision could not be applied. Each message says what to do instead."""
+"""Why a decision or an operator's message could not be applied. Each message says what to do
+instead."""
 
 from __future__ import annotations
 
-from mcp_host.reported import EXIT_ALREADY_DECIDED, ReportedError
+from mcp_host.reported import EXIT_ALREADY_DECIDED, ConflictError, RefusalError
 
 
-class ReviewError(ReportedError):
+class ReviewError(RefusalError):
     """Base of every refusal by the review service."""
 
 
@@ -33,7 +34,7 @@ class AmbiguousReviewIdError(ReviewNotFoundError):
         self.matches = matches
 
 
-class AlreadyDecidedError(ReviewError):
+class AlreadyDecidedError(ReviewError, ConflictError):
     """Someone else decided first (exit 3)."""
 
     exit_code = EXIT_ALREADY_DECIDED
@@ -50,3 +51,13 @@ class AlreadyDecidedError(ReviewError):
 
 class NotPermittedError(ReviewError):
     """The policy does not let this person make this decision."""
+
+
+# The operator's refusals (reviews/requests.py). Not ReviewErrors: a page that catches a
+# reviewer's refusal (ReviewError) does not catch these, nor did it before they moved here.
+class ThreadBusyError(RefusalError):
+    """The thread waits for a reviewer, so an operator's new message cannot be applied."""
+
+
+class NotAllowedError(RefusalError):
+    """The policy's roster does not let this user do this."""

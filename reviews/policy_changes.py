@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from mcp_host.reported import EXIT_ALREADY_DECIDED
+from mcp_host.reported import EXIT_ALREADY_DECIDED, ConflictError
 from policies.engine import PolicyEngine
 from policies.live import ParsePolicy
 from policies.loader import PolicyError, read_policy_text
@@ -82,7 +82,7 @@ class PolicyChangeNotFoundError(PolicyChangeError):
     pass
 
 
-class PolicyChangeClosedError(PolicyChangeError):
+class PolicyChangeClosedError(PolicyChangeError, ConflictError):
     """Decided already, withdrawn or superseded (exit 3, like a review decided first)."""
 
     exit_code = EXIT_ALREADY_DECIDED

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from mcp_host.reported import ConflictError
 from reviews.clock import Clock, iso, utc_now
 from reviews.errors import ReviewError
 from storage import Database, open_database
@@ -74,7 +75,7 @@ class QuestionNotFoundError(QuestionError):
     pass
 
 
-class QuestionClosedError(QuestionError):
+class QuestionClosedError(QuestionError, ConflictError):
     """Answered or expired already: an answer counts once, and only in time."""
 
     def __init__(self, question: Question) -> None:

@@ -27,12 +27,14 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from mcp_host.reported import InvalidValueError
+
 _RAW = serialization.Encoding.Raw
 _PUBLIC = serialization.PublicFormat.Raw
 _INFO = b"gatehouse question answer v1"
 
 
-class SealError(ValueError):
+class SealError(InvalidValueError, ValueError):
     """A sealed answer that cannot be opened (another key, or altered)."""
 
 

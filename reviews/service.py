@@ -428,6 +428,15 @@ class ReviewService:
 
     # -- decisions ---------------------------------------------------------------------------
 
+    def live_definition(self, review: Review) -> Capability | None:
+        """The reviewed capability as its server offers it now, to compare with what the review
+        shows (None: no longer offered, or the review names none). Raises McpHostError when
+        the server cannot be reached."""
+        server, key = review.capability.get("server"), review.capability.get("key")
+        if not server or not key:
+            return None
+        return self.context.mcp.discover(only=[server]).find(key)
+
     def check_permission(self, review: Review, reviewer: str) -> None:
         """Whether ``reviewer`` may decide ``review``: their role reviews its kind, and under
         four-eyes they neither asked for the call nor answered its questions (for a server's

@@ -36,6 +36,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mcp_host.reported import ServerError
+
 # The servers a prefork process starts: servers/<name>.py, nothing else.
 from servers.names import BUNDLED
 
@@ -50,7 +52,7 @@ _LENGTH = struct.Struct("!I")
 _MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-class PreforkError(Exception):
+class PreforkError(ServerError):
     """The prefork process could not be reached or refused a request."""
 
 

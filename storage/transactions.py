@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 
+from mcp_host.reported import InternalError
 from storage.database import Connection, Database
 
 
-class CaughtWriteError(RuntimeError):
+class CaughtWriteError(InternalError, RuntimeError):
     """A write inside a shared transaction failed and its error was caught: nothing was committed."""
 
 

@@ -33,7 +33,6 @@ from gatehouse.display.outcome import outcome_of
 from gatehouse.display.reader_time import readable_time
 from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.errors import ThreadBusyError
-from gatehouse.operator_requests import ask, thread_owner
 from gatehouse.web.background_runs import RunInProgress
 from gatehouse.web.catalogue_panel import show_catalogue
 from gatehouse.web.flag_text import flag_markdown
@@ -42,7 +41,6 @@ from gatehouse.web.page import current_user, reader_zone, runs_in_progress, serv
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
 from gatehouse.web.result_shape import ResultShape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
-from graph.runner import new_thread_id
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError
 
@@ -184,7 +182,7 @@ def _not_yours(thread: str, known: dict[str, Conversation], user: str) -> bool:
     """A thread somebody else started. The session's thread is normally one the page chose,
     but the picker's value comes from the browser, which may send any text (Streamlit hands
     one that is no option to the page as sent): the page checks whose thread it is."""
-    return thread not in known and thread_owner(services(), thread) not in (None, user)
+    return thread not in known and services().requests.thread_owner(thread) not in (None, user)
 
 
 def choose_thread(mine: list[Conversation], user: str) -> str:
@@ -197,20 +195,20 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         # A link (?thread=ID) opens one of the person's own threads, once per link.
         st.session_state["thread"] = st.session_state["linked_thread"] = linked
     if "thread" not in st.session_state:
-        st.session_state["thread"] = mine[0].thread_id if mine else new_thread_id()
+        st.session_state["thread"] = mine[0].thread_id if mine else services().requests.new_thread_id()
     if _not_yours(st.session_state["thread"], known, user):
         refused = short_thread(str(st.session_state["thread"]))
         st.session_state["chat_notice"] = (
             f"The thread {refused} is not one of yours: the chat shows only your own threads."
         )
-        st.session_state["thread"] = new_thread_id()
+        st.session_state["thread"] = services().requests.new_thread_id()
         st.query_params.pop("thread", None)
     current: str = st.session_state["thread"]
     zone = reader_zone()  # read in this run: the picker formats its options later, too
     options = ([] if current in known else [current]) + list(known)
 
     def start_new() -> None:
-        st.session_state["thread"] = new_thread_id()
+        st.session_state["thread"] = services().requests.new_thread_id()
         st.query_params.pop("thread", None)
 
     def reopen() -> None:
@@ -271,7 +269,7 @@ def start(text: str, thread: str, user: str) -> RunInProgress | None:
     app = services()
 
     def work(run: RunInProgress) -> None:
-        ask(app, text, thread_id=thread, requester=user, on_step=run.add_step, on_text=run.add_text)
+        app.requests.ask(text, thread_id=thread, requester=user, on_step=run.add_step, on_text=run.add_text)
 
     try:
         return runs_in_progress().start(thread, work)

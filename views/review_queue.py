@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -50,12 +50,14 @@ from gatehouse.web.notification_panel import notification_status
 from gatehouse.web.page import current_user, reader_zone, services
 from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
-from graph.state import EffectBinding
-from mcp_host.errors import McpHostError
+from mcp_host.reported import McpHostError
 from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
 from reviews.ledger import Review
 from reviews.sampling import SAMPLING_STAGE
+
+if TYPE_CHECKING:
+    from graph.state import EffectBinding
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
@@ -111,7 +113,7 @@ def show_definition(review: Review) -> None:
     show(hidden(capability.get("description") or "(no description)", review))
     server, key = capability.get("server"), capability.get("key")
     try:
-        live = services().mcp.discover(only=[server]).find(key) if server and key else None
+        live = services().reviews.live_definition(review)
     except McpHostError as exc:
         st.warning(
             markdown_literal(f"Server {server} cannot be reached to compare the live definition: {exc}")

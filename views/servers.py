@@ -14,6 +14,7 @@ themselves: shown as literal text, never as Markdown, addresses without their se
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -22,11 +23,11 @@ from gatehouse.credentials.server_credentials import credential_key
 from gatehouse.display.policy_report import roots_line
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, may_manage_servers, services
-from gatehouse.wiring import servers_config
-from mcp_host.config import HttpServer, ServerEntry, ServersConfig
-from mcp_host.health import ServerHealth, broken_entry
 from mcp_host.reported import ReportedError
-from mcp_host.sdk_client import SdkMcpClient
+
+if TYPE_CHECKING:
+    from mcp_host.config import ServersConfig
+    from mcp_host.health import ServerHealth
 
 REFRESH_SECONDS = 2
 
@@ -59,13 +60,6 @@ def take_the_return() -> None:
         )
     else:
         st.session_state["returned_from"] = server
-
-
-def reopen(server: str) -> None:
-    """After a sign-in: this replica's session to the server reads the new tokens."""
-    pool = services().context.mcp
-    if isinstance(pool, SdkMcpClient):
-        pool.reconnect(server)
 
 
 def state_line(health: ServerHealth | None) -> str:
@@ -117,60 +111,43 @@ def attempt_line(attempt: Attempt, user: str | None) -> None:
 def connect(server: str, user: str) -> None:
     app = services()
     try:
-        config = app.servers or servers_config(app.settings)
-        start_connect(app.settings, config, server, user, on_connected=reopen)
+        config = app.requests.servers_file()
+        # After the sign-in, this replica's session to the server reads the new tokens.
+        start_connect(app.settings, config, server, user, on_connected=app.requests.reconnect)
     except ReportedError as exc:
         st.session_state["connect_error"] = str(exc)
-
-
-def _rows(config: ServersConfig, pool: object) -> list[tuple[ServerEntry | None, ServerHealth | None]]:
-    """Each entry of the servers file with its health: the loaded ones, then the broken ones."""
-    healths = {h.name: h for h in pool.health()} if isinstance(pool, SdkMcpClient) else {}
-    loaded: list[tuple[ServerEntry | None, ServerHealth | None]] = [
-        (entry, healths.get(entry.name)) for entry in config.servers
-    ]
-    return loaded + [
-        (None, broken_entry(problem)) for problem in config.problems if problem.entry is not None
-    ]
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def server_list(config: ServersConfig, user: str | None) -> None:
     app = services()
-    pool = app.context.mcp
-    # Discovery first: it re-opens a session waiting for a sign-in (someone may have signed in),
-    # and the health read next says what the listing found.
-    pool.discover()
+    # The servers' health after a discovery (which re-opens a session waiting for a sign-in).
+    rows = app.requests.server_rows(config)
     manager = may_manage_servers(user)
-    for entry, health in _rows(config, pool):
-        name = entry.name if entry is not None else health.name if health is not None else "?"
+    for row in rows:
+        name, health = row.name, row.health
         # Keyed, so each server's box is addressable (the CSS class st-key-server-NAME).
         with st.container(border=True, key=f"server-{name}"):
             name_column, state_column, action_column = st.columns([2, 3, 2])
             with name_column:
                 st.markdown(f"**{name_literal(name)}**")
-                if entry is not None:
-                    where = (
-                        entry.describe().get("url")
-                        if isinstance(entry, HttpServer)
-                        else entry.describe()["command"]
-                    )
-                    show(str(where))  # plain text: an address is never turned into a link
+                if row.where is not None:
+                    show(row.where)  # plain text: an address is never turned into a link
                     # Folders come from the servers file or its arguments: literal text, too.
-                    st.caption(markdown_literal(roots_line(app.policy, entry.name)))
+                    st.caption(markdown_literal(roots_line(app.policy, name)))
             with state_column:
                 st.markdown(markdown_literal(state_line(health)))
                 log = health.written_log() if health is not None and health.verdict == "failed" else None
                 if log is not None:
                     st.caption(f"Its log: {markdown_literal(log)}")
-                latest = attempts().latest(name) if isinstance(entry, HttpServer) else None
+                latest = attempts().latest(name) if row.remote else None
                 if latest is not None:
                     attempt_line(latest, user)
             with action_column:
-                if isinstance(entry, HttpServer) and entry.oauth.needs_person and manager and user:
+                if row.needs_person and manager and user:
                     label = "Connect" if health is None or not health.connected else "Sign in again"
-                    if st.button(label, key=f"connect-{entry.name}"):
-                        connect(entry.name, user)
+                    if st.button(label, key=f"connect-{name}"):
+                        connect(name, user)
                         st.rerun(scope="fragment")
     problem = st.session_state.pop("connect_error", None)
     if problem:
@@ -190,7 +167,7 @@ if returned:
 person = current_user()
 if not may_manage_servers(person):
     st.info("Only people whose role may manage servers (admin in the shipped policy) connect servers here.")
-configured = services().servers or servers_config(services().settings)
+configured = services().requests.servers_file()
 for problem in configured.problems:
     if problem.entry is None:
         # The file as a whole could not be used: no server runs, and this says why.

@@ -13,9 +13,6 @@ from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.web.literal import markdown_literal, name_literal
 from gatehouse.web.page import services
 from gatehouse.web.short_ids import short_thread
-from graph.diagram import to_dot
-from graph.runner import thread_exists
-from graph.trace import route_from_checkpoints, summarise_changes, trace_steps
 
 THREADS_LISTED = 50
 
@@ -46,12 +43,12 @@ with typed_column:
 if typed:
     thread = typed
 
-route = route_from_checkpoints(app.graph, thread) if thread else []
-st.graphviz_chart(to_dot(app.graph, route))
-if thread and not thread_exists(app.graph, thread):
+trace = app.requests.trace(thread)
+route, steps = trace.route, trace.steps
+st.graphviz_chart(app.requests.diagram(route))
+if thread and not trace.exists:
     st.warning(markdown_literal(f"No checkpoints for thread {thread}."))
 elif thread:
-    steps = trace_steps(app.graph, thread, app.secrets)
     st.markdown("**Route:** " + " → ".join(name_literal(node) for node in route))
     for request in sorted({step["request"] for step in steps}):
         st.subheader(f"Request {request:d}", divider="gray")
@@ -74,7 +71,7 @@ elif thread:
                 action, by = str(decision.get("action")), str(decision.get("by"))
                 label += f" — {markdown_literal(action)} by {markdown_literal(by)}"
             with st.expander(label):
-                changed = summarise_changes(step["changed"])
+                changed = trace.changes_of(step)
                 st.caption(
                     f"{markdown_literal(step['at'][11:19])} UTC · changed: {markdown_literal(changed)}"
                 )

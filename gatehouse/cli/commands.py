@@ -552,14 +552,12 @@ def _run_audit(args: argparse.Namespace) -> int:
 def _run_trace(args: argparse.Namespace) -> int:
     from gatehouse.display.review_text import dumps, render_trace
     from gatehouse.wiring import open_services
-    from graph.runner import thread_exists
-    from graph.trace import trace_steps
 
     with open_services(_settings(args), connect_servers=False, create_database=False) as services:
-        if not thread_exists(services.graph, args.thread_id):
+        trace = services.requests.trace(args.thread_id, with_route=False)
+        if not trace.exists:
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
-        steps = trace_steps(services.graph, args.thread_id, services.secrets)
-        report = {"thread_id": args.thread_id, "steps": steps}
+        report = {"thread_id": args.thread_id, "steps": trace.steps}
     _emit(dumps(report) if args.json else render_trace(report))
     return EXIT_OK
 
@@ -572,7 +570,6 @@ def _run_ask(args: argparse.Namespace) -> int:
     from gatehouse.cli.terminal_questions import TerminalQuestions
     from gatehouse.display.render import render_text
     from gatehouse.errors import NotAllowedError, ThreadBusyError
-    from gatehouse.operator_requests import ask
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
@@ -591,8 +588,7 @@ def _run_ask(args: argparse.Namespace) -> int:
                 f"--prefer: unknown server {', '.join(unknown)}; configured servers: {listed}"
             )
         try:
-            outcome = ask(
-                services,
+            outcome = services.requests.ask(
                 args.text,
                 thread_id=args.thread,
                 requester=args.user,

@@ -22,11 +22,12 @@ from typing import Any, TextIO
 
 from gatehouse.display.visible_text import visible
 from mcp_host.elicitation import FormField, check_answer, typed_value
+from mcp_host.reported import UnavailableError
 from reviews.asking import Answer
 from reviews.questions import Question
 
 
-class _Timeout(Exception):
+class _Timeout(UnavailableError):
     """The question's deadline passed while waiting for a line."""
 
 

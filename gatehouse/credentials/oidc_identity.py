@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gatehouse.errors import ConfigurationError
+from mcp_host.reported import SignInError
 
 EMAIL = "email"
 # The secrets.toml table and key that choose another claim than the verified e-mail address.
@@ -43,7 +44,7 @@ SELF_ASSERTED = frozenset(
 )
 
 
-class SignInRefused(Exception):
+class SignInRefused(SignInError):
     """The provider signed the person in, but no claim it vouches for names them."""
 
 

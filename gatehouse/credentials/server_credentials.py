@@ -24,7 +24,7 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from gatehouse.errors import ConfigurationError
 from gatehouse.settings import SECRET_KEY_ENV
 from mcp_host.oauth import CredentialKind
-from mcp_host.reported import ReportedError
+from mcp_host.reported import UsageError
 from storage import Database, open_database
 from storage.database import migrate
 
@@ -42,7 +42,7 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
-class CredentialKeyError(ReportedError, RuntimeError):
+class CredentialKeyError(UsageError, RuntimeError):
     """No key, a malformed key, or a key that does not open what is stored."""
 
 

@@ -6,6 +6,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 from gatehouse.display.visible_text import continued
+from mcp_host.reported import InvalidValueError
 from policies.constraints import is_path_argument
 from policies.engine import PolicyEngine
 
@@ -55,7 +56,7 @@ def roots_line(engine: PolicyEngine, server: str) -> str:
     return f"Paths stay in: {', '.join(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
 
 
-class UnknownCapabilityError(LookupError):
+class UnknownCapabilityError(InvalidValueError, LookupError):
     pass
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gatehouse.notifications.webhook_message import shown_url, webhook_body
+from mcp_host.reported import UnavailableError
 from reviews.notifications import Notification, Outbox
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ STOP_GRACE_SECONDS = 2.0
 _RETRYABLE_CLIENT_ERRORS = {408, 425, 429}
 
 
-class DeliveryError(Exception):
+class DeliveryError(UnavailableError):
     """A post that did not succeed: what the receiver (or the network) said."""
 
     def __init__(self, message: str, *, permanent: bool = False, retry_after: float | None = None) -> None:

@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from graph.planner.arguments import property_shape
+from mcp_host.reported import InvalidValueError
 
 FieldKind = Literal["text", "long_text", "integer", "number", "boolean", "choice", "lines", "json"]
 
@@ -48,7 +49,7 @@ class FormField:
     options: tuple[Any, ...] = ()
 
 
-class ArgumentError(ValueError):
+class ArgumentError(InvalidValueError, ValueError):
     """An argument the reviewer typed does not fit the input schema; names the field."""
 
 

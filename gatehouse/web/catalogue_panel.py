@@ -34,7 +34,7 @@ def _entry(entry: dict[str, Any]) -> None:
 def show_catalogue(app: Services, *, expanded: bool) -> None:
     """One section, open on an empty thread, listing what every server offers now."""
     # The host's discovery, as a request's (cached by the pool: no round trip once listed).
-    data = app.secrets.value(catalogue_data(catalogue_of(app.mcp.discover())))
+    data = app.secrets.value(catalogue_data(catalogue_of(app.requests.offered())))
     with st.expander(LABEL, expanded=expanded, icon=":material/menu_book:"):
         if not data["servers"]:
             st.caption("No servers are configured.")

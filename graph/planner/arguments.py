@@ -22,6 +22,7 @@ from graph.planner import plain_words, replacements, spreadsheet_words, store_wo
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
+from mcp_host.reported import InvalidValueError
 
 if TYPE_CHECKING:
     from graph.planner.provenance import Provenance
@@ -151,7 +152,7 @@ def _types(shape: dict[str, Any]) -> set[str]:
     return {str(declared)} if declared else set()
 
 
-class _Coercion(ValueError):
+class _Coercion(InvalidValueError, ValueError):
     pass
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 
+from mcp_host.reported import UnavailableError
 from policies.secrets import redact_text
 
 # Calls in flight at once across every session (an abandoned call holds a worker until its
@@ -30,7 +31,7 @@ _REASON_CHARS = 160
 _STREAM_BUDGET = 4
 
 
-class ModelFailure(Exception):
+class ModelFailure(UnavailableError):
     """The model gave no usable answer: the message is the one-line reason shown as a flag."""
 
 

@@ -29,6 +29,7 @@ import numpy.typing as npt
 from graph.planner.admin_words import admin_text
 from graph.planner.definitions import DEFINITIONS_KEPT, DefinitionKey, definition_key
 from graph.planner.text import STOPWORDS, split_identifier
+from mcp_host.reported import UnavailableError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -46,7 +47,7 @@ _TEXT_CHARS = 300
 Vector = npt.NDArray[np.float32]
 
 
-class SimilarityUnavailableError(RuntimeError):
+class SimilarityUnavailableError(UnavailableError, RuntimeError):
     """The embedding model's files are not installed: Gatehouse never downloads them."""
 
 
