@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -18,6 +19,7 @@ from servers.catalog import build_all
 from servers.filesystem import build_server as build_filesystem
 from tests.backends import postgres_schema
 from tests.fakes import FaultInjectingClient
+from tests.in_process_servers import serve_bundled_in_process
 
 
 @pytest.fixture
@@ -37,6 +39,15 @@ def demo_servers(data_dir: Path) -> Iterator[SdkMcpClient]:
     """The real bundled servers, in-process, through the SDK client."""
     with SdkMcpClient(build_all(data_dir)) as client:
         yield client
+
+
+@pytest.fixture
+def bundled_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers-file entries that start a bundled server as the shipped file does are served in
+    this process for the test (tests/in_process_servers.py): the same servers, the host's own
+    pool and client, no process to start. For tests whose subject is not the stdio transport
+    or a server process's life; those start processes and are marked ``processes``."""
+    serve_bundled_in_process(monkeypatch)
 
 
 @pytest.fixture
@@ -101,14 +112,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
 
 
-@pytest.fixture(autouse=True)
-def _quick_lane_starts_no_process(request: pytest.FixtureRequest) -> Iterator[None]:
-    """In the quick lane, a test that starts a process (a server, the CLI, a replica) without
-    saying so fails: the lane stays quick, and the markers stay true to what tests do."""
-    if os.environ.get(QUICK_LANE_ENV) != "1" or request.node.get_closest_marker("processes"):
+# Where the quick lane notes what a test started (one list per test, over all its phases).
+_STARTED = pytest.StashKey[list[object]]()
+
+
+@contextmanager
+def _noting_starts(item: pytest.Item) -> Iterator[None]:
+    """In the quick lane, note every process ``item`` starts while this lasts (unless it is
+    marked ``processes``); the process still starts."""
+    if os.environ.get(QUICK_LANE_ENV) != "1" or item.get_closest_marker("processes"):
         yield
         return
-    started: list[object] = []
+    started = item.stash.setdefault(_STARTED, [])
     popen_init: Callable[..., None] = subprocess.Popen.__init__
 
     def noting(self: subprocess.Popen[Any], args: object, *rest: Any, **options: Any) -> None:
@@ -117,8 +132,38 @@ def _quick_lane_starts_no_process(request: pytest.FixtureRequest) -> Iterator[No
 
     with mock.patch.object(subprocess.Popen, "__init__", noting):
         yield
+
+
+def _fail_if_started(item: pytest.Item) -> None:
+    started = item.stash.get(_STARTED, [])
     if started:
+        item.stash[_STARTED] = []  # one failure per test, not one per phase
         pytest.fail(
-            f"{request.node.nodeid} starts a process ({started[0]!r}): mark it processes"
+            f"{item.nodeid} starts a process ({started[0]!r}): mark it processes"
             " (pytestmark = pytest.mark.processes in its module), so `make quick` leaves it out"
         )
+
+
+# In the quick lane, a test that starts a process (a server, the CLI, a replica) without saying
+# so fails: the lane stays quick, and the markers stay true to what tests do. Watched in every
+# phase, not from a fixture: a module-scoped fixture is set up before any function-scoped one
+# could watch it, and the processes it starts count for the test that first needs it.
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with _noting_starts(item):
+        yield
+    _fail_if_started(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _noting_starts(item):
+        yield
+    _fail_if_started(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    with _noting_starts(item):
+        yield
+    _fail_if_started(item)

@@ -62,9 +62,6 @@ from tests.reviews.test_questions import (
     tool_text,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 # -- two browsers --------------------------------------------------------------------------
 
 
@@ -110,6 +107,7 @@ def picked(app: AppTest, thread: str) -> AppTest:
     return app
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 @pytest.mark.usefixtures("app_env")
 def test_a_link_to_someone_elses_thread_opens_nothing_of_it_in_a_second_browser() -> None:
     thread = operators_waiting_thread()
@@ -126,6 +124,7 @@ def test_a_link_to_someone_elses_thread_opens_nothing_of_it_in_a_second_browser(
     assert [q.status for q in services().questions.store.of_thread(thread)] == ["pending"]
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 @pytest.mark.usefixtures("app_env")
 @pytest.mark.parametrize("user", ["reviewer", "admin"])
 def test_a_crafted_thread_picker_value_does_not_open_someone_elses_thread(user: str) -> None:
@@ -146,6 +145,7 @@ def test_a_crafted_thread_picker_value_does_not_open_someone_elses_thread(user: 
     assert audit_of_thread(thread, "thread_taken_over") == []
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 @pytest.mark.usefixtures("app_env")
 def test_a_click_forged_for_another_pages_question_buttons_answers_nothing() -> None:
     thread = operators_waiting_thread()
@@ -169,6 +169,7 @@ def test_a_click_forged_for_another_pages_question_buttons_answers_nothing() -> 
     assert services().questions.store.require(question.id).answered_by == "operator"
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 @pytest.mark.usefixtures("app_env")
 def test_a_click_for_a_button_drawn_before_the_browser_changed_hands_answers_as_whoever_it_is_now() -> None:
     thread = operators_waiting_thread()
@@ -193,6 +194,7 @@ def audit_of_thread(thread: str, kind: str) -> list[str | None]:
 # -- the service ---------------------------------------------------------------------------
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("action", ["accept", "decline", "cancel"])
 def test_nobody_but_the_operator_answers_declines_or_cancels_and_the_question_still_waits(
     data_dir: Path, action: AnswerAction
@@ -215,6 +217,7 @@ def test_nobody_but_the_operator_answers_declines_or_cancels_and_the_question_st
         assert tool_text(running.result(timeout=60)) == "Forecast for Paris: 3 day(s) in celsius, alerts off."
 
 
+@pytest.mark.processes
 def test_a_forged_question_id_is_refused_by_name_and_writes_nothing(data_dir: Path) -> None:
     with almanac(data_dir) as services:
         before = services.audit.events()
@@ -224,6 +227,7 @@ def test_a_forged_question_id_is_refused_by_name_and_writes_nothing(data_dir: Pa
         assert services.audit.events() == before
 
 
+@pytest.mark.processes
 def test_an_admins_refused_answer_leaves_no_take_over_on_record(data_dir: Path) -> None:
     with almanac(data_dir) as services, request_running(services) as running:
         question = first_question(services)
@@ -242,6 +246,7 @@ def test_an_admins_refused_answer_leaves_no_take_over_on_record(data_dir: Path) 
         assert services.questions.store.require(question.id).action == "decline"
 
 
+@pytest.mark.processes
 def test_an_admins_answer_is_the_admins_and_recorded_as_a_take_over_in_its_transaction(
     data_dir: Path,
 ) -> None:
@@ -260,6 +265,7 @@ def test_an_admins_answer_is_the_admins_and_recorded_as_a_take_over_in_its_trans
 # -- the command line ----------------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_ask_on_the_operators_thread_as_someone_else_is_refused_and_the_question_still_waits(
     data_dir: Path,
 ) -> None:
@@ -296,6 +302,7 @@ def a_terminal(typed: str) -> Iterator[TerminalQuestions]:
         yield TerminalQuestions(stdin, io.StringIO())
 
 
+@pytest.mark.processes
 def test_a_terminal_answers_as_the_person_at_it_not_as_the_questions_operator(data_dir: Path) -> None:
     with almanac(data_dir) as services, a_terminal("a\n2\n\n\n") as terminal:
         waiting = ask(services, "Get the weather forecast", thread_id=THREAD, requester="operator")
@@ -314,6 +321,7 @@ def test_a_terminal_answers_as_the_person_at_it_not_as_the_questions_operator(da
         assert [e["actor"] for e in audit_of(services, "thread_taken_over")] == ["admin", "admin"]
 
 
+@pytest.mark.processes
 def test_a_terminal_of_someone_who_may_not_answer_is_not_asked_and_the_question_waits(
     data_dir: Path,
 ) -> None:

@@ -28,8 +28,8 @@ from tests.app.test_app import (  # noqa: F401 (app_env, oidc_roster: fixtures)
 )
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, services_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 LOOKALIKES = ["Admin", "admin ", "\u0430dmin", "admin\u200b", "ADMIN"]
 

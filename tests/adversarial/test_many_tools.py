@@ -33,9 +33,6 @@ from tests.graphs import sqlite_graph
 from tests.mcp_host.helpers import lowlevel
 from tests.support import ask, context_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 LIMIT = 1_000  # the entries of one listing used from one server
 NOTE = "tools listing has more than 1,000 entries: only the first 1,000 are used, the rest are ignored"
 
@@ -117,6 +114,7 @@ def test_the_language_model_is_shown_a_shortlist_beside_a_thousand_tools_and_it_
     assert run.final_output.selected_capability.name == "list_directory"
 
 
+@pytest.mark.processes
 def test_servers_check_over_stdio_names_the_limit_for_the_server_that_passes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,8 +54,6 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
-pytestmark = pytest.mark.processes
-
 SEND = "Send a message to bob@example.com saying hi"
 CALL_TIME_LIMIT = 3600.0  # the server's "timeout": the call may take an hour
 NOTHING: dict[str, list[str]] = {"expired": [], "outcome_unknown": [], "resumed": []}
@@ -150,6 +148,7 @@ def _swept(process: subprocess.Popen[str]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.processes
 def test_a_replica_sweeping_while_another_runs_the_approved_call_leaves_it_alone_and_it_runs_once(
     data_dir: Path, held: HeldCall
 ) -> None:
@@ -183,6 +182,7 @@ def test_a_replica_sweeping_while_another_runs_the_approved_call_leaves_it_alone
         assert services.audit.verify().ok
 
 
+@pytest.mark.processes
 def test_once_the_replica_running_the_call_dies_one_sweeper_marks_it_outcome_unknown_and_nobody_runs_it_again(
     data_dir: Path, held: HeldCall
 ) -> None:

@@ -18,6 +18,9 @@ from tests.adversarial.servers_file import servers_file
 from tests.adversarial.spelled_names import COMMAND_SERVERS, COMMAND_TOOLS
 from tests.reviews.review_support import services_for
 
+# Every test here asks servers run as processes of their own (the world fixture): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, Path]]:

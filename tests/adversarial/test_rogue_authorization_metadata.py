@@ -98,6 +98,7 @@ def _health(
     return health, store
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("lie", sorted(REFUSED))
 def test_metadata_that_leads_elsewhere_is_refused_before_anything_is_sent_there(
     lie: str, lying: Lying
@@ -114,6 +115,7 @@ def test_metadata_that_leads_elsewhere_is_refused_before_anything_is_sent_there(
     assert store.load("rogue", server.url, "tokens") is None
 
 
+@pytest.mark.processes
 def test_the_same_server_without_a_lie_signs_in_and_the_rogue_hears_nothing(lying: Lying) -> None:
     with lying("none") as server:
         health, store = _health(server)
@@ -124,6 +126,7 @@ def test_the_same_server_without_a_lie_signs_in_and_the_rogue_hears_nothing(lyin
     assert store.load("rogue", server.url, "tokens") is not None
 
 
+@pytest.mark.processes
 def test_an_origin_listed_in_endpoint_origins_may_hold_the_token_endpoint(lying: Lying) -> None:
     with lying("token-endpoint") as server:
         allowed = OAuthSettings(endpoint_origins=frozenset({f"http://127.0.0.2:{server.port}"}))
@@ -135,6 +138,7 @@ def test_an_origin_listed_in_endpoint_origins_may_hold_the_token_endpoint(lying:
     assert token_requests and "code_verifier=" in token_requests[0]["body"]
 
 
+@pytest.mark.processes
 def test_an_authorization_server_other_than_the_configured_issuer_never_gets_the_client_secret(
     lying: Lying,
 ) -> None:
@@ -148,6 +152,7 @@ def test_an_authorization_server_other_than_the_configured_issuer_never_gets_the
     assert heard == []
 
 
+@pytest.mark.processes
 def test_a_machine_identitys_secret_never_goes_to_a_token_endpoint_on_another_origin(lying: Lying) -> None:
     with lying("token-endpoint") as server:
         oauth = OAuthSettings(
@@ -163,6 +168,7 @@ def test_a_machine_identitys_secret_never_goes_to_a_token_endpoint_on_another_or
     assert heard == []
 
 
+@pytest.mark.processes
 def test_the_servers_page_shows_the_refusal_with_its_reason(lying: Lying) -> None:
     with lying("token-endpoint") as server:
         health, _ = _health(server)
@@ -185,6 +191,7 @@ def cli(
         yield gatehouse, server
 
 
+@pytest.mark.processes
 def test_servers_login_refuses_with_the_reason_and_shows_no_address_to_open(cli: Any) -> None:
     gatehouse, server = cli
 
@@ -198,6 +205,7 @@ def test_servers_login_refuses_with_the_reason_and_shows_no_address_to_open(cli:
     assert server.rogue_heard() == []
 
 
+@pytest.mark.processes
 def test_servers_check_refuses_with_the_reason_in_one_line(cli: Any) -> None:
     gatehouse, server = cli
 

@@ -22,9 +22,6 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.adversarial.garbage_stdout_server import BANNER, GARBAGE_LINES, WEATHER
 from tests.adversarial.harness import REPO
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def _gatehouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The CLI as the operator runs it: its own process, so its stderr is a real terminal's."""
@@ -57,6 +54,7 @@ def _gatehouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.processes
 def test_garbage_on_a_servers_stdout_prints_nothing_on_the_operators_terminal(tmp_path: Path) -> None:
     done = _gatehouse(tmp_path, "ask", "Read today's weather")
 
@@ -70,6 +68,7 @@ def test_garbage_on_a_servers_stdout_prints_nothing_on_the_operators_terminal(tm
     assert BANNER in log and GARBAGE_LINES[0] in log
 
 
+@pytest.mark.processes
 def test_a_call_the_garbage_broke_shows_one_error_line_and_no_traceback(tmp_path: Path) -> None:
     done = _gatehouse(tmp_path, "ask", "Read the forecast for tomorrow")
 
@@ -89,6 +88,7 @@ class _Collected(logging.Handler):
         self.records.append(record)
 
 
+@pytest.mark.processes
 def test_sdk_records_about_a_server_reach_its_log_file_and_not_the_root_loggers_handlers(
     tmp_path: Path,
 ) -> None:

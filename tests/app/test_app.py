@@ -25,8 +25,8 @@ from gatehouse.web.short_ids import short_review
 from tests.reviews.review_support import email_review
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -655,6 +655,7 @@ def test_the_servers_page_keeps_working_when_the_services_are_opened_afresh(
     assert "notes" in markdown_text(again)
 
 
+@pytest.mark.processes
 def test_the_servers_page_shows_a_failing_listing_and_when_it_is_tried_again(
     app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from gatehouse.web.catalogue_panel import LABEL
 from gatehouse.web.literal import markdown_literal, name_literal
 from gatehouse.web.page import services
+from tests.in_process_servers import serve_bundled_in_process
 from tests.support import bundled_server_entry
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -30,7 +31,8 @@ NOTES = {
 @pytest.fixture(scope="module")
 def chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppTest]:
     """One operator's chat page on a filesystem, tickets (with the admin's words for
-    update_ticket), prompts and documents server: tools, a template, a prompt and resources."""
+    update_ticket), prompts and documents server: tools, a template, a prompt and resources.
+    The servers run in this process (tests/in_process_servers.py)."""
     root = tmp_path_factory.mktemp("catalogue")
     data = root / "data"
     entries = {
@@ -41,6 +43,7 @@ def chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppTest]:
     servers_file = root / "servers.json"
     servers_file.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
+        serve_bundled_in_process(patch)
         patch.setenv("GATEHOUSE_DATA", str(data))
         patch.setenv("GATEHOUSE_SERVERS", str(servers_file))
         patch.delenv("GATEHOUSE_DB", raising=False)

@@ -14,8 +14,8 @@ from graph.planner.model import ModelPlanner
 from tests.app.test_app import app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 from tests.graph.scripted_model import ScriptedChatModel, tool_call
 
-# The app on real servers over stdio: not in `make quick`.
-pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("app_env", "bundled_in_process")
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from gatehouse.web.page import services
 from tests.app.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
 from tests.reviews.webhook_receiver import webhook_receiver
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 TOKEN = "T0KEN-s3cr3t-path"
 

@@ -24,8 +24,8 @@ from tests.app.test_app import (  # noqa: F401 (app_env: a fixture)
 )
 from tests.reviews.test_ledger_paging import open_all
 
-# The app on real servers over stdio: not in `make quick`.
-pytestmark = [pytest.mark.usefixtures("app_env"), pytest.mark.processes]
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("app_env", "bundled_in_process")
 
 FULL_ID = re.compile(r"[0-9a-f]{32}")
 

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.test_app import app_env, ask, button, on_page, outbox, session
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 __all__ = ["app_env"]  # the fixture, imported so pytest finds it here
 

@@ -21,9 +21,6 @@ from tests.app.test_app import markdown_text, on_page, session
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 UNSET = "GATEHOUSE_TEST_NEVER_SET"
 
 
@@ -45,6 +42,7 @@ def _notices(app: AppTest) -> str:
     return "\n".join(str(block.value) for block in app.warning)
 
 
+@pytest.mark.processes
 def test_a_broken_entry_is_named_on_the_servers_page_and_the_other_servers_work(
     servers_file: Path, tmp_path: Path
 ) -> None:
@@ -84,6 +82,7 @@ def test_a_servers_file_that_is_not_json_is_one_message_on_the_servers_page_and_
     assert not servers.exception
 
 
+@pytest.mark.processes
 def test_a_copy_of_the_shipped_servers_file_runs_in_the_app(servers_file: Path) -> None:
     shutil.copyfile(BUNDLED_CONFIG, servers_file)
     shipped = json.loads(servers_file.read_text(encoding="utf-8"))

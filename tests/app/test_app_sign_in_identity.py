@@ -25,8 +25,8 @@ from tests.app.test_app import (
 )
 from tests.app.test_app_secrets import everything_shown
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 __all__ = ["app_env", "oidc_roster"]  # the fixtures, imported so pytest finds them here
 

@@ -21,9 +21,6 @@ from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Manifest, ServerManifest
 from tests.interop.peers import missing_peer
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 BATCH_FILE = Path(__file__).resolve().parents[2] / "eval" / "batches" / "2026-11-new-servers.json"
 MIN_PER_NEW_SERVER = 25
 
@@ -115,6 +112,7 @@ def test_a_server_the_host_cannot_use_is_a_warning_and_its_cases_are_still_score
 # -- the batch's servers, started for real ---------------------------------------------------
 
 
+@pytest.mark.processes
 def test_the_batch_servers_start_on_their_seeded_data_and_list_their_tools(tmp_path: Path) -> None:
     try:
         workspace = build_workspace(tmp_path, batch_servers=True)
@@ -152,6 +150,7 @@ def test_the_batch_servers_start_on_their_seeded_data_and_list_their_tools(tmp_p
         assert {"sqlite__read_query", "sqlite__write_query", "sqlite__list_tables"} <= tools
 
 
+@pytest.mark.processes
 def test_without_the_batch_servers_the_workspace_names_only_the_eleven(tmp_path: Path) -> None:
     try:
         workspace = build_workspace(tmp_path)

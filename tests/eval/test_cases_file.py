@@ -149,6 +149,8 @@ def _cases(offered: _Offered) -> list[Case]:
     return [case.filled(offered.workspace.placeholders) for case in load_benchmark().cases]
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_every_expected_capability_is_offered_with_the_arguments_named(offered: _Offered) -> None:
     problems = []
     for case in _cases(offered):
@@ -165,6 +167,8 @@ def test_every_expected_capability_is_offered_with_the_arguments_named(offered: 
     assert problems == []
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_no_read_only_case_expects_a_capability_the_policy_rates_as_acting(offered: _Offered) -> None:
     """An unannotated read (a third-party server's `list_tables`) may be expected: it stays at the
     MCP defaults, which the gate treats as acting, but nothing in it says it acts."""
@@ -178,6 +182,8 @@ def test_no_read_only_case_expects_a_capability_the_policy_rates_as_acting(offer
     assert wrong == []
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_every_write_case_expects_a_side_effecting_capability(offered: _Offered) -> None:
     """The flag means what it says the other way round too: a case marked as changing something
     expects a capability the host rates as acting."""
@@ -191,6 +197,8 @@ def test_every_write_case_expects_a_side_effecting_capability(offered: _Offered)
     assert reads == []
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_expected_statuses_are_what_the_shipped_policy_gives(offered: _Offered) -> None:
     """For every case whose expected arguments hold all the capability requires: the status the
     policy gives that call is one the case accepts (a clarification case: needs_clarification)."""
@@ -220,6 +228,8 @@ def test_expected_statuses_are_what_the_shipped_policy_gives(offered: _Offered) 
     assert checked >= MIN_CASES - 20
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_the_servers_file_names_the_five_peers_and_the_bundled_servers(offered: _Offered) -> None:
     servers = json.loads(Path(offered.workspace.servers_file).read_text(encoding="utf-8"))["mcpServers"]
     assert set(PEER_SERVERS) <= set(servers)

@@ -10,6 +10,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from eval.case_sets import Batch, CaseSet
 from eval.cases import Case
 from eval.run import _by_servers
@@ -34,6 +36,8 @@ def _discover(workspace_servers: Path, data_dir: Path, db_path: Path) -> Manifes
             os.environ["GATEHOUSE_DATA"] = saved
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_the_desk_servers_start_on_their_seeded_data_and_list_their_tools(tmp_path: Path) -> None:
     try:
         workspace = build_workspace(tmp_path, desk_servers=True)

@@ -9,6 +9,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from eval.case_sets import Batch, CaseSet
 from eval.cases import Case
 from eval.run import _by_servers
@@ -33,6 +35,8 @@ def _discover(workspace_servers: Path, data_dir: Path, db_path: Path) -> Manifes
             os.environ["GATEHOUSE_DATA"] = saved
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_the_document_servers_start_on_their_seeded_folders_and_list_their_tools(tmp_path: Path) -> None:
     try:
         workspace = build_workspace(tmp_path, document_servers=True)
@@ -69,6 +73,8 @@ def test_the_document_servers_start_on_their_seeded_folders_and_list_their_tools
     } <= tools
 
 
+@pytest.mark.peers
+@pytest.mark.processes
 def test_without_the_flag_the_workspace_names_no_document_server(tmp_path: Path) -> None:
     try:
         workspace = build_workspace(tmp_path, batch_servers=True)

@@ -12,9 +12,6 @@ from eval.run import EXIT_OK, EXIT_TARGET_MISSED, EXIT_USAGE, main
 from eval.workspace import PeersMissingError, eval_workspace
 from tests.interop.peers import missing_peer
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 @pytest.fixture
 def peers_built() -> None:
@@ -25,6 +22,7 @@ def peers_built() -> None:
         missing_peer(str(exc))
 
 
+@pytest.mark.processes
 @pytest.mark.usefixtures("peers_built")
 def test_the_selected_cases_run_through_gatehouse_ask_and_are_reported(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
@@ -61,6 +59,7 @@ def test_a_filter_that_matches_nothing_is_a_usage_error(capsys: pytest.CaptureFi
 ACCURACY_FLOOR = 0.92
 
 
+@pytest.mark.processes
 @pytest.mark.usefixtures("peers_built")
 def test_the_deterministic_planner_on_the_whole_benchmark_never_acts_for_a_read_nor_invents(
     capsys: pytest.CaptureFixture[str],

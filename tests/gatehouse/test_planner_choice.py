@@ -23,9 +23,6 @@ from graph.planner.model import ModelPlanner
 from tests.cli_support import Ran, run_cli
 from tests.graph.scripted_model import ScriptedChatModel
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 REPO = Path(__file__).resolve().parents[2]
 STAND_IN = Path(__file__).resolve().parent / "stand_in_provider"
 REQUIRE_EXTRAS_VARIABLE = "GATEHOUSE_REQUIRE_MODEL_EXTRAS"
@@ -120,6 +117,7 @@ def servers_check(tmp_path: Path, env: dict[str, str]) -> Ran:
     )
 
 
+@pytest.mark.processes
 def test_servers_check_names_the_model_first(tmp_path: Path) -> None:
     # A stand-in for the provider's package (tests/gatehouse/stand_in_provider): LangChain's own
     # init_chat_model imports and makes it, as it would langchain-openai's ChatOpenAI. In a
@@ -155,6 +153,7 @@ def test_servers_check_refuses_a_model_whose_provider_is_not_installed(tmp_path:
     assert done.stderr.startswith("gatehouse: GATEHOUSE_MODEL=nosuch:model: ValueError: Unsupported")
 
 
+@pytest.mark.processes
 def test_with_the_openai_extra_installed_the_real_provider_is_made_offline(tmp_path: Path) -> None:
     if importlib.util.find_spec("langchain_openai") is None:
         reason = "langchain-openai is not installed (pip install -e '.[openai]')"

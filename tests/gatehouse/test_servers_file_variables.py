@@ -17,9 +17,6 @@ from servers.catalog import BUNDLED_CONFIG
 from tests.cli_support import run_cli
 from tests.gatehouse.cli.test_cli_errors import assert_one_line
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 KEY = "k3y-that-must-not-leak-0123456789"
 
 
@@ -74,6 +71,7 @@ def test_a_persons_servers_file_may_name_the_data_folder(tmp_path: Path) -> None
     assert loaded.args == ["-m", "srv", "--logs", f"{data.resolve()}/logs"]
 
 
+@pytest.mark.processes
 def test_the_cli_runs_a_server_from_a_copy_of_the_shipped_file(tmp_path: Path) -> None:
     done = run_cli(
         "servers",

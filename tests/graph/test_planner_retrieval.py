@@ -31,9 +31,6 @@ from graph.planner.similarity import (
 from mcp_host.manifest import Capability
 from tests.capabilities import tool
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 READ_ONLY = {"readOnlyHint": True}
 
 
@@ -156,6 +153,7 @@ def test_the_model_is_loaded_once_per_process() -> None:
     assert model() is model()
 
 
+@pytest.mark.processes
 def test_the_model_is_loaded_only_when_a_request_is_planned_not_when_the_graph_is_imported() -> None:
     probe = (
         "import logging, sys\n"

@@ -21,9 +21,6 @@ from tests.fakes import FaultInjectingClient, failure, untrusted
 from tests.graph.routes import DISCOVER_SELECT_VALIDATE, HAPPY, START, TO_REVIEW
 from tests.support import ask
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def test_blank_input_fails_in_preprocess_without_discovery(
     graph: CompiledGraph, client: FaultInjectingClient
@@ -47,6 +44,7 @@ def test_no_configured_server_explains_that_nothing_external_is_available(graph:
     assert outcome.final_output.no_call_reason == "nothing_offered"
 
 
+@pytest.mark.processes
 def test_unavailable_server_is_recorded_while_the_others_still_serve(
     graph: CompiledGraph, data_dir: Path
 ) -> None:
@@ -272,6 +270,7 @@ def test_output_that_fails_the_hosts_checks_is_never_trusted_context(
     assert outcome.state["context_update"] is None
 
 
+@pytest.mark.processes
 def test_stdio_and_in_process_servers_run_through_the_same_adapter(
     graph: CompiledGraph, data_dir: Path
 ) -> None:

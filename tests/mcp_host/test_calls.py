@@ -20,9 +20,6 @@ from servers.catalog import build_all
 from servers.documents import SUPPORT_HANDBOOK
 from tests.mcp_host.helpers import stdio_greeter
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 CAP = 64 * 1024
 BIG_TEXT = "x" * 200_000
 
@@ -83,6 +80,7 @@ def bundled(data_dir: Path) -> Iterator[SdkMcpClient]:
 # -- transports and sessions -------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_a_stdio_server_and_an_in_process_server_work_side_by_side(data_dir: Path) -> None:
     targets: dict[str, ServerTarget] = {"stdio_greeter": stdio_greeter(data_dir), "tools": _tools_server()}
     with SdkMcpClient(targets, call_timeout=10.0) as client:

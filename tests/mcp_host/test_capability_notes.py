@@ -15,8 +15,8 @@ from mcp_host.manifest import Capability
 from mcp_host.sdk_client import SdkMcpClient
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def config_with(notes: Any, *, server: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -21,9 +21,6 @@ from tests.mcp_host.helpers import (
     silent_server,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 Ctx = ServerRequestContext[Any, Any]
 Paging = types.PaginatedRequestParams | None
 
@@ -242,6 +239,7 @@ def test_a_listing_the_sdk_cannot_serialise_fails_only_that_server() -> None:
 # -- failing servers ---------------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_a_server_that_exits_at_start_is_in_the_manifest_as_not_ok_with_an_error() -> None:
     with SdkMcpClient({"dead": exiting_server(), "echo": echo_server("echo")}) as client:
         manifest = client.discover()
@@ -253,6 +251,7 @@ def test_a_server_that_exits_at_start_is_in_the_manifest_as_not_ok_with_an_error
     assert any(line.startswith("server dead: unavailable") for line in manifest.problems())
 
 
+@pytest.mark.processes
 def test_other_servers_stay_usable_next_to_a_server_that_exits_at_start() -> None:
     with SdkMcpClient({"dead": exiting_server(), "echo": echo_server("echo")}) as client:
         manifest = client.discover()
@@ -266,6 +265,7 @@ def test_other_servers_stay_usable_next_to_a_server_that_exits_at_start() -> Non
     assert dead_call.error is not None and dead_call.error.kind == "unavailable"
 
 
+@pytest.mark.processes
 def test_a_server_that_never_answers_the_handshake_times_out_at_connect() -> None:
     with SdkMcpClient(
         {"silent": silent_server(), "echo": echo_server("echo")}, connect_timeout=0.5

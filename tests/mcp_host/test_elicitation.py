@@ -15,9 +15,6 @@ from mcp_host.results import McpResult
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def text_of(result: McpResult) -> str:
     return " ".join(item.text or "" for item in result.content)
@@ -56,6 +53,7 @@ def asking_pool(recorder: Recorder) -> Iterator[SdkMcpClient]:
         pool.close()
 
 
+@pytest.mark.processes
 def test_a_servers_question_reaches_the_handler_with_the_servers_name_and_the_answer_goes_back(
     asking_pool: SdkMcpClient, recorder: Recorder
 ) -> None:
@@ -68,6 +66,7 @@ def test_a_servers_question_reaches_the_handler_with_the_servers_name_and_the_an
     assert request.message == "Who is staying, and for how long?"
 
 
+@pytest.mark.processes
 def test_without_a_handler_the_host_does_not_claim_it_can_ask() -> None:
     pool = SdkMcpClient({"hotel": booking_server()}, connect_timeout=20)
     try:
@@ -79,6 +78,7 @@ def test_without_a_handler_the_host_does_not_claim_it_can_ask() -> None:
     assert "booked 2 nights" not in text_of(result)
 
 
+@pytest.mark.processes
 def test_a_handler_that_fails_is_an_error_for_the_server_not_a_crash_of_the_host() -> None:
     async def broken(server: str, request: ElicitRequestParams) -> ElicitResult:
         raise RuntimeError("the operator's tab is closed")

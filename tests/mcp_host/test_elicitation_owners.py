@@ -24,9 +24,6 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.questions_server import FORECAST_FORM, entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 ANN = CallOwner(thread_id="thread-ann", requester="ann")
 BOB = CallOwner(thread_id="thread-bob", requester="bob")
 
@@ -56,6 +53,7 @@ def text_of(pool: SdkMcpClient, owner: CallOwner | None) -> str:
     return " ".join(item.text or "" for item in result.content)
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("legacy", [False, True], ids=["input-required", "elicitation-create"])
 def test_the_handler_learns_whose_call_asked_though_the_call_runs_on_the_pools_own_loop(legacy: bool) -> None:
     recorder = OwnerRecorder()
@@ -69,6 +67,7 @@ def test_the_handler_learns_whose_call_asked_though_the_call_runs_on_the_pools_o
     assert recorder.owners == [ANN, None]
 
 
+@pytest.mark.processes
 def test_a_server_initiated_question_while_two_requests_call_the_server_belongs_to_neither() -> None:
     recorder = OwnerRecorder()
     targets = {"almanac": almanac(legacy=True, together=2)}
@@ -84,6 +83,7 @@ def test_a_server_initiated_question_while_two_requests_call_the_server_belongs_
     assert recorder.owners == [None, None]
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("legacy", [False, True], ids=["input-required", "elicitation-create"])
 def test_the_calls_timeout_stands_still_while_a_person_answers(legacy: bool) -> None:
     # The person takes longer than the whole call may: the call still gets the answer.

@@ -12,9 +12,6 @@ from mcp_host.errors import ClientClosedError, McpHostError, UnknownServerError
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import child_processes, echo_server, silent_server, stdio_greeter
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 Use = Callable[[SdkMcpClient], Any]
 
 USES: dict[str, Use] = {
@@ -69,6 +66,7 @@ def test_leaving_the_with_block_closes_the_client() -> None:
         client.discover()
 
 
+@pytest.mark.processes
 def test_closing_a_client_leaves_no_stdio_child_process_behind(data_dir: Path) -> None:
     before = set(child_processes())
 
@@ -80,6 +78,7 @@ def test_closing_a_client_leaves_no_stdio_child_process_behind(data_dir: Path) -
     assert started.isdisjoint(child_processes())
 
 
+@pytest.mark.processes
 def test_closing_a_client_ends_a_child_that_never_finished_its_handshake() -> None:
     before = set(child_processes())
 

@@ -42,6 +42,7 @@ def _error_of(pool: SdkMcpClient) -> str:
     return server.error.message
 
 
+@pytest.mark.processes
 def test_a_server_that_needs_sign_in_says_so_and_how(notes_url: str) -> None:
     entry = HttpServer(name="notes", url=notes_url)
     with SdkMcpClient({"notes": entry}, connect_timeout=20, sign_in=SignIn(MemoryCredentialStore())) as pool:
@@ -52,6 +53,7 @@ def test_a_server_that_needs_sign_in_says_so_and_how(notes_url: str) -> None:
     assert "refused" not in message
 
 
+@pytest.mark.processes
 def test_with_oauth_off_a_401_without_credentials_is_needs_sign_in_not_refused(notes_url: str) -> None:
     entry = HttpServer(name="notes", url=notes_url, oauth=DISABLED)
     with SdkMcpClient({"notes": entry}, connect_timeout=20, sign_in=SignIn(MemoryCredentialStore())) as pool:
@@ -61,6 +63,7 @@ def test_with_oauth_off_a_401_without_credentials_is_needs_sign_in_not_refused(n
     assert "refused" not in message
 
 
+@pytest.mark.processes
 def test_a_wrong_configured_token_is_still_refused_credentials(notes_url: str) -> None:
     entry = HttpServer(name="notes", url=notes_url, headers={"Authorization": SecretStr("Bearer wrong")})
     with SdkMcpClient({"notes": entry}, connect_timeout=20, sign_in=SignIn(MemoryCredentialStore())) as pool:
@@ -69,6 +72,7 @@ def test_a_wrong_configured_token_is_still_refused_credentials(notes_url: str) -
     assert "refused the credentials (HTTP 401)" in message
 
 
+@pytest.mark.processes
 def test_signing_in_once_keeps_the_tokens_for_the_next_start(notes_url: str) -> None:
     store = MemoryCredentialStore()
     entry = HttpServer(name="notes", url=notes_url)
@@ -90,6 +94,7 @@ def test_signing_in_once_keeps_the_tokens_for_the_next_start(notes_url: str) -> 
     assert "refresh_token" in tokens
 
 
+@pytest.mark.processes
 def test_tokens_are_kept_per_address_and_never_sent_to_another(notes_url: str) -> None:
     store = MemoryCredentialStore()
     entry = HttpServer(name="notes", url=notes_url)
@@ -108,6 +113,7 @@ def test_tokens_are_kept_per_address_and_never_sent_to_another(notes_url: str) -
     assert store.load("notes", moved.url, "tokens") is None
 
 
+@pytest.mark.processes
 def test_a_configured_client_id_is_used_instead_of_registering(notes_url: str) -> None:
     # The test server registers nothing under this id, so the sign-in must fail at its
     # authorization endpoint: the point is that no registration happened.

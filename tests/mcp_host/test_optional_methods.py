@@ -16,6 +16,9 @@ from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.sdk_client import SdkMcpClient
 from tests.mcp_host.helpers import REPO_ROOT
 
+# Every test here lists servers run as processes of their own (the pool fixture): not in `make quick`.
+pytestmark = pytest.mark.processes
+
 # Long enough for a listing on a loaded machine, short enough that the hanging one costs little.
 HANG_TIMEOUT = 1.5
 

@@ -20,9 +20,6 @@ from mcp_host.sdk_client import SdkMcpClient
 from tests.http_servers import serving
 from tests.mcp_host.helpers import REPO_ROOT, child_processes, lowlevel, record_methods
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def _python_server(name: str, module: str, *args: str, env: dict[str, str] | None = None) -> StdioServer:
     secrets = {key: SecretStr(value) for key, value in (env or {}).items()}
@@ -31,6 +28,7 @@ def _python_server(name: str, module: str, *args: str, env: dict[str, str] | Non
     )
 
 
+@pytest.mark.processes
 def test_a_stdio_server_sees_only_its_entry_env_and_a_minimal_base(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GATEHOUSE_HOST_SECRET", "do-not-leak")
     entry = _python_server("env", "tests.mcp_host.env_server", env={"SERVER_TOKEN": "given"})
@@ -56,6 +54,7 @@ def test_a_stdio_server_sees_only_its_entry_env_and_a_minimal_base(monkeypatch: 
     }
 
 
+@pytest.mark.processes
 def test_a_stdio_server_that_dies_is_restarted_and_serves_the_next_call(data_dir: Path) -> None:
     entry = _python_server("greeter", "servers.greeter", "--data-dir", str(data_dir))
     # Children an earlier test on this worker left still exiting are not this pool's.
@@ -75,6 +74,7 @@ def test_a_stdio_server_that_dies_is_restarted_and_serves_the_next_call(data_dir
     assert health["greeter"].connected
 
 
+@pytest.mark.processes
 def test_restarts_are_bounded_and_the_failure_is_reported(data_dir: Path) -> None:
     entry = _python_server("greeter", "servers.greeter", "--data-dir", str(data_dir))
     with SdkMcpClient({"greeter": entry}, connect_timeout=20, max_restarts=1, restart_backoff=0.05) as pool:
@@ -138,6 +138,7 @@ def http_greeter() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
+@pytest.mark.processes
 def test_streamable_http_sends_the_configured_headers(http_greeter: str) -> None:
     entry = HttpServer(
         name="remote", url=http_greeter, headers={"Authorization": SecretStr("Bearer letmein")}
@@ -150,6 +151,7 @@ def test_streamable_http_sends_the_configured_headers(http_greeter: str) -> None
     assert manifest.servers[0].ok
 
 
+@pytest.mark.processes
 def test_a_rejected_credential_is_an_auth_failure_of_that_server_only(
     http_greeter: str, data_dir: Path
 ) -> None:
@@ -174,6 +176,7 @@ def _wait_gone(pid: int) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.processes
 def test_a_per_server_timeout_overrides_the_pool_default() -> None:
     quick = _python_server("quick", "tests.mcp_host.env_server").model_copy(update={"timeout": 0.3})
     patient = _python_server("patient", "tests.mcp_host.env_server")

@@ -12,9 +12,6 @@ from mcp_host.sdk_client import SdkMcpClient
 from mcp_host.stdio_transport import MessageSplitter, Oversized
 from tests.mcp_host.helpers import REPO_ROOT, stdio_greeter
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 CAP = 100_000
 
 
@@ -78,6 +75,7 @@ def _big_server(megabytes: float) -> StdioServerParameters:
     )
 
 
+@pytest.mark.processes
 def test_a_huge_message_is_refused_with_its_server_and_limit_and_other_servers_go_on(data_dir: Path) -> None:
     targets = {"big": _big_server(0.5), "greeter": stdio_greeter(data_dir)}
     with SdkMcpClient(targets, connect_timeout=60, message_cap_bytes=CAP, restart_backoff=0.05) as pool:
@@ -97,6 +95,7 @@ def test_a_huge_message_is_refused_with_its_server_and_limit_and_other_servers_g
     assert health["big"].connected and health["big"].restarts == 0
 
 
+@pytest.mark.processes
 def test_a_server_whose_answers_fit_the_cap_is_served_whole(data_dir: Path) -> None:
     with SdkMcpClient({"big": _big_server(0.05)}, connect_timeout=60, message_cap_bytes=CAP) as pool:
         result = pool.call_tool("big", "read_log", {})
@@ -114,6 +113,7 @@ def _shouting_server() -> StdioServerParameters:
     )
 
 
+@pytest.mark.processes
 def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_again() -> None:
     shouting = _shouting_server()
     with SdkMcpClient(
@@ -128,6 +128,7 @@ def test_a_huge_message_that_names_no_call_ends_its_session_which_is_opened_agai
     assert after.success and after.content[0].text == "psst"
 
 
+@pytest.mark.processes
 def test_a_server_that_keeps_sending_huge_messages_naming_no_call_is_given_up_on_after_its_restarts() -> None:
     # Each such message ends the session, and each end counts like a crash (mcp_host/sdk_client.py).
     shouting = _shouting_server()

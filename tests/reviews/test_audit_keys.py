@@ -34,8 +34,8 @@ from tests.reviews.review_support import (
     services_for,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 # The audit store's schema as the releases before the keyed chain created it.
 _UNKEYED_SCHEMA = (

@@ -28,9 +28,6 @@ from tests.reviews.review_support import (
     start_gatehouse,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 Tamper = Callable[[sqlite3.Connection], None]
 
 
@@ -128,6 +125,7 @@ def decided_log(data_dir: Path) -> list[dict[str, Any]]:
         return [event.model_dump() for event in services.audit.events()]
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_audit_verify_exits_0_on_an_intact_log_and_1_naming_the_row_after_a_hand_edit(
     data_dir: Path, decided_log: list[dict[str, Any]]
 ) -> None:
@@ -153,6 +151,7 @@ def test_audit_verify_exits_0_on_an_intact_log_and_1_naming_the_row_after_a_hand
     assert f"row {decision_seq} was edited" in tampered.stdout
 
 
+@pytest.mark.processes
 def test_audit_export_as_csv_and_as_jsonl_contains_every_event(
     data_dir: Path, decided_log: list[dict[str, Any]]
 ) -> None:

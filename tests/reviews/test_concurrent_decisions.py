@@ -29,9 +29,6 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 DECIDERS = 20
 # Processes race through the database's locks, not a barrier: a few more than the machine's two
 # cores already reach decide() together (twenty cost 60-170 s of interpreter starts to show no
@@ -48,6 +45,7 @@ def _paused_email_review(data: Path, *, servers: Path, policy: Path | None = Non
     return paused.final_output.review.id
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_of_twenty_threads_deciding_one_review_exactly_one_wins_and_the_email_is_sent_once(
     data_dir: Path,
 ) -> None:
@@ -96,6 +94,7 @@ def test_of_twenty_threads_deciding_one_review_exactly_one_wins_and_the_email_is
     assert [(m["to"], m["body"]) for m in outbox(data_dir)] == [("bob@example.com", "hi")]
 
 
+@pytest.mark.processes
 def test_of_five_processes_deciding_one_review_one_exits_0_and_the_others_exit_3(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     # `--policy` is passed as the brief's command line has it, but the reviewers are names the
@@ -127,6 +126,7 @@ def test_of_five_processes_deciding_one_review_one_exits_0_and_the_others_exit_3
     assert len(outbox(data_dir)) == 1
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_reviews_decide_uses_the_policy_named_by_the_policy_option(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     policy = policy_file(data_dir, "numbered.toml", users=NUMBERED_REVIEWERS)
@@ -141,6 +141,7 @@ def test_reviews_decide_uses_the_policy_named_by_the_policy_option(data_dir: Pat
     assert len(outbox(data_dir)) == 1
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_decider_who_read_the_review_before_the_winner_resumed_is_told_who_decided(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,8 +12,8 @@ from gatehouse.operator_requests import ask
 from reviews.conversations import TITLE_CHARS, Conversation, Conversations
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, outbox, services_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def conversation_of(store: Conversations, thread_id: str) -> Conversation:

@@ -15,9 +15,6 @@ from reviews.errors import AlreadyDecidedError
 from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import StillClock, email_review
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def payload(review_id: str = "t1-r1", thread_id: str = "t1") -> ReviewPayload:
     return email_review(
@@ -154,6 +151,7 @@ def test_every_event_is_exported(tmp_path: Path, fmt: str) -> None:
     assert len(exported.strip().splitlines()) == (2 if fmt == "jsonl" else 3)
 
 
+@pytest.mark.processes
 def test_a_call_whose_process_is_gone_is_reported_lost(tmp_path: Path) -> None:
     import subprocess
     import sys

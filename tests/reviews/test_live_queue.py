@@ -29,8 +29,8 @@ from tests.reviews.review_support import (
 )
 from tests.reviews.test_ledger_paging import decide, open_all
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_a_review_is_due_only_once_pending_past_its_deadline(ledger: ReviewLedger, clock: Clock) -> None:

@@ -30,9 +30,6 @@ from tests.reviews.review_support import (
 )
 from tests.reviews.webhook_receiver import webhook_receiver
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 PUBLIC_URL = "https://gatehouse.example.com/"
 TOKEN = "T0KEN-s3cr3t-path"
 
@@ -63,6 +60,7 @@ def _open_review(backend: str | Path, clock: StillClock) -> str:
     return review.id
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_opened_decided_and_expired_reach_the_webhook_once_each_with_their_fields(data_dir: Path) -> None:
     with webhook_receiver() as receiver, notifying_services(data_dir, receiver.url) as services:
         approved = ask(services, EMAIL_REQUEST).final_output.review
@@ -183,6 +181,7 @@ def test_a_receiver_that_keeps_failing_is_given_up_after_the_last_attempt_with_i
         ledger.close()
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_receiver_that_hangs_does_not_slow_ask_and_the_notification_is_retried(data_dir: Path) -> None:
     timeout = 1.5
     with (
@@ -210,6 +209,7 @@ def test_a_receiver_that_hangs_does_not_slow_ask_and_the_notification_is_retried
         assert row is not None and (row.status, row.attempts) == ("delivered", 2)
 
 
+@pytest.mark.processes
 def test_notifications_not_yet_sent_are_delivered_by_the_next_process(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -228,6 +228,7 @@ def test_notifications_not_yet_sent_are_delivered_by_the_next_process(
         assert TOKEN not in done.stdout + done.stderr
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_the_webhook_token_is_never_printed(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with webhook_receiver(500, 500) as receiver:
         with notifying_services(data_dir, receiver.url, send=False):
@@ -305,6 +306,7 @@ def test_an_attempt_is_claimed_by_one_sender_and_is_due_again_if_that_sender_die
         ledger.close()
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_withdrawing_a_request_reaches_the_webhook_as_cancelled(data_dir: Path) -> None:
     with webhook_receiver() as receiver, notifying_services(data_dir, receiver.url) as services:
         paused = ask(services, EMAIL_REQUEST).final_output

@@ -20,9 +20,6 @@ from mcp_host.errors import error_from_exception
 from tests.mcp_host.helpers import child_processes
 from tests.reviews.review_support import json_lines, services_for, slow_servers
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 SEND = "Send a message to bob@example.com saying hi"
 # A policy under which this server's messages knowingly run without a review.
 _ALLOW_MESSAGES = """
@@ -46,6 +43,7 @@ explanation = "test: messages run unreviewed"
 """
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize(
     ("how", "delay", "exit_after_effect"),
     [
@@ -82,6 +80,7 @@ def test_an_approved_call_that_may_have_run_is_outcome_unknown_and_goes_back_to_
     assert len(json_lines(effects)) == 1
 
 
+@pytest.mark.processes
 def test_an_unreviewed_side_effecting_call_that_timed_out_is_not_tried_on_another_candidate(
     data_dir: Path,
 ) -> None:

@@ -19,9 +19,6 @@ from reviews.policy_changes import PolicyChangeClosedError, PolicyChangeError
 from tests.capabilities import tool
 from tests.reviews.review_support import DEFAULT_POLICY_TEXT, email_servers, gatehouse_process, settings_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 SEND = tool("email", "send_email", "Send an email", {"to": {"type": "string"}}, ["to"])
 DENY_EMAIL = """
 [[rules]]
@@ -294,6 +291,7 @@ def test_a_version_this_process_cannot_read_leaves_it_on_the_one_it_has(
         assert "GATEHOUSE_TEST_ONLY_THERE" in caplog.text
 
 
+@pytest.mark.processes
 def test_a_change_approved_by_another_process_reaches_this_one(tmp_path: Path, policy_path: Path) -> None:
     proposal = tmp_path / "proposal.toml"
     proposal.write_text(DEFAULT_POLICY_TEXT + DENY_EMAIL, encoding="utf-8")
@@ -325,6 +323,7 @@ def test_a_change_approved_by_another_process_reaches_this_one(tmp_path: Path, p
         assert "already applied by admin2" in again.stderr
 
 
+@pytest.mark.processes
 def test_policy_explain_explains_with_the_version_in_force(tmp_path: Path, policy_path: Path) -> None:
     with replica(tmp_path, policy_path) as services:
         change = services.policy_changes.propose(DEFAULT_POLICY_TEXT + DENY_EMAIL, by="admin", reason="relay")

@@ -23,8 +23,8 @@ from tests.reviews.review_support import (
     services_for,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_listing_the_queue_leaves_an_overdue_review_and_its_thread_alone_and_a_sweep_expires_them(

@@ -24,8 +24,8 @@ from tests.reviews.review_support import (
     services_for,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_releasing_held_output_is_recorded_as_approved_not_as_not_run(data_dir: Path) -> None:

@@ -35,10 +35,8 @@ from tests.reviews.review_support import (
 )
 from tests.support import wait_until
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
 
-
+@pytest.mark.processes
 def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs_once(
     data_dir: Path,
 ) -> None:
@@ -73,6 +71,7 @@ def test_a_review_opened_by_one_process_is_approved_by_another_and_the_call_runs
         assert services.audit.verify().ok
 
 
+@pytest.mark.processes
 def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is_not_run_again(
     data_dir: Path,
 ) -> None:
@@ -149,6 +148,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
     assert len(json_lines(effects)) == 1
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize(
     ("point", "status_after_crash", "status_after_sweep", "sent", "thread_status"),
     [
@@ -228,6 +228,7 @@ def _approved_not_carried_out(services: Services) -> str:
     return review_id
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_decision_still_being_carried_out_by_a_live_process_is_left_to_it(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
@@ -239,6 +240,7 @@ def test_a_decision_still_being_carried_out_by_a_live_process_is_left_to_it(data
     assert outbox(data_dir) == []
 
 
+@pytest.mark.processes
 def test_a_review_another_live_sweeper_has_just_claimed_is_not_claimed_again(data_dir: Path) -> None:
     # Found as two restarting replicas that both marked one call outcome_unknown: the second
     # read the row after the first had claimed it, and compared against what it read.
@@ -263,6 +265,7 @@ def test_a_review_another_live_sweeper_has_just_claimed_is_not_claimed_again(dat
         assert services.ledger.claim(services.ledger.require(review_id))
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_an_approval_whose_thread_ended_without_the_call_is_closed_as_not_run(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
@@ -290,6 +293,7 @@ class _KilledBeforeTheAnswer(Exception):
     """Stands for a kill -9 between the thread going on and its answer being recorded."""
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_sweep_killed_after_a_thread_ended_and_before_its_answer_was_recorded_records_it_next_time(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,6 +27,7 @@ from reviews.errors import (
 from reviews.resume import resume
 from reviews.service import ReviewExpiredError
 from tests.backends import postgres_schema
+from tests.in_process_servers import serve_bundled_in_process
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     VIOLATION_LINE,
@@ -40,8 +41,8 @@ from tests.reviews.review_support import (
     settings_for,
 )
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 @dataclass
@@ -53,9 +54,11 @@ class Shared:
 @pytest.fixture(scope="module")
 def shared_per_backend(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[bool], Shared]]:
     """One database and one e-mail server per backend, for the tests that each work on threads
-    of their own (made on first use, closed after the module)."""
+    of their own (made on first use, closed after the module). The server runs in this process
+    as in every test here; the module's patch outlasts each test's, as the services do."""
     made: dict[bool, Shared] = {}
     with ExitStack() as stack:
+        serve_bundled_in_process(stack.enter_context(pytest.MonkeyPatch.context()))
 
         def get(on_postgres: bool) -> Shared:
             if on_postgres not in made:

@@ -24,8 +24,8 @@ from tests.cli_support import Ran
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 _ALPHABET = string.ascii_letters + string.digits
 

@@ -17,8 +17,8 @@ from reviews.ledger import ReviewLedger
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, gatehouse, services_for
 from tests.reviews.test_ledger_paging import open_all
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 THREAD_A = "a25b381cafaf420598a8a601b2888464"
 THREAD_B = "a25b381c0000420598a8a601b2888464"  # the same first 8 characters as A

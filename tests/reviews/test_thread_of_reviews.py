@@ -12,8 +12,8 @@ from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_three_reviewed_requests_in_one_thread_each_get_their_own_decidable_review(data_dir: Path) -> None:

@@ -14,8 +14,8 @@ from graph.runner import pending_interrupt
 from reviews.errors import NotPermittedError
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 ASK_WITHOUT_RECIPIENT = "Send an email saying hi"
 

@@ -13,8 +13,8 @@ from graph.runner import pending_interrupt
 from reviews.errors import AlreadyDecidedError, NothingToResumeError, NotPermittedError
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, gatehouse, outbox, services_for
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_a_requester_withdraws_a_pending_review_and_nothing_runs(data_dir: Path) -> None:

@@ -8,7 +8,7 @@ from mcp import Client, StdioServerParameters
 from servers.greeter import build_server
 from tests.servers.helpers import error_text, structured, text_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.processes]
+pytestmark = pytest.mark.anyio
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +30,7 @@ async def test_greet_rejects_a_blank_name(data_dir: Path) -> None:
     assert "name must not be blank" in spaces
 
 
+@pytest.mark.processes
 async def test_greeter_runs_as_a_stdio_subprocess(data_dir: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,

@@ -24,9 +24,6 @@ from servers.prefork import socket_name
 from tests.processes import alive, live_children, prefork_pids
 from tests.support import wait_until
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 LAUNCH = [sys.executable, "-m", "servers.launch"]
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -78,6 +75,7 @@ def test_the_shipped_servers_file_starts_every_bundled_server_through_the_launch
     assert "servers.launch" in BUNDLED_CONFIG.read_text()
 
 
+@pytest.mark.processes
 def test_five_servers_started_together_fork_from_one_prefork_process(tmp_path: Path, demo: Path) -> None:
     names = ("filesystem", "tickets", "email", "greeter", "documents")
     bundled = {entry.name: entry for entry in bundled_servers_config(demo).servers}
@@ -103,6 +101,7 @@ def test_five_servers_started_together_fork_from_one_prefork_process(tmp_path: P
     wait_until(lambda: not alive(prefork), timeout=20, what="the idle prefork process to exit")
 
 
+@pytest.mark.processes
 def test_closing_stdin_ends_the_server_and_the_launcher_with_its_exit_code(demo: Path) -> None:
     with _launcher("greeter", demo) as process:
         answer = _initialize(process)
@@ -117,6 +116,7 @@ def test_closing_stdin_ends_the_server_and_the_launcher_with_its_exit_code(demo:
     wait_until(lambda: not alive(server), timeout=15, what="the server to end")
 
 
+@pytest.mark.processes
 def test_a_terminate_signal_reaches_the_server(demo: Path) -> None:
     with _launcher("greeter", demo) as process:
         _initialize(process)
@@ -127,6 +127,7 @@ def test_a_terminate_signal_reaches_the_server(demo: Path) -> None:
     wait_until(lambda: not alive(server), timeout=15, what="the server to end")
 
 
+@pytest.mark.processes
 def test_the_servers_own_errors_and_exit_code_come_back(demo: Path) -> None:
     with _launcher("greeter", demo, "--no-such-option") as process:
         _, stderr = process.communicate(timeout=30)
@@ -135,6 +136,7 @@ def test_the_servers_own_errors_and_exit_code_come_back(demo: Path) -> None:
     assert b"in this process" not in stderr, "it ran without the prefork process"
 
 
+@pytest.mark.processes
 def test_the_server_gets_the_launchers_environment_and_folder(tmp_path: Path, demo: Path) -> None:
     # Without --data-dir, the filesystem server seeds $GATEHOUSE_DATA/demo/project.
     data_root = tmp_path / "from-env"
@@ -155,6 +157,7 @@ def test_the_server_gets_the_launchers_environment_and_folder(tmp_path: Path, de
         os.kill(pid, signal.SIGTERM)
 
 
+@pytest.mark.processes
 def test_gatehouses_naming_one_prefork_scope_share_its_process_and_keep_their_own_folders(
     tmp_path: Path,
 ) -> None:
@@ -180,12 +183,14 @@ def test_gatehouses_naming_one_prefork_scope_share_its_process_and_keep_their_ow
             os.kill(pid, signal.SIGTERM)
 
 
+@pytest.mark.processes
 def test_unknown_servers_are_refused_by_the_launcher() -> None:
     result = subprocess.run([*LAUNCH, "nope"], capture_output=True, timeout=30, check=False)
     assert result.returncode == 2
     assert b"NAME is one of: filesystem" in result.stderr
 
 
+@pytest.mark.processes
 def test_the_prefork_process_refuses_a_bad_request_and_serves_the_next(demo: Path) -> None:
     with _launcher("greeter", demo) as first:
         _initialize(first)  # the prefork process is up
@@ -208,6 +213,7 @@ def test_the_prefork_process_refuses_a_bad_request_and_serves_the_next(demo: Pat
                 assert launched.wait(timeout=15) == 0
 
 
+@pytest.mark.processes
 def test_without_a_usable_prefork_process_the_launcher_runs_the_server_itself(demo: Path) -> None:
     # Something else holds the name and refuses every request.
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

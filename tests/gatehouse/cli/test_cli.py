@@ -13,9 +13,6 @@ import pytest
 from tests.cli_support import Ran, run_cli
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -39,6 +36,7 @@ def ask_json(data: Path, *args: str) -> dict[str, Any]:
     return output
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -> None:
     output = ask_json(tmp_path, "List the files in the managed project folder.")
 
@@ -69,6 +67,7 @@ def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -
     assert (tmp_path / "gatehouse.db").exists()
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_sending_an_email_waits_for_review_with_flags_and_the_outbox_stays_empty(tmp_path: Path) -> None:
     output = ask_json(tmp_path, "Send an email to bob@example.com saying hi")
 
@@ -80,6 +79,7 @@ def test_sending_an_email_waits_for_review_with_flags_and_the_outbox_stays_empty
     assert not outbox.exists() or outbox.read_text(encoding="utf-8") == ""
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_ticket_summary_searches_open_high_priority_tickets(tmp_path: Path) -> None:
     output = ask_json(tmp_path, "Summarize the open high-priority support tickets.")
 
@@ -89,6 +89,7 @@ def test_ticket_summary_searches_open_high_priority_tickets(tmp_path: Path) -> N
     assert output["response"].count("(high, open)") == 5
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_general_question_is_answered_without_mcp(tmp_path: Path) -> None:
     output = ask_json(tmp_path, "What is the Model Context Protocol?")
 
@@ -96,6 +97,7 @@ def test_a_general_question_is_answered_without_mcp(tmp_path: Path) -> None:
     assert output["selected_capability"] is None
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_clarification_is_answered_on_the_same_thread(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "greeter")
     first = ask_json(tmp_path, "--servers", servers, "Please greet someone for me.")
@@ -109,6 +111,7 @@ def test_a_clarification_is_answered_on_the_same_thread(tmp_path: Path) -> None:
     assert "Hello, Grace!" in second["response"]
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "email")
     done = gatehouse(tmp_path, "ask", "--servers", servers, "Send an email to bob@example.com saying hi")
@@ -119,6 +122,7 @@ def test_text_output_shows_status_capability_and_flags(tmp_path: Path) -> None:
     assert "[high] sends_messages" in done.stdout
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_an_unknown_preferred_server_is_a_usage_error_naming_the_servers(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "filesystem", "greeter")
     done = gatehouse(tmp_path, "ask", "--servers", servers, "--prefer", "nosuch", "List the files")
@@ -139,6 +143,7 @@ def test_a_database_that_cannot_be_opened_is_a_usage_error_naming_the_file(tmp_p
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_thread_waiting_for_a_reviewer_does_not_take_operator_messages(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "email")
     paused = ask_json(tmp_path, "--servers", servers, "Send an email to bob@example.com saying hi")
@@ -154,6 +159,7 @@ def test_bad_usage_exits_2(tmp_path: Path, args: list[str]) -> None:
     assert gatehouse(tmp_path, *args).returncode == 2
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_servers_check_lists_every_bundled_server_with_its_counts(tmp_path: Path) -> None:
     done = gatehouse(tmp_path, "servers", "check", "--json")
 
@@ -169,6 +175,7 @@ def test_servers_check_lists_every_bundled_server_with_its_counts(tmp_path: Path
     assert report["planner"].startswith("deterministic")
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_servers_check_names_the_active_planner_first(tmp_path: Path) -> None:
     done = gatehouse(tmp_path, "servers", "check")
 
@@ -176,6 +183,7 @@ def test_servers_check_names_the_active_planner_first(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[0] == "planner: deterministic (offline, no language model)"
 
 
+@pytest.mark.processes
 def test_servers_check_reports_a_broken_server_beside_the_working_ones(tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     entries = {
@@ -194,6 +202,7 @@ def test_servers_check_reports_a_broken_server_beside_the_working_ones(tmp_path:
     assert "FAIL  ghost" in done.stdout
 
 
+@pytest.mark.processes
 def test_secrets_in_a_servers_file_never_reach_the_output(tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     entry = {
@@ -254,6 +263,7 @@ def test_an_unset_variable_in_the_policy_exits_2_with_one_line_naming_file_key_a
     assert done.stderr == f"gatehouse: {policy}: paths.roots[0]: environment variable {UNSET} is not set\n"
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_policy_explain_refuses_a_path_that_climbs_out_of_the_root(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "filesystem")
     args = '{"path": "../../etc/passwd", "content": "x"}'
@@ -278,6 +288,7 @@ def test_policy_explain_refuses_a_path_that_climbs_out_of_the_root(tmp_path: Pat
     assert "argument path" in flags["path_traversal"]
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_policy_explain_allows_a_read_and_says_why(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "filesystem")
 
@@ -287,6 +298,7 @@ def test_policy_explain_allows_a_read_and_says_why(tmp_path: Path) -> None:
     assert done.stdout.startswith("ALLOW  filesystem__list_directory  (rule: low-risk reads")
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_policy_explain_of_an_unknown_capability_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "filesystem")
 
@@ -331,6 +343,7 @@ def test_policy_check_names_file_key_and_reason_of_an_invalid_policy(tmp_path: P
     assert "'allow', 'review' or 'deny'" in done.stderr
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_a_user_outside_the_roster_may_not_ask(tmp_path: Path) -> None:
     servers = only_servers(tmp_path, "greeter")
 

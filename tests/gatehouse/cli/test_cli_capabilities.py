@@ -12,8 +12,8 @@ import pytest
 from tests.cli_support import Ran, run_cli
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def gatehouse(data: Path, *args: str) -> Ran:

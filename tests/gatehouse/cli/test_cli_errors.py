@@ -20,9 +20,6 @@ from storage.postgres import unreachable
 from tests.backends import POSTGRES_SERVER, missing_postgres
 from tests.gatehouse.cli.test_cli import REPO, only_servers
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 DEEP = "[" * 5000 + "]" * 5000
 
 
@@ -170,6 +167,7 @@ def test_a_nul_character_lone_surrogate_or_non_finite_number_in_explain_argument
     assert_one_line(err, "--args:", named)
 
 
+@pytest.mark.processes
 def test_output_into_a_pipe_whose_reader_is_gone_exits_141_without_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "GATEHOUSE_DATA": str(tmp_path)}
     process = subprocess.Popen(
@@ -188,6 +186,7 @@ def test_output_into_a_pipe_whose_reader_is_gone_exits_141_without_a_traceback(t
     assert err == b""
 
 
+@pytest.mark.processes
 def test_a_long_export_cut_by_its_reader_after_one_line_exits_141_without_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "gatehouse.db"
     audit = AuditLog(path)
@@ -269,6 +268,7 @@ def test_commands_that_only_read_never_create_a_database(
     assert not path.parent.exists()
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_policy_explain_without_a_database_explains_and_creates_none(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -360,6 +360,7 @@ def test_arguments_at_the_depth_limit_are_taken_and_one_level_more_is_refused() 
         json_arguments('{"a": ' + "[" * 32 + "]" * 32 + "}", "--args")
 
 
+@pytest.mark.processes
 def test_policy_explain_of_a_key_two_servers_would_share_is_refused_naming_both(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

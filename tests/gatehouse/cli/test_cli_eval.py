@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.cli_support import Ran, run_cli
+from tests.in_process_servers import serve_bundled_in_process
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = REPO / "servers" / "bundled.mcp.json"
@@ -100,11 +101,14 @@ def _eval(tmp_path: Path, cases_file: Path, *more: str) -> Ran:
 
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Ran]:
-    """One run of the six cases, as JSON (the bundled servers start once for the module)."""
+    """One run of the six cases, as JSON (the bundled servers start once for the module, in
+    this process: tests/in_process_servers.py)."""
     root = tmp_path_factory.mktemp("team")
     cases_file = root / "our-cases.json"
     cases_file.write_text(json.dumps({"cases": CASES}), encoding="utf-8")
-    return root, _eval(root, cases_file, "--json")
+    with pytest.MonkeyPatch.context() as patch:
+        serve_bundled_in_process(patch)
+        return root, _eval(root, cases_file, "--json")
 
 
 def test_the_report_counts_right_and_wrong_per_group_and_overall(reported: tuple[Path, Ran]) -> None:

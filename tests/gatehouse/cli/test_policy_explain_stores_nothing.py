@@ -11,8 +11,8 @@ from gatehouse.cli import main
 from policies.pins import DatabasePinStore
 from tests.gatehouse.cli.test_cli import only_servers
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
+pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 
 def test_explaining_a_decision_pins_nothing_in_the_database(

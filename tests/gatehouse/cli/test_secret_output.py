@@ -14,14 +14,12 @@ import pytest
 from mcp_host.config import parse_servers_config
 from tests.gatehouse.cli.test_cli import gatehouse
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 
 def made_up(length: int = 24) -> str:
     return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(length))
 
 
+@pytest.mark.processes
 def test_servers_check_masks_tokens_in_server_urls_and_command_lines(tmp_path: Path) -> None:
     api_key, token, password, flag_token = made_up(), made_up(), made_up(), made_up()
     # Nothing listens on port 9: each remote server fails, and its error is printed too.

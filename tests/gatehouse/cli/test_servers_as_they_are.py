@@ -18,9 +18,6 @@ from tests.cli_support import Ran, run_cli
 from tests.mcp_host.helpers import REPO_ROOT
 from tests.support import bundled_server_entry
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 UNSET = "GATEHOUSE_TEST_NEVER_SET"
 BROKEN: dict[str, Any] = {
     "typo": {"command": sys.executable, "argz": ["-m", "x"]},
@@ -56,6 +53,7 @@ def _partial(*modes: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.processes
 def test_servers_check_passes_a_server_missing_templates_with_a_warning_naming_method_and_error(
     tmp_path: Path,
 ) -> None:
@@ -71,6 +69,7 @@ def test_servers_check_passes_a_server_missing_templates_with_a_warning_naming_m
     assert "resources/templates/list not served" in warning and "-32601" in warning
 
 
+@pytest.mark.processes
 def test_servers_check_reports_the_gap_as_a_warning_in_json(tmp_path: Path) -> None:
     servers = _servers_file(tmp_path, {"glossary": _partial("--prompts", "error")})
 
@@ -83,6 +82,7 @@ def test_servers_check_reports_the_gap_as_a_warning_in_json(tmp_path: Path) -> N
     assert glossary["error"] is None
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_servers_check_fails_each_broken_entry_naming_file_entry_and_key_beside_a_working_server(
     tmp_path: Path,
 ) -> None:
@@ -99,6 +99,7 @@ def test_servers_check_fails_each_broken_entry_naming_file_entry_and_key_beside_
         assert f"config: {servers}: {named}" in line
 
 
+@pytest.mark.usefixtures("bundled_in_process")
 def test_ask_goes_on_with_the_good_servers_and_names_the_skipped_entry_on_stderr(tmp_path: Path) -> None:
     demo = tmp_path / "data" / "demo"
     entries = {"greeter": bundled_server_entry("greeter", demo), "unset": BROKEN["unset"]}

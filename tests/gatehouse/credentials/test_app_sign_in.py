@@ -20,9 +20,6 @@ from gatehouse.settings import Settings
 from mcp_host.config import parse_servers_config
 from tests.http_servers import serving
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 KEY = Fernet.generate_key().decode()
 
 
@@ -58,6 +55,7 @@ def _wait(attempts: SignInAttempts, server: str, condition: str, timeout: float 
     raise AssertionError(f"no {condition} for {server}: {attempts.latest(server)}")
 
 
+@pytest.mark.processes
 def test_the_return_reaches_the_waiting_flow_through_the_database(
     backend: str | Path, tmp_path: Path, notes_port: int
 ) -> None:
@@ -91,6 +89,7 @@ def test_the_return_reaches_the_waiting_flow_through_the_database(
     assert tokens is not None and "access_token" in tokens
 
 
+@pytest.mark.processes
 def test_a_refused_sign_in_is_the_attempts_outcome(tmp_path: Path, notes_port: int) -> None:
     settings = _settings(tmp_path / "g.db", tmp_path)
     url = f"http://127.0.0.1:{notes_port}/mcp"

@@ -24,9 +24,6 @@ from mcp_host.oauth import SignIn
 from mcp_host.sdk_client import SdkMcpClient
 from tests.http_servers import serving
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
-
 KEY = Fernet.generate_key().decode()
 TOKEN = '{"access_token": "at-very-secret-123", "token_type": "Bearer", "refresh_token": "rt-secret-456"}'
 
@@ -108,6 +105,7 @@ def test_a_malformed_key_is_named() -> None:
     assert credential_key(f" {KEY} , ") is not None
 
 
+@pytest.mark.processes
 def test_a_sign_in_through_the_pool_lands_encrypted_in_the_database(tmp_path: Path) -> None:
     store = EncryptedCredentialStore(tmp_path / "g.db", credential_key(KEY))
     with serving("tests.oauth_server") as port:
@@ -126,6 +124,7 @@ def test_a_sign_in_through_the_pool_lands_encrypted_in_the_database(tmp_path: Pa
     assert access.encode() not in raw
 
 
+@pytest.mark.processes
 def test_without_a_key_signing_in_fails_saying_which_variable_to_set(tmp_path: Path) -> None:
     store = EncryptedCredentialStore(tmp_path / "g.db", None)
     with serving("tests.oauth_server") as port:
