@@ -60,6 +60,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   ├── ClientClosedError                  mcp_host/errors.py
     │   │   ├── PaginationError                    mcp_host/errors.py
     │   │   ├── MessageTooLargeError               mcp_host/errors.py
+    │   │   ├── RequestNotSentError                mcp_host/errors.py
     │   │   └── OAuthConfigError                   mcp_host/oauth_config.py
     │   └── PreforkError                           servers/prefork.py
     ├── SignInError                                a sign-in that cannot go on: to a server, or a person's to the app
