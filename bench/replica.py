@@ -27,7 +27,6 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from reviews.errors import AlreadyDecidedError
@@ -49,7 +48,7 @@ class ReplicaServer(ThreadingHTTPServer):
 def handle(services: Services, path: str, body: dict[str, Any]) -> dict[str, Any]:
     """Run one request on the services; raise on anything the load generator must count as an error."""
     if path == "/ask":
-        outcome = ask(services, str(body["text"]), requester=REQUESTER)
+        outcome = services.requests.ask(str(body["text"]), requester=REQUESTER)
         review = outcome.final_output.review
         return {
             "status": outcome.final_output.status,

@@ -2,11 +2,9 @@
 
 Here, at the top: the settings (settings.py), the wiring that builds the process-wide services
 once (wiring.py, and read_only.py for commands that only read), which planner and which model
-answer (planner_choice.py, sampling_model.py), ``ask(services, text)`` over the operator's
-request service for scripts and tests (operator_requests.py; the use case is reviews/requests.py)
-and the errors for bad usage or configuration (errors.py). These may import the layers below
-(graph/, reviews/, mcp_host/, policies/, storage/) and notifications/ and credentials/, never
-cli/ or web/.
+answer (planner_choice.py, sampling_model.py) and the errors for bad usage or configuration
+(errors.py). These may import the layers below (graph/, reviews/, mcp_host/, policies/,
+storage/) and notifications/ and credentials/, never cli/ or web/.
 
 - cli/: the `gatehouse` command line (console entry point ``gatehouse.cli:main``).
 - web/: what the Streamlit pages (app.py, views/) share: widgets and page helpers.

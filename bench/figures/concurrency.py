@@ -1,5 +1,5 @@
 """Figure 5: concurrency. Eight operator threads send read-only requests for 20 s, each a new
-graph thread, through ``operator_requests.ask`` (audit, conversation, graph), as the app does per
+graph thread, through ``services.requests.ask`` (audit, conversation, graph), as the app does per
 chat message; beside it one thread alone for 10 s in the same run, on the same services.
 
 Besides throughput and latency the figure records what bounds it: the CPU of this process (its
@@ -26,7 +26,6 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from bench.report import Figure, Target, summary_ms
 from bench.workspace import READ_REQUEST, Workspace
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services, build_services, policy_file, server_pool
 from mcp_host.client import McpClient
 from mcp_host.manifest import Manifest
@@ -283,7 +282,7 @@ def _operator(
     while time.perf_counter() < deadline:
         began = time.perf_counter()
         try:
-            run = ask(services, READ_REQUEST, requester="operator")
+            run = services.requests.ask(READ_REQUEST, requester="operator")
         except Exception as exc:  # noqa: BLE001 - every failure is counted and its traceback kept
             latencies.append(time.perf_counter() - began)
             kind = f"{type(exc).__name__}: {exc}"[:200]
@@ -351,7 +350,7 @@ def run(space: Workspace) -> list[Figure]:
         instrument(services, clock)
         servers = list(_children())
         for _ in range(WARMUP):
-            if ask(services, READ_REQUEST, requester="operator").final_output.status != "ok":
+            if services.requests.ask(READ_REQUEST, requester="operator").final_output.status != "ok":
                 raise RuntimeError("the read-only request did not succeed before the load")
         single = load(services, clock, 1, SINGLE_SECONDS, servers)
         many = load(services, clock, THREADS, CONCURRENT_SECONDS, servers)

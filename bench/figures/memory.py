@@ -30,7 +30,6 @@ from typing import Any
 from bench.process_memory import reset_peak, vm_status
 from bench.report import Figure, Target
 from bench.workspace import READ_REQUEST, Workspace, stdio_entry
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services, policy_file
 from graph.runner import thread_config
@@ -112,7 +111,7 @@ class Probe:
     def _loop(self) -> None:
         while not self._stop.is_set():
             began = time.perf_counter()
-            run = ask(self.services, READ_REQUEST, requester="operator")
+            run = self.services.requests.ask(READ_REQUEST, requester="operator")
             self.latencies.append(time.perf_counter() - began)
             self.statuses.append(run.final_output.status)
 
@@ -134,10 +133,10 @@ def _big_request(services: Services, *, probe: bool = False) -> dict[str, Any]:
     prober = Probe(services) if probe else None
     began = time.perf_counter()
     if prober is None:
-        run = ask(services, BIG_REQUEST, requester="operator")
+        run = services.requests.ask(BIG_REQUEST, requester="operator")
     else:
         with prober:
-            run = ask(services, BIG_REQUEST, requester="operator")
+            run = services.requests.ask(BIG_REQUEST, requester="operator")
     seconds = time.perf_counter() - began
     during = vm_status()
     measured: dict[str, Any] = {
@@ -170,7 +169,7 @@ def measure(data_dir: Path) -> dict[str, Any]:
         data_dir=data_dir, db_path=data_dir / "gatehouse.db", servers_path=data_dir / "servers.json"
     )
     with open_services(settings) as services:
-        warm = ask(services, READ_REQUEST, requester="operator")
+        warm = services.requests.ask(READ_REQUEST, requester="operator")
         if warm.final_output.status != "ok":
             raise RuntimeError(f"the warm-up request did not succeed: {warm.final_output.response}")
         del warm
@@ -185,7 +184,7 @@ def measure(data_dir: Path) -> dict[str, Any]:
         alone = []
         for _ in range(20):
             began = time.perf_counter()
-            ask(services, READ_REQUEST, requester="operator")
+            services.requests.ask(READ_REQUEST, requester="operator")
             alone.append(time.perf_counter() - began)
         second = _big_request(services)
         third = _big_request(services, probe=True)

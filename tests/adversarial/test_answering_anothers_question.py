@@ -43,7 +43,6 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import ElementTree
 
 from gatehouse.cli.terminal_questions import TerminalQuestions
-from gatehouse.operator_requests import ask
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from reviews.questions import AnswerAction, QuestionClosedError, QuestionError, QuestionNotFoundError
@@ -305,13 +304,13 @@ def a_terminal(typed: str) -> Iterator[TerminalQuestions]:
 @pytest.mark.processes
 def test_a_terminal_answers_as_the_person_at_it_not_as_the_questions_operator(data_dir: Path) -> None:
     with almanac(data_dir) as services, a_terminal("a\n2\n\n\n") as terminal:
-        waiting = ask(services, "Get the weather forecast", thread_id=THREAD, requester="operator")
+        waiting = services.requests.ask("Get the weather forecast", thread_id=THREAD, requester="operator")
         assert waiting.final_output.status == "needs_clarification", waiting.final_output
         # An admin continues the operator's thread from their terminal: the call is the
         # operator's request, so its question is the operator's; the admin answers it.
         services.questions.ask_on_terminal(terminal, user="admin")
 
-        run = ask(services, "Paris", thread_id=THREAD, requester="admin")
+        run = services.requests.ask("Paris", thread_id=THREAD, requester="admin")
 
         assert tool_text(run) == "Forecast for Paris: 3 day(s) in fahrenheit, alerts off."
         [question] = services.questions.store.of_thread(THREAD)
@@ -330,7 +329,7 @@ def test_a_terminal_of_someone_who_may_not_answer_is_not_asked_and_the_question_
         with concurrent.futures.ThreadPoolExecutor(1) as runner:
             # A call for the operator made in the reviewer's process (as a reviewer's approval
             # runs one): the question waits for the operator, wherever they are.
-            running = runner.submit(ask, services, FORECAST, thread_id=THREAD, requester="operator")
+            running = runner.submit(services.requests.ask, FORECAST, thread_id=THREAD, requester="operator")
             question = first_question(services)
             services.questions.answer(question.id, by="operator", action="decline")
             assert (

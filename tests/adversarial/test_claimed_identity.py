@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.operator_requests import ask
 from gatehouse.web.literal import markdown_literal
 from reviews.errors import NotPermittedError
 from tests.app.test_app import (  # noqa: F401 (app_env, oidc_roster: fixtures)
@@ -81,7 +80,7 @@ def test_a_name_that_only_looks_like_a_roster_name_starts_no_session_as_it(claim
 def test_a_lookalike_name_gets_no_role_at_the_services(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review = paused.final_output.review.id
         refusals = []

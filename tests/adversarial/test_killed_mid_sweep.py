@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt, thread_config
 from reviews.ledger import ReviewLedger
 from reviews.service import ReviewExpiredError
@@ -63,7 +62,7 @@ def _overdue_reviews(data: Path, servers: Path) -> tuple[list[str], list[str]]:
     with services_for(data, servers=servers) as services:
         threads = []
         for _ in range(THREADS):
-            paused = ask(services, EMAIL_REQUEST, requester="operator")
+            paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
             assert paused.final_output.review is not None
             threads.append(paused.final_output.thread_id)
         # The rest in one transaction: opening them one by one would cost the test seconds.

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from tests.adversarial.effects import ran
 from tests.adversarial.servers_file import servers_file
 from tests.reviews.review_support import services_for
@@ -25,7 +24,7 @@ def test_a_tool_with_an_invalid_input_schema_is_unusable_and_never_called(
 ) -> None:
     effects = data_dir / "effects.jsonl"
     with services_for(data_dir, servers=servers_file(data_dir, effects, "broken_schema")) as services:
-        run = ask(services, request_text, requester="operator")
+        run = services.requests.ask(request_text, requester="operator")
 
     assert run.final_output.status in {"answered_without_mcp", "error"}
     assert run.final_output.missing_arguments == []
@@ -37,7 +36,7 @@ def test_a_poisoned_description_over_stdio_waits_for_a_reviewer_and_runs_nothing
     effects = data_dir / "effects.jsonl"
     servers = servers_file(data_dir, effects, "tests.policies.adversarial_server")
     with services_for(data_dir, servers=servers) as services:
-        run = ask(services, "Read the team's meeting notes", requester="operator")
+        run = services.requests.ask("Read the team's meeting notes", requester="operator")
 
         assert run.final_output.status == "needs_review"
         assert run.final_output.review is not None
@@ -49,7 +48,7 @@ def test_instructions_in_a_tools_output_are_held_for_a_reviewer_not_passed_on(da
     effects = data_dir / "effects.jsonl"
     servers = servers_file(data_dir, effects, "tests.policies.adversarial_server")
     with services_for(data_dir, servers=servers) as services:
-        run = ask(services, "Read today's office bulletin", requester="operator")
+        run = services.requests.ask("Read today's office bulletin", requester="operator")
 
     assert run.final_output.status == "needs_review"
     assert run.final_output.review is not None

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import thread_config
 from tests.backends import postgres_schema
 from tests.reviews.review_support import (
@@ -56,7 +55,7 @@ def _paused(data: Path, servers: Path, count: int) -> list[tuple[str, str]]:
     waiting = []
     with services_for(data, servers=servers) as services:
         for n in range(count):
-            run = ask(services, f"{EMAIL_REQUEST} {n}", requester="operator")
+            run = services.requests.ask(f"{EMAIL_REQUEST} {n}", requester="operator")
             assert run.final_output.review is not None
             waiting.append((run.final_output.review.id, run.final_output.thread_id))
     return waiting

@@ -34,7 +34,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from mcp_host.sdk_client import SdkMcpClient
 from reviews.errors import AlreadyDecidedError
@@ -89,7 +88,7 @@ def held(data_dir: Path) -> HeldCall:
 
 def _paused_send(data: Path, held: HeldCall) -> tuple[str, str]:
     with services_for(data, servers=held.servers) as services:
-        paused = ask(services, SEND, requester="operator")
+        paused = services.requests.ask(SEND, requester="operator")
     assert paused.final_output.status == "needs_review"
     assert paused.final_output.review is not None
     return paused.final_output.review.id, paused.final_output.thread_id
@@ -225,7 +224,7 @@ def test_a_call_on_a_replica_nobody_can_check_is_taken_as_lost_only_once_its_tim
         SdkMcpClient({"slow": mail_server(effects, Hold(60, release))}, call_timeout=120) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
-        paused = ask(services, SEND, requester="operator")
+        paused = services.requests.ask(SEND, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         replica_a = threading.Thread(

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
 from policies.decision import PolicyDecision
 from tests.adversarial.effects import ran
@@ -97,7 +96,7 @@ def test_asking_for_a_destructive_tool_behind_a_harmless_name_waits_for_a_review
     world: tuple[Services, Path],
 ) -> None:
     services, effects = world
-    run = ask(services, "Tidy the workspace", requester="operator")
+    run = services.requests.ask("Tidy the workspace", requester="operator")
 
     assert run.final_output.selected_capability is not None
     assert run.final_output.selected_capability.name == "tidy_workspace"

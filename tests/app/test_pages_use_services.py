@@ -27,7 +27,6 @@ NEVER = (
     "mcp",
     "gatehouse.wiring",
     "gatehouse.read_only",
-    "gatehouse.operator_requests",
     "gatehouse.cli",
 )
 # ... except the one module holding the errors' hierarchy, which every layer's errors derive

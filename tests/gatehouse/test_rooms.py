@@ -27,7 +27,6 @@ NEVER: dict[str, tuple[str, ...]] = {
         "gatehouse.credentials",
         "gatehouse.notifications",
         "gatehouse.errors",
-        "gatehouse.operator_requests",
         "gatehouse.planner_choice",
         "gatehouse.read_only",
         "gatehouse.sampling_model",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import build_services, open_services
 from mcp_host.sdk_client import SdkMcpClient
@@ -31,7 +30,7 @@ def test_an_operators_request_reports_each_graph_step_as_it_completes(tmp_path: 
     steps: list[str] = []
     settings = Settings(data_dir=data, db_path=data / "gatehouse.db", servers_path=None, policy_path=None)
     with SdkMcpClient(build_all(data)) as mcp, open_services(settings, mcp=mcp) as services:
-        run = ask(services, "List the files in the managed project folder.", on_step=steps.append)
+        run = services.requests.ask("List the files in the managed project folder.", on_step=steps.append)
 
     assert run.final_output.status == "ok"
     assert steps == run.path

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_services
 from mcp_host.config import ServerRoot, StdioServer
@@ -80,8 +79,8 @@ def test_with_the_shipped_policy_writes_in_my_folder_are_reviewed_and_writes_els
 ) -> None:
     settings, servers = services_on_my_folder
     with open_services(settings) as services:
-        mine = ask(services, f"Write 'remember the milk' to {folders['mine'] / 'todo.txt'}")
-        elsewhere = ask(services, f"Write 'remember the milk' to {folders['later'] / 'todo.txt'}")
+        mine = services.requests.ask(f"Write 'remember the milk' to {folders['mine'] / 'todo.txt'}")
+        elsewhere = services.requests.ask(f"Write 'remember the milk' to {folders['later'] / 'todo.txt'}")
 
     assert mine.final_output.status == "needs_review", mine.final_output.response
     assert elsewhere.final_output.status == "error"

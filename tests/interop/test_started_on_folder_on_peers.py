@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from tests.cli_support import run_cli
@@ -46,7 +45,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
 def test_a_write_in_the_folder_the_server_is_started_on_waits_for_a_reviewer(team: Team) -> None:
     target = team.folder / "todo.txt"
 
-    paused = ask(team.services, f"Write 'remember the milk' to {target}")
+    paused = team.services.requests.ask(f"Write 'remember the milk' to {target}")
 
     final = paused.final_output
     assert final.status == "needs_review", final.response
@@ -62,7 +61,7 @@ def test_an_edit_stated_in_words_waits_for_a_reviewer_with_its_replacement_not_a
 ) -> None:
     target = team.folder / "notes.txt"
 
-    paused = ask(team.services, f"In {target}, change 'standup at ten' to 'standup at eleven'")
+    paused = team.services.requests.ask(f"In {target}, change 'standup at ten' to 'standup at eleven'")
 
     final = paused.final_output
     assert final.status == "needs_review", final.response
@@ -77,7 +76,7 @@ def test_an_edit_stated_in_words_waits_for_a_reviewer_with_its_replacement_not_a
 
 
 def test_a_read_in_that_folder_runs(team: Team) -> None:
-    done = ask(team.services, f"Read the file {team.folder / 'notes.txt'}")
+    done = team.services.requests.ask(f"Read the file {team.folder / 'notes.txt'}")
 
     assert done.final_output.status == "ok", done.final_output.response
     assert "standup at ten" in done.final_output.response
@@ -86,7 +85,7 @@ def test_a_read_in_that_folder_runs(team: Team) -> None:
 def test_a_write_outside_the_folder_is_refused_naming_where_the_roots_came_from(team: Team) -> None:
     target = team.elsewhere / "todo.txt"
 
-    refused = ask(team.services, f"Write 'remember the milk' to {target}")
+    refused = team.services.requests.ask(f"Write 'remember the milk' to {target}")
 
     final = refused.final_output
     assert final.status == "error"

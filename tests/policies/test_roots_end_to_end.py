@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from tests.cli_support import run_cli
@@ -62,7 +61,7 @@ def test_a_write_under_the_declared_root_waits_for_a_reviewer_and_runs_once_appr
 ) -> None:
     target = workspace.mine / "todo.txt"
 
-    paused = ask(services, f"Write 'remember the milk' to {target}")
+    paused = services.requests.ask(f"Write 'remember the milk' to {target}")
 
     final = paused.final_output
     assert final.status == "needs_review", final.response
@@ -86,7 +85,7 @@ def test_a_write_outside_the_declared_root_is_refused_naming_the_roots_and_the_f
 ) -> None:
     target = workspace.elsewhere / "todo.txt"
 
-    refused = ask(services, f"Write 'remember the milk' to {target}")
+    refused = services.requests.ask(f"Write 'remember the milk' to {target}")
 
     final = refused.final_output
     assert final.status == "error"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sys
 
-from gatehouse.operator_requests import ask
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_services
 from reviews.errors import AlreadyDecidedError, ReviewError
@@ -36,7 +35,7 @@ def main(argv: list[str]) -> int:
             ]
             for text in requests:
                 try:
-                    outcome = ask(services, text, requester="operator")
+                    outcome = services.requests.ask(text, requester="operator")
                 except Exception as exc:  # noqa: BLE001 - reported to the test, which fails on it
                     _print({"error": f"{type(exc).__name__}: {exc}", "request": text})
                     continue

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from mcp_host.reported import EXIT_USAGE
 from reviews.audit import GENESIS, AuditEntry, AuditLog, chained_hash, event_hash
 from reviews.audit_keys import AUDIT_KEY_ENV, AUDIT_OLD_KEYS_ENV, AuditKeyError, parse_audit_keys
@@ -79,7 +78,7 @@ def decide_one_review(data: Path) -> tuple[str, int]:
     """A real request that waits for review, approved by ``reviewer``: its review id and the
     seq of its ``decision`` event."""
     with services_for(data, servers=email_servers(data)) as services:
-        paused = ask(services, EMAIL_REQUEST)
+        paused = services.requests.ask(EMAIL_REQUEST)
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         services.reviews.decide(review_id, reviewer="reviewer", approve=True)

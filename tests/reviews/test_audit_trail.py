@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
 from reviews.audit import AuditLog, chained_hash
 from tests.held_server import Hold, mail_server
@@ -119,7 +118,7 @@ def test_verify_catches_each_kind_of_tampering_and_names_the_row(
 def decided_log(data_dir: Path) -> list[dict[str, Any]]:
     """A database whose audit log holds one request, its review, decision and execution."""
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST)
+        paused = services.requests.ask(EMAIL_REQUEST)
         assert paused.final_output.review is not None
         services.reviews.decide(paused.final_output.review.id, reviewer="reviewer", approve=True)
         return [event.model_dump() for event in services.audit.events()]
@@ -192,7 +191,7 @@ def test_secret_named_arguments_are_redacted_in_every_audit_event(data_dir: Path
         SdkMcpClient({"slow": mail_server(effects, Hold(0))}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
-        paused = ask(services, SECRET_REQUEST)
+        paused = services.requests.ask(SECRET_REQUEST)
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         # The ledger keeps the real value: the call needs it.
@@ -221,7 +220,7 @@ def test_a_secret_stated_in_the_request_never_reaches_the_audit_export(data_dir:
         SdkMcpClient({"slow": mail_server(effects, Hold(0))}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
-        paused = ask(services, SECRET_REQUEST)
+        paused = services.requests.ask(SECRET_REQUEST)
         assert paused.state["proposed_arguments"]["api_token"] == "abc123"
         exported = services.audit.export("jsonl")
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from mcp_host.sdk_client import SdkMcpClient
 from reviews.errors import AlreadyDecidedError
 from reviews.ledger import Review
@@ -39,7 +38,7 @@ NUMBERED_REVIEWERS = {f"r{n}": "reviewer" for n in range(1, DECIDERS + 1)}
 
 def _paused_email_review(data: Path, *, servers: Path, policy: Path | None = None) -> str:
     with services_for(data, servers=servers, policy=policy) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
     assert paused.final_output.status == "needs_review"
     assert paused.final_output.review is not None
     return paused.final_output.review.id
@@ -52,7 +51,7 @@ def test_of_twenty_threads_deciding_one_review_exactly_one_wins_and_the_email_is
     servers = email_servers(data_dir)
     policy = policy_file(data_dir, "numbered.toml", users=NUMBERED_REVIEWERS)
     with services_for(data_dir, servers=servers, policy=policy) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         start = threading.Barrier(DECIDERS, timeout=30)
@@ -147,7 +146,7 @@ def test_a_decider_who_read_the_review_before_the_winner_resumed_is_told_who_dec
 ) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         # Hold the late decider right after it read the review as pending (the permission
@@ -196,7 +195,7 @@ def test_a_second_decider_while_the_approved_call_is_still_running_does_not_decl
         SdkMcpClient({"slow": mail_server(effects, Hold(30, release))}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
-        paused = ask(services, "Send a message to bob@example.com saying hi", requester="operator")
+        paused = services.requests.ask("Send a message to bob@example.com saying hi", requester="operator")
         assert paused.final_output.review is not None
         review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
         first: dict[str, Any] = {}

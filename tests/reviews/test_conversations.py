@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from reviews.conversations import TITLE_CHARS, Conversation, Conversations
 from tests.reviews.review_support import EMAIL_REQUEST, Clock, email_servers, outbox, services_for
 
@@ -250,7 +249,7 @@ def test_conversations_survive_reopening_the_file(backend: str | Path) -> None:
 
 def test_a_reviewers_decision_is_the_last_answer_in_the_operators_conversation(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         review = paused.final_output.review
         assert review is not None
         thread = paused.final_output.thread_id

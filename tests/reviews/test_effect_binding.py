@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask as ask_service
 from gatehouse.web.effect_preview import FileDiffPreview, effect_preview
 from gatehouse.wiring import Services
 from graph.builder import CompiledGraph
@@ -50,7 +49,7 @@ class Workspace:
         return preview
 
     def pause(self, text: str) -> str:
-        paused = ask_service(self.services, text, requester="operator")
+        paused = self.services.requests.ask(text, requester="operator")
         assert paused.final_output.status == "needs_review"
         assert paused.final_output.review is not None
         return paused.final_output.review.id

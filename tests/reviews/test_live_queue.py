@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.web.live_queue import (
     Drawn,
     expire_overdue_and_count_pending,
@@ -89,7 +88,7 @@ def test_a_drawing_is_out_of_date_when_its_review_changes_or_another_is_to_be_sh
 
 def test_the_pending_count_expires_what_is_overdue_first_and_only_then_writes(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review = services.ledger.require(paused.final_output.review.id)
         clock = StillClock(datetime.fromisoformat(review.expires_at) - timedelta(seconds=1))

@@ -14,7 +14,6 @@ import pytest
 
 from gatehouse.notifications.webhook import WebhookSender
 from gatehouse.notifications.webhook_message import webhook_body
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services, open_services
 from reviews.ledger import ReviewLedger
 from reviews.notifications import Outbox, RetryPolicy
@@ -63,9 +62,9 @@ def _open_review(backend: str | Path, clock: StillClock) -> str:
 @pytest.mark.usefixtures("bundled_in_process")
 def test_opened_decided_and_expired_reach_the_webhook_once_each_with_their_fields(data_dir: Path) -> None:
     with webhook_receiver() as receiver, notifying_services(data_dir, receiver.url) as services:
-        approved = ask(services, EMAIL_REQUEST).final_output.review
-        rejected = ask(services, "Send an email to bob@example.com saying no").final_output.review
-        expiring = ask(services, "Send an email to bob@example.com saying later").final_output.review
+        approved = services.requests.ask(EMAIL_REQUEST).final_output.review
+        rejected = services.requests.ask("Send an email to bob@example.com saying no").final_output.review
+        expiring = services.requests.ask("Send an email to bob@example.com saying later").final_output.review
         assert approved and rejected and expiring
         services.reviews.decide(approved.id, reviewer="reviewer", approve=True)
         services.reviews.decide(rejected.id, reviewer="reviewer", approve=False, reason="not today")
@@ -195,7 +194,7 @@ def test_a_receiver_that_hangs_does_not_slow_ask_and_the_notification_is_retried
         sender.start()
         try:
             started = time.monotonic()
-            outcome = ask(services, EMAIL_REQUEST)
+            outcome = services.requests.ask(EMAIL_REQUEST)
             took = time.monotonic() - started
             assert outcome.final_output.status == "needs_review"
             assert took < timeout, f"ask took {took:.2f} s: it waited for the receiver"
@@ -215,7 +214,7 @@ def test_notifications_not_yet_sent_are_delivered_by_the_next_process(
 ) -> None:
     with webhook_receiver() as receiver:
         with notifying_services(data_dir, receiver.url, send=False) as services:
-            review = ask(services, EMAIL_REQUEST).final_output.review
+            review = services.requests.ask(EMAIL_REQUEST).final_output.review
             assert review is not None
         assert receiver.received == []
 
@@ -309,7 +308,7 @@ def test_an_attempt_is_claimed_by_one_sender_and_is_due_again_if_that_sender_die
 @pytest.mark.usefixtures("bundled_in_process")
 def test_withdrawing_a_request_reaches_the_webhook_as_cancelled(data_dir: Path) -> None:
     with webhook_receiver() as receiver, notifying_services(data_dir, receiver.url) as services:
-        paused = ask(services, EMAIL_REQUEST).final_output
+        paused = services.requests.ask(EMAIL_REQUEST).final_output
         assert paused.review is not None
         services.reviews.withdraw(paused.thread_id, by="operator")
 

@@ -14,7 +14,6 @@ import httpx
 import pytest
 from mcp import MCPError
 
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from mcp_host.errors import error_from_exception
 from tests.mcp_host.helpers import child_processes
@@ -57,7 +56,7 @@ def test_an_approved_call_that_may_have_run_is_outcome_unknown_and_goes_back_to_
     effects = data_dir / "effects.jsonl"
     servers = slow_servers(data_dir, effects, delay=delay, timeout=1, exit_after_effect=exit_after_effect)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, SEND, requester="operator")
+        paused = services.requests.ask(SEND, requester="operator")
         assert paused.final_output.review is not None
         review_id, thread = paused.final_output.review.id, paused.final_output.thread_id
 
@@ -89,7 +88,7 @@ def test_an_unreviewed_side_effecting_call_that_timed_out_is_not_tried_on_anothe
     trusting = data_dir / "allow.toml"
     trusting.write_text(_ALLOW_MESSAGES, encoding="utf-8")
     with services_for(data_dir, servers=servers, policy=trusting) as services:
-        run = ask(services, SEND, requester="operator")
+        run = services.requests.ask(SEND, requester="operator")
 
         assert run.final_output.status == "needs_review"
         assert "may have run" in run.final_output.response
@@ -125,7 +124,7 @@ def test_an_approved_call_to_a_server_killed_while_it_waited_runs_on_the_restart
     servers = slow_servers(data_dir, effects, delay=0.0)
     earlier = set(child_processes())
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, SEND, requester="operator")
+        paused = services.requests.ask(SEND, requester="operator")
         assert paused.final_output.review is not None
         review_id, thread = paused.final_output.review.id, paused.final_output.thread_id
         for pid in set(child_processes()) - earlier:

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
 from graph.runner import RunOutcome
 from reviews.questions import Question, QuestionClosedError, QuestionError, QuestionStore
@@ -119,7 +118,7 @@ def request_running(
 ) -> Iterator[concurrent.futures.Future[RunOutcome]]:
     """The forecast request, asked by the operator on another thread while the test answers."""
     with concurrent.futures.ThreadPoolExecutor(1) as runner:
-        yield runner.submit(ask, services, FORECAST, thread_id=thread, requester="operator")
+        yield runner.submit(services.requests.ask, FORECAST, thread_id=thread, requester="operator")
 
 
 def first_question(services: Services, thread: str = THREAD) -> Question:
@@ -241,7 +240,7 @@ def test_an_unanswered_question_is_cancelled_after_the_policys_timeout(data_dir:
 @pytest.mark.processes
 def test_the_policy_declines_questions_from_a_refused_server_without_asking(data_dir: Path) -> None:
     with almanac(data_dir, "form", ("refuse_servers = []", 'refuse_servers = ["alma*"]')) as services:
-        run = ask(services, FORECAST, thread_id=THREAD, requester="operator")
+        run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
 
         assert tool_text(run) == "No forecast for Paris: the question was declined."
         assert services.questions.store.of_thread(THREAD) == []
@@ -252,7 +251,7 @@ def test_the_policy_declines_questions_from_a_refused_server_without_asking(data
 @pytest.mark.processes
 def test_a_form_asking_for_a_secret_is_declined_and_flagged(data_dir: Path) -> None:
     with almanac(data_dir, "secret") as services:
-        run = ask(services, FORECAST, thread_id=THREAD, requester="operator")
+        run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
 
         assert tool_text(run) == "No forecast for Paris: the question was declined."
         assert services.questions.store.of_thread(THREAD) == []
@@ -291,7 +290,7 @@ def questions_table(services: Services) -> str:
 @pytest.mark.processes
 def test_a_form_asking_for_a_pin_under_a_look_alike_letter_is_declined(data_dir: Path) -> None:
     with almanac(data_dir, "pin") as services:
-        run = ask(services, FORECAST, thread_id=THREAD, requester="operator")
+        run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
 
         assert tool_text(run) == "No forecast for Paris: the question was declined."
         assert services.questions.store.of_thread(THREAD) == []
@@ -376,8 +375,8 @@ def test_a_question_asked_while_a_reviewers_approval_runs_the_call_goes_to_the_o
     data_dir: Path,
 ) -> None:
     with almanac(data_dir, reviewed=True) as services:
-        waiting = ask(
-            services, "Book a weather forecast with city=Paris", thread_id=THREAD, requester="operator"
+        waiting = services.requests.ask(
+            "Book a weather forecast with city=Paris", thread_id=THREAD, requester="operator"
         )
         assert waiting.final_output.status == "needs_review"
         review = waiting.final_output.review

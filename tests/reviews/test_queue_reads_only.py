@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from gatehouse.cli import main
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt, thread_config
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
@@ -31,7 +30,7 @@ def test_listing_the_queue_leaves_an_overdue_review_and_its_thread_alone_and_a_s
     data_dir: Path,
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review = services.ledger.require(paused.final_output.review.id)
         thread_id = review.thread_id
@@ -57,7 +56,7 @@ def test_reviews_list_shows_an_overdue_review_as_overdue_and_expires_nothing(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
     run_sql(

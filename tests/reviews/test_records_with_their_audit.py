@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
 from graph.runner import pending_interrupt
 from reviews.audit import AuditEntry, AuditEvent, AuditLog
@@ -46,7 +45,7 @@ def _refuse(services: Services, monkeypatch: pytest.MonkeyPatch, kind: str) -> N
 
 def _paused_email(services: Services) -> tuple[str, str]:
     """An e-mail request paused for a review: the review's id and the thread."""
-    paused = ask(services, EMAIL_REQUEST, requester="operator")
+    paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
     assert paused.final_output.review is not None
     return paused.final_output.review.id, paused.final_output.thread_id
 
@@ -100,7 +99,7 @@ def test_a_review_the_audit_log_cannot_take_is_not_opened(
         _refuse(services, monkeypatch, "review_requested")
 
         with pytest.raises(AuditDown):
-            ask(services, EMAIL_REQUEST, requester="operator")
+            services.requests.ask(EMAIL_REQUEST, requester="operator")
 
         assert services.ledger.queue("pending") == []
         assert "review_requested" not in [e.kind for e in services.audit.events()]

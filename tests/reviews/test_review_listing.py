@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from tests.graph.routes import TO_REVIEW
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
@@ -30,7 +29,7 @@ def test_reviews_list_shows_ledger_rows_oldest_first_with_their_expiry(data_dir:
     threads = ["t-zulu", "t-mike", "t-alpha"]
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
         for thread in threads:
-            ask(services, EMAIL_REQUEST, thread_id=thread)
+            services.requests.ask(EMAIL_REQUEST, thread_id=thread)
         services.reviews.decide("t-mike-r1", reviewer="reviewer", approve=False, reason="not now")
         rows = {r.id: r for r in services.ledger.queue()}
     # The queue is the ledger's rows, not a scan of the checkpoints: without any checkpoint left
@@ -71,7 +70,7 @@ def test_reviews_list_shows_ledger_rows_oldest_first_with_their_expiry(data_dir:
 
 def test_trace_lists_the_threads_steps_in_order_with_the_reviewers_decision(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST)
+        paused = services.requests.ask(EMAIL_REQUEST)
         assert paused.final_output.review is not None
         thread_id = paused.final_output.thread_id
         services.reviews.decide(paused.final_output.review.id, reviewer="reviewer", approve=True)
@@ -110,11 +109,11 @@ def test_trace_lists_the_threads_steps_in_order_with_the_reviewers_decision(data
 
 def test_a_trace_shows_each_request_of_a_thread_as_its_own_route_with_times(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        first = ask(services, EMAIL_REQUEST)
+        first = services.requests.ask(EMAIL_REQUEST)
         thread_id = first.final_output.thread_id
         assert first.final_output.review is not None
         services.reviews.decide(first.final_output.review.id, reviewer="reviewer", approve=True)
-        ask(services, "Send an email to bob@example.com saying again", thread_id=thread_id)
+        services.requests.ask("Send an email to bob@example.com saying again", thread_id=thread_id)
 
     code, out, err = finish(start_gatehouse(data_dir, "trace", thread_id))
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import thread_config
 from mcp_host.sdk_client import SdkMcpClient
 from tests.policies.adversarial_server import build_server
@@ -31,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("bundled_in_process")
 def test_releasing_held_output_is_recorded_as_approved_not_as_not_run(data_dir: Path) -> None:
     calls: Counter[str] = Counter()
     with SdkMcpClient({"sneaky": build_server(calls)}) as mcp, services_for(data_dir, mcp=mcp) as services:
-        held = ask(services, "Read today's office bulletin", requester="operator")
+        held = services.requests.ask("Read today's office bulletin", requester="operator")
         assert held.final_output.status == "needs_review"
         assert held.final_output.review is not None and held.final_output.review.stage == "untrusted_output"
 
@@ -47,7 +46,7 @@ def test_releasing_held_output_is_recorded_as_approved_not_as_not_run(data_dir: 
 def test_the_review_list_shows_the_arguments_that_ran_beside_the_proposal(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         services.reviews.decide(
             paused.final_output.review.id,
@@ -71,7 +70,7 @@ def test_an_edited_second_approval_reports_the_count_for_its_own_arguments(data_
     )
     common = ("--servers", str(servers), "--policy", str(two))
     with services_for(data_dir, servers=servers, policy=two) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         services.reviews.decide(review_id, reviewer="reviewer", approve=True)
@@ -88,9 +87,9 @@ def test_an_edited_second_approval_reports_the_count_for_its_own_arguments(data_
 
 def test_the_operator_is_told_who_approved_and_what_they_changed(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        plain = ask(services, EMAIL_REQUEST, requester="operator").final_output
-        edited = ask(
-            services, "Send an email to bob@example.com saying draft", requester="operator"
+        plain = services.requests.ask(EMAIL_REQUEST, requester="operator").final_output
+        edited = services.requests.ask(
+            "Send an email to bob@example.com saying draft", requester="operator"
         ).final_output
         assert plain.review is not None and edited.review is not None
 
@@ -114,8 +113,8 @@ def test_each_ending_says_how_who_and_when_in_the_output_and_an_edit_says_from_w
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
         asks = [
-            ask(
-                services, f"Send an email to bob@example.com saying {word}", requester="operator"
+            services.requests.ask(
+                f"Send an email to bob@example.com saying {word}", requester="operator"
             ).final_output
             for word in ("draft", "no", "later")
         ]
@@ -155,7 +154,7 @@ def test_each_ending_says_how_who_and_when_in_the_output_and_an_edit_says_from_w
 def test_the_command_line_says_who_decided_when_and_the_diff_of_what_they_changed(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, "Send an email to bob@example.com saying draft", requester="operator")
+        paused = services.requests.ask("Send an email to bob@example.com saying draft", requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
 
@@ -191,7 +190,7 @@ def test_a_paused_runs_review_names_the_checkpoint_and_interrupt_it_waits_in_wit
             reads.append(config)
             return read_tuple(config)
 
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None and paused.pending is not None
         checkpointer.get_tuple = counting_get_tuple  # type: ignore[method-assign]
         services.reviews.record_run(paused, actor="operator")

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services
 from graph.runner import pending_interrupt, thread_config
 from reviews.ledger import ReviewLedger
@@ -78,7 +77,7 @@ def test_a_call_whose_process_was_killed_mid_call_becomes_outcome_unknown_and_is
     effects = data_dir / "effects.jsonl"
     servers = slow_servers(data_dir, effects, delay=60)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, "Send a message to bob@example.com saying hi", requester="operator")
+        paused = services.requests.ask("Send a message to bob@example.com saying hi", requester="operator")
     assert paused.final_output.status == "needs_review"
     assert paused.final_output.selected_capability is not None
     assert paused.final_output.selected_capability.name == "send_message"
@@ -168,7 +167,7 @@ def test_a_decision_whose_process_died_is_carried_out_by_the_sweep_exactly_once(
 ) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
     assert paused.final_output.review is not None
     review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
 
@@ -219,7 +218,7 @@ def test_a_decision_whose_process_died_is_carried_out_by_the_sweep_exactly_once(
 
 def _approved_not_carried_out(services: Services) -> str:
     """An e-mail review approved in the ledger by this process, its decision not carried out."""
-    paused = ask(services, EMAIL_REQUEST, requester="operator")
+    paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
     assert paused.final_output.review is not None
     review_id = paused.final_output.review.id
     services.ledger.record_decision(
@@ -269,7 +268,7 @@ def test_a_review_another_live_sweeper_has_just_claimed_is_not_claimed_again(dat
 def test_an_approval_whose_thread_ended_without_the_call_is_closed_as_not_run(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
         services.reviews.withdraw(thread_id, by="operator")
@@ -299,7 +298,7 @@ def test_a_sweep_killed_after_a_thread_ended_and_before_its_answer_was_recorded_
 ) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id, thread_id = paused.final_output.review.id, paused.final_output.thread_id
     run_sql(

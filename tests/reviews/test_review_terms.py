@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.wiring import Services, open_services
 from graph.runner import pending_interrupt, thread_config
 from graph.state import ReviewDecision
@@ -80,7 +79,7 @@ def shared(backend: str | Path, shared_per_backend: Callable[[bool], Shared]) ->
 
 
 def _pause(services: Services, text: str = EMAIL_REQUEST, requester: str = "operator") -> tuple[str, str]:
-    paused = ask(services, text, requester=requester)
+    paused = services.requests.ask(text, requester=requester)
     assert paused.final_output.status == "needs_review"
     assert paused.final_output.review is not None
     return paused.final_output.review.id, paused.final_output.thread_id

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.trace import trace_steps
 from mcp_host.sdk_client import SdkMcpClient
 from servers.email import build_server
@@ -89,7 +88,7 @@ def test_no_form_of_secret_in_a_request_reaches_the_audit_export_the_conversatio
     ):
         kept: dict[str, str] = {}
         for name, (text, secret) in cases.items():
-            outcome = ask(services, text)
+            outcome = services.requests.ask(text)
             thread = outcome.final_output.thread_id
             assert outcome.final_output.status == "needs_review", name
             # The call itself gets the real value: only what is kept or shown is redacted.
@@ -222,7 +221,7 @@ def test_a_secret_a_later_run_of_the_thread_shows_is_hidden_in_its_stored_conver
         SdkMcpClient({"email": build_server(data_dir / "demo")}) as pool,
         services_for(data_dir, mcp=pool) as services,
     ):
-        outcome = ask(services, text)
+        outcome = services.requests.ask(text)
         assert outcome.final_output.review is not None
     # The decision in a process of its own that has never seen the request.
     with (

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from gatehouse.web.short_ids import short_review
 from reviews.errors import AmbiguousReviewIdError, ReviewNotFoundError
 from reviews.ledger import ReviewLedger
@@ -83,7 +82,7 @@ def test_what_names_no_review_is_not_found(ledger: ReviewLedger, reference: str)
 def test_the_command_line_decides_a_review_by_its_short_id_and_reports_the_full_one(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator").final_output
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator").final_output
         assert paused.review is not None
     full = paused.review.id
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
 
@@ -19,12 +18,12 @@ pytestmark = pytest.mark.usefixtures("bundled_in_process")
 def test_three_reviewed_requests_in_one_thread_each_get_their_own_decidable_review(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        first = ask(services, "Send an email to bob@example.com saying one", requester="operator")
+        first = services.requests.ask("Send an email to bob@example.com saying one", requester="operator")
         thread = first.final_output.thread_id
         assert first.final_output.review is not None
         services.reviews.decide(first.final_output.review.id, reviewer="reviewer", approve=True)
 
-        second = ask(services, "Send an email to bob@example.com saying two", thread_id=thread)
+        second = services.requests.ask("Send an email to bob@example.com saying two", thread_id=thread)
         assert second.final_output.status == "needs_review"
         assert second.final_output.review is not None
         assert second.final_output.review.id != first.final_output.review.id
@@ -33,7 +32,7 @@ def test_three_reviewed_requests_in_one_thread_each_get_their_own_decidable_revi
         )
         assert rejected.run is not None and rejected.run.final_output.status == "rejected"
 
-        third = ask(services, "Send an email to bob@example.com saying three", thread_id=thread)
+        third = services.requests.ask("Send an email to bob@example.com saying three", thread_id=thread)
         assert third.final_output.review is not None
         ids = {r.final_output.review.id for r in (first, second, third) if r.final_output.review}
         assert len(ids) == 3

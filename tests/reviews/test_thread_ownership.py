@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from gatehouse.errors import NotAllowedError
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from reviews.errors import NotPermittedError
 from tests.reviews.review_support import email_servers, gatehouse, outbox, services_for
@@ -22,28 +21,30 @@ ASK_WITHOUT_RECIPIENT = "Send an email saying hi"
 
 def test_someone_else_cannot_answer_a_threads_question_and_nothing_is_applied(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        asked = ask(services, ASK_WITHOUT_RECIPIENT, requester="operator")
+        asked = services.requests.ask(ASK_WITHOUT_RECIPIENT, requester="operator")
         assert asked.final_output.status == "needs_clarification"
         thread = asked.final_output.thread_id
         events = len(services.audit.events(thread_id=thread))
 
         with pytest.raises(NotAllowedError, match="belongs to operator"):
-            ask(services, "to=eve@evil.test", thread_id=thread, requester="reviewer")
+            services.requests.ask("to=eve@evil.test", thread_id=thread, requester="reviewer")
 
         waiting = pending_interrupt(services.graph, thread)
         assert waiting is not None and waiting["stage"] == "clarification"
         assert len(services.audit.events(thread_id=thread)) == events
         with pytest.raises(NotAllowedError):
-            ask(services, "Send an email to eve@evil.test saying hi", thread_id=thread, requester="reviewer2")
+            services.requests.ask(
+                "Send an email to eve@evil.test saying hi", thread_id=thread, requester="reviewer2"
+            )
     assert outbox(data_dir) == []
 
 
 def test_an_admin_may_answer_for_the_operator_but_is_recorded_and_may_not_approve_it(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        asked = ask(services, ASK_WITHOUT_RECIPIENT, requester="operator")
+        asked = services.requests.ask(ASK_WITHOUT_RECIPIENT, requester="operator")
         thread = asked.final_output.thread_id
 
-        answered = ask(services, "to=eve@example.com", thread_id=thread, requester="admin")
+        answered = services.requests.ask("to=eve@example.com", thread_id=thread, requester="admin")
 
         assert answered.final_output.status == "needs_review"
         assert answered.final_output.review is not None
@@ -60,7 +61,7 @@ def test_an_admin_may_answer_for_the_operator_but_is_recorded_and_may_not_approv
 def test_the_command_line_refuses_another_users_answer_with_exit_2(data_dir: Path) -> None:
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
-        thread = ask(services, ASK_WITHOUT_RECIPIENT, requester="operator").final_output.thread_id
+        thread = services.requests.ask(ASK_WITHOUT_RECIPIENT, requester="operator").final_output.thread_id
 
     refused = gatehouse(
         data_dir,

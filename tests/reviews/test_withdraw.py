@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.operator_requests import ask
 from graph.runner import pending_interrupt
 from reviews.errors import AlreadyDecidedError, NothingToResumeError, NotPermittedError
 from tests.reviews.review_support import EMAIL_REQUEST, email_servers, gatehouse, outbox, services_for
@@ -19,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("bundled_in_process")
 
 def test_a_requester_withdraws_a_pending_review_and_nothing_runs(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id, thread = paused.final_output.review.id, paused.final_output.thread_id
 
@@ -43,7 +42,7 @@ def test_a_requester_withdraws_a_pending_review_and_nothing_runs(data_dir: Path)
 
 def test_only_the_requester_or_a_role_that_takes_threads_over_may_withdraw(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         thread = paused.final_output.thread_id
 
         with pytest.raises(NotPermittedError, match="only operator may withdraw"):
@@ -58,7 +57,7 @@ def test_a_decided_review_can_no_longer_be_withdrawn_and_the_operator_is_told_wh
     data_dir: Path,
 ) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        paused = ask(services, EMAIL_REQUEST, requester="operator")
+        paused = services.requests.ask(EMAIL_REQUEST, requester="operator")
         assert paused.final_output.review is not None
         review_id = paused.final_output.review.id
         services.reviews.decide(review_id, reviewer="reviewer", approve=True)
@@ -73,7 +72,7 @@ def test_a_decided_review_can_no_longer_be_withdrawn_and_the_operator_is_told_wh
 
 def test_a_question_to_the_operator_can_be_withdrawn_too(data_dir: Path) -> None:
     with services_for(data_dir, servers=email_servers(data_dir)) as services:
-        asked = ask(services, "Send an email saying hi", requester="operator")
+        asked = services.requests.ask("Send an email saying hi", requester="operator")
         assert asked.final_output.status == "needs_clarification"
 
         done = services.reviews.withdraw(asked.final_output.thread_id, by="operator")

@@ -12,7 +12,6 @@ from cryptography.fernet import Fernet
 from gatehouse.credentials.app_sign_in import SignInAttempts
 from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.errors import ConfigurationError
-from gatehouse.operator_requests import ask
 from gatehouse.read_only import open_audit_log, open_ledger_for_reading
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_pins_for_reading, open_services, server_sign_in
@@ -64,7 +63,8 @@ def test_the_checkpointer_follows_the_setting_through_the_services(
         with SdkMcpClient(build_all(tmp_path / "demo")) as mcp, open_services(settings, mcp=mcp) as services:
             for _ in range(PREPARE_THRESHOLD + 1):
                 assert (
-                    ask(services, "List the files in the managed project folder.").final_output.status == "ok"
+                    services.requests.ask("List the files in the managed project folder.").final_output.status
+                    == "ok"
                 )
             with services.checkpointer.conn.connection() as conn:  # type: ignore[attr-defined]
                 assert (_prepared_on(conn) > 0) is expect_some
