@@ -33,7 +33,7 @@ from mcp_host.config import StdioServer
 from mcp_host.transports import ServerTarget
 from servers.catalog import BUNDLED_SERVERS
 from tests import questions_server
-from tests.adversarial import harmless_names, spelled_names
+from tests.adversarial import harmless_names, hidden_names_server, spelled_names
 from tests.adversarial.effects import ENV as EFFECTS_ENV
 from tests.mcp_host import partial_server
 
@@ -74,6 +74,7 @@ def _effects(env: Mapping[str, str]) -> Path | None:
 
 TEST_SERVERS: dict[str, TestServerBuilder] = {
     "tests.adversarial.harmless_names": lambda argv, env: harmless_names.build_server(_effects(env)),
+    "tests.adversarial.hidden_names_server": lambda argv, env: hidden_names_server.build_server(),
     "tests.adversarial.spelled_names": lambda argv, env: spelled_names.from_argv(list(argv), _effects(env)),
     "tests.mcp_host.partial_server": lambda argv, env: partial_server.from_argv(argv),
     "tests.questions_server": lambda argv, env: questions_server.from_argv(argv),
