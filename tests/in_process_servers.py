@@ -33,7 +33,14 @@ from mcp_host.config import StdioServer
 from mcp_host.transports import ServerTarget
 from servers.catalog import BUNDLED_SERVERS
 from tests import questions_server
-from tests.adversarial import harmless_names, hidden_names_server, spelled_names
+from tests.adversarial import (
+    echo_server,
+    error_result_server,
+    harmless_names,
+    hidden_names_server,
+    jsonrpc_error_server,
+    spelled_names,
+)
 from tests.adversarial.effects import ENV as EFFECTS_ENV
 from tests.mcp_host import partial_server
 
@@ -73,6 +80,10 @@ def _effects(env: Mapping[str, str]) -> Path | None:
 
 
 TEST_SERVERS: dict[str, TestServerBuilder] = {
+    # Stateless servers their modules build once, at import: each connection serves the same one.
+    "tests.adversarial.echo_server": lambda argv, env: echo_server.server,
+    "tests.adversarial.error_result_server": lambda argv, env: error_result_server.server,
+    "tests.adversarial.jsonrpc_error_server": lambda argv, env: jsonrpc_error_server.server,
     "tests.adversarial.harmless_names": lambda argv, env: harmless_names.build_server(_effects(env)),
     "tests.adversarial.hidden_names_server": lambda argv, env: hidden_names_server.build_server(),
     "tests.adversarial.spelled_names": lambda argv, env: spelled_names.from_argv(list(argv), _effects(env)),
