@@ -19,7 +19,7 @@ from servers.catalog import build_all
 from servers.filesystem import build_server as build_filesystem
 from tests.backends import postgres_schema
 from tests.fakes import FaultInjectingClient
-from tests.in_process_servers import serve_bundled_in_process
+from tests.in_process_servers import serve_bundled_in_process, serve_test_servers_in_process
 
 
 @pytest.fixture
@@ -48,6 +48,14 @@ def bundled_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     pool and client, no process to start. For tests whose subject is not the stdio transport
     or a server process's life; those start processes and are marked ``processes``."""
     serve_bundled_in_process(monkeypatch)
+
+
+@pytest.fixture
+def test_servers_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers-file entries that run one of the stdio test servers defined in tests/
+    (``python -m tests.questions_server ...``; TEST_SERVERS in tests/in_process_servers.py) are
+    served in this process for the test, built from the entry's arguments and environment."""
+    serve_test_servers_in_process(monkeypatch)
 
 
 @pytest.fixture

@@ -204,7 +204,7 @@ async def _serve_legacy(server: MCPServer) -> None:
         )
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _options(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -216,7 +216,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--reviewed", action="store_true", help="a tool the shipped policy sends to a reviewer"
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def from_argv(argv: Sequence[str]) -> MCPServer | None:
+    """The server a command line asks for, to serve in-process; None for ``--legacy``, which
+    only a process of its own serves (its own stdio loop speaks the older handshake)."""
+    args = _options(argv)
+    if args.legacy:
+        return None
+    return build(args.ask, legacy=False, together=args.together, reviewed=args.reviewed)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _options(argv)
     server = build(args.ask, legacy=args.legacy, together=args.together, reviewed=args.reviewed)
     if args.legacy:
         anyio.run(_serve_legacy, server)

@@ -10,9 +10,11 @@ from typing import Any
 ENV = "ADVERSARIAL_EFFECTS"
 
 
-def record(tool: str, **details: Any) -> None:
-    """Append that ``tool`` ran (one write on an O_APPEND handle) to the file named by $ADVERSARIAL_EFFECTS."""
-    target = os.environ.get(ENV)
+def record(tool: str, *, effects: Path | None = None, **details: Any) -> None:
+    """Append that ``tool`` ran (one write on an O_APPEND handle) to ``effects``: the file its
+    server was built with when served in-process (tests/in_process_servers.py), else the one
+    named by $ADVERSARIAL_EFFECTS (a server run as a process of its own)."""
+    target = effects or os.environ.get(ENV)
     if not target:
         return
     with Path(target).open("a", encoding="utf-8") as handle:

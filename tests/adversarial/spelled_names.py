@@ -9,6 +9,7 @@ refused as one."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -28,13 +29,17 @@ COMMAND_SERVERS = {
 
 
 def build_server(
-    commands: tuple[str, ...] = COMMAND_SERVERS["spelled-names"], *, payments: bool = True
+    commands: tuple[str, ...] = COMMAND_SERVERS["spelled-names"],
+    *,
+    payments: bool = True,
+    effects: Path | None = None,
 ) -> MCPServer:
+    """``effects``: where the tools record that they ran (None: $ADVERSARIAL_EFFECTS)."""
     server = MCPServer("spelled")
 
     def command_tool(name: str) -> None:
         def run(command: str) -> str:
-            record(name, command=command)
+            record(name, effects=effects, command=command)
             return f"ran {command}"
 
         server.add_tool(run, name=name, description="Run a command on the server.")
@@ -42,35 +47,39 @@ def build_server(
     for name in commands:
         command_tool(name)
     if payments:
-        _payment_tools(server)
+        _payment_tools(server, effects)
     return server
 
 
-def _payment_tools(server: MCPServer) -> None:
+def _payment_tools(server: MCPServer, effects: Path | None) -> None:
 
     @server.tool(name="PayInvoice", description="Pay an invoice from the company account.")
     def pay_invoice(invoice_id: str) -> str:
-        record("PayInvoice", invoice_id=invoice_id)
+        record("PayInvoice", effects=effects, invoice_id=invoice_id)
         return f"paid {invoice_id}"
 
     @server.tool(name="transferFunds", description="Move money between accounts.")
     def transfer_funds(to_account: str, amount: float) -> str:
-        record("transferFunds", to_account=to_account, amount=amount)
+        record("transferFunds", effects=effects, to_account=to_account, amount=amount)
         return f"moved {amount}"
 
     @server.tool(description="Send money to an outside account.")
     def wire_money(iban: str, amount: float) -> str:
-        record("wire_money", iban=iban, amount=amount)
+        record("wire_money", effects=effects, iban=iban, amount=amount)
         return f"wired {amount}"
 
     @server.tool(description="Format a snippet of Python.", annotations=READ_ONLY)
     def format_code(code: str) -> str:
-        record("format_code")
+        record("format_code", effects=effects)
         return code.strip()
 
 
+def from_argv(argv: list[str], effects: Path | None = None) -> MCPServer:
+    """The server a command line names: command tools named on it, else the first server's."""
+    if argv:
+        return build_server(tuple(argv), payments=False, effects=effects)
+    return build_server(effects=effects)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:]:
-        build_server(tuple(sys.argv[1:]), payments=False).run("stdio")
-    else:
-        build_server().run("stdio")
+    from_argv(sys.argv[1:]).run("stdio")

@@ -193,7 +193,7 @@ def audit_of_thread(thread: str, kind: str) -> list[str | None]:
 # -- the service ---------------------------------------------------------------------------
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 @pytest.mark.parametrize("action", ["accept", "decline", "cancel"])
 def test_nobody_but_the_operator_answers_declines_or_cancels_and_the_question_still_waits(
     data_dir: Path, action: AnswerAction
@@ -216,7 +216,7 @@ def test_nobody_but_the_operator_answers_declines_or_cancels_and_the_question_st
         assert tool_text(running.result(timeout=60)) == "Forecast for Paris: 3 day(s) in celsius, alerts off."
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_a_forged_question_id_is_refused_by_name_and_writes_nothing(data_dir: Path) -> None:
     with almanac(data_dir) as services:
         before = services.audit.events()
@@ -226,7 +226,7 @@ def test_a_forged_question_id_is_refused_by_name_and_writes_nothing(data_dir: Pa
         assert services.audit.events() == before
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_an_admins_refused_answer_leaves_no_take_over_on_record(data_dir: Path) -> None:
     with almanac(data_dir) as services, request_running(services) as running:
         question = first_question(services)
@@ -245,7 +245,7 @@ def test_an_admins_refused_answer_leaves_no_take_over_on_record(data_dir: Path) 
         assert services.questions.store.require(question.id).action == "decline"
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_an_admins_answer_is_the_admins_and_recorded_as_a_take_over_in_its_transaction(
     data_dir: Path,
 ) -> None:
@@ -264,7 +264,7 @@ def test_an_admins_answer_is_the_admins_and_recorded_as_a_take_over_in_its_trans
 # -- the command line ----------------------------------------------------------------------
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_ask_on_the_operators_thread_as_someone_else_is_refused_and_the_question_still_waits(
     data_dir: Path,
 ) -> None:
@@ -301,7 +301,7 @@ def a_terminal(typed: str) -> Iterator[TerminalQuestions]:
         yield TerminalQuestions(stdin, io.StringIO())
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_a_terminal_answers_as_the_person_at_it_not_as_the_questions_operator(data_dir: Path) -> None:
     with almanac(data_dir) as services, a_terminal("a\n2\n\n\n") as terminal:
         waiting = services.requests.ask("Get the weather forecast", thread_id=THREAD, requester="operator")
@@ -320,7 +320,7 @@ def test_a_terminal_answers_as_the_person_at_it_not_as_the_questions_operator(da
         assert [e["actor"] for e in audit_of(services, "thread_taken_over")] == ["admin", "admin"]
 
 
-@pytest.mark.processes
+@pytest.mark.usefixtures("test_servers_in_process")
 def test_a_terminal_of_someone_who_may_not_answer_is_not_asked_and_the_question_waits(
     data_dir: Path,
 ) -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from tests.adversarial.harness import Gatehouse, control_characters, gatehouse_with
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The servers' stdio entries are served in-process (tests/in_process_servers.py); the CLI runs in-process.
+pytestmark = pytest.mark.usefixtures("test_servers_in_process")
 
 # (server name, module, request, words of the injected message that must not be quoted)
 ERROR_SERVERS = [

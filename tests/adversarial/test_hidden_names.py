@@ -25,8 +25,8 @@ from tests.adversarial.harness import (
 from tests.adversarial.hidden_names_server import HIDDEN_NAME, HIDDEN_NAME_SHOWN, HIDDEN_READ, MARKUP_ARGUMENT
 from tests.app.test_app import MARKUP, ask, button, markdown_blocks, on_page, session
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The server's stdio entry is served in-process (tests/in_process_servers.py); the CLI runs in-process.
+pytestmark = pytest.mark.usefixtures("test_servers_in_process")
 
 SERVERS = {"hidden": "hidden_names_server"}
 DELETE = "Delete the reminders"

@@ -1,6 +1,7 @@
 """A capability is rated by what it does, not by what it is called or claims: destructive tools
 behind harmless names, lying or missing annotations, and refused tools spelled another way all
-stay behind the gate. Real servers over stdio, the shipped policy."""
+stay behind the gate. Real servers from a servers file, served in-process
+(tests/in_process_servers.py), the shipped policy."""
 
 from __future__ import annotations
 
@@ -15,10 +16,8 @@ from policies.decision import PolicyDecision
 from tests.adversarial.effects import ran
 from tests.adversarial.servers_file import servers_file
 from tests.adversarial.spelled_names import COMMAND_SERVERS, COMMAND_TOOLS
+from tests.in_process_servers import serve_test_servers_in_process
 from tests.reviews.review_support import services_for
-
-# Every test here asks servers run as processes of their own (the world fixture): not in `make quick`.
-pytestmark = pytest.mark.processes
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +27,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, 
     effects = data / "effects.jsonl"
     servers = servers_file(data, effects, "harmless_names", "spelled_names")
     _add_respelled_servers(servers)
-    with services_for(data, servers=servers) as services:
-        yield services, effects
+    with pytest.MonkeyPatch.context() as patch:
+        serve_test_servers_in_process(patch)
+        with services_for(data, servers=servers) as services:
+            yield services, effects
 
 
 def _add_respelled_servers(servers: Path) -> None:

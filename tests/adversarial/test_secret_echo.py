@@ -1,6 +1,7 @@
 """A secret is hidden wherever it comes back: a server that repeats a request's secret as a
 bare word, or hands out a token under a secret-like name and repeats it unnamed, shows it to
-nobody (the answer, the trace, the audit export), over stdio through the real command line."""
+nobody (the answer, the trace, the audit export): the server from its stdio entry, served
+in-process (tests/in_process_servers.py), through the real command line."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 from tests.adversarial.echo_server import vault_token
 from tests.adversarial.harness import Gatehouse, Printed, gatehouse_with
 
-# Starts processes of its own (servers over stdio, the CLI): not in `make quick`.
-pytestmark = pytest.mark.processes
+# The servers' stdio entries are served in-process (tests/in_process_servers.py); the CLI runs in-process.
+pytestmark = pytest.mark.usefixtures("test_servers_in_process")
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ Run: ``python -m tests.mcp_host.partial_server [--templates MODE] [--resources M
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -102,12 +103,17 @@ async def _serve(server: Server[Any]) -> None:
         )
 
 
-def main() -> None:
+def from_argv(argv: Sequence[str] | None = None) -> Server[Any]:
+    """The server a command line (``[--templates MODE] [--resources MODE] [--prompts MODE]``) asks for."""
     parser = argparse.ArgumentParser()
     for name, default in (("resources", "served"), ("templates", "missing"), ("prompts", "served")):
         parser.add_argument(f"--{name}", choices=MODES, default=default)
-    args = parser.parse_args()
-    anyio.run(_serve, build(resources=args.resources, templates=args.templates, prompts=args.prompts))
+    args = parser.parse_args(argv)
+    return build(resources=args.resources, templates=args.templates, prompts=args.prompts)
+
+
+def main() -> None:
+    anyio.run(_serve, from_argv())
 
 
 if __name__ == "__main__":

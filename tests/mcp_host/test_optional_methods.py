@@ -1,8 +1,9 @@
 """A server may declare resources or prompts and still not serve every optional list method
 (resources/templates/list answered with -32601, prompts/list failing, resources/list never
 answering). Each such gap is recorded on that server (which method, what error) and the rest
-of the server works: its tools are listed and callable. Real stdio servers
-(tests/mcp_host/partial_server.py), one pool for the module."""
+of the server works: its tools are listed and callable. Real servers
+(tests/mcp_host/partial_server.py) from stdio entries, served in-process
+(tests/in_process_servers.py) with each entry's own timeout, one pool for the module."""
 
 from __future__ import annotations
 
@@ -14,10 +15,8 @@ import pytest
 from mcp_host.config import StdioServer
 from mcp_host.manifest import Manifest, ServerManifest
 from mcp_host.sdk_client import SdkMcpClient
+from tests.in_process_servers import serve_test_servers_in_process
 from tests.mcp_host.helpers import REPO_ROOT
-
-# Every test here lists servers run as processes of their own (the pool fixture): not in `make quick`.
-pytestmark = pytest.mark.processes
 
 # Long enough for a listing on a loaded machine, short enough that the hanging one costs little.
 HANG_TIMEOUT = 1.5
@@ -46,8 +45,10 @@ SERVERS = {
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[SdkMcpClient]:
-    with SdkMcpClient(SERVERS, connect_timeout=30) as opened:
-        yield opened
+    with pytest.MonkeyPatch.context() as patch:
+        serve_test_servers_in_process(patch)
+        with SdkMcpClient(SERVERS, connect_timeout=30) as opened:
+            yield opened
 
 
 @pytest.fixture(scope="module")

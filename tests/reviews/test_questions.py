@@ -2,8 +2,10 @@
 to the operator whose request the call is for, and answered from another thread or another
 process (a second replica) while the call waits; refused, flagged or timed out by the policy.
 
-The server is a real stdio one (tests/questions_server.py) whose tool asks during the call and
-answers with what it was told, so each test reads the answer in the tool's own result.
+The server is a real one (tests/questions_server.py), served in-process from its servers-file
+entry (the test_servers_in_process fixture), whose tool asks during the call and answers with
+what it was told, so each test reads the answer in the tool's own result. Only the test with a
+second replica starts a process (that replica).
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ def test_a_question_past_its_deadline_is_no_longer_offered_nor_answerable(backen
 # -- put to the operator while the call waits -----------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _almanac_in_process(test_servers_in_process: None) -> None:
+    """The almanac's entry is served in this process (tests/in_process_servers.py)."""
+
+
 def servers_file(data: Path, ask_mode: Ask, *, reviewed: bool = False) -> Path:
     path = data / f"almanac-{ask_mode}.json"
     server = entry(ask_mode, reviewed=reviewed)
@@ -145,7 +152,6 @@ def audit_of(services: Services, kind: str) -> list[dict[str, Any]]:
     return [event.data | {"actor": event.actor} for event in services.audit.events() if event.kind == kind]
 
 
-@pytest.mark.processes
 def test_the_question_reaches_the_operators_thread_and_the_tool_uses_the_answer_given_elsewhere(
     data_dir: Path,
 ) -> None:
@@ -181,7 +187,7 @@ def test_the_question_reaches_the_operators_thread_and_the_tool_uses_the_answer_
         }
 
 
-@pytest.mark.processes
+@pytest.mark.processes  # the second replica is a process of its own
 def test_a_second_replica_answers_the_question_through_the_database(data_dir: Path) -> None:
     with almanac(data_dir) as services, request_running(services) as running:
         replica = subprocess.run(
@@ -209,7 +215,6 @@ def test_a_second_replica_answers_the_question_through_the_database(data_dir: Pa
         )
 
 
-@pytest.mark.processes
 def test_declining_in_the_chat_is_what_the_tool_hears(data_dir: Path) -> None:
     with almanac(data_dir) as services, request_running(services) as running:
         services.questions.answer(first_question(services).id, by="operator", action="decline")
@@ -217,7 +222,6 @@ def test_declining_in_the_chat_is_what_the_tool_hears(data_dir: Path) -> None:
         assert tool_text(running.result(timeout=60)) == "No forecast for Paris: the question was declined."
 
 
-@pytest.mark.processes
 def test_an_unanswered_question_is_cancelled_after_the_policys_timeout(data_dir: Path) -> None:
     with (
         almanac(data_dir, "form", ("timeout_seconds = 300", "timeout_seconds = 1")) as services,
@@ -237,7 +241,6 @@ def test_an_unanswered_question_is_cancelled_after_the_policys_timeout(data_dir:
         assert (expired["question"], expired["after_seconds"]) == (question.id, 1.0)
 
 
-@pytest.mark.processes
 def test_the_policy_declines_questions_from_a_refused_server_without_asking(data_dir: Path) -> None:
     with almanac(data_dir, "form", ("refuse_servers = []", 'refuse_servers = ["alma*"]')) as services:
         run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
@@ -248,7 +251,6 @@ def test_the_policy_declines_questions_from_a_refused_server_without_asking(data
         assert refused["reason"] == "the policy declines questions from almanac"
 
 
-@pytest.mark.processes
 def test_a_form_asking_for_a_secret_is_declined_and_flagged(data_dir: Path) -> None:
     with almanac(data_dir, "secret") as services:
         run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
@@ -260,7 +262,6 @@ def test_a_form_asking_for_a_secret_is_declined_and_flagged(data_dir: Path) -> N
         assert "api_key" in refused["reason"] and "forbids" in refused["reason"]
 
 
-@pytest.mark.processes
 def test_a_secret_form_the_policy_lets_through_is_flagged_and_what_was_typed_is_not_kept(
     data_dir: Path,
 ) -> None:
@@ -287,7 +288,6 @@ def questions_table(services: Services) -> str:
         return repr([dict(row) for row in conn.execute("SELECT * FROM questions").fetchall()])
 
 
-@pytest.mark.processes
 def test_a_form_asking_for_a_pin_under_a_look_alike_letter_is_declined(data_dir: Path) -> None:
     with almanac(data_dir, "pin") as services:
         run = services.requests.ask(FORECAST, thread_id=THREAD, requester="operator")
@@ -298,7 +298,6 @@ def test_a_form_asking_for_a_pin_under_a_look_alike_letter_is_declined(data_dir:
         assert refused["flags"] == ["asks_for_secret"]
 
 
-@pytest.mark.processes
 def test_a_pin_the_policy_lets_through_reaches_the_call_but_is_never_in_the_questions_table(
     data_dir: Path,
 ) -> None:
@@ -320,7 +319,6 @@ def test_a_pin_the_policy_lets_through_reaches_the_call_but_is_never_in_the_ques
         assert pin not in services.audit.export("jsonl")
 
 
-@pytest.mark.processes
 def test_a_url_question_names_its_domain_and_accepting_lets_the_call_go_on(data_dir: Path) -> None:
     with almanac(data_dir, "url") as services, request_running(services) as running:
         question = first_question(services)
@@ -337,7 +335,6 @@ def test_a_url_question_names_its_domain_and_accepting_lets_the_call_go_on(data_
         )
 
 
-@pytest.mark.processes
 def test_only_the_operator_answers_and_the_answer_must_fit_the_form(data_dir: Path) -> None:
     with almanac(data_dir) as services, request_running(services) as running:
         question = first_question(services)
@@ -359,7 +356,6 @@ def test_only_the_operator_answers_and_the_answer_must_fit_the_form(data_dir: Pa
         assert [event["actor"] for event in audit_of(services, "thread_taken_over")] == ["admin"]
 
 
-@pytest.mark.processes
 def test_a_question_outside_any_operators_request_is_declined_without_asking(data_dir: Path) -> None:
     with almanac(data_dir) as services:
         # Called directly, for nobody (as a reviewer's preview reads a file): nobody to ask.
@@ -370,7 +366,6 @@ def test_a_question_outside_any_operators_request_is_declined_without_asking(dat
         assert refused["reason"].startswith("no request to ask for")
 
 
-@pytest.mark.processes
 def test_a_question_asked_while_a_reviewers_approval_runs_the_call_goes_to_the_operator(
     data_dir: Path,
 ) -> None:
