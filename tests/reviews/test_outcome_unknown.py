@@ -115,6 +115,7 @@ def test_only_a_failure_before_the_request_left_the_host_is_known_not_to_have_ru
     assert error_from_exception(raised).may_have_run is may_have_run
 
 
+@pytest.mark.processes  # kills a real server process and waits for its restart
 def test_an_approved_call_to_a_server_killed_while_it_waited_runs_on_the_restarted_server(
     data_dir: Path,
 ) -> None:
