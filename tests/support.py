@@ -18,6 +18,10 @@ from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy
 from servers.launch import SCOPE_ENV_VAR
 
+# How often a test's http.server checks whether it was told to stop: serve_forever's default
+# (0.5 s) made every shutdown() wait up to half a second, a second per test with two servers.
+SHUTDOWN_POLL_SECONDS = 0.02
+
 # The shipped policy, its roots under a data folder no test writes to: relative paths resolve there.
 DEFAULT_TEST_POLICY = load_policy(DEFAULT_POLICY, variables={"GATEHOUSE_DATA": "/nonexistent/gatehouse-data"})
 

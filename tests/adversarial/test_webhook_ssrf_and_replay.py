@@ -42,6 +42,7 @@ from gatehouse.settings import Settings
 from reviews.notifications import Outbox, RetryPolicy, notification_id
 from tests.reviews.review_support import StillClock
 from tests.reviews.webhook_receiver import Receiver, webhook_receiver
+from tests.support import SHUTDOWN_POLL_SECONDS
 
 SECRET = "whsec-9f8e7d6c5b4a"
 # Text a requester or a server chose, as it reaches a notification's fields.
@@ -98,7 +99,9 @@ def redirecting_to(location: str, code: int) -> Iterator[str]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/hooks/T0KEN"

@@ -18,6 +18,7 @@ from gatehouse.settings import Settings
 from gatehouse.wiring import Services, open_services
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
+from tests.support import SHUTDOWN_POLL_SECONDS
 
 SEND = "Send an email to bob@example.com saying hello"
 
@@ -34,7 +35,9 @@ def services(tmp_path: Path) -> Iterator[Services]:
 @pytest.fixture
 def port(services: Services) -> Iterator[int]:
     server = ReplicaServer(("127.0.0.1", 0), make_handler(services))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     thread.start()
     try:
         yield int(server.server_address[1])
@@ -98,7 +101,9 @@ def test_the_replica_takes_64_connections_opened_at_once_before_it_accepts_any(s
     """Figure 8's clients open their connections together; with http.server's listen backlog
     of 5 the rest were dropped or reset while the replica was busy."""
     server = ReplicaServer(("127.0.0.1", 0), make_handler(services))
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     opened: list[socket.socket] = []
     try:
         # Not serving yet: every connection waits in the listen queue, as under load.

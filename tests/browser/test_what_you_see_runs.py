@@ -29,6 +29,7 @@ from tests.browser.harness import (
     wait_for_app,
 )
 from tests.browser.test_review_flow import outbox
+from tests.support import SHUTDOWN_POLL_SECONDS
 
 
 class ImageHost:
@@ -55,7 +56,9 @@ class ImageHost:
 @pytest.fixture
 def image_host() -> Iterator[ImageHost]:
     host = ImageHost()
-    thread = threading.Thread(target=host.server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=host.server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     thread.start()
     try:
         yield host

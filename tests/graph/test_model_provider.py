@@ -22,7 +22,7 @@ from graph.builder import CompiledGraph
 from graph.runner import start_request
 from tests.fakes import FaultInjectingClient
 from tests.graphs import sqlite_graph
-from tests.support import context_for
+from tests.support import SHUTDOWN_POLL_SECONDS, context_for
 
 REQUIRE_EXTRAS_VARIABLE = "GATEHOUSE_REQUIRE_MODEL_EXTRAS"
 
@@ -105,7 +105,9 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
 def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
     scripted = Endpoint(replies=[])
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(scripted))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     thread.start()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000000000000000000000000000")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")

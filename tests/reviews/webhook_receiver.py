@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support import SHUTDOWN_POLL_SECONDS
+
 Answer = int | str
 
 
@@ -95,7 +97,9 @@ def webhook_receiver(*script: Answer, hang_seconds: float = 10.0) -> Iterator[Re
     )
     server.RequestHandlerClass = _handler(receiver)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_SECONDS}, daemon=True
+    )
     thread.start()
     try:
         yield receiver
