@@ -29,7 +29,13 @@ from gatehouse.read_only import policy_parser, policy_text
 from gatehouse.read_only import require_existing_database as require_existing_database
 from gatehouse.sampling_model import sampler_for
 from gatehouse.settings import helper_variables
-from graph.builder import CompiledGraph, compile_graph, open_postgres_checkpointer, open_sqlite_checkpointer
+from graph.builder import (
+    CompiledGraph,
+    compile_graph,
+    open_postgres_checkpointer,
+    open_sqlite_checkpointer,
+    open_sqlite_reader,
+)
 from graph.context import GraphContext, Limits
 from graph.runner import thread_secret_sources
 from mcp_host.config import ConfigError, ConfigProblem, HttpServer, ServersConfig, load_servers_config
@@ -94,6 +100,8 @@ class Services:
     # webhook is configured).
     outbox: Outbox | None = None
     webhook: WebhookSender | None = None
+    # Recalls threads' secrets from their checkpoints (_Storage.checkpoint_reader).
+    checkpoint_reader: BaseCheckpointSaver[Any] | None = None
 
     @property
     def mcp(self) -> McpClient:
@@ -105,6 +113,8 @@ class Services:
         if self.owns_mcp:
             self.mcp.close()
         _close_checkpointer(self.checkpointer)
+        if self.checkpoint_reader is not None and self.checkpoint_reader is not self.checkpointer:
+            _close_checkpointer(self.checkpoint_reader)
         self.pins.close()
         self.ledger.close()
         self.audit.close()
@@ -124,6 +134,10 @@ def _close_checkpointer(checkpointer: BaseCheckpointSaver[Any]) -> None:
 @dataclass
 class _Storage:
     checkpointer: BaseCheckpointSaver[Any]
+    # What recalls a thread's secrets from its checkpoint: on SQLite a reader of its own
+    # (graph/builder.py open_sqlite_reader), on PostgreSQL the checkpointer (a pool: each read
+    # takes a connection of its own and waits for no write).
+    checkpoint_reader: BaseCheckpointSaver[Any]
     pins: DatabasePinStore
     ledger: ReviewLedger
     audit: AuditLog
@@ -135,6 +149,8 @@ class _Storage:
         for store in (self.pins, self.ledger, self.audit, self.conversations, self.outbox, self.questions):
             store.close()
         _close_checkpointer(self.checkpointer)
+        if self.checkpoint_reader is not self.checkpointer:
+            _close_checkpointer(self.checkpoint_reader)
 
 
 # What opening or reading a database raises when it cannot be used: a file that is not a
@@ -203,6 +219,9 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         else:
             checkpointer = open_sqlite_checkpointer(settings.db_path)
         opened.append(lambda: _close_checkpointer(checkpointer))
+        reader = checkpointer if settings.db_url is not None else open_sqlite_reader(settings.db_path)
+        if reader is not checkpointer:
+            opened.append(lambda: _close_checkpointer(reader))
         target = settings.open_database()
         opened.append(target.close)
         pins = DatabasePinStore(target)
@@ -224,7 +243,7 @@ def _open_storage(settings: Settings, secrets: SecretRedactor) -> _Storage:
         for close in reversed(opened):
             close()
         raise
-    return _Storage(checkpointer, pins, ledger, audit, conversations, outbox, questions)
+    return _Storage(checkpointer, reader, pins, ledger, audit, conversations, outbox, questions)
 
 
 def _policy_in_force(
@@ -436,7 +455,7 @@ def build_services(
     # A thread this process meets for the first time (a reviewer's command, the app after a
     # restart) has the secrets of its request, arguments and result recalled from its
     # checkpoint, and hidden wherever they appear in what is written or shown for it.
-    secrets.recall_threads_with(partial(thread_secret_sources, graph))
+    secrets.recall_threads_with(partial(thread_secret_sources, storage.checkpoint_reader))
     webhook = (
         WebhookSender(
             storage.outbox,
@@ -488,6 +507,7 @@ def build_services(
         owns_mcp=owns_mcp,
         outbox=storage.outbox,
         webhook=webhook,
+        checkpoint_reader=storage.checkpoint_reader,
     )
 
 

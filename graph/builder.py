@@ -125,6 +125,16 @@ def open_sqlite_checkpointer(path: Path) -> SqliteSaver:
     return saver
 
 
+def open_sqlite_reader(path: Path) -> SqliteSaver:
+    """A second SqliteSaver on the checkpoint file, for reads made while a store transaction
+    holds the file's write lock (runner.py thread_secret_sources). It has its own connection
+    and lock: in WAL mode its reads never wait for a writer, while the graph's saver may be held
+    by a background write that waits for that transaction to commit."""
+    reader = SqliteSaver(connect_sqlite(path))
+    reader.setup()  # now, outside any transaction: its first read would otherwise create tables
+    return reader
+
+
 def open_postgres_checkpointer(
     url: str, *, pool_size: int, prepared_statements: bool = True
 ) -> PostgresSaver:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graph.output import build_final_output
 from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload, with_empty_fields
@@ -82,13 +83,20 @@ _SECRET_SOURCES = (
 )
 
 
-def thread_secret_sources(graph: CompiledGraph, thread_id: str) -> list[Any]:
+def thread_secret_sources(checkpointer: BaseCheckpointSaver[Any] | None, thread_id: str) -> list[Any]:
     """The values of a thread's latest checkpoint that may carry a secret, for a process that
     meets the thread for the first time (policies/secrets.py recall_threads_with): the
-    checkpoint keeps them in clear anyway, as the call needs them."""
-    if graph.checkpointer is None:
+    checkpoint keeps them in clear anyway, as the call needs them.
+
+    ``checkpointer`` must not be the one the graph writes with on SQLite (graph/builder.py
+    open_sqlite_reader): the recall runs inside the stores' write transaction, while LangGraph's
+    background writer may hold that saver's lock waiting for the file's write lock."""
+    if checkpointer is None:
         return []
-    values = graph.get_state(thread_config(thread_id)).values
+    found = checkpointer.get_tuple(thread_config(thread_id))
+    if found is None:
+        return []
+    values = found.checkpoint["channel_values"]
     return [values[key] for key in _SECRET_SOURCES if values.get(key)]
 
 
