@@ -60,14 +60,20 @@ class SqliteDatabase:
 
     @contextmanager
     def _begin(self) -> Iterator[Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, self._transaction("BEGIN IMMEDIATE") as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[Connection]:
+        """A transaction opened with ``begin`` on the one connection (the caller holds the
+        lock): committed when the block ends, rolled back when it raises."""
+        self._conn.execute(begin)
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -88,13 +94,8 @@ class SqliteDatabase:
             # process's commit between two statements would be seen by the second only. In WAL
             # a transaction's reads all see the database as of its first read, while other
             # processes go on writing (a deferred BEGIN takes no lock).
-            self._conn.execute("BEGIN DEFERRED")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+            with self._transaction("BEGIN DEFERRED") as conn:
+                yield conn
 
     @contextmanager
     def migrating(self) -> Iterator[None]:
