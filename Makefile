@@ -5,6 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.gatehouse-installed
 export GATEHOUSE_DATA ?= $(CURDIR)/data
+# Some machines set PYTHONDONTWRITEBYTECODE for every process. Here it would make each pytest
+# worker rewrite and compile all ~250 test modules again (half of collecting them) and every
+# server process the tests start compile the project again: the lanes keep their bytecode.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test quick lint typecheck pytest peers lock bench bench-page eval conformance conformance-next clean
 
