@@ -158,7 +158,10 @@ def test_a_code_issued_for_another_server_brought_back_under_this_state_stores_n
 
     assert failed.detail is not None and "Token exchange failed" in failed.detail
     assert _tokens(settings, "notes", notes_url) is None
-    assert connected.detail == "1 tool, 0 prompts, 0 resources" and _tokens(settings, "crm", notes_url) is not None
+    assert (
+        connected.detail == "1 tool, 0 prompts, 0 resources"
+        and _tokens(settings, "crm", notes_url) is not None
+    )
 
 
 class _Browser:
