@@ -16,6 +16,7 @@ from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
 from graph.planner.unserved import change_nothing_can_make
 from graph.results_view import clip, describe, summarize
+from graph.server_notes import answer_errors, server_notes
 from graph.state import (
     ArgumentChanges,
     CapabilityRef,
@@ -177,7 +178,8 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         return f"The review of {label} expired before anyone decided. Nothing was run."
     if status == "cancelled":
         return f"{by if decided else 'The requester'} withdrew the request for {label}. Nothing was run."
-    errors = state.get("errors") or []
+    # Another server's trouble is no part of why this request failed (graph/server_notes.py).
+    errors = answer_errors(state)
     return "; ".join(errors) if errors else (reason or "The request failed.")
 
 
@@ -227,7 +229,8 @@ def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload 
         review=review,
         missing_arguments=list(state.get("missing_arguments") or []),
         thread_id=state.get("thread_id", ""),
-        errors=list(state.get("errors") or []),
+        errors=answer_errors(state),
+        server_notes=server_notes(state),
         result=_readable_result(parsed) if status == "ok" and pending is None else None,
         arguments=dict(state.get("proposed_arguments") or {}) if selected else {},
         argument_evidence=dict(state.get("argument_evidence") or {}),

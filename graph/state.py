@@ -422,6 +422,7 @@ class FinalOutputData(TypedDict):
     missing_arguments: list[str]
     thread_id: str
     errors: list[str]
+    server_notes: list[str]
     result: dict[str, Any] | None
     arguments: dict[str, Any]
     argument_evidence: dict[str, str]
@@ -637,6 +638,10 @@ class FinalOutput(BaseModel):
     missing_arguments: list[str] = Field(default_factory=list)
     thread_id: str
     errors: list[str] = Field(default_factory=list)
+    # The trouble of servers this answer needed (one it preferred, the chosen capability's, or
+    # any when nothing was chosen): notes, not errors; a server's state is on the Servers page
+    # (graph/server_notes.py). Another server's trouble is in neither list.
+    server_notes: list[str] = Field(default_factory=list)
     # What the call returned (its content items and structured content, capped like all
     # output), for a person to read as tables and text; None when nothing ran or it failed.
     result: dict[str, Any] | None = None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -143,6 +144,13 @@ class StdioServer(BaseModel):
             "roots": [root.describe() for root in self.roots],
         }
 
+    def shown(self) -> str:
+        """The command line with its arguments, as a person tells servers apart by it, secrets
+        hidden (a ``--token VALUE``, a token in an argument); the environment variables it
+        sets are named, their values never shown."""
+        line = shlex.join([DEFAULT_REDACTOR.text(self.command), *DEFAULT_REDACTOR.argv(self.args)])
+        return f"{line} (environment: {', '.join(sorted(self.env))})" if self.env else line
+
 
 class HttpServer(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -165,6 +173,10 @@ class HttpServer(BaseModel):
             "oauth": self.oauth.describe(),
             "roots": [root.describe() for root in self.roots],
         }
+
+    def shown(self) -> str:
+        """The server's address, without its secrets."""
+        return redact_url(self.url)
 
 
 ServerEntry = StdioServer | HttpServer

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, computed_field
 from mcp_host.config import ConfigProblem, ServersConfig
 from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import CapabilityType, MissingMethod, ServerManifest
+from mcp_host.server_logs import log_reason
 
 ListingStatus = Literal["ok", "partial", "failed", "not_listed"]
 ConnectionState = Literal["connected", "needs_sign_in", "disconnected", "not_started"]
@@ -86,6 +87,18 @@ class ServerHealth(BaseModel):
     def written_log(self) -> str | None:
         """The server's log when it has written one (a server never started has none)."""
         return self.log if self.log is not None and Path(self.log).is_file() else None
+
+    def reason_in_log(self) -> str | None:
+        """For a server that cannot be used: the error line its log's last run ends with (a
+        Python exception, say: mcp_host/server_logs.py log_reason), unless the last error
+        quotes it already; None when it works, wrote no log, or its log names no error."""
+        log = self.written_log()
+        if log is None or self.verdict != "failed":
+            return None
+        line = log_reason(Path(log), errors_only=True)
+        if line is None or line in (self.last_error or ""):
+            return None
+        return line
 
     def listed(self, manifest: ServerManifest | None) -> ServerHealth:
         """This health with what ``manifest`` (the server's last listing) says added."""

@@ -118,6 +118,11 @@ class ServerManifest(BaseModel):
     # Folders the server's configuration gives it (mcp_host/folders.py): where its paths live.
     folders: list[str] = Field(default_factory=list)
 
+    def problems(self) -> list[str]:
+        """This server's error and rejected entries, one line each."""
+        lines = [f"server {self.name}: {self.error.kind}: {self.error.message}"] if self.error else []
+        return lines + [f"server {self.name}: {reason}" for reason in self.rejected]
+
 
 class Manifest(BaseModel):
     servers: list[ServerManifest] = Field(default_factory=list)
@@ -135,10 +140,5 @@ class Manifest(BaseModel):
         return next((cap for cap in self.capabilities() if cap.key == key), None)
 
     def problems(self) -> list[str]:
-        """Every server error and rejected entry, as lines for the operator."""
-        lines: list[str] = []
-        for server in self.servers:
-            if server.error is not None:
-                lines.append(f"server {server.name}: {server.error.kind}: {server.error.message}")
-            lines.extend(f"server {server.name}: {reason}" for reason in server.rejected)
-        return lines
+        """Every server error and rejected entry, as lines for the record (the run's errors)."""
+        return [line for server in self.servers for line in server.problems()]

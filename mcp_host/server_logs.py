@@ -13,13 +13,36 @@ record on to the root logger's handlers, as if nothing were in between.
 from __future__ import annotations
 
 import logging
+import os
+import re
+import shlex
 import threading
+from collections.abc import Sequence
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from pathlib import Path
+
+from policies.secrets import DEFAULT_REDACTOR
 
 # The SDK's logger, and the host's own stdio transport (which reads what the SDK's would).
 _ROUTED_LOGGERS = ("mcp", "mcp_host.stdio_transport")
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+# How much of the end of a server's log is read for the line that says why it failed.
+LOG_TAIL_BYTES = 8192
+# The line a failing program writes to say why: an exception's last line (Python's
+# "ModuleNotFoundError: No module named 'x'", Node's "Error: Cannot find module 'x'"), an
+# "error:" line (argparse's "prog: error: ...", uv's, npm's "npm ERR! ..."), Go's "panic: ...".
+_FAILURE_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure)\b|error\b|fatal\b|panic:|npm ERR!)"
+    r"|: error: ",
+    re.IGNORECASE,
+)
+# Longer lines are cut: a reason is one line on a page.
+_REASON_CHARS = 500
+# The host's line before each start of a stdio server's process: a person reading the log sees
+# where each run begins, and the reason for a failure is read from the last run's lines only.
+START_MARK = "---- gatehouse starts the server:"
 
 _server_log: ContextVar[Path | None] = ContextVar("gatehouse_server_log", default=None)
 _installing = threading.Lock()
@@ -28,6 +51,42 @@ _installing = threading.Lock()
 def server_log_path(log_dir: Path | None, name: str) -> Path | None:
     """Where one server's stderr and the SDK's records about it go (None: nowhere of its own)."""
     return log_dir / f"{name}.log" if log_dir is not None else None
+
+
+def start_line(argv: Sequence[str]) -> str:
+    """The line written to a server's log before its process starts (secrets hidden)."""
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"{START_MARK} {when}: {shlex.join(DEFAULT_REDACTOR.argv(argv))}\n"
+
+
+def useful_line(text: str, *, errors_only: bool = False) -> str | None:
+    """The line of a server's output that says why it failed: the last that reads like an
+    error (an exception's last line, an ``error:`` line), else the last line (None with
+    ``errors_only``); None for no output. A traceback ends with its exception, Node's ends
+    with its version: the error line is the one a person needs, wherever it sits."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = next((line for line in reversed(lines) if _FAILURE_LINE.search(line)), None)
+    if found is None and not errors_only and lines:
+        found = lines[-1]
+    return found[:_REASON_CHARS] if found is not None else None
+
+
+def log_reason(path: Path, start: int = 0, *, errors_only: bool = False) -> str | None:
+    """The useful line (see useful_line) of the end of a server's log, from byte ``start`` on
+    (where a process's own lines begin) and after the last start of its process (START_MARK);
+    None when the log is missing, unreadable or says nothing that fits."""
+    try:
+        with path.open("rb") as written:  # the host may hold it open for appending
+            size = os.fstat(written.fileno()).st_size
+            written.seek(max(start, size - LOG_TAIL_BYTES))
+            tail = written.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    started = tail.rfind(START_MARK)
+    if started != -1:
+        # An older run's failure is not this one's reason.
+        tail = tail[started:].partition("\n")[2]
+    return useful_line(tail, errors_only=errors_only)
 
 
 def log_to(path: Path | None) -> None:

@@ -23,7 +23,9 @@ because the pipe was already gone (it cannot have run).
 
 Process start and stop follow the SDK's stdio_client: a new process group, an environment of
 the safe base variables plus the entry's, stdin closed first, then SIGTERM and SIGKILL to the
-whole group. Windows keeps the SDK's transport (and no cap): the host is run on Linux.
+whole group, which is ended even once the server's own process has exited (what a wrapper
+such as a shell or npx started must not outlive it). Windows keeps the SDK's transport (and
+no cap): the host is run on Linux.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import RequestId
 
 from mcp_host.errors import MESSAGE_TOO_LARGE, MessageTooLargeError
+from mcp_host.server_logs import log_reason
 
 # The SDK's grace periods: for the server to exit once its stdin closes, then after SIGTERM.
 EXIT_GRACE_SECONDS = 2.0
@@ -65,8 +68,6 @@ OversizeListener = Callable[[MessageTooLargeError], None]
 EndListener = Callable[[str], None]
 # How long an ended session waits for the process's exit status before saying it without one.
 _EXIT_STATUS_WAIT_SECONDS = 1.0
-# How much of the end of a server's log is read for its last line.
-_LOG_TAIL_BYTES = 4096
 # Routed to the server's own log file, like the SDK's records (mcp_host/server_logs.py).
 logger = logging.getLogger(__name__)
 
@@ -213,7 +214,9 @@ class _TrackedSend:
 class _Ending:
     """Tells the pool, once, why the server ended its session; nothing when the host stops it."""
 
-    def __init__(self, process: Process, log: TextIO | None, on_end: EndListener | None) -> None:
+    def __init__(
+        self, process: Process, log: TextIO | None, on_end: EndListener | None, log_start: int | None
+    ) -> None:
         self._process = process
         self._on_end = on_end
         # Set once the pool was told: the reader and the writer may both see the end, and
@@ -222,7 +225,7 @@ class _Ending:
         self.stopping = False
         # Where this process's lines begin in its log: its last line is read from there on.
         self._log = log
-        self._log_start = _log_size(log) if log is not None else None
+        self._log_start = log_start
 
     async def report(self, why: str) -> None:
         if self.stopping or self._on_end is None:
@@ -269,20 +272,16 @@ def _log_size(log: TextIO) -> int | None:
 
 
 def _last_line(log: TextIO, start: int | None) -> str | None:
-    """The last non-empty line the process wrote to its log (its stderr), if it wrote one."""
+    """The line the process wrote to its log (its stderr) that says why it ended: its last
+    error line, else its last line (server_logs.useful_line); None if it wrote none."""
     name = getattr(log, "name", None)
     if start is None or not isinstance(name, str):
         return None
     try:
         log.flush()
-        with Path(name).open("rb") as written:  # the host holds it open for appending only
-            size = os.fstat(written.fileno()).st_size
-            written.seek(max(start, size - _LOG_TAIL_BYTES))
-            tail = written.read()
     except (OSError, ValueError):
         return None
-    lines = [line.strip() for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
-    return lines[-1][:500] if lines else None
+    return log_reason(Path(name), start)
 
 
 def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | Exception:
@@ -374,15 +373,21 @@ async def _write(
 
 
 async def _stop(process: Process) -> None:
-    """Close stdin, give the server its grace period, then end its whole process group."""
+    """Close stdin, give the server its grace period, then end its whole process group.
+
+    The group is ended even when the server's own process has exited (it stopped at the closed
+    stdin, or it died and this is its restart): a server started through a wrapper (a shell,
+    npx, uvx) may have started helpers that never read its stdin, and they would outlive it.
+    The group's id is the server's pid (a new session), valid while any member lives."""
     if process.stdin is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
     with anyio.move_on_after(EXIT_GRACE_SECONDS):
         while process.returncode is None:
             await anyio.sleep(_EXIT_POLL_SECONDS)
-    if process.returncode is None:
-        await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
+    # SIGTERM to what is left of the group, SIGKILL after the grace period; at once when
+    # nothing is left (the common case: the server exited with its children).
+    await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
     with anyio.move_on_after(KILL_GRACE_SECONDS):
         await process.aclose()
 
@@ -409,6 +414,9 @@ async def capped_stdio_client(
             yield streams
         return
     splitter = MessageSplitter(max_message_bytes)
+    # Where this process's lines will begin in its log: read before it starts, since a server
+    # that fails at once may have written its reason and exited before open_process returns.
+    log_start = _log_size(errlog) if errlog is not None else None
     process = await anyio.open_process(
         [parameters.command, *parameters.args],
         env=get_default_environment() | (parameters.env or {}),
@@ -418,7 +426,7 @@ async def capped_stdio_client(
     )
     assert process.stdout is not None and process.stdin is not None, "spawned with pipes"
     # The last line of the server's own log, never of the host's stderr.
-    ending = _Ending(process, errlog, on_end)
+    ending = _Ending(process, errlog, on_end, log_start)
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     outgoing, from_session = anyio.create_memory_object_stream[_Outgoing](0)
     write_stream = _TrackedSend(outgoing)

@@ -27,7 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_host.config import HttpServer, ServerEntry, StdioServer
 from mcp_host.errors import MessageTooLargeError
 from mcp_host.results import DEFAULT_MESSAGE_CAP_BYTES
-from mcp_host.server_logs import server_log_path
+from mcp_host.server_logs import server_log_path, start_line
 from mcp_host.stdio_transport import EndListener, OversizeListener, capped_stdio_client
 
 ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
@@ -93,6 +93,8 @@ async def _stdio_transport(
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log = log_path.open("a", encoding="utf-8")
+        log.write(start_line([parameters.command, *parameters.args]))
+        log.flush()
     try:
         async with capped_stdio_client(
             name,

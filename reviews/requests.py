@@ -77,6 +77,10 @@ class ServerRow:
     name: str
     health: ServerHealth | None
     entry: ServerEntry | None = None
+    # For a server that cannot be used, the error line its log ends with, when the state does
+    # not say it already (secrets hidden); and where its full log is, once it wrote one.
+    reason_in_log: str | None = None
+    log: str | None = None
 
     @property
     def remote(self) -> bool:
@@ -89,10 +93,8 @@ class ServerRow:
 
     @property
     def where(self) -> str | None:
-        if self.entry is None:
-            return None
-        described = self.entry.describe()
-        return str(described.get("url") if isinstance(self.entry, HttpServer) else described["command"])
+        """The address, or the command line with its arguments (secrets hidden)."""
+        return self.entry.shown() if self.entry is not None else None
 
 
 class RequestService:
@@ -244,7 +246,7 @@ class RequestService:
         pool = self.context.mcp
         pool.discover()
         healths = {h.name: h for h in pool.health()} if isinstance(pool, SdkMcpClient) else {}
-        loaded = [ServerRow(entry.name, healths.get(entry.name), entry) for entry in config.servers]
+        loaded = [self._row(entry, healths.get(entry.name)) for entry in config.servers]
         broken = [
             ServerRow(health.name, health)
             for problem in config.problems
@@ -252,6 +254,19 @@ class RequestService:
             for health in (broken_entry(problem),)
         ]
         return loaded + broken
+
+    def _row(self, entry: ServerEntry, health: ServerHealth | None) -> ServerRow:
+        if health is None:
+            return ServerRow(entry.name, None, entry)
+        # A server's log is its own words: a secret it printed is not shown.
+        reason = health.reason_in_log()
+        return ServerRow(
+            entry.name,
+            health,
+            entry,
+            reason_in_log=self.secrets.text(reason) if reason is not None else None,
+            log=health.written_log(),
+        )
 
     def reconnect(self, server: str) -> None:
         """After a sign-in: this replica's session to the server reads the new tokens."""

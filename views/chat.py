@@ -167,6 +167,10 @@ def show_answer(output: dict[str, Any]) -> None:
             show_flags(review["flags"])
     for error in output.get("errors", []):
         st.markdown(f":red[:material/error: {markdown_literal(str(error))}]")
+    # A server this answer needed was in trouble: a quiet note (its state is on Servers), not
+    # an error; another server's trouble is not this answer's (graph/server_notes.py).
+    for note in output.get("server_notes", []):
+        st.caption(f":material/info: {markdown_literal(str(note).rstrip('.'))}. See the Servers page.")
 
 
 def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:

@@ -13,7 +13,6 @@ themselves: shown as literal text, never as Markdown, addresses without their se
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -21,6 +20,7 @@ import streamlit as st
 from gatehouse.credentials.app_sign_in import Attempt, SignInAttempts, start_connect
 from gatehouse.credentials.server_credentials import credential_key
 from gatehouse.display.policy_report import roots_line
+from gatehouse.display.server_words import state_words
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, may_manage_servers, services
 from mcp_host.reported import ReportedError
@@ -63,30 +63,8 @@ def take_the_return() -> None:
 
 
 def state_line(health: ServerHealth | None) -> str:
-    """The server's state in one line, from its health (mcp_host/health.py)."""
-    if health is None:
-        return "not started"
-    if health.config_error is not None:
-        return f"not started: {health.config_error}"
-    if health.connected and health.listing_error is not None:
-        # Its offer is unknown (a listing that never stops paging, say): the failure is kept
-        # and the listing not asked again until the back-off ends (mcp_host/sdk_client.py).
-        return (
-            f"connected · listing failed: {health.listing_error.message}; "
-            f"tried again in {math.ceil(health.listing_retry_in or 0)} s"
-        )
-    if health.connected:
-        line = (
-            f"connected · {health.offers.get('tool', 0)} tools"
-            if health.listing != "not_listed"
-            else "connected"
-        )
-        # Optional list methods it does not serve: the rest of it works (a warning, not an error).
-        gaps = "; ".join(f"{gap.method} ({gap.error.message})" for gap in health.missing)
-        return f"{line} · not served: {gaps}" if gaps else line
-    if health.needs_sign_in:
-        return "needs sign-in"
-    return f"error: {health.last_error or 'no session'}"
+    """The server's state in one line, from its health (the words `servers check` uses too)."""
+    return state_words(health)
 
 
 def attempt_line(attempt: Attempt, user: str | None) -> None:
@@ -136,10 +114,12 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                     # Folders come from the servers file or its arguments: literal text, too.
                     st.caption(markdown_literal(roots_line(app.policy, name)))
             with state_column:
-                st.markdown(markdown_literal(state_line(health)))
-                log = health.written_log() if health is not None and health.verdict == "failed" else None
-                if log is not None:
-                    st.caption(f"Its log: {markdown_literal(log)}")
+                # An error may quote what it failed on (a URL with a token): secrets hidden.
+                st.markdown(markdown_literal(app.secrets.text(state_line(health))))
+                if row.reason_in_log is not None:
+                    st.markdown(f"From its log: {markdown_literal(row.reason_in_log)}")
+                if row.log is not None:
+                    st.caption(f"Full log: {markdown_literal(row.log)}")
                 latest = attempts().latest(name) if row.remote else None
                 if latest is not None:
                     attempt_line(latest, user)

@@ -372,7 +372,7 @@ def _run_servers_login(args: argparse.Namespace) -> int:
     report = login(_settings(args), args.name, show, timeout=args.timeout)
     if not report["connected"]:
         return _error(f"{args.name}: {report['error']}", EXIT_USAGE)
-    _emit(f"Signed in to {args.name}: connected, {report['tools']} tools. Every replica uses this sign-in.")
+    _emit(f"Signed in to {args.name}: connected, {report['offers']}. Every replica uses this sign-in.")
     return EXIT_OK
 
 

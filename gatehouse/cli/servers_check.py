@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gatehouse.display.server_words import offer_words, state_words
 from gatehouse.display.visible_text import continued
 from mcp_host.config import ServersConfig
 from mcp_host.health import ServerHealth, with_config_problems
+from mcp_host.manifest import CapabilityType
 from mcp_host.sdk_client import SdkMcpClient
 from policies.secrets import DEFAULT_REDACTOR
 
@@ -22,27 +24,33 @@ from policies.secrets import DEFAULT_REDACTOR
 def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
     pool.discover(fresh=True)
     described = config.describe()["servers"]
-    report = [_server_report(health, described.get(health.name, {})) for health in _healths(config, pool)]
+    shown = {entry.name: entry.shown() for entry in config.servers}
+    report = [
+        _server_report(health, described.get(health.name, {}), shown.get(health.name))
+        for health in _healths(config, pool)
+    ]
     # An error can quote what it failed on (a URL with a token in its query): hide secrets.
-    shown: dict[str, Any] = DEFAULT_REDACTOR.value(
+    redacted: dict[str, Any] = DEFAULT_REDACTOR.value(
         {"source": config.source, "servers": report, "broken_entries": len(config.problems)}
     )
-    return shown
+    return redacted
 
 
 def _healths(config: ServersConfig, pool: SdkMcpClient) -> list[ServerHealth]:
     return with_config_problems(config, pool.health())
 
 
-def _server_report(health: ServerHealth, transport: dict[str, Any]) -> dict[str, Any]:
+def _server_report(health: ServerHealth, transport: dict[str, Any], command: str | None) -> dict[str, Any]:
     offers = health.offers
     return {
         "name": health.name,
         "ok": health.verdict != "failed",
         "status": health.verdict,
+        "state": state_words(health),
         "listing": health.listing,
         "connection": health.connection,
         "transport": transport,
+        "command": command,
         "protocol_version": health.protocol_version,
         "connect_ms": round(health.connect_ms, 1) if health.connect_ms is not None else None,
         "restarts": health.restarts,
@@ -53,6 +61,7 @@ def _server_report(health: ServerHealth, transport: dict[str, Any]) -> dict[str,
         "rejected": health.rejected,
         "missing": [gap.model_dump(mode="json") for gap in health.missing],
         "error": _error(health),
+        "reason_in_log": health.reason_in_log(),
         "log": health.log,
         "log_written": health.written_log() is not None,
     }
@@ -75,10 +84,16 @@ def render_check(report: dict[str, Any]) -> str:
         lines.insert(0, f"planner: {report['planner']}")
     for server in report["servers"]:
         if server["ok"]:
+            # What it offers in the Servers page's words (gatehouse/display/server_words.py).
+            offers: dict[CapabilityType, int] = {
+                "tool": server["tools"],
+                "prompt": server["prompts"],
+                "resource": server["resources"],
+                "resource_template": server["resource_templates"],
+            }
             lines.append(
-                f"  ok    {server['name']:<14} {server['protocol_version']}  {server['connect_ms']} ms  "
-                f"tools {server['tools']}, resources {server['resources']}, "
-                f"templates {server['resource_templates']}, prompts {server['prompts']}"
+                f"  ok    {server['name']:<14} {offer_words(offers)}  "
+                f"({server['protocol_version']}, {server['connect_ms']} ms)"
             )
             lines.extend(
                 f"        warning: {gap['method']} not served: {continued(gap['error']['message'], 18)}"
@@ -88,8 +103,12 @@ def render_check(report: dict[str, Any]) -> str:
         else:
             error = server["error"] or {"kind": "unavailable", "message": "no session"}
             # The message is often the server's own words: a line break in it stays indented.
-            message = continued(error["message"], 8)
-            # Where to read more: the server's own log, when it wrote one.
-            log = f"  (log: {server['log']})" if server.get("log_written") else ""
-            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {message}{log}")
+            lines.append(f"  FAIL  {server['name']:<14} {error['kind']}: {continued(error['message'], 8)}")
+            if server.get("reason_in_log"):
+                lines.append(f"        from its log: {continued(server['reason_in_log'], 22)}")
+        if server.get("command"):
+            lines.append(f"        command: {continued(server['command'], 17)}")
+        if server.get("log_written"):
+            # Where to read more: the server's own log.
+            lines.append(f"        log: {server['log']}")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ from mcp.shared.auth import AuthorizationCodeResult
 
 from gatehouse.credentials.server_credentials import required_key
 from gatehouse.credentials.server_login import remote_entry
+from gatehouse.display.server_words import offer_words
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool
 from mcp_host.config import ServersConfig
@@ -230,8 +232,8 @@ def start_connect(
             if not found.ok:
                 attempts.finish(attempt, "failed", found.error.message if found.error else "no session")
                 return
-            tools = sum(1 for capability in found.capabilities if capability.type == "tool")
-            attempts.finish(attempt, "connected", f"{tools} tools")
+            # What it offers, in the Servers page's words ("1 tool, 0 prompts, 0 resources").
+            attempts.finish(attempt, "connected", offer_words(Counter(c.type for c in found.capabilities)))
             if on_connected is not None:
                 on_connected(server)
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the attempt's outcome

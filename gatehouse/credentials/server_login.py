@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gatehouse.credentials.server_credentials import EncryptedCredentialStore, required_key
+from gatehouse.display.server_words import offer_words
 from gatehouse.errors import ConfigurationError
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool, servers_config
@@ -38,7 +39,7 @@ def login(
     settings: Settings, name: str, show: Callable[[str, str], None], *, timeout: float
 ) -> dict[str, object]:
     """Sign in to one server and report what it offers: ``{"server", "connected", "tools",
-    "error"}``. ``show(server, url)`` tells the person where to go."""
+    "offers" (in words), "error"}``. ``show(server, url)`` tells the person where to go."""
     config = servers_config(settings)
     entry = remote_entry(config, name)
     required_key(settings.secret_key)
@@ -51,6 +52,7 @@ def login(
         "server": name,
         "connected": health.verdict != "failed",
         "tools": health.offers.get("tool", 0),
+        "offers": offer_words(health.offers),
         "error": health.last_error,
     }
 

@@ -71,5 +71,6 @@ def render_text(output: dict[str, Any]) -> str:
         example = f"{output['missing_arguments'][0]}=..."
         lines.append(f'answer with: gatehouse ask --thread {output["thread_id"]} "{example}"')
     lines.extend(_field("error", error) for error in output.get("errors", []))
+    lines.extend(_field("note", note) for note in output.get("server_notes", []))
     lines.append(_field("thread", output["thread_id"]))
     return "\n".join(lines)

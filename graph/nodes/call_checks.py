@@ -1,6 +1,6 @@
 """What sends a reviewed call back to a person right before it is sent: a changed definition,
 a target file that is no longer what the approval was given on, or a start with no recorded
-result."""
+result; and what ends it unsent: a server that cannot be reached."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ from graph.accessors import (
     capability_data,
     errors_with,
     flag_data,
+    result_data,
     selected_capability,
     selection,
     validation_with_flags,
 )
 from graph.context import GraphContext
 from graph.effects import observe, what_changed
-from graph.nodes.shared import current_definition
+from graph.nodes.shared import current_listing, server_down
 from graph.state import ApprovedCall, EffectBinding, GraphState, McpRequest
+from mcp_host.errors import ErrorInfo
+from mcp_host.results import McpResult
 
 # What a reviewer approves besides the name: a change to any of these voids an approval.
 _DEFINITION_FIELDS = ("description", "input_schema", "output_schema", "annotations")
@@ -31,18 +34,26 @@ def _request_server(state: GraphState) -> str:
 
 
 def changed_definition(state: GraphState, context: GraphContext, key: str) -> GraphState | None:
-    """For a reviewed call: the update that sends it back to review if its definition changed.
+    """For a reviewed call: the update that sends it back to review if its definition changed,
+    or that ends it unsent (not_sent) when its server cannot be reached to tell.
 
     The approval covers the definition the reviewer saw. The definition is read again right
-    before the call (see current_definition), so a server that swaps a tool's description or
+    before the call (see current_listing), so a server that swaps a tool's description or
     schema after approval (a "rug pull") gets a new review, not an execution.
     """
     approved = approval_for(state, key)
     if approved is None:
         return None
-    current = current_definition(context, _request_server(state), key)
+    server = _request_server(state)
+    listing = current_listing(context, server)
+    current = listing.find(key)
     if current is not None and current.fingerprint == approved["fingerprint"]:
         return None
+    down = server_down(listing, server) if current is None else None
+    if down is not None:
+        # Not a changed definition: the server cannot be reached, so nothing can take the call.
+        # Another review could not change that; the run ends, saying why.
+        return not_sent(state, down)
     old = selected_capability(state)
     if current is None:
         message = f"{key} is no longer offered by its server; the approval no longer applies"
@@ -120,4 +131,21 @@ def outcome_unknown(state: GraphState, review_id: str) -> GraphState:
             state, flag_data("outcome_unknown", "critical", message)
         ),
         "errors": errors_with(state, message),
+    }
+
+
+def not_sent(state: GraphState, why: ErrorInfo) -> GraphState:
+    """For a reviewed call whose server cannot be reached right before it (its process cannot
+    start, say): the call is not made, and the run ends with the server's reason. Its start is
+    never recorded, so the approval ends ``not_run`` (reviews/service.py), not "it may have run";
+    nothing could have reached the server."""
+    request = McpRequest.model_validate(state["mcp_request"])
+    message = f"{request.server} is not available, so the call was not sent: {why.message}"
+    error = ErrorInfo(kind="unavailable", message=message, sent=False, may_have_run=False)
+    result = McpResult.failure(request.server, request.capability_type, request.name, error)
+    return {
+        "mcp_result": result_data(result),
+        "invoke_attempts": state.get("invoke_attempts", 0) + 1,
+        "tried_capabilities": [*state.get("tried_capabilities", []), request.capability_key],
+        "errors": errors_with(state, f"{request.capability_key}: {error.kind}: {message}"),
     }

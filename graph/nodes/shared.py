@@ -6,7 +6,8 @@ import re
 import unicodedata
 
 from graph.context import GraphContext
-from mcp_host.manifest import Capability
+from mcp_host.errors import ErrorInfo
+from mcp_host.manifest import Manifest
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -21,9 +22,19 @@ def normalize(text: str) -> str:
     return _WHITESPACE.sub(" ", "".join(kept)).strip()
 
 
-def current_definition(context: GraphContext, server: str, key: str) -> Capability | None:
-    """The capability as its server offers it now, the definition a decision or an approved
-    call must be judged on.
+def server_down(listing: Manifest, server: str) -> ErrorInfo | None:
+    """Why ``server`` offers nothing in ``listing`` because it cannot be reached (not connected,
+    its process cannot start), or None: a capability missing from a server that answered is
+    gone, one missing from a server that did not is only out of reach."""
+    offer = listing.server(server)
+    if offer is None or offer.ok:
+        return None
+    return offer.error or ErrorInfo(kind="unavailable", message="its listing failed")
+
+
+def current_listing(context: GraphContext, server: str) -> Manifest:
+    """The servers' offer with ``server``'s as it is now: what a decision or an approved call
+    is judged on (the capability's definition, or why its server cannot say).
 
     Discovery may serve a cached listing; a server that quietly swapped a tool's description
     or schema (a "rug pull" without a list_changed notification) must be judged on the new
@@ -35,4 +46,4 @@ def current_definition(context: GraphContext, server: str, key: str) -> Capabili
     cached = listing.server(server)
     if not (cached is not None and cached.announces_changes and context.policy.trusts(server)):
         listing = context.mcp.discover(fresh=True, only=[server])
-    return listing.find(key)
+    return listing

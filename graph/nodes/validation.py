@@ -20,7 +20,7 @@ from graph.accessors import (
     selection,
 )
 from graph.context import GraphContext
-from graph.nodes.shared import current_definition
+from graph.nodes.shared import current_listing, server_down
 from graph.planner.scoring import is_unbounded_listing
 from graph.state import (
     CapabilityValidation,
@@ -30,6 +30,7 @@ from graph.state import (
     SelectedCapability,
     ValidationDecision,
 )
+from mcp_host.errors import ErrorInfo
 from mcp_host.manifest import Capability
 from policies.decision import PolicyDecision
 from policies.injection import request_reasons
@@ -47,9 +48,15 @@ def _approved_by(state: GraphState, capability: Capability, arguments: dict[str,
     return None
 
 
-def _capability_gone(state: GraphState) -> GraphState:
-    """The update when the selected capability is no longer offered: nothing can run."""
-    message = f"{selected_capability(state).key} is no longer offered by its server"
+def _capability_gone(state: GraphState, down: ErrorInfo | None) -> GraphState:
+    """The update when the selected capability is no longer offered, or its server cannot be
+    reached (``down``: why) to say whether it is: nothing can run."""
+    capability = selected_capability(state)
+    message = (
+        f"{capability.key} is no longer offered by its server"
+        if down is None
+        else f"{capability.server} is not available, so {capability.key} cannot be used now: {down.message}"
+    )
     return {
         "capability_validation": {
             "decision": "unusable",
@@ -226,9 +233,10 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         ValueError: nothing is selected (a routing bug).
     """
     selected = selection(state)
-    capability = current_definition(runtime.context, selected["server"], selected["key"])
+    listing = current_listing(runtime.context, selected["server"])
+    capability = listing.find(selected["key"])
     if capability is None:
-        return _capability_gone(state)
+        return _capability_gone(state, server_down(listing, selected["server"]))
     arguments = proposed_arguments(state)
     evaluation = runtime.context.policy.evaluate(capability, arguments, derived=_derived(state, arguments))
     # A real request is what records first sight of a definition (evaluating stores nothing).

@@ -125,5 +125,5 @@ def test_a_sign_in_killed_before_the_return_leaves_nothing_that_breaks_the_next_
             finish(login, timeout=30)
 
     assert code == 0, output
-    assert "Signed in to notes: connected, 1 tools" in output
+    assert "Signed in to notes: connected, 1 tool, 0 prompts, 0 resources" in output
     assert "ok    notes" in _check(notes)

@@ -91,7 +91,7 @@ def test_a_return_with_a_state_never_issued_finds_no_sign_in_and_the_real_return
 
     back = _approved(waiting.authorization_url)
     assert page.returned(back["state"], back["code"], None, None) == "notes"
-    assert _wait(page, "notes", "connected").detail == "1 tools"
+    assert _wait(page, "notes", "connected").detail == "1 tool, 0 prompts, 0 resources"
     page.close()
 
 
@@ -158,7 +158,10 @@ def test_a_code_issued_for_another_server_brought_back_under_this_state_stores_n
 
     assert failed.detail is not None and "Token exchange failed" in failed.detail
     assert _tokens(settings, "notes", notes_url) is None
-    assert connected.detail == "1 tools" and _tokens(settings, "crm", notes_url) is not None
+    assert (
+        connected.detail == "1 tool, 0 prompts, 0 resources"
+        and _tokens(settings, "crm", notes_url) is not None
+    )
 
 
 class _Browser:

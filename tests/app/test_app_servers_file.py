@@ -63,7 +63,7 @@ def test_a_broken_entry_is_named_on_the_servers_page_and_the_other_servers_work(
 
     named = f"{servers_file}: mcpServers.crm.command: environment variable {UNSET} is not set"
     assert markdown_literal(f"not started: {named}") in page, page
-    assert markdown_literal("connected · 1 tools") in page
+    assert markdown_literal("connected · 1 tool, 1 prompt, 1 resource") in page
     # The server that does not serve an optional method works, and the page says what is missing.
     assert markdown_literal("not served: resources/templates/list (Method not found") in page
 
@@ -92,4 +92,4 @@ def test_a_copy_of_the_shipped_servers_file_runs_in_the_app(servers_file: Path) 
     page = on_page(session("admin"), "servers")
 
     assert not page.error and not _notices(page)
-    assert markdown_literal("connected · 1 tools") in markdown_text(page)
+    assert markdown_literal("connected · 1 tool, 0 prompts, 0 resources") in markdown_text(page)

@@ -45,9 +45,9 @@ def test_an_admin_connects_a_remote_server_and_the_operator_uses_it(
     wait_for_app(returned)
     expect(returned.get_by_text("Back from signing in to notes")).to_be_visible()
 
-    expect(row.get_by_text("connected · 1 tools")).to_be_visible(timeout=30_000)
+    expect(row.get_by_text("connected · 1 tool, 0 prompts, 0 resources")).to_be_visible(timeout=30_000)
     expect(row.get_by_text("Connected by admin")).to_be_visible()
-    expect(notes.get_by_text("connected · 1 tools")).to_be_visible(timeout=30_000)
+    expect(notes.get_by_text("connected · 1 tool, 0 prompts, 0 resources")).to_be_visible(timeout=30_000)
     no_exception(admin)
 
     operator.goto(app.page_url("?as=operator"))

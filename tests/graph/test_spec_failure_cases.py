@@ -53,7 +53,9 @@ def test_unavailable_server_is_recorded_while_the_others_still_serve(
         outcome = ask(graph, mixed, "List the files in the managed project folder.")
 
     assert outcome.final_output.status == "ok"
-    assert any(error.startswith("server broken: unavailable") for error in outcome.final_output.errors)
+    # Recorded in the run (its errors, the trace); the answer, served by another, shows none of it.
+    assert any(error.startswith("server broken: unavailable") for error in outcome.state["errors"])
+    assert outcome.final_output.errors == [] and outcome.final_output.server_notes == []
     broken_entry = next(s for s in outcome.state["capability_manifest"]["servers"] if s["name"] == "broken")
     assert broken_entry["ok"] is False
 
@@ -75,7 +77,9 @@ def test_malformed_manifest_records_the_error_and_invokes_nothing(graph: Compile
 
     assert outcome.path == [*START, "discover_capabilities", "answer_without_mcp", "generate_final_response"]
     assert outcome.final_output.status == "error"
-    assert any(error.startswith("server files: protocol") for error in outcome.final_output.errors)
+    assert any(error.startswith("server files: protocol") for error in outcome.state["errors"])
+    # The answer needed that server (nothing else could serve it): a note says what is wrong.
+    assert any(note.startswith("files is not available") for note in outcome.final_output.server_notes)
     assert calls == []
 
 

@@ -153,7 +153,8 @@ def test_server_rows_give_each_loaded_entry_its_health_then_each_broken_entry(
     # The pool runs the bundled filesystem server: its health is the pool's.
     filesystem = by_name["filesystem"].health
     assert filesystem is not None and filesystem.connected
-    assert by_name["filesystem"].where == "python"  # a local server is shown by its command
+    # A local server is shown by its command with the arguments that tell servers apart.
+    assert by_name["filesystem"].where == "python -m servers.filesystem"
     assert not by_name["filesystem"].remote
     # No session was started for the remote entry; it is remote, with its address.
     assert by_name["remote"].health is None

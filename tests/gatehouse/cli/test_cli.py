@@ -53,6 +53,7 @@ def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -
         "missing_arguments",
         "thread_id",
         "errors",
+        "server_notes",
         "result",
         "arguments",
         "argument_evidence",

@@ -84,7 +84,7 @@ def test_the_return_reaches_the_waiting_flow_through_the_database(
     store = EncryptedCredentialStore(settings.open_database(), credential_key(KEY))
     tokens = store.load("notes", url, "tokens")
     store.close()
-    assert done.detail == "1 tools"
+    assert done.detail == "1 tool, 0 prompts, 0 resources"
     assert connected == ["notes"]
     assert tokens is not None and "access_token" in tokens
 

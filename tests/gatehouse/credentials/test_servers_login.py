@@ -109,7 +109,7 @@ def test_login_then_every_process_is_signed_in_until_logout(tmp_path: Path, note
     assert "needs sign-in" in before.stdout and "gatehouse servers login notes" in before.stdout
     assert code == 0, output
     assert "Open this address in a browser to sign in to notes" in output
-    assert "Signed in to notes: connected, 1 tools" in output
+    assert "Signed in to notes: connected, 1 tool, 0 prompts, 0 resources" in output
     assert "ok    notes" in after.stdout, after.stdout + after.stderr
     assert out.returncode == 0 and "Signed out of notes" in out.stdout
     assert "needs sign-in" in gone.stdout
@@ -128,7 +128,7 @@ def test_a_return_without_the_sign_ins_state_neither_ends_nor_speaks_for_the_log
     code, output = _login(tmp_path, notes, forged)
 
     assert code == 0, output
-    assert "Signed in to notes: connected, 1 tools" in output
+    assert "Signed in to notes: connected, 1 tool, 0 prompts, 0 resources" in output
     assert "Run this" not in output and "refused" not in output
 
 
