@@ -18,7 +18,7 @@ import os
 import statistics
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bench.browser_tabs import chromium, cpu_seconds, open_tab, settled, streamlit_app
 from bench.report import Figure, Target
@@ -28,6 +28,8 @@ from graph.runner import start_request
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+    from graph.state import ReviewPayload
 
 SECTION = "10 idle tabs"
 TABS = 4
@@ -40,19 +42,20 @@ CHANGE_TARGET_SECONDS = 4.0
 PER_TAB_TARGET_PERCENT = 1.0
 
 
-def _open_review(space: Workspace, settings: Settings) -> dict[str, Any]:
+def _open_review(space: Workspace, settings: Settings) -> ReviewPayload:
     """One real paused e-mail (a review pending); returns its payload, to open copies of it."""
     with space.services(settings) as app:
         outcome = start_request(app.graph, app.context, SEND_REQUEST, requester="operator")
         app.reviews.record_run(outcome, actor="operator")
         if outcome.pending is None:
             raise RuntimeError(f"expected a review, got {outcome.final_output.status}")
-        return dict(outcome.pending)
+        return outcome.pending
 
 
-def _open_copy(space: Workspace, settings: Settings, template: dict[str, Any]) -> None:
+def _open_copy(space: Workspace, settings: Settings, template: ReviewPayload) -> None:
     thread = uuid.uuid4().hex
-    payload = copy.deepcopy(template) | {"review_id": f"{thread}-r1", "thread_id": thread}
+    payload = copy.deepcopy(template)
+    payload |= {"review_id": f"{thread}-r1", "thread_id": thread}
     with space.services(settings) as app:
         app.ledger.open_review(payload)
 
