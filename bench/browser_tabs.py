@@ -129,11 +129,16 @@ def settled(page: Page) -> None:
     expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=LOAD_TIMEOUT_MS)
 
 
-def open_tab(browser: Browser, url: str) -> Page:
-    """A tab in a browser context of its own (a person of its own), its first run done."""
+def open_tabs(browser: Browser, url: str, count: int) -> list[Page]:
+    """``count`` tabs at ``url`` in one browser context (one person's tabs: each its own
+    Streamlit session, the app's scripts loaded once), each with its first run done."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(LOAD_TIMEOUT_MS)
-    page = context.new_page()
-    page.goto(url, wait_until="commit")
-    settled(page)
-    return page
+    pages = []
+    for _ in range(count):
+        page = context.new_page()
+        page.goto(url, wait_until="commit")
+        pages.append(page)
+    for page in pages:
+        settled(page)
+    return pages

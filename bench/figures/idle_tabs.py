@@ -2,8 +2,8 @@
 happens, and how soon a change still reaches it.
 
 The real app (`streamlit run app.py`, the filesystem and e-mail demo servers over stdio) with
-one review pending; TABS Chromium tabs, each a browser context of its own, resting on the
-Reviews page as a reviewer, then TABS resting on Chat as the operator. For each set the server
+one review pending; TABS Chromium tabs (one browser context, each tab a Streamlit session of
+its own) resting on the Reviews page as a reviewer, then TABS resting on Chat as the operator. For each set the server
 process's CPU time (user + system, from /proc, every thread; not its MCP servers, which idle)
 is read over a WINDOW-second window and divided by the window and the tabs: the share of one
 core each idle tab costs. Then a review is opened from this process on the same SQLite file (as
@@ -20,11 +20,12 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from bench.browser_tabs import chromium, cpu_seconds, open_tab, settled, streamlit_app
+from bench.browser_tabs import chromium, cpu_seconds, open_tabs, streamlit_app
 from bench.report import Figure, Target
 from bench.workspace import SEND_REQUEST, Workspace
 from gatehouse.settings import Settings
 from graph.runner import start_request
+from reviews.ledger import ReviewLedger
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
 
 SECTION = "10 idle tabs"
 TABS = 4
-WINDOW_SECONDS = 20.0
+WINDOW_SECONDS = 15.0
 # Before a window: the tabs' first refreshes after loading are not idle yet.
-SETTLE_SECONDS = 4.0
+SETTLE_SECONDS = 3.0
 # The live views look for changes every 3 s (gatehouse/web/live_queue.py REFRESH_SECONDS): a
 # change shows within one look and the run it starts.
 CHANGE_TARGET_SECONDS = 4.0
@@ -52,12 +53,17 @@ def _open_review(space: Workspace, settings: Settings) -> ReviewPayload:
         return outcome.pending
 
 
-def _open_copy(space: Workspace, settings: Settings, template: ReviewPayload) -> None:
+def _open_copy(space: Workspace, settings: Settings, template: ReviewPayload) -> float:
+    """Open a copy of ``template`` under new ids; returns when it was committed (monotonic)."""
     thread = uuid.uuid4().hex
     payload = copy.deepcopy(template)
     payload |= {"review_id": f"{thread}-r1", "thread_id": thread}
-    with space.services(settings) as app:
-        app.ledger.open_review(payload)
+    ledger = ReviewLedger(settings.open_database())
+    try:
+        ledger.open_review(payload)
+        return time.monotonic()
+    finally:
+        ledger.close()
 
 
 def _app_env(settings: Settings) -> dict[str, str]:
@@ -77,34 +83,46 @@ def _idle_share(pid: int, tabs: int) -> float:
 
 
 def _shows_pending(page: Page, count: int) -> None:
-    from playwright.sync_api import expect
+    """Wait until both counts show ``count``, looking every 50 ms in the page itself."""
+    page.wait_for_function(
+        """count => {
+            const headings = [...document.querySelectorAll('[data-testid="stHeading"]')];
+            const metric = document.querySelector('[data-testid="stSidebar"] [data-testid="stMetricValue"]');
+            return headings.some(h => h.innerText.trim() === `Pending (${count})`)
+                && metric !== null && metric.innerText.trim() === String(count);
+        }""",
+        arg=count,
+        polling=50,
+        timeout=30_000,
+    )
 
-    timeout = 30_000
-    expect(page.get_by_text(f"Pending ({count})", exact=True)).to_be_visible(timeout=timeout)
-    metric = page.get_by_test_id("stSidebar").get_by_test_id("stMetricValue")
-    expect(metric).to_have_text(str(count), timeout=timeout)
+
+def _say(began: float, what: str) -> None:
+    print(f"   {time.monotonic() - began:5.1f} s {what}", flush=True)
 
 
 def run(space: Workspace) -> list[Figure]:
+    began = time.monotonic()
     settings = space.demo("filesystem", "email", name="idle")
     template = _open_review(space, settings)
+    _say(began, "a review pending")
     with streamlit_app(space.root, _app_env(settings)) as server, chromium() as browser:
-        reviews = [open_tab(browser, f"{server.url}/review_queue?as=reviewer") for _ in range(TABS)]
+        _say(began, "the app answers")
+        reviews = open_tabs(browser, f"{server.url}/review_queue?as=reviewer", TABS)
         for page in reviews:
             _shows_pending(page, 1)
+        _say(began, f"{TABS} tabs on Reviews")
         on_reviews = _idle_share(server.pid, TABS)
-        asked = time.monotonic()
-        _open_copy(space, settings, template)
+        asked = _open_copy(space, settings, template)
         seen = []
-        for page in reviews:
+        for page in reviews:  # in turn: a tab that showed it while another was waited on counts then
             _shows_pending(page, 2)
             seen.append(time.monotonic() - asked)
-        for page in reviews:
-            page.context.close()
-        chats = [open_tab(browser, f"{server.url}/?as=operator") for _ in range(TABS)]
-        for page in chats:
-            settled(page)
+        reviews[0].context.close()
+        open_tabs(browser, f"{server.url}/?as=operator", TABS)
+        _say(began, f"{TABS} tabs on Chat")
         on_chat = _idle_share(server.pid, TABS)
+    _say(began, "the app stopped")
     scene = (
         f"{TABS} Chromium tabs, each its own browser context, resting for {WINDOW_SECONDS:g} s; "
         "the Streamlit process's CPU time over the window / window / tabs"
