@@ -26,6 +26,7 @@ FIGURES = (
     "ui_render",
     "replicas",
     "cli_start",
+    "idle_tabs",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

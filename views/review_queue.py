@@ -41,13 +41,12 @@ from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.live_queue import (
     REFRESH_SECONDS,
-    expire_overdue_and_count_pending,
     follow,
     page_count,
     review_to_show,
 )
 from gatehouse.web.notification_panel import notification_status
-from gatehouse.web.page import current_user, reader_zone, services
+from gatehouse.web.page import current_user, pending_count, reader_zone, services, shared_looks
 from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
 from mcp_host.reported import McpHostError
@@ -520,7 +519,11 @@ def live_queue(run: int) -> Review | None:
     A refresh that finds it decided or changed elsewhere, or another one picked, or a first
     one arrived, draws the whole page again (see gatehouse/web/live_queue.follow)."""
     app = services()
-    pending = expire_overdue_and_count_pending(app.reviews)
+    drawn = st.session_state.get("review_drawn")
+    # A timed look (not this run's first) shares the process's reads of the last second with
+    # every other tab; the page's own run reads afresh (gatehouse/web/live_view.py).
+    fresh = drawn is None or drawn.run != run
+    pending = pending_count(fresh=fresh)
     # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
     st.subheader(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
@@ -532,7 +535,17 @@ def live_queue(run: int) -> Review | None:
                 f"Page (of {pages}, oldest first)", min_value=1, max_value=pages, step=1, key="queue_page"
             )
         )
-    queue = app.ledger.queue("pending", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE) if pending else []
+    queue = (
+        list(
+            shared_looks().look(
+                ("queue", page),
+                lambda: tuple(app.ledger.queue("pending", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)),
+                fresh=fresh,
+            )
+        )
+        if pending
+        else []
+    )
     if queue:
         queue_table([review_row(review) for review in queue])
     else:

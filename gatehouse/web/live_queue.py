@@ -17,9 +17,9 @@ from reviews.service import ReviewService
 
 # Every 3 s: a review opened or decided elsewhere shows within a breath, and the window in
 # which a stale tab still offers buttons (its decision is then refused by the service) stays
-# short. Each tick costs a few indexed reads per open tab (their cost grows with the queue, as
-# the COUNT does: docs/benchmark.md, queue_scale), so a hundred open tabs add some 33 such
-# ticks a second. Faster gains little for people and
+# short. Each tick costs a small fragment rerun per open tab, and a few indexed reads per
+# process and second, shared by every tab (gatehouse/web/live_view.py; their cost grows with
+# the queue, as the COUNT does: docs/benchmark.md, queue_scale). Faster gains little for people and
 # keeps a page busy redrawing; slower lets a tab, and its two counts, lag for longer.
 REFRESH_SECONDS = 3
 

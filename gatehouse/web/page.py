@@ -21,6 +21,7 @@ from gatehouse.errors import ConfigurationError
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
 from gatehouse.web.background_runs import RunsInProgress
 from gatehouse.web.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
+from gatehouse.web.live_view import SharedLooks, live_fragment
 from gatehouse.wiring import Services, build_services, servers_config_or_problem
 from policies.secrets import install_log_redaction
 
@@ -37,6 +38,20 @@ def services() -> Services:
     # A restart is when calls cut off by a crash are found: mark them outcome_unknown, ask a reviewer.
     shared.reviews.sweep()
     return shared
+
+
+@st.cache_resource
+def shared_looks() -> SharedLooks:
+    """Process-wide: the reads every open tab's live views share for a second (live_view.py)."""
+    return SharedLooks()
+
+
+def pending_count(*, fresh: bool) -> int:
+    """Every review waiting for a decision (those past their deadline expired first), read
+    once a second for all the tabs' timed looks; ``fresh``: read now (a page's own run)."""
+    return shared_looks().look(
+        "pending", lambda: expire_overdue_and_count_pending(services().reviews), fresh=fresh
+    )
 
 
 @st.cache_resource
@@ -153,14 +168,19 @@ def may_manage_policy(user: str | None) -> bool:
     return user is not None and services().policy.may_manage_policy(user)
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
 def live_pending_count() -> None:
     """The sidebar's "Pending reviews" (call it inside ``with st.sidebar``), refreshed by itself:
     every review waiting for a decision, whoever may decide it. The Reviews page's "Pending (N)"
-    is the same number, read by the same function at the same interval. Writes: each refresh
-    first expires the reviews past their deadline (the app's sweep on a schedule)."""
+    is the same number, read by the same function at the same interval. Each look costs one
+    read per process and second, shared by every tab (live_view.py); the page's own run reads
+    afresh. Writes: a read first expires the reviews past their deadline (the app's sweep on a
+    schedule)."""
+    live_fragment(_pending_metric, key="sidebar-pending", every=REFRESH_SECONDS)
+
+
+def _pending_metric(timed: bool) -> None:
     st.metric(
         "Pending reviews",
-        expire_overdue_and_count_pending(services().reviews),
+        pending_count(fresh=not timed),
         help="Every review waiting for a decision, whoever may decide it (the Reviews page counts the same).",
     )
