@@ -6,13 +6,15 @@ enforce every permission; the UI only hides what the person may not do.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from gatehouse.credentials.local_identity import COOKIE, DEFAULT_USER, cookie_script, remembered_user
 from gatehouse.credentials.oidc_identity import SignInRefused
 from gatehouse.display.visible_text import visible
 from gatehouse.errors import ConfigurationError
-from gatehouse.settings import SERVERS_PAGE_PATH
+from gatehouse.settings import REVIEWS_PAGE_PATH, SERVERS_PAGE_PATH
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import (
     current_user,
@@ -24,6 +26,15 @@ from gatehouse.web.page import (
     signed_in,
     signed_in_identity,
 )
+
+# The tab's icon, a file of this repository (sent inline as a data: URL). A material icon's name
+# (":material/shield:") makes the browser fetch the picture from fonts.gstatic.com: no icon
+# offline, and a request to an outside host from every open tab.
+FAVICON = Path(__file__).resolve().parent / "gatehouse" / "web" / "favicon.svg"
+# What Streamlit's styles leave out (gatehouse/web/page.css says what and why).
+PAGE_STYLE = FAVICON.with_name("page.css")
+# The Reviews page lived at /review_queue (its file's name): old links and bookmarks still open it.
+REVIEWS_OLD_PATH = "review_queue"
 
 
 def remember_user() -> None:
@@ -100,16 +111,23 @@ def remember_in_browser() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Gatehouse", page_icon=":material/shield:", layout="wide")
+    st.set_page_config(page_title="Gatehouse", page_icon=FAVICON, layout="wide")
+    st.html(PAGE_STYLE)  # style only: Streamlit puts it where it takes no room
     refuse_unidentified_sign_in()
     identity()
+    # Each page's address is its title's word (/reviews), as a person would type it.
+    reviews = st.Page(
+        "views/review_queue.py", title="Reviews", icon=":material/fact_check:", url_path=REVIEWS_PAGE_PATH
+    )
     page = st.navigation(
         [
             st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
-            st.Page("views/review_queue.py", title="Reviews", icon=":material/fact_check:"),
+            reviews,
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
             st.Page("views/servers.py", title="Servers", icon=":material/dns:", url_path=SERVERS_PAGE_PATH),
             st.Page("views/policy.py", title="Policy", icon=":material/policy:"),
+            # The same page at its old address, unlisted: links with ?review=ID made before work.
+            st.Page("views/review_queue.py", title="Reviews", url_path=REVIEWS_OLD_PATH, visibility="hidden"),
         ]
     )
     with st.sidebar:

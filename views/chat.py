@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from functools import partial
 from typing import Any
 
@@ -31,6 +31,7 @@ import streamlit as st
 from gatehouse.display.no_call_words import NO_CALL_WORDS
 from gatehouse.display.outcome import outcome_of
 from gatehouse.display.reader_time import readable_time
+from gatehouse.display.status_words import status_words
 from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.errors import ThreadBusyError
 from gatehouse.web.background_runs import RunInProgress
@@ -41,7 +42,7 @@ from gatehouse.web.page import current_user, reader_zone, runs_in_progress, serv
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
 from gatehouse.web.result_shape import ResultShape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
-from reviews.conversations import Conversation, Message
+from reviews.conversations import TITLE_CHARS, Conversation, Message
 from reviews.errors import ReviewError
 
 # Reviews are decided by other people; a waiting thread looks for its answer this often (and
@@ -51,7 +52,9 @@ FOLLOW_SECONDS = 3
 RUN_POLL_SECONDS = 0.1
 # ... and how often it looks for a server's new question in the database.
 QUESTION_POLL_SECONDS = 0.5
-THREADS_LISTED = 30
+# The picker lists this many threads and "New thread": up to 25 options Streamlit draws a plain
+# list, whose long labels wrap (gatehouse/web/page.css); above, rows of a fixed height cut them.
+THREADS_LISTED = 24
 
 _BADGE = {
     "ok": ":green-badge[done]",
@@ -174,12 +177,16 @@ def show_answer(output: dict[str, Any]) -> None:
 
 
 def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
+    """Its first request, its status and when it last changed, in the reader's zone. The list
+    wraps a long label (gatehouse/web/page.css), so all of it shows; a title stored cut short
+    (TITLE_CHARS) ends in "…": the thread itself shows the whole request."""
     if conversation is None:
         return "New thread"
-    when = datetime.fromisoformat(conversation.updated_at).astimezone(zone).strftime("%d %b %H:%M")
-    status = (conversation.status or "").replace("_", " ")
-    title = services().secrets.text(conversation.title)[:48]
-    return visible(f"{title} · {status} · {when}" if status else f"{title} · {when}")
+    title = services().secrets.text(conversation.title)
+    if len(conversation.title) >= TITLE_CHARS:
+        title += "…"
+    when = readable_time(conversation.updated_at, zone=zone)
+    return visible(" · ".join(part for part in (title, status_words(conversation.status), when) if part))
 
 
 def _not_yours(thread: str, known: dict[str, Conversation], user: str) -> bool:

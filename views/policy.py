@@ -32,7 +32,7 @@ def changes() -> PolicyChanges:
 
 def in_force() -> None:
     version = changes().current()
-    st.subheader("In force")
+    st.header("In force")
     st.markdown(
         f"Version **{int(version.seq)}** · {markdown_literal(version.short)} · from {markdown_literal(version.origin)}"
         f" · {markdown_literal(version.recorded_at)}"
@@ -43,7 +43,7 @@ def in_force() -> None:
 
 def proposal_form(user: str) -> None:
     current = changes().current()
-    st.subheader("Propose a change")
+    st.header("Propose a change")
     st.caption(
         "Edit the whole policy below. It is checked as `gatehouse policy check` checks a file; "
         "another admin sees the diff and approves it before it applies."
@@ -139,7 +139,7 @@ def _act(action: Callable[[], str]) -> None:
 
 
 def history() -> None:
-    st.subheader("History")
+    st.header("History")
     versions = changes().versions.history()
     rows = [
         {"version": v.seq, "hash": v.short, "from": v.origin, "recorded": v.recorded_at} for v in versions
@@ -170,7 +170,7 @@ def main() -> None:
         st.success(markdown_literal(done))
     in_force()
     pending = changes().changes("pending")
-    st.subheader(f"Waiting for approval ({len(pending)})")
+    st.header(f"Waiting for approval ({len(pending)})")
     if not pending:
         st.caption("No change is waiting.")
     for change in pending:

@@ -410,7 +410,7 @@ def show_review(review: Review, user: str) -> None:
     payload = review.payload
     now = datetime.now(UTC)
     row = review_row(review, now)
-    st.subheader(
+    st.header(
         f"Review {markdown_literal(short_review(review.id))}", help=f"Full id: {markdown_literal(review.id)}"
     )
     asked = readable_time(review.created_at, zone=reader_zone())
@@ -525,7 +525,7 @@ def live_queue(run: int) -> Review | None:
     fresh = drawn is None or drawn.run != run
     pending = pending_count(fresh=fresh)
     # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
-    st.subheader(f"Pending ({pending:d})")
+    st.header(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
     page = 1
     if pages > 1:
@@ -600,7 +600,7 @@ opened = refreshing(run)
 if opened is not None:
     show_review(opened, user)
 
-st.subheader(f"Decided ({app.ledger.count_decided():d})")
+st.header(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:
     history_table(history)

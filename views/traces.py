@@ -51,7 +51,7 @@ if thread and not trace.exists:
 elif thread:
     st.markdown("**Route:** " + " → ".join(name_literal(node) for node in route))
     for request in sorted({step["request"] for step in steps}):
-        st.subheader(f"Request {request:d}", divider="gray")
+        st.header(f"Request {request:d}", divider="gray")
         for step in (s for s in steps if s["request"] == request):
             when = f"+{step['offset_s']:.2f} s" if step.get("offset_s") is not None else ""
             if step["node"] is None:

@@ -58,7 +58,7 @@ def strings(data: object) -> list[str]:
 def shown(app: AppTest) -> str:
     """Everything a page shows as text: blocks, alerts, labels, options, tables and JSON."""
     blocks = [*app.markdown, *app.caption, *app.text, *app.code, *app.success, *app.warning, *app.info]
-    blocks += [*app.error, *app.subheader]
+    blocks += [*app.error, *app.header, *app.subheader]
     labels = [widget.label for widget in [*app.expander, *app.button, *app.text_input, *app.selectbox]]
     options = [option for box in app.selectbox for option in box.options]
     tables = [frame.value.to_csv(index=False) for frame in app.dataframe]

@@ -285,7 +285,7 @@ def test_an_operator_sees_the_queue_but_no_decision_buttons(app_env: Path) -> No
 
     on_page(app, "review_queue")
 
-    assert "Pending (1)" in [header.value for header in app.subheader]
+    assert "Pending (1)" in [header.value for header in app.header]
     assert [b.label for b in app.button if b.label in {"Approve", "Reject", "Approve with my changes"}] == []
     assert any("cannot decide" in info.value for info in app.info)
 
@@ -315,7 +315,7 @@ def test_a_reviewer_approves_and_the_operators_session_shows_the_result(app_env:
 
     assert not reviewer.exception
     assert any("approved" in s.value or "executed" in s.value for s in reviewer.success)
-    assert "Pending (0)" in [header.value for header in reviewer.subheader]
+    assert "Pending (0)" in [header.value for header in reviewer.header]
     history = reviewer.dataframe[0].value
     assert history["decided by"].tolist() == ["reviewer"]
 
@@ -378,7 +378,7 @@ def test_a_decision_from_a_stale_page_is_refused_and_the_page_names_who_decided(
 
     assert not stale.exception
     # Still the review it had open, not the next one in the queue, and who decided it.
-    assert f"Review {markdown_literal(short_review(first))}" in [header.value for header in stale.subheader]
+    assert f"Review {markdown_literal(short_review(first))}" in [header.value for header in stale.header]
     assert any("decided by reviewer2" in warning.value for warning in stale.warning)
     assert [b for b in stale.button if b.key == f"approve-{first}"] == []
     review = services().ledger.require(first)
@@ -473,7 +473,7 @@ def test_the_queue_shows_one_page_of_many_pending_reviews(app_env: Path) -> None
         )
     reviewer = on_page(session("reviewer"), "review_queue")
 
-    assert "Pending (120)" in [header.value for header in reviewer.subheader]
+    assert "Pending (120)" in [header.value for header in reviewer.header]
     table = reviewer.dataframe[0].value
     assert len(table) == 50
     assert table["review"].tolist()[0] == "t000-r1"  # oldest first
@@ -511,7 +511,7 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
     assert any("approve by reviewer" in label for label in labels)
     assert labels[-1].endswith(markdown_literal("generate_final_response"))
     assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess\\_request", labels[0])
-    assert [header.value for header in operator.subheader] == ["Request 1"]
+    assert [header.value for header in operator.header] == ["Request 1"]
     [wait] = [box.value for box in operator.info if "waited" in box.value]
     assert f"for a person ({markdown_literal('before_execution')}); reviewer decided" in wait
 

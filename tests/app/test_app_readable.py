@@ -36,6 +36,7 @@ def everything_shown(app: AppTest) -> str:
         *(block.value for block in app.markdown),
         *(str(block.value) for block in app.text),
         *(block.value for block in app.caption),
+        *(block.value for block in app.header),
         *(block.value for block in app.subheader),
         *(block.value for block in app.warning),
         *(block.value for block in app.info),
@@ -89,7 +90,7 @@ def test_ids_are_short_on_screen_never_the_first_column_and_full_in_the_details(
     queue = reviewer.dataframe[0].value
     assert queue.columns[0] != "review"
     assert queue["review"].tolist() == [short_review(review.id)]
-    assert f"Review {markdown_literal(short_review(review.id))}" in [h.value for h in reviewer.subheader]
+    assert f"Review {markdown_literal(short_review(review.id))}" in [h.value for h in reviewer.header]
     assert FULL_ID.search(everything_shown(reviewer)) is None
     # The full ids are one click away, to copy.
     [details] = [e for e in reviewer.expander if e.label.startswith("Details")]
