@@ -12,11 +12,10 @@ from gatehouse.credentials.local_identity import COOKIE, DEFAULT_USER, cookie_sc
 from gatehouse.credentials.oidc_identity import SignInRefused
 from gatehouse.display.visible_text import visible
 from gatehouse.errors import ConfigurationError
-from gatehouse.settings import SERVERS_PAGE_PATH
+from gatehouse.settings import REVIEWS_PAGE_PATH, SERVERS_PAGE_PATH
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import (
     current_user,
-    live_pending_count,
     oidc_configured,
     role_of,
     servers_file_notice,
@@ -24,6 +23,8 @@ from gatehouse.web.page import (
     signed_in,
     signed_in_identity,
 )
+from gatehouse.web.review_link import follow_review_link
+from gatehouse.web.waiting_on_you import live_waiting_count
 
 
 def remember_user() -> None:
@@ -103,22 +104,27 @@ def main() -> None:
     st.set_page_config(page_title="Gatehouse", page_icon=":material/shield:", layout="wide")
     refuse_unidentified_sign_in()
     identity()
+    reviews = st.Page(
+        "views/review_queue.py", title="Reviews", icon=":material/fact_check:", url_path=REVIEWS_PAGE_PATH
+    )
     page = st.navigation(
         [
             st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
-            st.Page("views/review_queue.py", title="Reviews", icon=":material/fact_check:"),
+            reviews,
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
             st.Page("views/servers.py", title="Servers", icon=":material/dns:", url_path=SERVERS_PAGE_PATH),
             st.Page("views/policy.py", title="Policy", icon=":material/policy:"),
         ]
     )
+    # A link to a review (?review=ID, from a notification) lands on it whichever page it opens.
+    follow_review_link(reviews, page)
     with st.sidebar:
         notice = servers_file_notice()
         if notice is not None:
             st.warning(markdown_literal(notice))
         # A fragment of the sidebar's own, not one of the page's writing into the sidebar: with
         # those, a page crashed in the browser tests ("Bad delta path index", Streamlit 1.67).
-        live_pending_count()
+        live_waiting_count()
     remember_in_browser()
     page.run()
 

@@ -41,6 +41,8 @@ AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
 # The Servers page's address in the app (app.py), where sign-ins started there return.
 SERVERS_PAGE_PATH = "servers"
+# The Reviews page's address in the app (app.py), where a notification's link to a review goes.
+REVIEWS_PAGE_PATH = "review_queue"
 # Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
 PYTHON_VARIABLE = "GATEHOUSE_PYTHON"
 DEMO_DATA_VARIABLE = "GATEHOUSE_DEMO_DATA"

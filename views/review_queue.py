@@ -48,6 +48,7 @@ from gatehouse.web.live_queue import (
 )
 from gatehouse.web.notification_panel import notification_status
 from gatehouse.web.page import current_user, reader_zone, services
+from gatehouse.web.review_link import open_linked_review
 from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
 from mcp_host.reported import McpHostError
@@ -521,7 +522,7 @@ def live_queue(run: int) -> Review | None:
     one arrived, draws the whole page again (see gatehouse/web/live_queue.follow)."""
     app = services()
     pending = expire_overdue_and_count_pending(app.reviews)
-    # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
+    # The whole queue; the sidebar counts those waiting on this person (gatehouse/web/waiting_on_you.py).
     st.subheader(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
     page = 1
@@ -570,15 +571,8 @@ if notice:
     if notice[2]:
         show(notice[2])
 
-linked = st.query_params.get("review")
-if linked and st.session_state.get("linked_review") != linked:
-    # A link (?review=ID, e.g. from a notification) opens that review, once per link; the
-    # short id shown on screen works too when it names one review only.
-    st.session_state["linked_review"] = linked
-    try:
-        st.session_state["open_review"] = app.ledger.resolve_id(linked)
-    except ReviewError as exc:
-        st.warning(markdown_literal(f"The link names no review to open: {exc}"))
+# A link (?review=ID, e.g. from a notification) opens that review, once per link.
+open_linked_review(app.ledger)
 # The review this session opened stays open once decided (here or elsewhere): the page says
 # who decided it instead of moving to another review.
 run = st.session_state["reviews_run"] = int(st.session_state.get("reviews_run", 0)) + 1
