@@ -30,6 +30,8 @@ LINK_PARAMETER = "review"
 # Session keys: the last link followed to the Reviews page, and the last one opened there.
 _FOLLOWED = "review_link_followed"
 _OPENED = "linked_review"
+# (the link, what is wrong with it) for a link that opens no review.
+_PROBLEM = "review_link_problem"
 
 
 def follow_review_link(reviews: StreamlitPage, current: StreamlitPage) -> None:
@@ -48,15 +50,19 @@ def open_linked_review(ledger: ReviewLedger) -> None:
     """On the Reviews page: open the review ``?review=`` names (its full id, or the short one
     shown on screen when it names one review only), once per link and session, by setting the
     session's open review. An id that names none leaves the page on its queue, with a warning
-    saying which id and why."""
+    saying which id and why, for as long as the address holds that link."""
     linked = st.query_params.get(LINK_PARAMETER)
-    if not linked or st.session_state.get(_OPENED) == linked:
-        return
-    st.session_state[_OPENED] = linked
-    try:
-        st.session_state["open_review"] = ledger.resolve_id(linked)
-    except ReviewNotFoundError as exc:
-        st.warning(markdown_literal(link_problem(linked, exc)), icon=":material/link_off:")
+    if linked and st.session_state.get(_OPENED) != linked:
+        st.session_state[_OPENED] = linked
+        st.session_state.pop(_PROBLEM, None)
+        try:
+            st.session_state["open_review"] = ledger.resolve_id(linked)
+        except ReviewNotFoundError as exc:
+            st.session_state[_PROBLEM] = (linked, link_problem(linked, exc))
+    # Said on every run while the address holds that link, not only on the first.
+    problem = st.session_state.get(_PROBLEM)
+    if problem is not None and problem[0] == linked:
+        st.warning(markdown_literal(problem[1]), icon=":material/link_off:")
 
 
 def link_problem(linked: str, error: ReviewNotFoundError) -> str:

@@ -67,12 +67,15 @@ def on_page(app: AppTest, page: str) -> AppTest:
 
 
 def linked_reviewer(review: str) -> AppTest:
-    """A new session opened by a review link (``?as=reviewer&review=ID``), on the Reviews page."""
+    """A new session opened by a review link (``?as=reviewer&review=ID``) on the app's root,
+    the Chat page: it lands on the Reviews page (gatehouse/web/review_link.py)."""
     reviewer = AppTest.from_file(str(APP), default_timeout=60)
     reviewer.query_params["as"] = "reviewer"
     reviewer.query_params["review"] = review
     reviewer.run()
-    return on_page(reviewer, "review_queue")
+    assert not reviewer.exception, reviewer.exception
+    assert [title.value for title in reviewer.title] == ["Reviews"]
+    return reviewer
 
 
 def markdown_text(app: AppTest) -> str:
