@@ -18,7 +18,6 @@ from gatehouse.settings import REVIEWS_PAGE_PATH, SERVERS_PAGE_PATH
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import (
     current_user,
-    live_pending_count,
     oidc_configured,
     role_of,
     servers_file_notice,
@@ -26,6 +25,8 @@ from gatehouse.web.page import (
     signed_in,
     signed_in_identity,
 )
+from gatehouse.web.review_link import follow_review_link
+from gatehouse.web.waiting_on_you import live_waiting_count
 
 # The tab's icon, a file of this repository (sent inline as a data: URL). A material icon's name
 # (":material/shield:") makes the browser fetch the picture from fonts.gstatic.com: no icon
@@ -130,13 +131,15 @@ def main() -> None:
             st.Page("views/review_queue.py", title="Reviews", url_path=REVIEWS_OLD_PATH, visibility="hidden"),
         ]
     )
+    # A link to a review (?review=ID, from a notification) lands on it whichever page it opens.
+    follow_review_link(reviews, page)
     with st.sidebar:
         notice = servers_file_notice()
         if notice is not None:
             st.warning(markdown_literal(notice))
         # A fragment of the sidebar's own, not one of the page's writing into the sidebar: with
         # those, a page crashed in the browser tests ("Bad delta path index", Streamlit 1.67).
-        live_pending_count()
+        live_waiting_count()
     remember_in_browser()
     page.run()
 

@@ -41,7 +41,8 @@ AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
 # The Servers page's address in the app (app.py), where sign-ins started there return.
 SERVERS_PAGE_PATH = "servers"
-# The Reviews page's address (app.py); the one it had before, /review_queue, still opens it.
+# The Reviews page's address (app.py), where a notification's link to a review goes; the one it had
+# before, /review_queue, still opens it.
 REVIEWS_PAGE_PATH = "reviews"
 # Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
 PYTHON_VARIABLE = "GATEHOUSE_PYTHON"

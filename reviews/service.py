@@ -6,6 +6,7 @@ place that enforces who may decide: the CLI and the web app only call it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -438,34 +439,55 @@ class ReviewService:
         return self.context.mcp.discover(only=[server]).find(key)
 
     def check_permission(self, review: Review, reviewer: str) -> None:
-        """Whether ``reviewer`` may decide ``review``: their role reviews its kind, and under
-        four-eyes they neither asked for the call nor answered its questions (for a server's
-        request for a model completion: the request whose call caused it).
+        """Whether ``reviewer`` may decide ``review`` (see permission_problem).
 
         Raises:
             NotPermittedError: naming the rule that keeps them out.
         """
+        problem = self.permission_problem(review, reviewer)
+        if problem is not None:
+            raise NotPermittedError(problem)
+
+    def permission_problem(self, review: Review, reviewer: str) -> str | None:
+        """Why ``reviewer`` may not decide ``review``, or None when they may: their role
+        reviews its kind, and under four-eyes they neither asked for the call nor answered its
+        questions (for a server's request for a model completion: the request whose call
+        caused it). The one statement of the rule: decide() enforces it, and the pages count
+        and show with it (waits_on)."""
         role = self.policy.role_of(reviewer)
         if role is None:
-            raise NotPermittedError(f"{reviewer!r} is not in the policy's roster")
+            return f"{reviewer!r} is not in the policy's roster"
         if role not in review.reviewer_roles:
             allowed = ", ".join(review.reviewer_roles) or "no role"
-            raise NotPermittedError(
-                f"{reviewer} has role {role}; reviews of {review.category or 'this kind'} need {allowed}"
-            )
+            return f"{reviewer} has role {role}; reviews of {review.category or 'this kind'} need {allowed}"
         if review.four_eyes and (thread := kept_out(review, reviewer)) is not None:
-            raise NotPermittedError(
+            return (
                 f"four-eyes: {reviewer} is behind the request (thread {thread}) whose call"
                 " caused this request for a model completion, and may not approve or reject it"
             )
         if review.four_eyes and reviewer == review.requester:
-            raise NotPermittedError(
-                f"four-eyes: {reviewer} asked for this call and may not approve or reject it"
-            )
+            return f"four-eyes: {reviewer} asked for this call and may not approve or reject it"
         if review.four_eyes and reviewer in review.payload.get("contributors", []):
-            raise NotPermittedError(
-                f"four-eyes: {reviewer} answered this request's questions and may not approve or reject it"
-            )
+            return f"four-eyes: {reviewer} answered this request's questions and may not approve or reject it"
+        return None
+
+    def waits_on(self, review: Review, user: str) -> bool:
+        """Whether ``review`` waits for ``user``'s decision: it is pending, they may decide it
+        (permission_problem), and they have not decided it yet (an approval of several is
+        given once: the ledger refuses a second)."""
+        return (
+            review.status == "pending"
+            and self.permission_problem(review, user) is None
+            and all(decision.reviewer != user for decision in review.decisions)
+        )
+
+    def waiting_on(self, user: str, pending: Sequence[Review] | None = None) -> list[Review]:
+        """The pending reviews that wait for ``user``'s decision (waits_on), oldest first: what
+        a person's own count of reviews to decide counts. A read that writes nothing; it reads
+        every pending review, as deciding who may decide needs each one's terms, unless given
+        them (``pending``: the live views share one read of them among every open tab)."""
+        reviews = self.ledger.queue("pending") if pending is None else pending
+        return [review for review in reviews if self.waits_on(review, user)]
 
     def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
         """Against the capability and the policy (storable they are: _check_call_decision)."""

@@ -47,6 +47,7 @@ from gatehouse.web.live_queue import (
 )
 from gatehouse.web.notification_panel import notification_status
 from gatehouse.web.page import current_user, pending_count, reader_zone, services, shared_looks
+from gatehouse.web.review_link import open_linked_review
 from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
 from mcp_host.reported import McpHostError
@@ -524,7 +525,7 @@ def live_queue(run: int) -> Review | None:
     # every other tab; the page's own run reads afresh (gatehouse/web/live_view.py).
     fresh = drawn is None or drawn.run != run
     pending = pending_count(fresh=fresh)
-    # The sidebar's count is the same number (gatehouse/web/page.py), refreshed at the same interval.
+    # The whole queue; the sidebar counts those waiting on this person (gatehouse/web/waiting_on_you.py).
     st.header(f"Pending ({pending:d})")
     pages = page_count(pending, PAGE_SIZE)
     page = 1
@@ -583,15 +584,8 @@ if notice:
     if notice[2]:
         show(notice[2])
 
-linked = st.query_params.get("review")
-if linked and st.session_state.get("linked_review") != linked:
-    # A link (?review=ID, e.g. from a notification) opens that review, once per link; the
-    # short id shown on screen works too when it names one review only.
-    st.session_state["linked_review"] = linked
-    try:
-        st.session_state["open_review"] = app.ledger.resolve_id(linked)
-    except ReviewError as exc:
-        st.warning(markdown_literal(f"The link names no review to open: {exc}"))
+# A link (?review=ID, e.g. from a notification) opens that review, once per link.
+open_linked_review(app.ledger)
 # The review this session opened stays open once decided (here or elsewhere): the page says
 # who decided it instead of moving to another review.
 run = st.session_state["reviews_run"] = int(st.session_state.get("reviews_run", 0)) + 1

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from gatehouse.display.visible_text import visible
+from gatehouse.settings import REVIEWS_PAGE_PATH
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
 
 
@@ -21,11 +22,15 @@ def shown_url(url: str) -> str:
 
 
 def review_link(public_url: str | None, review_id: str) -> str | None:
-    """``?review=ID`` on the app's public address, if one is configured."""
+    """The Reviews page with ``?review=ID`` on the app's public address, if one is configured.
+
+    The page's own address, not the app's root: the root is the Chat page. (A link to any
+    page with ``?review=`` still lands on the review, gatehouse/web/review_link.py, so links
+    sent before this one keep working.)"""
     if not public_url:
         return None
-    base = public_url if urlsplit(public_url).path else public_url + "/"
-    return urljoin(base, f"?review={quote(review_id, safe='')}")
+    base = public_url if urlsplit(public_url).path.endswith("/") else public_url + "/"
+    return urljoin(base, f"{REVIEWS_PAGE_PATH}?review={quote(review_id, safe='')}")
 
 
 def _plain(text: object) -> str:

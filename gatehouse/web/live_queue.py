@@ -3,8 +3,9 @@ the open review is out of date.
 
 A refresh is cheap by construction: the pending count, one page of the queue and the open
 review (when it is not on that page), each an indexed read; expiring what is overdue is a read
-too until something is due (ReviewService.expire_overdue). The sidebar and the page count the
-same thing, read by one function: every pending review, whoever may decide it.
+too until something is due (ReviewService.expire_overdue). The page counts every pending
+review, whoever may decide it; the sidebar counts those waiting on the person at the browser
+(gatehouse/web/waiting_on_you.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ REFRESH_SECONDS = 3
 
 def expire_overdue_and_count_pending(reviews: ReviewService) -> int:
     """Every review waiting for a decision, whoever may decide it, with those past their
-    deadline expired first (the number the sidebar and the Reviews page both show)."""
+    deadline expired first (the Reviews page's "Pending (N)")."""
     reviews.expire_overdue()
     return reviews.ledger.count("pending")
 

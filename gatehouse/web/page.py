@@ -20,8 +20,8 @@ from gatehouse.display.reader_time import zone_named
 from gatehouse.errors import ConfigurationError
 from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
 from gatehouse.web.background_runs import RunsInProgress
-from gatehouse.web.live_queue import REFRESH_SECONDS, expire_overdue_and_count_pending
-from gatehouse.web.live_view import SharedLooks, live_fragment
+from gatehouse.web.live_queue import expire_overdue_and_count_pending
+from gatehouse.web.live_view import SharedLooks
 from gatehouse.wiring import Services, build_services, servers_config_or_problem
 from policies.secrets import install_log_redaction
 
@@ -166,21 +166,3 @@ def may_manage_servers(user: str | None) -> bool:
 
 def may_manage_policy(user: str | None) -> bool:
     return user is not None and services().policy.may_manage_policy(user)
-
-
-def live_pending_count() -> None:
-    """The sidebar's "Pending reviews" (call it inside ``with st.sidebar``), refreshed by itself:
-    every review waiting for a decision, whoever may decide it. The Reviews page's "Pending (N)"
-    is the same number, read by the same function at the same interval. Each look costs one
-    read per process and second, shared by every tab (live_view.py); the page's own run reads
-    afresh. Writes: a read first expires the reviews past their deadline (the app's sweep on a
-    schedule)."""
-    live_fragment(_pending_metric, key="sidebar-pending", every=REFRESH_SECONDS)
-
-
-def _pending_metric(timed: bool) -> None:
-    st.metric(
-        "Pending reviews",
-        pending_count(fresh=not timed),
-        help="Every review waiting for a decision, whoever may decide it (the Reviews page counts the same).",
-    )

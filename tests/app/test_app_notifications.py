@@ -69,5 +69,5 @@ def test_the_app_takes_the_webhook_and_its_public_address_from_its_secrets_file(
         (post,) = receiver.wait_for(1)
 
     review = post.body["review_id"]
-    assert post.body["url"] == f"https://gh.example.com/?review={review}"
-    assert post.body["text"].endswith(f" https://gh.example.com/?review={review}")
+    assert post.body["url"] == f"https://gh.example.com/reviews?review={review}"
+    assert post.body["text"].endswith(f" https://gh.example.com/reviews?review={review}")

@@ -234,12 +234,14 @@ def running_app(
     extra_servers: Mapping[str, Mapping[str, object]] | None = None,
     extra_env: Mapping[str, str] | None = None,
     remote_servers: Mapping[str, Mapping[str, object]] | None = None,
+    knows_its_address: bool = False,
 ) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
 
     ``extra_env`` adds variables. ``remote_servers`` adds entries of remote (http) servers to
     the servers file, and tells the app its own address (GATEHOUSE_PUBLIC_URL), where their
-    sign-ins return.
+    sign-ins return; ``knows_its_address`` tells it that address without them (the links in
+    its notifications then lead to it).
 
     Yields once /_stcore/health answers "ok". Failing to get there within START_SECONDS, or the
     server exiting first, fails with the tail of its log. A port taken between choosing and
@@ -253,7 +255,7 @@ def running_app(
     for _ in range(START_ATTEMPTS):
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        if remote_servers:
+        if remote_servers or knows_its_address:
             env["GATEHOUSE_PUBLIC_URL"] = url
         with log.open("ab") as sink:
             start = sink.tell()

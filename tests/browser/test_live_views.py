@@ -11,6 +11,7 @@ import re
 
 from playwright.sync_api import Locator, Page, expect
 
+from gatehouse.web.waiting_on_you import LABEL as WAITING_LABEL
 from tests.browser.harness import (
     BROWSER_ZONE_NAME,
     AppServer,
@@ -46,13 +47,15 @@ def sidebar_count(page: Page) -> Locator:
     return (
         sidebar(page)
         .get_by_test_id("stMetric")
-        .filter(has_text="Pending reviews")
+        .filter(has_text=WAITING_LABEL)
         .get_by_test_id("stMetricValue")
     )
 
 
 def counts_show(page: Page, pending: int) -> None:
-    """Both counts show ``pending`` (within a few refreshes): they count the same thing."""
+    """Both counts show ``pending`` (within a few refreshes): here every pending review was
+    asked by the operator, so each waits on every reviewer (the sidebar counts only those:
+    test_waiting_on_you.py)."""
     expect(page_count(page)).to_have_text(f"Pending ({pending})", timeout=LIVE_TIMEOUT_MS)
     expect(sidebar_count(page)).to_have_text(str(pending), timeout=LIVE_TIMEOUT_MS)
 

@@ -61,7 +61,7 @@ def test_a_local_receiver_is_told_a_review_waits_and_then_that_it_was_approved(
         review = opened.body["review_id"]
         assert opened.headers["Idempotency-Key"] == f"{review}:review_opened"
         assert opened.body["text"].startswith(f"operator asked for email__send_email: review {review} waits")
-        assert opened.body["url"] == f"http://127.0.0.1:9/?review={review}"
+        assert opened.body["url"] == f"http://127.0.0.1:9/reviews?review={review}"
 
         reviewer = _page(browser, notifying_app, pages)
         pick_identity(reviewer, "reviewer")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from gatehouse.web.waiting_on_you import LABEL as WAITING_LABEL
 from tests.browser.harness import OpenApp, no_exception, pick_identity, screenshot, selectbox, sidebar
 
 
@@ -16,8 +17,9 @@ def test_the_chat_page_opens_in_local_mode_and_the_identity_can_be_switched(
 
     expect(page.get_by_test_id("stHeading").filter(has_text="Chat")).to_be_visible()
     expect(sidebar(page).get_by_text("Local mode", exact=False)).to_be_visible()
-    pending = sidebar(page).get_by_test_id("stMetric").filter(has_text="Pending reviews")
-    expect(pending.get_by_test_id("stMetricValue")).to_have_text("0")
+    # An operator decides no review: no count of reviews waiting on them.
+    waiting = sidebar(page).get_by_test_id("stMetric").filter(has_text=WAITING_LABEL)
+    expect(waiting).to_have_count(0)
     identity = selectbox(page, "You are", within=sidebar(page))
     expect(identity).to_have_value("operator")
     no_exception(page)
@@ -27,4 +29,5 @@ def test_the_chat_page_opens_in_local_mode_and_the_identity_can_be_switched(
 
     expect(identity).to_have_value("reviewer")
     expect(sidebar(page).get_by_text("Role: reviewer", exact=True)).to_be_visible()
+    expect(waiting.get_by_test_id("stMetricValue")).to_have_text("0")
     no_exception(page)

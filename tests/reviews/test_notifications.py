@@ -101,7 +101,7 @@ def test_opened_decided_and_expired_reach_the_webhook_once_each_with_their_field
     }
     assert opened["thread_id"] == approved.id.rsplit("-r", 1)[0]
     assert datetime.fromisoformat(opened["at"]).tzinfo is not None
-    link = f"{PUBLIC_URL}?review={approved.id}"
+    link = f"{PUBLIC_URL}reviews?review={approved.id}"
     assert opened["url"] == link
     assert opened["text"] == (
         f"operator asked for email__send_email: review {approved.id} waits for a reviewer."

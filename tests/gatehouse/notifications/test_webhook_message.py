@@ -32,9 +32,10 @@ def test_text_from_requesters_and_servers_cannot_mention_a_channel_or_make_a_lin
 @pytest.mark.parametrize(
     ("base", "link"),
     [
-        ("https://gatehouse.example.com", "https://gatehouse.example.com/?review=t%2Fx-r1"),
-        ("https://gatehouse.example.com/", "https://gatehouse.example.com/?review=t%2Fx-r1"),
-        ("https://example.com/gatehouse/", "https://example.com/gatehouse/?review=t%2Fx-r1"),
+        ("https://gatehouse.example.com", "https://gatehouse.example.com/reviews?review=t%2Fx-r1"),
+        ("https://gatehouse.example.com/", "https://gatehouse.example.com/reviews?review=t%2Fx-r1"),
+        ("https://example.com/gatehouse/", "https://example.com/gatehouse/reviews?review=t%2Fx-r1"),
+        ("https://example.com/gatehouse", "https://example.com/gatehouse/reviews?review=t%2Fx-r1"),
     ],
 )
 def test_the_link_opens_the_review_on_the_apps_public_address(base: str, link: str) -> None:
