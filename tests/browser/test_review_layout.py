@@ -99,7 +99,7 @@ def preview(page: Page) -> Locator:
 def box(element: Locator) -> dict[str, float]:
     found = element.bounding_box()
     assert found is not None, "not drawn"
-    return found
+    return {"x": found["x"], "y": found["y"], "width": found["width"], "height": found["height"]}
 
 
 def on_screen(page: Page, element: Locator) -> bool:
@@ -302,7 +302,8 @@ def test_while_an_approved_call_runs_the_buttons_are_disabled_and_say_what_runs(
     new_thread(operator)
     send_chat(operator, "Send a message to bob@example.com saying held")
     reviewer = reviewer_on_reviews(open_app)
-    expect(reviewer.get_by_text("send_message").first).to_be_visible()
+    expect(reviewer.get_by_text("Send a message to bob@example.com saying held").first).to_be_visible()
+    expect(approve_button(reviewer)).to_be_enabled()
     wait_for_app(reviewer)
     approve_button(reviewer).click()
 
