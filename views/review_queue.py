@@ -346,11 +346,10 @@ def running_words(review: Review, decision: Decision) -> str:
     return "Approved: the request goes on…"
 
 
-def decision_bar(review: Review, edited: dict[str, Any] | None) -> Decision | None:
+def decision_bar(review: Review, edited: dict[str, Any] | None, asked: object) -> Decision | None:
     """The reason, Approve and Reject, each button with its key (decision_style). Returns the
-    decision a click asked for, once it may be made; the buttons are then drawn disabled and
-    the page says what runs, until the decision's own run ends."""
-    asked = st.session_state.pop(CLICKED, None)
+    decision the click ``asked`` (see clicked) asked for, once it may be made; the buttons are
+    then drawn disabled and the page says what runs, until the decision's own run ends."""
     approve_asked = asked == (review.id, True)
     reject_asked = asked == (review.id, False)
     label, disabled_because = approval_label(review, edited)
@@ -527,6 +526,8 @@ def show_review(review: Review, user: str) -> None:
     # What this review's own request, arguments and result hold is hidden wherever it shows
     # (the thread may have been recalled from an older checkpoint before this request came).
     services().secrets.remember(review.thread_id, review.secret_sources())
+    # A click counts on the run it starts only, and only for the review it was made on.
+    asked = st.session_state.pop(CLICKED, None)
     review_header(review)
     if review.status != "pending":
         show_decided(review)
@@ -558,7 +559,7 @@ def show_review(review: Review, user: str) -> None:
     decision = None
     if refused is None:
         with bar:
-            decision = decision_bar(review, edited)
+            decision = decision_bar(review, edited, asked)
     review_details(review)
     if decision is not None:
         # Last, once the whole review is drawn: the page shows it, buttons disabled, while
