@@ -309,11 +309,11 @@ def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, 
 
 
 def why_not_decide(review: Review, user: str) -> str | None:
-    """Why ``user`` may not decide ``review`` on this page (None: they may), in Markdown."""
+    """Why ``user`` may not decide ``review`` on this page (None: they may), as plain text."""
     try:
         services().reviews.check_permission(review, user)
     except NotPermittedError as exc:
-        return f"You cannot decide this review: {markdown_literal(str(exc))}"
+        return f"You cannot decide this review: {exc}"
     if any(d.reviewer == user for d in review.decisions):
         return "You have approved this already; it waits for another reviewer."
     return None
@@ -356,7 +356,7 @@ def decision_bar(review: Review, edited: dict[str, Any] | None, asked: object) -
     refused = st.session_state.pop(REFUSED, None)
     with st.container(key=f"decision-bar-{review.id}"):
         if refused is not None and refused[0] == review.id:
-            st.error(refused[1])
+            st.error(markdown_literal(refused[1]))
         # The reason as the click left it (the field is drawn after: disabled once deciding).
         reason = str(st.session_state.get(f"reason-{review.id}") or "").strip()
         decision: Decision | None = None
@@ -424,7 +424,7 @@ def decide(
     except ReviewError as exc:
         # A refusal may quote the arguments (a path): secrets stay hidden. Shown by the next run
         # beside the buttons, live again there (this run drew them disabled).
-        st.session_state[REFUSED] = (review.id, markdown_literal(hidden(str(exc), review)))
+        st.session_state[REFUSED] = (review.id, hidden(str(exc), review))
     else:
         if result.run is None:
             notice = (
@@ -544,7 +544,7 @@ def show_review(review: Review, user: str) -> None:
     # screen of a laptop or a phone. Drawn once the form below has been read (its label follows it).
     bar = st.container()
     if refused is not None:
-        bar.info(refused)
+        bar.info(markdown_literal(refused))
     # The proposal this page shows: a decision is made on it or refused (see decide). It is the
     # one the page showed on the run before a click, not the one read on the click's own run.
     fingerprint_key = f"shown-{review.id}"

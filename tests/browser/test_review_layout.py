@@ -128,6 +128,7 @@ def scrolled(page: Page) -> float:
 
 
 def reject(page: Page, reason: str) -> None:
+    expect(reject_button(page)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
     page.get_by_role("textbox", name=re.compile(r"^Reason")).fill(reason)
     page.get_by_role("textbox", name=re.compile(r"^Reason")).press("Enter")
     wait_for_app(page)
@@ -175,7 +176,7 @@ def test_on_a_laptop_and_a_phone_the_preview_and_both_buttons_share_the_first_sc
         reviewer = reviews_at(browser, app_server, size)
         try:
             approve, reject_ = approve_button(reviewer), reject_button(reviewer)
-            expect(approve).to_be_visible()
+            expect(approve).to_be_visible(timeout=RUN_TIMEOUT_MS)
             expect(reviewer.get_by_text("To: bob@example.com")).to_be_visible()
             wait_for_app(reviewer)
             assert scrolled(reviewer) == 0
@@ -197,7 +198,7 @@ def test_on_a_laptop_and_a_phone_the_preview_and_both_buttons_share_the_first_sc
     try:
         # Approving reads as the positive action, rejecting as another; neither in the theme's red.
         approve, reject_ = approve_button(reviewer), reject_button(reviewer)
-        expect(approve).to_be_enabled()
+        expect(approve).to_be_enabled(timeout=RUN_TIMEOUT_MS)
         approve_background, approve_text = colours(approve)
         reject_background, reject_text = colours(reject_)
         green = approve_background
@@ -247,7 +248,8 @@ def test_a_long_diff_scrolls_inside_its_own_box_under_the_buttons_reach(
     reviewer = reviews_at(browser, app_server, LAPTOP)
     try:
         diff = preview(reviewer)
-        expect(diff.get_by_test_id("stCode")).to_be_visible()
+        expect(diff.get_by_test_id("stCode")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        expect(approve_button(reviewer)).to_be_visible(timeout=RUN_TIMEOUT_MS)
         wait_for_app(reviewer)
         place = box(diff)
         assert place["height"] <= PREVIEW_SHARE * LAPTOP["height"], place
@@ -268,7 +270,7 @@ def test_a_key_approves_and_another_rejects_but_not_while_typing(
     send_chat(operator, "Send an email to bob@example.com saying by key")
     reviewer = reviewer_on_reviews(open_app)
     reason = reviewer.get_by_role("textbox", name=re.compile(r"^Reason"))
-    expect(reason).to_be_visible()
+    expect(reason).to_be_visible(timeout=RUN_TIMEOUT_MS)
     wait_for_app(reviewer)
     # Typing an "a" or an "x" in a field decides nothing.
     reason.press_sequentially("ax")
@@ -303,7 +305,7 @@ def test_while_an_approved_call_runs_the_buttons_are_disabled_and_say_what_runs(
     send_chat(operator, "Send a message to bob@example.com saying held")
     reviewer = reviewer_on_reviews(open_app)
     expect(reviewer.get_by_text("Send a message to bob@example.com saying held").first).to_be_visible()
-    expect(approve_button(reviewer)).to_be_enabled()
+    expect(approve_button(reviewer)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
     wait_for_app(reviewer)
     approve_button(reviewer).click()
 
