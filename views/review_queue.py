@@ -18,6 +18,7 @@ Requests, descriptions, arguments, previews and reasons are untrusted text: show
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,15 @@ from gatehouse.web.argument_form import (
     schema_problems,
 )
 from gatehouse.web.argument_provenance import provenance_markdown, provenance_words
+from gatehouse.web.decision_style import (
+    APPROVE_KEY,
+    APPROVE_SHORTCUT,
+    PREVIEW_KEY,
+    REJECT_KEY,
+    REJECT_SHORTCUT,
+    SHORTCUT_HINT,
+    decision_style,
+)
 from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
@@ -275,6 +285,13 @@ def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any
 
 APPROVE = "Approve"
 APPROVE_CHANGES = "Approve with my changes"
+REASON = "Reason (required to reject; shown to the operator)"
+# Pixels: beside the buttons on a laptop, a row of its own above them on a phone.
+REASON_WIDTH = 320
+# The session's record of a click on Approve or Reject (or its key), for the run it starts,
+# and of the service's refusal of the decision, for the run after.
+CLICKED = "review_clicked"
+REFUSED = "review_refused"
 
 
 def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, str | None]:
@@ -283,7 +300,7 @@ def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, 
     It follows the form: the proposal as it stands is "Approve"; anything else the form holds
     is "Approve with my changes", and only that runs. Nothing runs while the form is invalid."""
     if edited is None:
-        return APPROVE_CHANGES, "The arguments above are not valid: correct them (or undo the change) first."
+        return APPROVE_CHANGES, "The arguments are not valid: correct them (or undo the change) first."
     if edited == review.arguments:
         return APPROVE, None
     if review.stage != "before_execution":
@@ -291,49 +308,94 @@ def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, 
     return APPROVE_CHANGES, None
 
 
-def decision_buttons(
-    review: Review, user: str, edited: dict[str, Any] | None, shown: str, shown_effect: EffectBinding | None
-) -> None:
+def why_not_decide(review: Review, user: str) -> str | None:
+    """Why ``user`` may not decide ``review`` on this page (None: they may), as plain text."""
     try:
         services().reviews.check_permission(review, user)
     except NotPermittedError as exc:
-        st.info(f"You cannot decide this review: {markdown_literal(str(exc))}")
-        return
+        return f"You cannot decide this review: {exc}"
     if any(d.reviewer == user for d in review.decisions):
-        st.info("You have approved this already; it waits for another reviewer.")
-        return
-    reason = st.text_input("Reason (required to reject; shown to the operator)", key=f"reason-{review.id}")
+        return "You have approved this already; it waits for another reviewer."
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a click asks for: approve (with the form's arguments when they differ) or reject."""
+
+    approve: bool
+    arguments: dict[str, Any] | None
+    reason: str | None
+
+
+def clicked(review_id: str, approve: bool) -> None:
+    # A button's callback: it runs before the run the click starts, so that run draws both
+    # buttons disabled before the decision (and its call) begins, and a second click is none.
+    st.session_state[CLICKED] = (review_id, approve)
+
+
+def running_words(review: Review, decision: Decision) -> str:
+    """What the page says while a decision is recorded and what it starts runs."""
+    if not decision.approve:
+        return "Recording the rejection…"
+    if len(review.approvals()) + 1 < review.required_approvals:
+        return "Recording your approval…"
+    if review.stage in {"before_execution", "after_failure"}:
+        name = str(review.capability.get("name") or review.capability_key or "the call")
+        return f"Approved: running {name_literal(name)}…"
+    return "Approved: the request goes on…"
+
+
+def decision_bar(review: Review, edited: dict[str, Any] | None, asked: object) -> Decision | None:
+    """The reason, Approve and Reject, each button with its key (decision_style). Returns the
+    decision the click ``asked`` (see clicked) asked for, once it may be made; the buttons are
+    then drawn disabled and the page says what runs, until the decision's own run ends."""
+    approve_asked = asked == (review.id, True)
+    reject_asked = asked == (review.id, False)
     label, disabled_because = approval_label(review, edited)
-    approve_column, reject_column = st.columns(2)
-    action: tuple[bool, dict[str, Any] | None] | None = None
-    if approve_column.button(
-        label,
-        type="primary",
-        disabled=disabled_because is not None,
-        width="stretch",
-        key=f"approve-{review.id}",
-        help="The arguments as the form shows them run, checked against the schema and the policy again."
-        if label == APPROVE_CHANGES
-        else "The proposed arguments run, exactly as shown.",
-    ):
-        action = (True, edited if label == APPROVE_CHANGES else None)
-    if disabled_because:
-        approve_column.caption(disabled_because)
-    if reject_column.button("Reject", width="stretch", key=f"reject-{review.id}"):
-        if not reason.strip():
+    refused = st.session_state.pop(REFUSED, None)
+    with st.container(key=f"decision-bar-{review.id}"):
+        if refused is not None and refused[0] == review.id:
+            st.error(markdown_literal(refused[1]))
+        # The reason as the click left it (the field is drawn after: disabled once deciding).
+        reason = str(st.session_state.get(f"reason-{review.id}") or "").strip()
+        decision: Decision | None = None
+        if approve_asked and disabled_because is None:
+            decision = Decision(True, edited if label == APPROVE_CHANGES else None, reason or None)
+        elif reject_asked and reason:
+            decision = Decision(False, None, reason)
+        elif reject_asked:
             st.error("A rejection needs a reason the operator can read.")
-        else:
-            action = (False, None)
-    if action is not None:
-        decide(
-            review,
-            user,
-            approve=action[0],
-            arguments=action[1],
-            reason=reason.strip() or None,
-            shown=shown,
-            shown_effect=shown_effect,
-        )
+        busy = decision is not None
+        # One row on a wide screen; on a narrow one the buttons wrap under the reason.
+        with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+            st.text_input(REASON, key=f"reason-{review.id}", disabled=busy, width=REASON_WIDTH)
+            st.button(
+                label,
+                type="primary",
+                disabled=busy or disabled_because is not None,
+                key=f"{APPROVE_KEY}{review.id}",
+                on_click=clicked,
+                args=(review.id, True),
+                shortcut=APPROVE_SHORTCUT,
+                help="The arguments as the form shows them run, checked against the schema and the policy again."
+                if label == APPROVE_CHANGES
+                else "The proposed arguments run, exactly as shown.",
+            )
+            st.button(
+                "Reject",
+                disabled=busy,
+                key=f"{REJECT_KEY}{review.id}",
+                on_click=clicked,
+                args=(review.id, False),
+                shortcut=REJECT_SHORTCUT,
+            )
+            st.caption(SHORTCUT_HINT, width="content")
+        if disabled_because:
+            st.caption(disabled_because)
+        if decision is not None:
+            st.info(running_words(review, decision), icon=":material/hourglass_top:")
+    return decision
 
 
 def decide(
@@ -360,9 +422,9 @@ def decide(
         # The page shows who decided, where the review was (show_decided): nothing moves.
         st.session_state["review_notice"] = ("warning", "Your decision was not recorded.", "")
     except ReviewError as exc:
-        # A refusal may quote the arguments (a path): secrets stay hidden.
-        st.error(markdown_literal(hidden(str(exc), review)))
-        return
+        # A refusal may quote the arguments (a path): secrets stay hidden. Shown by the next run
+        # beside the buttons, live again there (this run drew them disabled).
+        st.session_state[REFUSED] = (review.id, hidden(str(exc), review))
     else:
         if result.run is None:
             notice = (
@@ -404,13 +466,9 @@ def show_decided(review: Review) -> None:
         show(hidden(review.reason, review))
 
 
-def show_review(review: Review, user: str) -> None:
-    # What this review's own request, arguments and result hold is hidden wherever it shows
-    # (the thread may have been recalled from an older checkpoint before this request came).
-    services().secrets.remember(review.thread_id, review.secret_sources())
-    payload = review.payload
-    now = datetime.now(UTC)
-    row = review_row(review, now)
+def review_header(review: Review) -> None:
+    """Which review, who asked, and how long it may wait: one heading and one line."""
+    row = review_row(review, datetime.now(UTC))
     st.header(
         f"Review {markdown_literal(short_review(review.id))}", help=f"Full id: {markdown_literal(review.id)}"
     )
@@ -420,33 +478,33 @@ def show_review(review: Review, user: str) -> None:
         f"{time_left(row['seconds_left'])} left · stage {markdown_literal(review.stage)} · "
         f"{len(row['approvals'])} of {review.required_approvals:d} approval(s)"
     )
-    with st.expander("Details: full ids and link"):
-        # A thread's id can be one the operator chose (gatehouse ask --thread).
-        ids = f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}"
-        st.code(visible(ids), language=None)
-    if review.status != "pending":
-        show_decided(review)
-    if review.stage == SAMPLING_STAGE:
-        show_sampling_review(review, user)
-        return
-    st.markdown("**Request**")
-    show(hidden(str(payload.get("request") or ""), review))
+
+
+def review_details(review: Review) -> None:
+    """What a reviewer checks beside the proposal, below it: the capability and its
+    definition, a held error, the flags, the rule, the ratings, and the full ids."""
     show_definition(review)
-    error = (payload.get("result") or {}).get("error")
+    error = (review.payload.get("result") or {}).get("error")
     if review.stage == "untrusted_output" and error:
         st.markdown("**The server's error message** (held: the operator has not seen it)")
         st.code(visible(hidden(str(error.get("message")), review)), language=None)
     show_flags_and_rating(review)
-    if review.status != "pending":
-        return
-    # The proposal this page shows: a decision is made on it or refused (see decide). It is the
-    # one the page showed on the run before a click, not the one read on the click's own run.
-    fingerprint_key = f"shown-{review.id}"
-    shown = st.session_state.get(fingerprint_key, review.call_hash)
-    st.session_state[fingerprint_key] = review.call_hash
+    with st.expander("Details: full ids and link"):
+        # A thread's id can be one the operator chose (gatehouse ask --thread).
+        ids = f"review {review.id}\nthread {review.thread_id}\nlink   ?review={review.id}"
+        st.code(visible(ids), language=None)
+
+
+def proposal(review: Review) -> tuple[dict[str, Any] | None, EffectBinding | None]:
+    """The preview of what approving does (in a box that scrolls by itself) beside the request
+    and the arguments' form (below them on a narrow screen): the arguments as the reviewer
+    leaves them (None while invalid), and what of the written file the preview showed."""
+    payload = review.payload
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
     preview_column, arguments_column = st.columns(2)
     with arguments_column:
+        st.markdown("**Request**")
+        show(hidden(str(payload.get("request") or ""), review))
         st.markdown("**Proposed arguments**")
         # Beside the values: which the operator stated, and which a planner derived (and from what).
         recorded = payload.get("argument_provenance")
@@ -457,14 +515,64 @@ def show_review(review: Review, user: str) -> None:
             if words is not None:
                 show(words)
         edited = argument_editor(review)
-    with preview_column:
+    with preview_column, st.container(key=f"{PREVIEW_KEY}{review.id}"):
         previewed = show_preview(review, edited if edited is not None else review.arguments)
+    return edited, previewed
+
+
+def show_review(review: Review, user: str) -> None:
+    """One review: the decision (or why this person may not decide) and what is decided first,
+    on one screen: the buttons, the preview, the request and the arguments; the rest below."""
+    # What this review's own request, arguments and result hold is hidden wherever it shows
+    # (the thread may have been recalled from an older checkpoint before this request came).
+    services().secrets.remember(review.thread_id, review.secret_sources())
+    # A click counts on the run it starts only, and only for the review it was made on.
+    asked = st.session_state.pop(CLICKED, None)
+    review_header(review)
+    if review.status != "pending":
+        show_decided(review)
+    if review.stage == SAMPLING_STAGE:
+        show_sampling_review(review, user)
+        return
+    if review.status != "pending":
+        st.markdown("**Request**")
+        show(hidden(str(review.payload.get("request") or ""), review))
+        review_details(review)
+        return
+    refused = why_not_decide(review, user)
+    # The decision (or why there is none) first, right above the preview: both on the first
+    # screen of a laptop or a phone. Drawn once the form below has been read (its label follows it).
+    bar = st.container()
+    if refused is not None:
+        bar.info(markdown_literal(refused))
+    # The proposal this page shows: a decision is made on it or refused (see decide). It is the
+    # one the page showed on the run before a click, not the one read on the click's own run.
+    fingerprint_key = f"shown-{review.id}"
+    shown = st.session_state.get(fingerprint_key, review.call_hash)
+    st.session_state[fingerprint_key] = review.call_hash
+    edited, previewed = proposal(review)
     # Likewise the file the preview showed: an approval is bound to what the reviewer saw on
     # the run before the click, and refused if the file is no longer that.
     effect_key = f"shown-effect-{review.id}"
     shown_effect = st.session_state.get(effect_key, previewed)
     st.session_state[effect_key] = previewed
-    decision_buttons(review, user, edited, shown, shown_effect)
+    decision = None
+    if refused is None:
+        with bar:
+            decision = decision_bar(review, edited, asked)
+    review_details(review)
+    if decision is not None:
+        # Last, once the whole review is drawn: the page shows it, buttons disabled, while
+        # the decision and the call it starts run.
+        decide(
+            review,
+            user,
+            approve=decision.approve,
+            arguments=decision.arguments,
+            reason=decision.reason,
+            shown=shown,
+            shown_effect=shown_effect,
+        )
 
 
 def history_table(reviews: list[Review]) -> None:
@@ -547,13 +655,16 @@ def live_queue(run: int) -> Review | None:
         if pending
         else []
     )
-    if queue:
-        queue_table([review_row(review) for review in queue])
-    else:
+    if not queue:
         st.caption("Nothing waits for a decision.")
     review = review_to_show(app.ledger, st.session_state.get("open_review"), queue)
     if review is not None:
         review_picker(review, queue)
+    if queue:
+        # Folded: open, the table shows every review of the page at once; closed, the open
+        # review's decision stays on the first screen however long the queue is.
+        with st.expander(f"The queue as a table ({len(queue):d} on this page)"):
+            queue_table([review_row(review) for review in queue])
     drawn, redraw = follow(st.session_state.get("review_drawn"), run, review)
     st.session_state["review_drawn"] = drawn
     if redraw:
@@ -561,13 +672,16 @@ def live_queue(run: int) -> Review | None:
     return review
 
 
-st.title("Reviews")
+decision_style()
+# The title and the switch share a row (on a phone too): the first screen is the review's.
+heading = st.container(horizontal=True, vertical_alignment="center")
+heading.title("Reviews", width="content")
 user = current_user()
 if user is None:
     st.info("Sign in (or pick who you are in the sidebar) to see the queue.")
     st.stop()
 app = services()
-live = st.toggle(
+live = heading.toggle(
     "Live updates",
     value=True,
     key="live_reviews",

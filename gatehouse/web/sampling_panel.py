@@ -15,6 +15,13 @@ import json
 import streamlit as st
 from mcp.types import CreateMessageRequestParams, TextContent
 
+from gatehouse.web.decision_style import (
+    APPROVE_KEY,
+    APPROVE_SHORTCUT,
+    REJECT_KEY,
+    REJECT_SHORTCUT,
+    SHORTCUT_HINT,
+)
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import services
@@ -147,11 +154,6 @@ def decide(
 
 def decision(review: Review, user: str) -> None:
     app = services()
-    try:
-        app.reviews.check_permission(review, user)
-    except NotPermittedError as exc:
-        st.info(f"You cannot decide this review: {markdown_literal(str(exc))}")
-        return
     # The request this page shows: a decision is made on it or refused.
     fingerprint_key = f"shown-{review.id}"
     shown = st.session_state.get(fingerprint_key, review.call_hash)
@@ -167,7 +169,9 @@ def decision(review: Review, user: str) -> None:
     written = bool(answer.strip())
     label = APPROVE_WRITTEN if written or model is None else f"Approve: {markdown_literal(model)} answers"
     approve_column, reject_column = st.columns(2)
-    if approve_column.button(label, type="primary", width="stretch", key=f"approve-{review.id}"):
+    if approve_column.button(
+        label, type="primary", width="stretch", key=f"{APPROVE_KEY}{review.id}", shortcut=APPROVE_SHORTCUT
+    ):
         if not written and model is None:
             st.error("Write the answer the server gets: no language model is configured (GATEHOUSE_MODEL).")
         else:
@@ -179,7 +183,10 @@ def decision(review: Review, user: str) -> None:
                 reason=reason or None,
                 shown=shown,
             )
-    if reject_column.button("Reject", width="stretch", key=f"reject-{review.id}"):
+    st.caption(SHORTCUT_HINT)
+    if reject_column.button(
+        "Reject", width="stretch", key=f"{REJECT_KEY}{review.id}", shortcut=REJECT_SHORTCUT
+    ):
         if not reason.strip():
             st.error("A rejection needs a reason, for the record.")
         else:
@@ -187,7 +194,15 @@ def decision(review: Review, user: str) -> None:
 
 
 def show_sampling_review(review: Review, user: str) -> None:
-    """The request in full, then its answer (decided) or the decision (pending)."""
+    """The request in full, then its answer (decided) or the decision (pending); why this
+    person may not decide, before the request (where they would look for the decision)."""
+    if review.status == "pending":
+        try:
+            services().reviews.check_permission(review, user)
+        except NotPermittedError as exc:
+            st.info(f"You cannot decide this review: {markdown_literal(str(exc))}")
+            show_request(review)
+            return
     show_request(review)
     if review.status != "pending":
         show_answer(review)

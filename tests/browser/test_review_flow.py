@@ -55,6 +55,8 @@ def test_a_reviewer_in_another_browser_approves_and_the_operator_sees_it_sent(
     # Streamlit loads some element kinds lazily: wait until they are drawn before the picture.
     expect(reviewer.get_by_text("read_only_hint")).to_be_visible()
     expect(reviewer.get_by_role("radio", name="Form")).to_be_visible()
+    # The queue's table is folded under the picker (the decision keeps the first screen): open it.
+    reviewer.get_by_text(re.compile(r"^The queue as a table")).click()
     for table in reviewer.get_by_test_id("stDataFrame").all():
         expect(table.locator("canvas").first).to_be_visible()
     no_exception(reviewer)
