@@ -41,7 +41,7 @@ from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, reader_zone, runs_in_progress, services
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
-from gatehouse.web.result_shape import ResultShape, shape_of
+from gatehouse.web.result_shape import ResultShape, hidden_shape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
 from reviews.conversations import Conversation, Message
 from reviews.errors import ReviewError
@@ -131,7 +131,9 @@ def _offers_choice(output: dict[str, Any]) -> bool:
     return output["status"] == "needs_clarification" and bool((output.get("review") or {}).get("choices"))
 
 
-def show_answer(output: dict[str, Any]) -> None:
+def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
+    """An answer, with secrets hidden, and its result's shape (found before they were hidden:
+    render_message)."""
     result = output.get("result")
     # Tool output, flags and errors quote servers: control characters are shown, not hidden.
     output = visible_in(output)
@@ -152,7 +154,6 @@ def show_answer(output: dict[str, Any]) -> None:
     st.markdown(" · ".join(facts))
     review = output.get("review")
     show_outcome(review)
-    shape = shape_of(result)
     if result and not shape.empty:
         if output.get("composed"):
             # A language model's answer written from the result: above the result it came from.
@@ -255,29 +256,31 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         st.session_state["thread"] = services().requests.new_thread_id()
         st.query_params.pop("thread", None)
 
-    def reopen(picker: str, shown: str) -> None:
-        if st.session_state.get("thread") != shown:
-            return  # a picker of a page drawn for another thread: see below
-        st.session_state["thread"] = st.session_state[picker]
-        st.query_params["thread"] = st.session_state["thread"]
+    def reopen(picker: str, shown: str, offered: list[str]) -> None:
+        picked = st.session_state.get(picker)
+        if st.session_state.get("thread") != shown or picked not in offered:
+            return  # the browser's copy of an earlier page: see below
+        st.session_state["thread"] = picked
+        st.query_params["thread"] = picked
 
     st.button("New thread", on_click=start_new, width="stretch", icon=":material/add:")
-    # One picker per thread shown, starting at that thread, whose choice counts only while that
-    # thread is still the one shown. The browser sends every widget's value with each message,
-    # and a message sent before it has drawn this run (just after "New thread") carries the
-    # previous page's picker, still on the old thread. One picker the page moved itself would
-    # read that as the person picking the old thread again, and the message would be filed
-    # there (issue 32, item 9); Streamlit runs a callback for the value of a widget this run
-    # did not draw too, so the callback checks which thread its picker was drawn for.
+    # The browser sends every widget's value with each message, and a message sent before it
+    # has drawn this run (just after "New thread") carries the previous page's picker: on the
+    # old thread, or on a label the thread no longer has (a picker's value is the label shown,
+    # and a label changes with the thread's status; a label no option has comes back as the
+    # label itself). Read as a pick, either filed the message under another thread (issue 32,
+    # item 9). So there is one picker per thread shown, set to it on every run; its callback
+    # (Streamlit runs one for a widget the last run did not draw, too) takes a pick only while
+    # its thread is the one shown, and only of a thread it offered.
     picker = picker_key(current)
+    st.session_state[picker] = current  # set before the widget exists, never after
     st.selectbox(
         "Your threads",
         options,
-        index=options.index(current),
         key=picker,
         format_func=lambda thread: thread_label(known.get(thread), zone),
         on_change=reopen,
-        args=(picker, current),
+        args=(picker, current, options),
     )
     return current
 
@@ -450,7 +453,12 @@ def render_message(message: Message) -> None:
             st.caption(f"{markdown_literal(message.author or '')} · {markdown_literal(when)}")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
-            show_answer(services().secrets.value(message.output or {}, thread_id=message.thread_id))
+            raw = message.output or {}
+            # Hidden first: the thread remembers every secret found in the whole answer, which
+            # the shape's pieces are then hidden of (gatehouse/web/result_shape.py hidden_shape).
+            shown = services().secrets.value(raw, thread_id=message.thread_id)
+            hide = partial(services().secrets.value, thread_id=message.thread_id)
+            show_answer(shown, hidden_shape(shape_of(raw.get("result")), hide))
 
 
 user = current_user()

@@ -74,6 +74,24 @@ def test_a_message_sent_before_the_new_page_reaches_the_browser_is_filed_under_t
     assert [m.text for m in services().conversations.messages(old) if m.role == "operator"] == [LIST]
 
 
+def test_a_message_sent_from_a_page_whose_thread_label_changed_since_is_filed_under_that_thread() -> None:
+    app = session()
+    thread = app.session_state["thread"]
+    # The picker's value is the label shown ("New thread" here), which the first answer changes.
+    stale = page_as_drawn_with_message(app, SECOND)
+    ask(app, LIST)
+
+    with browser_sends(stale):
+        app.run()
+
+    assert not app.exception, app.exception
+    assert app.session_state["thread"] == thread
+    assert [m.text for m in services().conversations.messages(thread) if m.role == "operator"] == [
+        LIST,
+        SECOND,
+    ]
+
+
 def test_picking_a_thread_in_the_picker_still_opens_it() -> None:
     app = session()
     ask(app, LIST)
