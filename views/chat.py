@@ -218,6 +218,15 @@ def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
     return visible(f"{title} · {status} · {when}" if status else f"{title} · {when}")
 
 
+def picker_label(thread: str, conversation: Conversation | None, zone: tzinfo) -> str:
+    """A thread as the picker lists it: its label and its short id. A picker's value is the
+    label shown, so two threads with the same title, status and minute would be one option to
+    it (the browser's pick came back as the other thread, issue 32 item 9); the id tells them
+    apart, also to the person."""
+    label = thread_label(conversation, zone)
+    return label if conversation is None else f"{label} · {short_thread(thread)}"
+
+
 def _not_yours(thread: str, known: dict[str, Conversation], user: str) -> bool:
     """A thread somebody else started. The session's thread is normally one the page chose,
     but the picker's value comes from the browser, which may send any text (Streamlit hands
@@ -236,9 +245,14 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
     over reads one here (it continues one from the command line, audited)."""
     known = {c.thread_id: c for c in mine}
     linked = st.query_params.get("thread")
-    if linked in known and st.session_state.get("linked_thread") != linked:
+    # Links this session has followed, and the addresses the page wrote itself (reopen): the
+    # browser sends its address with every message, and one a step behind the page (the
+    # thread it showed before "New thread") must not open that thread again.
+    followed: set[str] = st.session_state.setdefault("linked_threads", set())
+    if linked in known and linked not in followed:
         # A link (?thread=ID) opens one of the person's own threads, once per link.
-        st.session_state["thread"] = st.session_state["linked_thread"] = linked
+        followed.add(linked)
+        st.session_state["thread"] = linked
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else services().requests.new_thread_id()
     if _not_yours(st.session_state["thread"], known, user):
@@ -261,6 +275,7 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         if st.session_state.get("thread") != shown or picked not in offered:
             return  # the browser's copy of an earlier page: see below
         st.session_state["thread"] = picked
+        st.session_state.setdefault("linked_threads", set()).add(picked)
         st.query_params["thread"] = picked
 
     st.button("New thread", on_click=start_new, width="stretch", icon=":material/add:")
@@ -278,7 +293,7 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         "Your threads",
         options,
         key=picker,
-        format_func=lambda thread: thread_label(known.get(thread), zone),
+        format_func=lambda thread: picker_label(thread, known.get(thread), zone),
         on_change=reopen,
         args=(picker, current, options),
     )

@@ -107,10 +107,12 @@ def hidden_shape(shape: ResultShape, hide: Callable[[Any], Any]) -> ResultShape:
 
 def _repeats(text: str, parsed: Any, structured: Any) -> bool:
     """Whether a text item is the structured content again: all of it, the value the SDK
-    wrapped as ``{"result": ...}``, one of its records, or JSON cut off by the host's output
-    cap (the structured content, taken first, holds it whole)."""
+    wrapped as ``{"result": ...}``, one of its records, or a damaged copy (the structured
+    content, taken first under the host's output cap, holds it whole; Raw result shows it)."""
     if parsed is None:
-        return text.lstrip()[:1] in ("{", "[") and _json_container(text) is None and _cut_json(text)
+        # JSON text that does not parse beside structured content is a damaged copy of it:
+        # cut off by the output cap, or cut open where a secret inside it was hidden.
+        return text.lstrip()[:1] in ("{", "[")
     wrapped = (
         structured.get("result") if isinstance(structured, dict) and list(structured) == ["result"] else None
     )
@@ -119,15 +121,6 @@ def _repeats(text: str, parsed: Any, structured: Any) -> bool:
     found = records(structured) if isinstance(structured, dict) else None
     listed = wrapped if isinstance(wrapped, list) else found or []
     return isinstance(parsed, dict) and parsed in listed
-
-
-def _cut_json(text: str) -> bool:
-    """JSON that ends before its last bracket closes: the start of a serialised value."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return exc.pos >= len(text.rstrip()) - 1 or "Unterminated string" in exc.msg
-    return False
 
 
 def _wraps_text(structured: dict[str, Any], result: Mapping[str, Any]) -> bool:
