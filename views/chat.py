@@ -108,11 +108,11 @@ def show_result(result: dict[str, Any], shape: ResultShape) -> None:
             st.caption(f"{label}: no items")
             continue
         if table.columns != ["field", "value"]:
-            st.caption(f"{label} · {counted(table.total, 'row')}")
+            st.caption(f"{label} · {markdown_literal(counted(table.total, 'row'))}")
         # A table widget draws cells and headers as plain text (no Markdown), in key order.
         st.dataframe(visible_in(table.rows), hide_index=True)
         if table.left_out:
-            more = counted(table.left_out, "more row")
+            more = markdown_literal(counted(table.left_out, "more row"))
             st.caption(f"{more} not shown here: the raw result below has them.")
     for text in shape.texts:
         if text.title:
@@ -147,7 +147,7 @@ def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
     summary = output.get("mcp_result_summary")
     if summary:
         facts.append(
-            counted(int(summary.get("item_count", 0)), "item")
+            markdown_literal(counted(int(summary.get("item_count", 0)), "item"))
             + (", truncated" if summary.get("truncated") else "")
             + (", untrusted output" if summary.get("untrusted") else "")
         )
@@ -164,7 +164,7 @@ def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
     elif _offers_choice(output):
         # The graph's sentence names the candidates by their keys, for the command line; here
         # they are the buttons below, in the servers' words.
-        fitting = counted(len(output["review"]["choices"]), "capability", "capabilities")
+        fitting = markdown_literal(counted(len(output["review"]["choices"]), "capability", "capabilities"))
         show(f"{fitting} fit this request about equally well. Which one do you mean?")
     else:
         show(output["response"])
@@ -181,7 +181,9 @@ def show_review_facts(review: dict[str, Any], status: str) -> None:
     flags = review.get("flags") or []
     if review.get("stage") == "clarification":
         if flags:
-            with st.expander(f"What the request leaves open ({counted(len(flags), 'point')})"):
+            with st.expander(
+                f"What the request leaves open ({markdown_literal(counted(len(flags), 'point'))})"
+            ):
                 show_flags(flags)
         return
     short = markdown_literal(short_review(str(review["id"])))
@@ -195,7 +197,7 @@ def show_review_facts(review: dict[str, Any], status: str) -> None:
             st.caption(expiry)
         show_flags(flags)
     elif flags:
-        with st.expander(f"{counted(len(flags), 'flag')} from review {short}"):
+        with st.expander(f"{markdown_literal(counted(len(flags), 'flag'))} from review {short}"):
             show_flags(flags)
 
 
@@ -293,7 +295,7 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         "Your threads",
         options,
         key=picker,
-        format_func=lambda thread: picker_label(thread, known.get(thread), zone),
+        format_func=lambda thread: visible(picker_label(thread, known.get(thread), zone)),
         on_change=reopen,
         args=(picker, current, options),
     )

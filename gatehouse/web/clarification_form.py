@@ -14,6 +14,7 @@ from typing import Any
 
 import streamlit as st
 
+from gatehouse.display.visible_text import visible
 from gatehouse.web.argument_form import FormField, form_fields, initial_text, read_field
 from gatehouse.web.literal import markdown_literal
 
@@ -34,7 +35,9 @@ def field_widget(field: FormField, key: str) -> Any:
         return st.checkbox(label, key=key, help=help_text)
     if field.kind == "choice":
         options = list(field.options)
-        return st.selectbox(label, options, index=None, key=key, help=help_text, format_func=str)
+        return st.selectbox(
+            label, options, index=None, key=key, help=help_text, format_func=lambda v: visible(str(v))
+        )
     if field.kind in {"long_text", "lines", "json"}:
         return st.text_area(label, initial_text(field, None), key=key, help=help_text)
     return st.text_input(label, key=key, help=help_text)
