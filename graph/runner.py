@@ -75,6 +75,7 @@ _SECRET_SOURCES = (
     "input",
     "request_text",
     "clarifications",
+    "answered_arguments",
     "proposed_arguments",
     "mcp_request",
     "mcp_result",

@@ -459,6 +459,9 @@ class GraphState(TypedDict, total=False):
     # The request after normalisation, and the operator's answers to clarifying questions.
     request_text: str
     clarifications: list[str]
+    # Values the operator typed into the clarification form, by argument name: taken as they
+    # are (a file's lines stay lines), never re-read from the answer's words.
+    answered_arguments: dict[str, Any]
     # Everyone besides the requester who shaped this request (answered its questions): they
     # count as requesters for four-eyes.
     contributors: list[str]
@@ -515,6 +518,7 @@ def fresh_request_state(text: str, requester: str, server_preferences: list[str]
         "errors": [],
         "final_output": None,
         "clarifications": [],
+        "answered_arguments": {},
         "contributors": [],
         "proposed_arguments": {},
         "argument_sources": {},
@@ -702,13 +706,20 @@ def rejection_problem(reason: str | None) -> str | None:
     return None if (reason or "").strip() else "a rejection needs a reason the operator can read"
 
 
+def _takes_arguments(action: str, stage: str) -> bool:
+    """Arguments go with an approval before execution (the reviewer's edit) and with an answer
+    to a clarifying question (the values asked for)."""
+    return (action, stage) in {("approve", "before_execution"), ("answer", "clarification")}
+
+
 class ReviewDecision(BaseModel):
     """What a person answers when the graph is paused in mark_needs_review."""
 
     action: DecisionAction
     by: str
     reason: str | None = None
-    # Edited arguments for an approval; the edit is re-validated before anything runs.
+    # Edited arguments for an approval; the edit is re-validated before anything runs. With an
+    # answer to a clarifying question: the values the operator typed for what was asked.
     arguments: dict[str, Any] | None = None
     # The operator's reply to a clarifying question.
     text: str | None = None
@@ -727,6 +738,6 @@ class ReviewDecision(BaseModel):
             return rejection_problem(self.reason)
         if self.action == "answer" and not (self.text or "").strip():
             return "an answer to a clarifying question cannot be blank"
-        if self.arguments is not None and (self.action != "approve" or stage != "before_execution"):
+        if self.arguments is not None and not _takes_arguments(self.action, stage):
             return "edited arguments go with an approval before execution only"
         return None

@@ -36,7 +36,7 @@ from mcp_host.config import HttpServer
 from mcp_host.health import broken_entry
 from mcp_host.sdk_client import SdkMcpClient
 from policies.secrets import DEFAULT_REDACTOR
-from reviews.errors import NotAllowedError, ThreadBusyError
+from reviews.errors import NotAllowedError, NothingToResumeError, ThreadBusyError
 from reviews.resume import resume
 
 if TYPE_CHECKING:
@@ -141,13 +141,17 @@ class RequestService:
         server_preferences: list[str] | None = None,
         on_step: StepListener | None = None,
         on_text: TextListener | None = None,
+        answers: dict[str, Any] | None = None,
     ) -> RunOutcome:
-        """Send an operator's message. On a thread waiting for clarification it is the answer.
+        """Send an operator's message. On a thread waiting for clarification it is the answer,
+        and ``answers`` the values typed into the clarification form for what was asked (taken
+        as typed; ``text`` says them in words, for the conversation and the planner).
         ``on_step`` hears each graph step as it completes (the chat's progress display), and
         ``on_text`` each piece of an answer a language model writes.
 
         Raises NotAllowedError for someone off the policy's roster or another person's thread,
-        ThreadBusyError for a thread waiting for a reviewer."""
+        ThreadBusyError for a thread waiting for a reviewer, NothingToResumeError for answers
+        to a thread that asks nothing (answered or withdrawn meanwhile)."""
         if not self.policy.may_request(requester):
             roster = ", ".join(sorted(self.policy.policy.users)) or "nobody"
             raise NotAllowedError(
@@ -157,7 +161,7 @@ class RequestService:
             self._check_ownership(thread_id, requester)
             pending = pending_interrupt(self.graph, thread_id)
             if pending is not None and pending["stage"] == "clarification":
-                decision = ReviewDecision(action="answer", by=requester, text=text)
+                decision = ReviewDecision(action="answer", by=requester, text=text, arguments=answers)
                 self.reviews.record_request(text, thread_id=thread_id, requester=requester)
                 answered = resume(
                     self.graph, self.context, thread_id, decision, on_step=on_step, on_text=on_text
@@ -169,6 +173,8 @@ class RequestService:
                     f"thread {thread_id} waits for a reviewer (review {pending['review_id']}); "
                     "your message was not applied"
                 )
+        if answers is not None:
+            raise NothingToResumeError(str(thread_id))
         thread = thread_id or new_thread_id()
         self.reviews.record_request(text, thread_id=thread, requester=requester)
         run = start_request(

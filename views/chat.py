@@ -28,6 +28,7 @@ from typing import Any
 
 import streamlit as st
 
+from gatehouse.display.counted import counted
 from gatehouse.display.no_call_words import NO_CALL_WORDS
 from gatehouse.display.outcome import outcome_of
 from gatehouse.display.reader_time import readable_time
@@ -36,11 +37,12 @@ from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.errors import ThreadBusyError
 from gatehouse.web.background_runs import RunInProgress
 from gatehouse.web.catalogue_panel import show_catalogue
+from gatehouse.web.clarification_form import answer_words, asked_fields, field_widget, read_answers
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, reader_zone, runs_in_progress, services
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
-from gatehouse.web.result_shape import ResultShape, shape_of
+from gatehouse.web.result_shape import ResultShape, hidden_shape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
 from reviews.conversations import TITLE_CHARS, Conversation, Message
 from reviews.errors import ReviewError
@@ -109,11 +111,12 @@ def show_result(result: dict[str, Any], shape: ResultShape) -> None:
             st.caption(f"{label}: no items")
             continue
         if table.columns != ["field", "value"]:
-            st.caption(f"{label} · {table.total:d} row(s)")
+            st.caption(f"{label} · {markdown_literal(counted(table.total, 'row'))}")
         # A table widget draws cells and headers as plain text (no Markdown), in key order.
         st.dataframe(visible_in(table.rows), hide_index=True)
         if table.left_out:
-            st.caption(f"{table.left_out:d} more row(s) not shown here: the raw result below has them.")
+            more = markdown_literal(counted(table.left_out, "more row"))
+            st.caption(f"{more} not shown here: the raw result below has them.")
     for text in shape.texts:
         if text.title:
             st.caption(markdown_literal(text.title))
@@ -126,13 +129,20 @@ def show_result(result: dict[str, Any], shape: ResultShape) -> None:
         )
 
 
-def show_answer(output: dict[str, Any]) -> None:
+def _offers_choice(output: dict[str, Any]) -> bool:
+    """The answer asks which of several capabilities the operator means: none is chosen yet."""
+    return output["status"] == "needs_clarification" and bool((output.get("review") or {}).get("choices"))
+
+
+def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
+    """An answer, with secrets hidden, and its result's shape (found before they were hidden:
+    render_message)."""
     result = output.get("result")
     # Tool output, flags and errors quote servers: control characters are shown, not hidden.
     output = visible_in(output)
     facts = [badge(output)]
     capability = output.get("selected_capability")
-    if capability:
+    if capability and not _offers_choice(output):
         facts.append(
             f"{name_literal(str(capability['server']))} · {markdown_literal(str(capability['type']))} · "
             f"{name_literal(str(capability['name']))}"
@@ -140,14 +150,13 @@ def show_answer(output: dict[str, Any]) -> None:
     summary = output.get("mcp_result_summary")
     if summary:
         facts.append(
-            f"{int(summary.get('item_count', 0))} item(s)"
+            markdown_literal(counted(int(summary.get("item_count", 0)), "item"))
             + (", truncated" if summary.get("truncated") else "")
             + (", untrusted output" if summary.get("untrusted") else "")
         )
     st.markdown(" · ".join(facts))
     review = output.get("review")
     show_outcome(review)
-    shape = shape_of(result)
     if result and not shape.empty:
         if output.get("composed"):
             # A language model's answer written from the result: above the result it came from.
@@ -155,25 +164,58 @@ def show_answer(output: dict[str, Any]) -> None:
         # The standard response says the same result in one sentence (the command line's form):
         # here the result itself is shown, as tables and text.
         show_result(result, shape)
+    elif _offers_choice(output):
+        # The graph's sentence names the candidates by their keys, for the command line; here
+        # they are the buttons below, in the servers' words.
+        fitting = markdown_literal(counted(len(output["review"]["choices"]), "capability", "capabilities"))
+        show(f"{fitting} fit this request about equally well. Which one do you mean?")
     else:
         show(output["response"])
-    if review and output["status"] == "needs_review":
-        st.caption(
-            f"Review {markdown_literal(short_review(str(review['id'])))}: a reviewer has to approve this "
-            "before it runs.",
-            help=f"Full id: {markdown_literal(str(review['id']))}",
-        )
-        show_flags(review.get("flags", []))
-    elif review and review.get("flags"):
-        short = markdown_literal(short_review(str(review["id"])))
-        with st.expander(f"{len(review['flags'])} flag(s) from review {short}"):
-            show_flags(review["flags"])
+    if review:
+        show_review_facts(review, output["status"])
     for error in output.get("errors", []):
         st.markdown(f":red[:material/error: {markdown_literal(str(error))}]")
     # A server this answer needed was in trouble: a quiet note (its state is on Servers), not
     # an error; another server's trouble is not this answer's (graph/server_notes.py).
     for note in output.get("server_notes", []):
         st.caption(f":material/info: {markdown_literal(str(note).rstrip('.'))}. See the Servers page.")
+
+
+def show_review_facts(review: dict[str, Any], status: str) -> None:
+    """The review a request waits on (with when it expires) or went through, and its flags. A
+    question to the operator (the clarification stage) opens no review: its flags are what
+    the request leaves open, said without a review's words."""
+    flags = review.get("flags") or []
+    if review.get("stage") == "clarification":
+        if flags:
+            with st.expander(
+                f"What the request leaves open ({markdown_literal(counted(len(flags), 'point'))})"
+            ):
+                show_flags(flags)
+        return
+    short = markdown_literal(short_review(str(review["id"])))
+    if status == "needs_review":
+        st.caption(
+            f"Review {short}: a reviewer has to approve this before it runs.",
+            help=f"Full id: {markdown_literal(str(review['id']))}",
+        )
+        expiry = expiry_note(str(review["id"]))
+        if expiry:
+            st.caption(expiry)
+        show_flags(flags)
+    elif flags:
+        with st.expander(f"{markdown_literal(counted(len(flags), 'flag'))} from review {short}"):
+            show_flags(flags)
+
+
+def expiry_note(review_id: str) -> str | None:
+    """When a review still waiting expires, in the reader's zone; None once it is decided (the
+    thread's next answer says how)."""
+    waiting = services().reviews.ledger.get(review_id)
+    if waiting is None or waiting.status != "pending":
+        return None
+    when = readable_time(waiting.expires_at, zone=reader_zone())
+    return markdown_literal(f"If no reviewer decides by {when}, the request expires and nothing runs.")
 
 
 def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
@@ -189,11 +231,25 @@ def thread_label(conversation: Conversation | None, zone: tzinfo) -> str:
     return visible(" · ".join(part for part in (title, status_words(conversation.status), when) if part))
 
 
+def picker_label(thread: str, conversation: Conversation | None, zone: tzinfo) -> str:
+    """A thread as the picker lists it: its label and its short id. A picker's value is the
+    label shown, so two threads with the same title, status and minute would be one option to
+    it (the browser's pick came back as the other thread, issue 32 item 9); the id tells them
+    apart, also to the person."""
+    label = thread_label(conversation, zone)
+    return label if conversation is None else f"{label} · {short_thread(thread)}"
+
+
 def _not_yours(thread: str, known: dict[str, Conversation], user: str) -> bool:
     """A thread somebody else started. The session's thread is normally one the page chose,
     but the picker's value comes from the browser, which may send any text (Streamlit hands
     one that is no option to the page as sent): the page checks whose thread it is."""
     return thread not in known and services().requests.thread_owner(thread) not in (None, user)
+
+
+def picker_key(thread: str) -> str:
+    """The thread picker's key while ``thread`` is shown."""
+    return f"thread_picker-{thread}"
 
 
 def choose_thread(mine: list[Conversation], user: str) -> str:
@@ -202,9 +258,14 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
     over reads one here (it continues one from the command line, audited)."""
     known = {c.thread_id: c for c in mine}
     linked = st.query_params.get("thread")
-    if linked in known and st.session_state.get("linked_thread") != linked:
+    # Links this session has followed, and the addresses the page wrote itself (reopen): the
+    # browser sends its address with every message, and one a step behind the page (the
+    # thread it showed before "New thread") must not open that thread again.
+    followed: set[str] = st.session_state.setdefault("linked_threads", set())
+    if linked in known and linked not in followed:
         # A link (?thread=ID) opens one of the person's own threads, once per link.
-        st.session_state["thread"] = st.session_state["linked_thread"] = linked
+        followed.add(linked)
+        st.session_state["thread"] = linked
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else services().requests.new_thread_id()
     if _not_yours(st.session_state["thread"], known, user):
@@ -222,19 +283,32 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         st.session_state["thread"] = services().requests.new_thread_id()
         st.query_params.pop("thread", None)
 
-    def reopen() -> None:
-        st.session_state["thread"] = st.session_state["thread_picker"]
-        st.query_params["thread"] = st.session_state["thread"]
+    def reopen(picker: str, shown: str, offered: list[str]) -> None:
+        picked = st.session_state.get(picker)
+        if st.session_state.get("thread") != shown or picked not in offered:
+            return  # the browser's copy of an earlier page: see below
+        st.session_state["thread"] = picked
+        st.session_state.setdefault("linked_threads", set()).add(picked)
+        st.query_params["thread"] = picked
 
     st.button("New thread", on_click=start_new, width="stretch", icon=":material/add:")
-    # The picker follows the session's thread (set before the widget exists, never after).
-    st.session_state["thread_picker"] = current
+    # The browser sends every widget's value with each message, and a message sent before it
+    # has drawn this run (just after "New thread") carries the previous page's picker: on the
+    # old thread, or on a label the thread no longer has (a picker's value is the label shown,
+    # and a label changes with the thread's status; a label no option has comes back as the
+    # label itself). Read as a pick, either filed the message under another thread (issue 32,
+    # item 9). So there is one picker per thread shown, set to it on every run; its callback
+    # (Streamlit runs one for a widget the last run did not draw, too) takes a pick only while
+    # its thread is the one shown, and only of a thread it offered.
+    picker = picker_key(current)
+    st.session_state[picker] = current  # set before the widget exists, never after
     st.selectbox(
         "Your threads",
         options,
-        key="thread_picker",
-        format_func=lambda thread: thread_label(known.get(thread), zone),
+        key=picker,
+        format_func=lambda thread: visible(picker_label(thread, known.get(thread), zone)),
         on_change=reopen,
+        args=(picker, current, options),
     )
     return current
 
@@ -274,13 +348,21 @@ class StreamedAnswer:
         self._slot.text(visible(self._hide_secrets(self._text)))
 
 
-def start(text: str, thread: str, user: str) -> RunInProgress | None:
-    """Start the message on a thread of its own (the page follows it). A refusal is kept for
-    the next run to show: it is not part of the thread."""
+def start(text: str, thread: str, user: str, answers: dict[str, Any] | None = None) -> RunInProgress | None:
+    """Start the message (with ``answers``: the clarification form's values) on a thread of its
+    own (the page follows it). A refusal is kept for the next run to show: it is not part of
+    the thread."""
     app = services()
 
     def work(run: RunInProgress) -> None:
-        app.requests.ask(text, thread_id=thread, requester=user, on_step=run.add_step, on_text=run.add_text)
+        app.requests.ask(
+            text,
+            thread_id=thread,
+            requester=user,
+            on_step=run.add_step,
+            on_text=run.add_text,
+            answers=answers,
+        )
 
     try:
         return runs_in_progress().start(thread, work)
@@ -289,9 +371,9 @@ def start(text: str, thread: str, user: str) -> RunInProgress | None:
         return None
 
 
-def send(text: str, thread: str, user: str) -> None:
+def send(text: str, thread: str, user: str, answers: dict[str, Any] | None = None) -> None:
     """Start the message, then draw the page again: it follows the run."""
-    start(text, thread, user)
+    start(text, thread, user, answers)
     st.rerun()
 
 
@@ -355,29 +437,32 @@ def withdraw(thread: str, user: str) -> None:
         st.session_state["chat_notice"] = str(exc)
 
 
+def asked_schema(output: dict[str, Any]) -> dict[str, Any]:
+    """The input schema of the capability whose arguments are asked for, as its server offers
+    it now ({} when it is gone: each argument is then asked for as a line of text)."""
+    chosen = output.get("selected_capability") or {}
+    found = (
+        c.input_schema
+        for c in services().requests.offered().capabilities()
+        if c.server == chosen.get("server") and c.name == chosen.get("name")
+    )
+    return next(found, {})
+
+
 def clarification_form(output: dict[str, Any], thread: str, user: str) -> None:
-    """One box per missing argument; the answer resumes the same thread."""
-    missing: list[str] = output["missing_arguments"]
+    """One field per missing argument, built from the capability's schema (a file's content
+    gets a text area); the answer resumes the same thread with the values as typed."""
+    fields = asked_fields(asked_schema(output), list(output["missing_arguments"]))
     with st.form(f"clarify-{thread}", clear_on_submit=True, border=True):
         st.markdown("**The request needs more before it can run.**")
-        values = {
-            name: st.text_input(markdown_literal(name), key=f"clarify-{thread}-{name}") for name in missing
-        }
+        raw = {field.name: field_widget(field, f"clarify-{thread}-{field.name}") for field in fields}
         if st.form_submit_button("Answer", type="primary"):
-            filled = {name: value.strip() for name, value in values.items() if value.strip()}
-            if not filled:
+            values, problems = read_answers(fields, raw)
+            if problems:
                 # Argument names are the server's words: never markup.
-                st.warning(markdown_literal(f"Fill in {', '.join(missing)} first."))
+                st.warning(markdown_literal("; ".join(problems)))
                 return
-            if len(missing) == 1:
-                answer = filled[missing[0]]
-            else:
-                answer = ", ".join(f"{name}={_quoted(value)}" for name, value in filled.items())
-            send(answer, thread, user)
-
-
-def _quoted(value: str) -> str:
-    return f"'{value}'" if '"' in value else f'"{value}"'
+            send(answer_words(values), thread, user, answers=values)
 
 
 @st.fragment(run_every=FOLLOW_SECONDS)
@@ -396,7 +481,12 @@ def render_message(message: Message) -> None:
             st.caption(f"{markdown_literal(message.author or '')} · {markdown_literal(when)}")
     else:
         with st.chat_message("assistant", avatar=":material/shield:"):
-            show_answer(services().secrets.value(message.output or {}, thread_id=message.thread_id))
+            raw = message.output or {}
+            # Hidden first: the thread remembers every secret found in the whole answer, which
+            # the shape's pieces are then hidden of (gatehouse/web/result_shape.py hidden_shape).
+            shown = services().secrets.value(raw, thread_id=message.thread_id)
+            hide = partial(services().secrets.value, thread_id=message.thread_id)
+            show_answer(shown, hidden_shape(shape_of(raw.get("result")), hide))
 
 
 user = current_user()
@@ -475,7 +565,7 @@ with history_column:
         clarification_form(last_output, thread, user)
     choices = ((last_output or {}).get("review") or {}).get("choices") or []
     if last_output and last_output["status"] == "needs_clarification" and choices:
-        st.markdown("**Which one do you mean?**")
+        st.markdown("**Pick the one you mean:**")
         for choice in choices:
             st.button(
                 markdown_literal(choice["title"]),  # a server's words: never markup

@@ -22,11 +22,18 @@ from mcp_host.reported import InvalidValueError
 
 FieldKind = Literal["text", "long_text", "integer", "number", "boolean", "choice", "lines", "json"]
 
-# Strings longer than this (or with a newline) get a text area instead of a one-line box, and
-# so do properties whose names say they hold prose, whatever their current value.
+# What makes a string field long text (a text area, where a line break is typed and kept,
+# rather than a one-line box, which drops it): a name that says it holds prose or a file's
+# text (``content``, ``file_content``, ``body_text``), a format or description saying several
+# lines, room for more than a line (maxLength above LONG_MAX_LENGTH), a default or current value with a line break
+# or longer than a line. One rule for every form built from a schema: the reviews page's
+# argument editor and the chat's clarification form.
 LONG_TEXT_CHARS = 80
-PROSE_NAMES = frozenset({"body", "content", "text", "message", "description", "comment"})
-
+# A limit above a database's usual one-line column (VARCHAR(255): a title, a subject).
+LONG_MAX_LENGTH = 255
+PROSE_NAMES = frozenset({"body", "content", "text", "message", "description", "comment", "notes", "contents"})
+LONG_FORMATS = frozenset({"textarea", "multiline", "multi-line"})
+_MULTI_LINE_WORDS = re.compile(r"multi-?line|several lines|line breaks", re.IGNORECASE)
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 
@@ -53,6 +60,25 @@ class ArgumentError(InvalidValueError, ValueError):
     """An argument the reviewer typed does not fit the input schema; names the field."""
 
 
+def _long(value: Any) -> bool:
+    return isinstance(value, str) and ("\n" in value or len(value) > LONG_TEXT_CHARS)
+
+
+def is_long_text(name: str, shape: dict[str, Any], current: Any = None) -> bool:
+    """Whether a string property holds text of several lines (see LONG_TEXT_CHARS above)."""
+    # file_content, fileContent, body-text: each word of the name.
+    words = {word.lower() for word in re.findall(r"[A-Z]?[a-z]+", name)}
+    max_length = shape.get("maxLength")
+    return bool(
+        words & PROSE_NAMES
+        or str(shape.get("format") or "").lower() in LONG_FORMATS
+        or _MULTI_LINE_WORDS.search(str(shape.get("description") or ""))
+        or (isinstance(max_length, int) and max_length > LONG_MAX_LENGTH)
+        or _long(shape.get("default"))
+        or _long(current)
+    )
+
+
 def _kind(name: str, shape: dict[str, Any], current: Any) -> FieldKind:
     if isinstance(shape.get("enum"), list) and shape["enum"]:
         return "choice"
@@ -64,10 +90,7 @@ def _kind(name: str, shape: dict[str, Any], current: Any) -> FieldKind:
     if declared == "number":
         return "number"
     if declared == "string":
-        long = name.lower() in PROSE_NAMES or (
-            isinstance(current, str) and ("\n" in current or len(current) > LONG_TEXT_CHARS)
-        )
-        return "long_text" if long or shape.get("format") == "textarea" else "text"
+        return "long_text" if is_long_text(name, shape, current) else "text"
     if declared == "array":
         items = shape.get("items")
         if isinstance(items, dict) and property_shape(items).get("type") == "string":

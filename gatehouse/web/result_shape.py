@@ -11,11 +11,11 @@ Everything here is data from a server: the caller shows it literally.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graph.results_view import as_text
+from graph.results_view import as_text, records
 
 MAX_ROWS = 200
 # A cell holds a line of a record; longer values are clipped (the raw result keeps them).
@@ -76,7 +76,7 @@ def shape_of(result: Mapping[str, Any] | None, *, max_rows: int = MAX_ROWS) -> R
         text = item.get("text")
         if kind in {"text", "resource"} and isinstance(text, str):
             parsed = _json_container(text)
-            if parsed is not None and structured and parsed == structured:
+            if structured and _repeats(text, parsed, structured):
                 continue  # the structured content again, serialised for older clients
             if parsed is not None and not structured:
                 # Records sent as JSON text: the same data a structured result would carry.
@@ -86,6 +86,41 @@ def shape_of(result: Mapping[str, Any] | None, *, max_rows: int = MAX_ROWS) -> R
         else:
             others.append(_describe_item(item))
     return ResultShape(tables=tables, texts=texts, others=others)
+
+
+def hidden_shape(shape: ResultShape, hide: Callable[[Any], Any]) -> ResultShape:
+    """The shape with ``hide`` (the secret redactor) applied to every piece a person reads.
+
+    The shape is found from the result as the server sent it and hidden afterwards: hiding a
+    secret inside a JSON text first can cut the JSON (``"password is ***,`` loses its closing
+    quote), and the text no longer reads as the structured content again, so it would show
+    beside the table as a second copy of the same records."""
+    return ResultShape(
+        tables=[
+            replace(table, title=hide(table.title), columns=hide(table.columns), rows=hide(table.rows))
+            for table in shape.tables
+        ],
+        texts=[Text(title=hide(text.title), body=hide(text.body)) for text in shape.texts],
+        others=[hide(other) for other in shape.others],
+    )
+
+
+def _repeats(text: str, parsed: Any, structured: Any) -> bool:
+    """Whether a text item is the structured content again: all of it, the value the SDK
+    wrapped as ``{"result": ...}``, one of its records, or a damaged copy (the structured
+    content, taken first under the host's output cap, holds it whole; Raw result shows it)."""
+    if parsed is None:
+        # JSON text that does not parse beside structured content is a damaged copy of it:
+        # cut off by the output cap, or cut open where a secret inside it was hidden.
+        return text.lstrip()[:1] in ("{", "[")
+    wrapped = (
+        structured.get("result") if isinstance(structured, dict) and list(structured) == ["result"] else None
+    )
+    if parsed in (structured, wrapped):
+        return True
+    found = records(structured) if isinstance(structured, dict) else None
+    listed = wrapped if isinstance(wrapped, list) else found or []
+    return isinstance(parsed, dict) and parsed in listed
 
 
 def _wraps_text(structured: dict[str, Any], result: Mapping[str, Any]) -> bool:

@@ -209,6 +209,8 @@ def _answered(state: GraphState, decision: ReviewDecision) -> GraphState:
         contributors.append(decision.by)
     return {
         "clarifications": [*state.get("clarifications", []), normalize(decision.text or "")],
+        # Typed into the form: kept as typed (normalize() would fold a file's lines into one).
+        "answered_arguments": {**state.get("answered_arguments", {}), **(decision.arguments or {})},
         "contributors": contributors,
     }
 
@@ -221,8 +223,8 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     ``review_round``, ``proposed_arguments``, ``contributors``, ``clarifications``,
     ``requester``, ``mcp_result``. Writes ``review``, ``review_round``,
     ``needs_human_review``, ``review_stage``; then by decision: ``status`` and
-    ``fallback_reason`` (reject, expire, cancel); ``clarifications`` and ``contributors`` (an
-    answer); ``approved_call`` and, for edited arguments, ``proposed_arguments``,
+    ``fallback_reason`` (reject, expire, cancel); ``clarifications``, ``answered_arguments``
+    and ``contributors`` (an answer); ``approved_call`` and, for edited arguments, ``proposed_arguments``,
     ``missing_arguments``, ``invalid_arguments`` (approve before execution);
     ``approved_call`` and ``transport_failures`` (approve after a failure); ``context_update``
     and ``status`` (released output).

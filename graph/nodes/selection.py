@@ -4,6 +4,7 @@ arguments and where each came from."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -12,9 +13,10 @@ from graph.context import GraphContext
 from graph.output import no_match_sentence
 from graph.planner.arguments import Extraction
 from graph.planner.protocol import PlanningRequest
+from graph.planner.provenance import Provenance
 from graph.planner.scoring import ScoredCapability
 from graph.state import Candidate, GraphState, ProvenanceData, SelectedCapability
-from mcp_host.manifest import Manifest
+from mcp_host.manifest import Capability, Manifest
 
 
 def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> ScoredCapability | None:
@@ -53,7 +55,8 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     """Score the offered capabilities against the request and pick one, with its arguments.
 
     Reads ``capability_manifest``, ``request_text``, ``clarifications`` (the latest one is the
-    operator's answer), ``operation_type``, ``missing_arguments`` (what was asked),
+    operator's answer), ``answered_arguments`` (values typed into the clarification form, taken
+    as typed), ``operation_type``, ``missing_arguments`` (what was asked),
     ``server_preferences``, ``tried_capabilities`` (never picked again). Writes
     ``candidate_capabilities``, ``selected_capability`` and resets ``review_stage``,
     ``needs_human_review`` and ``mcp_request``; with a choice also the proposed arguments,
@@ -100,6 +103,7 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     extraction = selection_.arguments
     if extraction is None or named is not None:
         extraction = planner.extract(best.capability, request)
+    extraction = _with_answers(extraction, best.capability, state.get("answered_arguments") or {})
     selected: SelectedCapability = {
         **capability_data(best.capability),
         "score": best.score,
@@ -124,6 +128,29 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         "fallback_text": None,
     }
     return update
+
+
+def _with_answers(extraction: Extraction, capability: Capability, answered: dict[str, Any]) -> Extraction:
+    """The planner's arguments with the values the operator typed into the clarification form
+    in place of what it read from the answer's words: a typed value is the operator's own,
+    exactly as typed (the words lose a file's line breaks). Only the capability's own
+    arguments: a value typed for another capability's question does not carry over."""
+    typed = {name: value for name, value in answered.items() if name in capability.properties}
+    if not typed:
+        return extraction
+    how = "typed into the clarification form"
+    return Extraction(
+        arguments={**extraction.arguments, **typed},
+        missing=[name for name in extraction.missing if name not in typed],
+        sources={**extraction.sources, **dict.fromkeys(typed, "the operator's answer")},
+        evidence={**extraction.evidence, **{name: str(value) for name, value in typed.items()}},
+        invalid={name: why for name, why in extraction.invalid.items() if name not in typed},
+        distinctive=extraction.distinctive,
+        provenance={
+            **extraction.provenance,
+            **{name: Provenance("stated", str(value), how) for name, value in typed.items()},
+        },
+    )
 
 
 def _provenance_data(extraction: Extraction) -> dict[str, ProvenanceData]:

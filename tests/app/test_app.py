@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import Button
+from streamlit.testing.v1.element_tree import Button, Selectbox
 
 from gatehouse.credentials.local_identity import COOKIE
 from gatehouse.web.literal import markdown_literal
@@ -107,6 +107,12 @@ def ask(app: AppTest, text: str) -> AppTest:
     return app
 
 
+def thread_picker(app: AppTest) -> Selectbox[str]:
+    """The chat's thread picker (keyed by the thread it shows: views/chat.py picker_key)."""
+    [picker] = [box for box in app.selectbox if box.label == "Your threads"]
+    return picker
+
+
 def button(app: AppTest, label: str) -> Button:
     matches = [b for b in app.button if b.label == label]
     assert matches, f"no button {label!r}; buttons: {[b.label for b in app.button]}"
@@ -127,7 +133,7 @@ def test_the_first_screen_works_on_an_empty_database(app_env: Path) -> None:
     assert not app.sidebar.metric  # an operator decides no review: no count waiting on them
     assert any("Local mode" in caption.value for caption in app.sidebar.caption)
     assert "*What you can ask* lists each of them with a request to try" in markdown_text(app)
-    assert app.selectbox(key="thread_picker").options == ["New thread"]
+    assert thread_picker(app).options == ["New thread"]
 
 
 def test_the_sidebar_keeps_who_you_are_across_pages(app_env: Path) -> None:
@@ -244,7 +250,7 @@ def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history
     button(app, "New thread").click().run()
     ask(app, "Read the file notes.md")
 
-    picker = app.selectbox(key="thread_picker")
+    picker = thread_picker(app)
     # AppTest lists a selectbox's options as the labels a person sees.
     assert picker.options[0].startswith("Read the file notes.md")
     assert picker.options[1].startswith("List the files in the managed project folder.")
@@ -256,7 +262,7 @@ def test_threads_are_listed_by_their_first_message_and_reopen_with_their_history
 
     # A new browser session of the same person finds both threads.
     later = session()
-    later_picker = later.selectbox(key="thread_picker")
+    later_picker = thread_picker(later)
     assert len(later_picker.options) == 2
 
 

@@ -16,7 +16,7 @@ from gatehouse.wiring import Services, open_services
 from graph.runner import pending_interrupt
 from mcp_host.config import ConfigError, ConfigProblem, ServersConfig, load_servers_config
 from mcp_host.sdk_client import SdkMcpClient
-from reviews.errors import NotAllowedError, ThreadBusyError
+from reviews.errors import NotAllowedError, NothingToResumeError, ThreadBusyError
 from reviews.requests import RequestService, ServerRow
 from servers.catalog import build_all
 from tests.fakes import FaultInjectingClient
@@ -87,6 +87,33 @@ def test_a_message_on_a_thread_asking_for_clarification_is_the_answer(
     waiting = pending_interrupt(services.graph, thread)
     assert waiting is not None and waiting["stage"] == "before_execution"
     assert [m.role for m in services.conversations.messages(thread)] == ["operator", "gatehouse"] * 2
+
+
+def test_answers_typed_into_the_clarification_form_reach_the_call_as_typed(
+    services: Services, requests: RequestService
+) -> None:
+    asked = requests.ask("Write a file named todo.md", requester="operator")
+    thread = asked.final_output.thread_id
+    assert asked.final_output.missing_arguments == ["content"]
+    lines = "# To do\n\n- first.\n- second   with  spaces.\n"
+
+    answered = requests.ask(lines, thread_id=thread, requester="operator", answers={"content": lines})
+
+    assert answered.final_output.status == "needs_review"
+    waiting = pending_interrupt(services.graph, thread)
+    assert waiting is not None and waiting["arguments"] == {"path": "todo.md", "content": lines}
+
+
+def test_answers_to_a_thread_that_asks_nothing_are_refused_not_sent_as_a_new_request(
+    services: Services, requests: RequestService
+) -> None:
+    done = requests.ask(LIST_FILES, requester="operator")
+    thread = done.final_output.thread_id
+
+    with pytest.raises(NothingToResumeError, match="is not waiting"):
+        requests.ask("hello", thread_id=thread, requester="operator", answers={"content": "hello"})
+
+    assert [m.role for m in services.conversations.messages(thread)] == ["operator", "gatehouse"]
 
 
 def test_another_persons_thread_is_refused_and_an_admin_taking_it_over_is_recorded(

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from gatehouse.web.argument_form import (
+    LONG_MAX_LENGTH,
     LONG_TEXT_CHARS,
     ArgumentError,
     FieldKind,
@@ -115,6 +116,35 @@ def test_a_string_gets_a_text_area_once_its_value_is_long_or_has_a_newline() -> 
 def test_a_string_formatted_as_textarea_gets_a_text_area() -> None:
     assert kinds({"properties": {"notes": {"type": "string", "format": "textarea"}}}) == {
         "notes": "long_text"
+    }
+
+
+@pytest.mark.parametrize("name", ["file_content", "fileContent", "body_text", "html-body", "notes"])
+def test_strings_named_for_prose_in_any_of_their_words_get_a_text_area(name: str) -> None:
+    assert kinds({"properties": {name: {"type": "string"}}}) == {name: "long_text"}
+
+
+@pytest.mark.parametrize("name", ["path", "subject", "to", "title", "contention"])
+def test_strings_named_otherwise_stay_one_line(name: str) -> None:
+    assert kinds({"properties": {name: {"type": "string"}}}) == {name: "text"}
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"type": "string", "maxLength": LONG_MAX_LENGTH + 1},
+        {"type": "string", "default": "first line\nsecond line"},
+        {"type": "string", "format": "multiline"},
+        {"type": "string", "description": "The page's multi-line markdown source."},
+    ],
+)
+def test_a_schema_that_says_several_lines_gets_a_text_area(shape: dict[str, Any]) -> None:
+    assert kinds({"properties": {"summary": shape}}) == {"summary": "long_text"}
+
+
+def test_room_for_a_one_line_column_is_no_reason_for_a_text_area() -> None:
+    assert kinds({"properties": {"summary": {"type": "string", "maxLength": LONG_MAX_LENGTH}}}) == {
+        "summary": "text"
     }
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gatehouse.web.result_shape import MAX_CELL_CHARS, Table, Text, shape_of
+from gatehouse.web.result_shape import MAX_CELL_CHARS, Table, Text, hidden_shape, shape_of
+from policies.secrets import DEFAULT_REDACTOR
 
 
 def result(structured: dict[str, Any] | None = None, *texts: str, **extra: Any) -> dict[str, Any]:
@@ -128,3 +129,42 @@ def test_a_list_of_plain_values_is_one_column_named_after_its_field() -> None:
     [table] = shape_of(result({"files": ["a.txt", "b.txt"]})).tables
 
     assert table.columns == ["files"] and table.rows == [{"files": "a.txt"}, {"files": "b.txt"}]
+
+
+def test_records_whose_json_text_reads_as_holding_a_secret_show_once() -> None:
+    # The tickets server's own record: in its JSON text, "password is" and what follows (the
+    # text's closing quote included) read as a password to the redactor.
+    record = {"id": 1, "description": "The reset link works but the new password is rejected."}
+    structured = {"tickets": [record], "total": 1}
+    sent = {"content": [{"type": "text", "text": json.dumps(structured, indent=2)}], "structured": structured}
+    hide = DEFAULT_REDACTOR.value
+
+    shape = hidden_shape(shape_of(sent), hide)
+
+    assert shape.texts == []
+    assert [table.title for table in shape.tables] == ["", "tickets"]
+    [row] = shape.tables[1].rows
+    assert row["description"] == hide(record["description"])
+    # Hidden first (as the conversation stores it), the JSON text no longer parses: still
+    # no second copy.
+    assert shape_of(hide(sent)).texts == []
+
+
+def test_a_list_the_sdk_wrapped_as_result_is_not_shown_again_as_its_json_text() -> None:
+    rows = [{"name": "a.txt", "size": 1}, {"name": "b.txt", "size": 2}]
+
+    whole = shape_of(result({"result": rows}, json.dumps(rows)))
+    each = shape_of(result({"result": rows}, *(json.dumps(row) for row in rows)))
+
+    for shape in (whole, each):
+        assert shape.texts == []
+        assert [table.title for table in shape.tables] == ["result"]
+
+
+def test_json_text_cut_off_by_the_output_cap_is_not_a_second_copy_but_other_text_is_kept() -> None:
+    structured = {"tickets": [{"id": n, "title": f"ticket {n}"} for n in range(3)]}
+    cut = json.dumps(structured, indent=2)[:40]
+
+    shape = shape_of(result(structured, cut, "3 tickets found."))
+
+    assert [text.body for text in shape.texts] == ["3 tickets found."]
