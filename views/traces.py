@@ -63,8 +63,7 @@ def pick_thread() -> str | None:
         return None
 
 
-def show_lines(title: str, lines: list[str]) -> None:
-    st.markdown(f"**{title}**")
+def show_lines(lines: list[str]) -> None:
     # Plain text: the values are requesters' and servers' words (no autolink, no markup).
     show("\n".join(lines) if lines else "nothing")
 
@@ -97,9 +96,11 @@ def show_step(step: StoryStep) -> None:
         )
         read, produced = st.columns(2)
         with read:
-            show_lines("What it read", step.inputs)
+            st.markdown("**What it read**")
+            show_lines(step.inputs)
         with produced:
-            show_lines("What it produced", step.outputs)
+            st.markdown("**What it produced**")
+            show_lines(step.outputs)
         if raw.get("interrupt"):
             st.caption("What the person was shown (JSON)")
             st.json(visible_in(raw["interrupt"]), expanded=False)

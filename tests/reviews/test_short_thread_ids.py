@@ -25,8 +25,9 @@ GENERAL = "What is the Model Context Protocol?"
 
 
 @pytest.fixture
-def threads(data_dir: Path) -> Iterator[Path]:
-    """Three threads on the test's database: A and B share their short id; C waits for a review."""
+def threads(data_dir: Path, bundled_in_process: None) -> Iterator[Path]:
+    """Three threads on the test's database: A and B share their short id; C waits for a review.
+    (After bundled_in_process, which a test's own usefixtures would otherwise come before.)"""
     servers = email_servers(data_dir)
     with services_for(data_dir, servers=servers) as services:
         for thread in (THREAD_A, THREAD_B):
