@@ -33,6 +33,8 @@ TO_REVIEW = [
     "5. Checked it against the policy",
     "6. Stopped for a person",
 ]
+# The operator's page follows a waiting thread every 3 s; allow a few rounds on a busy machine.
+FOLLOW_TIMEOUT_MS = 20_000
 NODE_NAMES = re.compile(r"mark_needs_review|validate_capability|preprocess_request|generate_final_response")
 
 
@@ -77,6 +79,15 @@ def open_step(page: Page, title: str) -> Locator:
     return step
 
 
+def follows_to_traces(operator: Page, status: str) -> None:
+    """Once the operator's chat has followed the decision by itself (a click while it redraws
+    may be dropped), open Traces."""
+    answer = operator.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text(status, exact=True)).to_be_visible(timeout=FOLLOW_TIMEOUT_MS)
+    wait_for_app(operator)
+    go_to(operator, "Traces")
+
+
 def operator_asks(open_app: OpenApp, saying: str) -> Page:
     operator = open_app(height=1600)
     new_thread(operator)
@@ -99,7 +110,7 @@ def test_an_approval_with_edits_is_numbered_step_by_step_with_its_loop_and_its_d
     approve.click()
     expect(reviewer.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
 
-    go_to(operator, "Traces")
+    follows_to_traces(operator, "done")
 
     # The edited arguments go back to the policy check: that step ran twice, as 5 and 7.
     assert steps_shown(operator, 11) == [
@@ -140,7 +151,7 @@ def test_a_rejection_reads_as_who_rejected_and_why(open_app: OpenApp) -> None:
     reviewer.get_by_role("button", name="Reject", exact=True).click()
     expect(reviewer.get_by_text(re.compile(r"Outcome: rejected"))).to_be_visible()
 
-    go_to(operator, "Traces")
+    follows_to_traces(operator, "rejected")
 
     assert steps_shown(operator, 7) == [*TO_REVIEW, "7. Wrote the answer"]
     expect(
