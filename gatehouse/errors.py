@@ -11,6 +11,7 @@ from mcp_host.reported import UsageError
 # package; named here too for the callers that catch them.
 from reviews.errors import NotAllowedError as NotAllowedError
 from reviews.errors import ThreadBusyError as ThreadBusyError
+from reviews.errors import ThreadNotFoundError as ThreadNotFoundError
 
 
 class ConfigurationError(UsageError):

@@ -7,10 +7,14 @@ hidden (policies/secrets.py).
 from __future__ import annotations
 
 import itertools
+import re
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from graph import nodes
 from graph.runner import thread_config
+from graph.state import GraphState
 from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
 
 if TYPE_CHECKING:
@@ -45,6 +49,27 @@ def _collapse_resumes(route: list[str]) -> list[str]:
     return collapsed
 
 
+# A node's docstring says which state fields it reads: "Reads ``a``, ``b``. Writes ...".
+_READS = re.compile(r"Reads (?P<reads>.*?)Writes", re.DOTALL)
+_FIELD = re.compile(r"``(\w+)``")
+
+
+@cache
+def node_reads(node: str) -> tuple[str, ...]:
+    """The state fields a node reads, as its docstring in graph/nodes/ says (the one place
+    that says it): a step's inputs. None named (an unknown node): nothing."""
+    function = getattr(nodes, node, None)
+    found = _READS.search(getattr(function, "__doc__", None) or "")
+    if found is None:
+        return ()
+    fields = GraphState.__annotations__
+    return tuple(dict.fromkeys(name for name in _FIELD.findall(found["reads"]) if name in fields))
+
+
+def _inputs(node: str, before: dict[str, Any]) -> dict[str, Any]:
+    return {name: before[name] for name in node_reads(node) if name in before}
+
+
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {key: after[key] for key in after if key not in before or before[key] != after[key]}
 
@@ -69,17 +94,18 @@ def trace_steps(
     """The thread's steps from its checkpoints, oldest first: which node ran, for which of the
     thread's requests (``request``, from 1), when (``at``; ``offset_s`` from the thread's first
     checkpoint), how long it took (``duration_s``), the state keys it changed (with their new
-    values, secrets hidden), and any interrupt it raised or decision it got. The time a thread
+    values, secrets hidden), the fields it read as they were before it (``inputs``:
+    node_reads), and any interrupt it raised or decision it got. The time a thread
     waited for a person is a step of its own (``node`` None, ``waiting``)."""
     history = list(reversed(list(graph.get_state_history(thread_config(thread_id)))))
     first = history[0].created_at if history else None
     steps: list[dict[str, Any]] = []
     request = 0
     for earlier, later in itertools.pairwise(history):
-        nodes = [name for name in earlier.next if not name.startswith("__")]
-        if not nodes:
+        scheduled = [name for name in earlier.next if not name.startswith("__")]
+        if not scheduled:
             continue
-        if nodes[0] == "preprocess_request":
+        if scheduled[0] == "preprocess_request":
             request += 1
         changes = _changed(dict(earlier.values), dict(later.values))
         decision = (changes.get("review") or {}).get("decision")
@@ -103,7 +129,7 @@ def trace_steps(
             )
         step: dict[str, Any] = {
             "step": (later.metadata or {}).get("step"),
-            "node": nodes[0],
+            "node": scheduled[0],
             "request": max(request, 1),
             "at": later.created_at,
             "offset_s": _seconds(first, later.created_at),
@@ -112,6 +138,7 @@ def trace_steps(
             else _seconds(earlier.created_at, later.created_at),
             "changed": sorted(changes),
             "values": changes,
+            "inputs": _inputs(scheduled[0], dict(earlier.values)),
         }
         if decision:
             step["decision"] = decision
@@ -128,6 +155,7 @@ def trace_steps(
                 "duration_s": None,
                 "changed": [],
                 "values": {},
+                "inputs": _inputs(current.next[0], dict(current.values)) if current.next else {},
                 "interrupt": current.interrupts[0].value,
             }
         )

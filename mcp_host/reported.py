@@ -36,6 +36,8 @@ names it, so placing an exception changes no existing ``except``.
     │   ├── RefusalError                           the policy, or the state of a thread or a review, does not allow it
     │   │   ├── NotAllowedError                    reviews/errors.py
     │   │   ├── ThreadBusyError                    reviews/errors.py
+    │   │   ├── ThreadNotFoundError                reviews/errors.py
+    │   │   │   └── AmbiguousThreadIdError         reviews/errors.py
     │   │   ├── ReviewError                        reviews/errors.py: every refusal by the review service
     │   │   │   ├── NothingToResumeError           reviews/errors.py
     │   │   │   ├── DecisionNotAllowedError        reviews/errors.py

@@ -209,6 +209,20 @@ class Conversations:
         """Everyone's conversations, most recently active first (the traces page)."""
         return self._listed("", (), limit)
 
+    def starting_with(self, start: str, *, limit: int) -> list[Conversation]:
+        """Conversations whose thread id starts with ``start`` (letters and digits only: no
+        LIKE wildcard can be in it), at most ``limit`` of them, by thread id."""
+        if not start.isalnum() or not start.isascii():
+            raise ValueError(f"a thread id's start is letters and digits, not {start!r}")
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM conversations WHERE thread_id LIKE ? ORDER BY thread_id LIMIT ?",
+                (f"{start}%", limit),
+            ).fetchall()
+        # LIKE ignores case in SQLite and not in PostgreSQL: the comparison here is exact on both.
+        found = [Conversation.model_validate(dict(row)) for row in rows]
+        return [c for c in found if c.thread_id.startswith(start)]
+
     def _listed(self, where: str, params: tuple[Any, ...], limit: int) -> list[Conversation]:
         with self._db.read() as conn:
             rows = conn.execute(

@@ -61,3 +61,17 @@ class ThreadBusyError(RefusalError):
 
 class NotAllowedError(RefusalError):
     """The policy's roster does not let this user do this."""
+
+
+class ThreadNotFoundError(RefusalError):
+    """No thread has that id, and none starts with it (reviews/thread_ids.py)."""
+
+
+class AmbiguousThreadIdError(ThreadNotFoundError):
+    """A short thread id that more than one thread starts with: more of the id says which."""
+
+    def __init__(self, short: str, matches: list[str], titles: list[str]) -> None:
+        listed = "; ".join(f"{thread} ({title})" for thread, title in zip(matches, titles, strict=True))
+        super().__init__(f"thread id {short} is ambiguous: it could be {listed}; give more of the id")
+        self.short = short
+        self.matches = matches

@@ -15,7 +15,7 @@ of ``reviews/`` and add a layer between the front ends and it with nothing of it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -215,6 +215,12 @@ class RequestService:
 
     # -- following a thread ------------------------------------------------------------------
 
+    def resolve_thread(self, reference: str) -> str:
+        """The full id of the thread ``reference`` names: its id or one of its reviews', full
+        or short as shown on screen. Raises ThreadNotFoundError (AmbiguousThreadIdError when
+        several fit, naming them); reviews/thread_ids.py says what is looked up."""
+        return self.reviews.resolve_thread(reference)
+
     def trace(self, thread_id: str | None, *, with_route: bool = True) -> ThreadTrace:
         """The thread's route and steps from its checkpoints (None: no thread picked, nothing
         read). ``with_route=False`` leaves the route out (the command line shows steps only)."""
@@ -223,10 +229,11 @@ class RequestService:
             return ThreadTrace(thread_id, False, route)
         return ThreadTrace(thread_id, True, route, trace_steps(self.graph, thread_id, self.secrets))
 
-    def diagram(self, route: list[str] | None = None) -> str:
+    def diagram(self, route: list[str] | None = None, labels: Mapping[str, str] | None = None) -> str:
         """The compiled graph in Graphviz's language, drawn from its own structure, with a
-        route (a trace's) highlighted."""
-        return to_dot(self.graph, route)
+        route (the nodes a trace ran, in order) highlighted and numbered, and each node named
+        by ``labels`` where it has one (graph/diagram.py)."""
+        return to_dot(self.graph, route, labels)
 
     # -- the servers -------------------------------------------------------------------------
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from graph.effects import observe, what_changed
-from graph.runner import RunOutcome, execute, outcome, pending_interrupt, thread_config
+from graph.runner import RunOutcome, execute, outcome, pending_interrupt, thread_config, thread_exists
 from graph.state import DecisionAction, EffectBinding, ReviewDecision, ReviewPayload, rejection_problem
 from mcp_host.manifest import Capability
 from reviews.audit import AuditEntry, AuditLog
@@ -28,6 +29,7 @@ from reviews.errors import (
 from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import check_decision, resume
 from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling, kept_out
+from reviews.thread_ids import resolve_thread
 from storage.database import Connection
 from storage.transactions import one_transaction
 
@@ -369,25 +371,37 @@ class ReviewService:
 
     # -- withdrawal --------------------------------------------------------------------------
 
+    def resolve_thread(self, reference: str) -> str:
+        """The full id of the thread ``reference`` names: its id or its review's, full or short
+        (reviews/thread_ids.py, which says what it raises)."""
+        return resolve_thread(
+            reference,
+            conversations=self.conversations,
+            ledger=self.ledger,
+            exists=partial(thread_exists, self.graph),
+        )
+
     def withdraw(self, thread_or_review: str, *, by: str) -> RunOutcome:
         """The requester takes back a request that waits (for a reviewer or for an answer): the
         thread ends ``cancelled`` and its review, if any, leaves the queue as ``cancelled``.
         A role allowed to take threads over may withdraw someone else's; nobody else may.
 
         Args:
-            thread_or_review: the thread's id, or its review's.
+            thread_or_review: the thread's id, or its review's; full, or short as shown on
+                screen (reviews/thread_ids.py).
             by: who withdraws it.
 
         Returns:
             The thread's run, ended ``cancelled``.
 
         Raises:
+            ThreadNotFoundError: it names no thread, or several (AmbiguousThreadIdError).
             NothingToResumeError: the thread waits for nothing.
             NotPermittedError: ``by`` is neither the requester nor allowed to take threads over.
             AlreadyDecidedError: the review was decided first.
         """
         review = self.ledger.get(thread_or_review)
-        thread_id = review.thread_id if review is not None else thread_or_review
+        thread_id = review.thread_id if review is not None else self.resolve_thread(thread_or_review)
         pending = pending_interrupt(self.graph, thread_id)
         if pending is None:
             # A decision that won the race has already taken the thread past its pause (its

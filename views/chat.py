@@ -33,8 +33,9 @@ from gatehouse.display.no_call_words import NO_CALL_WORDS
 from gatehouse.display.outcome import outcome_of
 from gatehouse.display.reader_time import readable_time
 from gatehouse.display.status_words import status_words
+from gatehouse.display.step_labels import step_label
 from gatehouse.display.visible_text import visible, visible_in
-from gatehouse.errors import ThreadBusyError
+from gatehouse.errors import ThreadBusyError, ThreadNotFoundError
 from gatehouse.web.background_runs import RunInProgress
 from gatehouse.web.catalogue_panel import show_catalogue
 from gatehouse.web.clarification_form import answer_words, asked_fields, field_widget, read_answers
@@ -252,6 +253,16 @@ def picker_key(thread: str) -> str:
     return f"thread_picker-{thread}"
 
 
+def linked_thread(linked: str) -> str | None:
+    """The thread a link names, or None, saying why on the page (unknown, or a short id several
+    threads start with: those are named)."""
+    try:
+        return services().requests.resolve_thread(linked)
+    except ThreadNotFoundError as exc:
+        st.session_state["chat_notice"] = f"The link names no thread to open: {exc}"
+        return None
+
+
 def choose_thread(mine: list[Conversation], user: str) -> str:
     """The thread shown: the session's current one, a new one, or one of the person's own
     reopened from the list. Never another person's: not even a role allowed to take threads
@@ -262,10 +273,13 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
     # browser sends its address with every message, and one a step behind the page (the
     # thread it showed before "New thread") must not open that thread again.
     followed: set[str] = st.session_state.setdefault("linked_threads", set())
-    if linked in known and linked not in followed:
-        # A link (?thread=ID) opens one of the person's own threads, once per link.
+    if linked and linked not in followed:
+        # A link (?thread=ID, the full id or the short one shown on screen) opens one of the
+        # person's own threads, once per link.
         followed.add(linked)
-        st.session_state["thread"] = linked
+        opened = linked if linked in known else linked_thread(linked)
+        if opened in known:
+            st.session_state["thread"] = opened
     if "thread" not in st.session_state:
         st.session_state["thread"] = mine[0].thread_id if mine else services().requests.new_thread_id()
     if _not_yours(st.session_state["thread"], known, user):
@@ -311,22 +325,6 @@ def choose_thread(mine: list[Conversation], user: str) -> str:
         args=(picker, current, options),
     )
     return current
-
-
-# What each graph step means to the person waiting for it.
-_STEP_LABELS = {
-    "preprocess_request": "Read the request",
-    "classify_intent": "Decided whether a server is needed",
-    "discover_capabilities": "Asked the servers what they offer",
-    "select_capability": "Chose a capability",
-    "validate_capability": "Checked it against the policy",
-    "build_mcp_request": "Prepared the call",
-    "invoke_mcp_capability": "Called the server",
-    "integrate_result": "Read the result",
-    "mark_needs_review": "Stopped for a person",
-    "answer_without_mcp": "Answered without a server",
-    "generate_final_response": "Wrote the answer",
-}
 
 
 class StreamedAnswer:
@@ -402,7 +400,7 @@ def follow_run(run: RunInProgress, thread: str, user: str) -> None:
     def draw_progress() -> None:
         nonlocal steps_shown, text_shown
         for step in run.steps[steps_shown:]:
-            progress.write(markdown_literal(_STEP_LABELS.get(step, step)))
+            progress.write(markdown_literal(step_label(step)))
             steps_shown += 1
         if len(run.text) > text_shown:
             streamed.add(run.text[text_shown:])

@@ -119,7 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         "--prefer", action="append", default=[], metavar="SERVER", help="prefer this server (repeatable)"
     )
     ask_cmd.add_argument(
-        "--thread", metavar="ID", help="continue this thread (answers a clarifying question)"
+        "--thread",
+        metavar="ID",
+        help="continue this thread (answers a clarifying question): its id, or the short one shown on screen",
     )
     ask_cmd.add_argument(
         "--user", default="operator", metavar="NAME", help="who is asking (default: operator)"
@@ -202,7 +204,11 @@ def _parser() -> argparse.ArgumentParser:
     withdraw_cmd = reviews_actions.add_parser(
         "withdraw", parents=[common], help="withdraw your own request while it waits (it ends cancelled)"
     )
-    withdraw_cmd.add_argument("review_id", metavar="THREAD_OR_REVIEW")
+    withdraw_cmd.add_argument(
+        "review_id",
+        metavar="THREAD_OR_REVIEW",
+        help="the thread's or its review's id, full or short as shown on screen",
+    )
     withdraw_cmd.add_argument(
         "--user", default="operator", metavar="NAME", help="who withdraws it (the requester)"
     )
@@ -235,7 +241,11 @@ def _parser() -> argparse.ArgumentParser:
     export_cmd.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
-    trace_cmd.add_argument("thread_id", metavar="THREAD")
+    trace_cmd.add_argument(
+        "thread_id",
+        metavar="THREAD",
+        help="the thread's id, or the short one shown on screen (a review's works too)",
+    )
     _add_eval(commands)
     return parser
 
@@ -551,13 +561,19 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 def _run_trace(args: argparse.Namespace) -> int:
     from gatehouse.display.review_text import dumps, render_trace
+    from gatehouse.errors import ThreadNotFoundError
     from gatehouse.wiring import open_services
 
     with open_services(_settings(args), connect_servers=False, create_database=False) as services:
-        trace = services.requests.trace(args.thread_id, with_route=False)
+        # The full id, or the short one shown on screen (a review's works too).
+        try:
+            thread = services.requests.resolve_thread(args.thread_id)
+        except ThreadNotFoundError as exc:
+            return _usage_error(f"{exc} (in {services.settings.database})")
+        trace = services.requests.trace(thread, with_route=False)
         if not trace.exists:
             return _usage_error(f"no thread {args.thread_id} in {services.settings.database}")
-        report = {"thread_id": args.thread_id, "steps": trace.steps}
+        report = {"thread_id": thread, "steps": trace.steps}
     _emit(dumps(report) if args.json else render_trace(report))
     return EXIT_OK
 
@@ -569,7 +585,7 @@ NO_TERMINAL = "gatehouse ask has no terminal to ask on (its input is not a termi
 def _run_ask(args: argparse.Namespace) -> int:
     from gatehouse.cli.terminal_questions import TerminalQuestions
     from gatehouse.display.render import render_text
-    from gatehouse.errors import NotAllowedError, ThreadBusyError
+    from gatehouse.errors import NotAllowedError, ThreadBusyError, ThreadNotFoundError
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
@@ -588,14 +604,16 @@ def _run_ask(args: argparse.Namespace) -> int:
                 f"--prefer: unknown server {', '.join(unknown)}; configured servers: {listed}"
             )
         try:
+            # The thread to continue, by its full id or the short one shown on screen.
+            thread = services.requests.resolve_thread(args.thread) if args.thread is not None else None
             outcome = services.requests.ask(
                 args.text,
-                thread_id=args.thread,
+                thread_id=thread,
                 requester=args.user,
                 server_preferences=args.prefer,
             )
         # The option the refusal is about, named before the reason.
-        except ThreadBusyError as exc:
+        except (ThreadBusyError, ThreadNotFoundError) as exc:
             return _error(f"--thread: {exc}", exc.exit_code)
         except NotAllowedError as exc:
             return _error(f"--user: {exc}", exc.exit_code)

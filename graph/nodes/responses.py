@@ -49,8 +49,9 @@ def answer_without_mcp(state: GraphState, runtime: Runtime[GraphContext]) -> Gra
 def generate_final_response(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     """Write the operator's answer: graph.state.FinalOutput.
 
-    Reads what graph/output.py build_final_output reads (status, selection, result, review,
-    errors, arguments) and ``request_text``. Writes ``final_output``. With a result the
+    Reads what graph/output.py build_final_output reads (``status``, ``selected_capability``,
+    ``mcp_result``, ``review``, ``fallback_reason``, ``errors``, ``proposed_arguments``) and
+    ``request_text``. Writes ``final_output``. With a result the
     planner composes the answer (a model-backed planner is called; a re-run calls it again);
     nothing is written outside the state.
 

@@ -501,11 +501,12 @@ def test_the_traces_page_draws_the_graph_and_the_threads_steps(app_env: Path) ->
 
     assert app.title[0].value == "Traces"
     labels = [expander.label for expander in app.expander]
-    assert labels[0].endswith(markdown_literal("preprocess_request"))
-    assert any(label.endswith(markdown_literal("invoke_mcp_capability")) for label in labels)
-    assert "`invoke_mcp_capability`" in markdown_text(app)
+    # Numbered in the order they ran, in the chat's words; the node's name is in its details.
+    assert labels[0].startswith(markdown_literal("1. Read the request · +"))
+    assert any(re.match(r"\d+\\\. Called the server", label) for label in labels)
+    assert markdown_literal("invoke_mcp_capability") in " ".join(c.value for c in app.caption)
     chart = app.get("graphviz_chart")[0]
-    assert "invoke_mcp_capability" in chart.proto.spec
+    assert '"invoke_mcp_capability" [label="Called the server\\nstep ' in chart.proto.spec
 
 
 def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Path) -> None:
@@ -517,12 +518,13 @@ def test_the_traces_page_shows_where_a_thread_paused_and_who_decided(app_env: Pa
     on_page(operator, "traces")
 
     labels = [expander.label for expander in operator.expander]
-    assert any("approve by reviewer" in label for label in labels)
-    assert labels[-1].endswith(markdown_literal("generate_final_response"))
-    assert re.fullmatch(r"\+\d+\.\d\d s · \d+ ms · preprocess\\_request", labels[0])
+    assert labels[-1].startswith(markdown_literal("10. Wrote the answer · "))
+    assert re.fullmatch(r"1\\\. Read the request · \\\+\d+\\\.\d\d s · \d+ ms", labels[0])
     assert [header.value for header in operator.header] == ["Request 1"]
-    [wait] = [box.value for box in operator.info if "waited" in box.value]
-    assert f"for a person ({markdown_literal('before_execution')}); reviewer decided" in wait
+    [wait] = [box.value for box in operator.info if "Waited" in box.value]
+    assert markdown_literal("for a person (before execution)") in wait
+    [decided] = [box.value for box in operator.success]
+    assert re.fullmatch(r"Approved by reviewer at \d\d:\d\d UTC", decided.replace("\\", ""))
 
 
 # -- identity through the identity provider ---------------------------------------------------

@@ -13,6 +13,7 @@ from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from gatehouse.web.short_ids import short_review, short_thread
 from tests.app.test_app import (  # noqa: F401 (app_env: a fixture)
+    APP,
     EMAIL,
     app_env,
     ask,
@@ -141,3 +142,32 @@ def test_a_review_link_whose_short_id_fits_two_reviews_says_so_and_opens_neither
 
     assert any("is ambiguous" in warning.value for warning in reviewer.warning)
     assert not reviewer.exception
+
+
+def test_a_thread_link_with_the_short_id_on_screen_opens_that_thread() -> None:
+    operator = ask(session(), "List the files in the managed project folder.")
+    thread = operator.session_state["thread"]
+    button(operator, "New thread").click().run()
+    ask(operator, EMAIL)
+
+    linked = AppTest.from_file(str(APP), default_timeout=60)
+    linked.query_params["thread"] = short_thread(thread)
+    linked.run()
+
+    assert not linked.exception, linked.exception
+    assert linked.session_state["thread"] == thread
+    assert "sample.txt" in page_text(linked)
+
+
+def test_a_thread_link_that_names_no_thread_says_so() -> None:
+    ask(session(), "List the files in the managed project folder.")
+
+    linked = AppTest.from_file(str(APP), default_timeout=60)
+    linked.query_params["thread"] = "ffffffff"
+    linked.run()
+
+    assert not linked.exception, linked.exception
+    assert any(
+        "no thread ffffffff" in box.value.replace("\\", "")
+        for box in [*linked.warning, *linked.info, *linked.error]
+    )

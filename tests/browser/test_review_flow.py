@@ -78,7 +78,7 @@ def test_a_reviewer_in_another_browser_approves_and_the_operator_sees_it_sent(
     assert sent["to"] in (["bob@example.com"], "bob@example.com")
 
     go_to(operator, "Traces")
-    expect(operator.get_by_text(re.compile(r"approve by reviewer"))).to_be_visible()
+    expect(operator.get_by_text(re.compile(r"^Approved by reviewer at "))).to_be_visible()
     expect(operator.get_by_test_id("stGraphVizChart")).to_be_visible()
     no_exception(operator)
     screenshot(operator, "traces")
