@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from gatehouse.web.short_ids import short_review
+from gatehouse.web.short_ids import SHORT_LENGTH, short_review
 from reviews.conversations import TITLE_CHARS
 from tests.browser.accessibility import Violation, expect_accessible
 from tests.browser.harness import (
@@ -268,5 +268,8 @@ def test_the_thread_picker_shows_each_thread_in_full_with_its_status_and_time(
     expected = [(title, "waiting for a reviewer"), (APPROVED, "done"), (READ, "done")]
     expect(options).to_have_count(len(expected))
     for n, (request, status) in enumerate(expected):
-        expect(options.nth(n)).to_have_text(re.compile(rf"^{re.escape(request)} · {status} · {clock}$"))
+        # Then the thread's short id: two threads of one title, status and minute stay two options.
+        expect(options.nth(n)).to_have_text(
+            re.compile(rf"^{re.escape(request)} · {status} · {clock} · [0-9a-f]{{{SHORT_LENGTH}}}$")
+        )
         assert cut_off(options.nth(n)) == [], f"option {n + 1} is cut off"
