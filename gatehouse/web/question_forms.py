@@ -19,6 +19,7 @@ import streamlit as st
 
 from gatehouse.display.reader_time import readable_time
 from gatehouse.display.visible_text import visible
+from gatehouse.web.argument_form import is_long_text
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import reader_zone, services
@@ -110,6 +111,9 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
             key=key,
             help=help_text,
         )
+    elif is_long_text(f.name, _string_shape(f)):
+        # Several lines (a message, instructions): a one-line box would drop the newlines.
+        st.text_area(label, value=f.default if isinstance(f.default, str) else "", key=key, help=help_text)
     else:
         st.text_input(
             label,
@@ -117,6 +121,11 @@ def _widget(question: Question, f: FormField, secret: bool) -> None:
             key=key,
             help=help_text,
         )
+
+
+def _string_shape(f: FormField) -> dict[str, Any]:
+    """What of a string field's schema tells long text from a line (argument_form.is_long_text)."""
+    return {"maxLength": f.max_length, "description": f.description or "", "default": f.default}
 
 
 def _value(f: FormField, raw: Any, secret: bool) -> Any:

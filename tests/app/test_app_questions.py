@@ -89,6 +89,34 @@ def test_accepting_the_form_records_what_it_holds_for_the_waiting_call() -> None
     assert not [b for b in operator.button if b.label == "Accept"]
 
 
+def test_a_field_for_long_text_is_a_text_area_and_its_lines_reach_the_server_intact() -> None:
+    """The rule the clarification form and the Reviews page's editor follow
+    (gatehouse/web/argument_form.is_long_text): a one-line box would drop the newlines."""
+    operator, thread = operator_with_a_waiting_thread()
+    form = {
+        "type": "object",
+        "properties": {
+            "instructions": {"type": "string", "title": "Delivery instructions", "maxLength": 2000},
+            "reference": {"type": "string", "title": "Reference", "maxLength": 20},
+        },
+    }
+    question = put_question(thread, requested_schema=form)
+    operator.run()
+
+    assert [area.key for area in operator.text_area] == [f"question-{question.id}-instructions"]
+    operator.text_area(key=f"question-{question.id}-instructions").set_value(
+        "Ring twice.\nLeave it at\nthe back door."
+    )
+    operator.text_input(key=f"question-{question.id}-reference").set_value("A-17")
+    button(operator, "Accept").click().run()
+
+    answered = services().questions.store.require(question.id)
+    assert answered.content == {
+        "instructions": "Ring twice.\nLeave it at\nthe back door.",
+        "reference": "A-17",
+    }
+
+
 def test_an_answer_that_does_not_fit_says_why_and_keeps_the_question() -> None:
     operator, thread = operator_with_a_waiting_thread()
     form = {"type": "object", "properties": {"reply_to": {"type": "string", "format": "email"}}}
