@@ -123,5 +123,5 @@ def test_servers_check_over_stdio_names_the_limit_for_the_server_that_passes_it(
     checked = gatehouse.run("servers", "check")
 
     assert "ok    many" in checked.out, checked.out + checked.err
-    assert "tools 1000, resources 0" in checked.out, checked.out
+    assert "1000 tools, 0 prompts, 0 resources" in checked.out, checked.out
     assert "more than 1,000 entries: only the first 1,000 are used" in checked.out
