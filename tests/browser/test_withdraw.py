@@ -14,6 +14,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from gatehouse.display.status_words import STATUS_WORDS
 from tests.browser.harness import (
     ROOT,
     AppServer,
@@ -91,7 +92,10 @@ def test_the_requester_withdraws_a_waiting_request_and_it_leaves_the_reviewers_q
     no_exception(reviewer)
 
     # The thread's final status, as the operator's thread list and the trace record it.
-    expect(selectbox(operator, "Your threads")).to_have_value(re.compile(r" · cancelled · "))
+    # The picker says it in the chat's words (status_words: cancelled is "withdrawn").
+    expect(selectbox(operator, "Your threads")).to_have_value(
+        re.compile(rf" · {STATUS_WORDS['cancelled']} · ")
+    )
     [review] = cli(app_server, "reviews", "list")["reviews"]
     assert (review["status"], review["decided_by"]) == ("cancelled", "operator")
     steps = cli(app_server, "trace", review["thread_id"])["steps"]
