@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,6 +103,22 @@ def box(element: Locator) -> dict[str, float]:
     return {"x": found["x"], "y": found["y"], "width": found["width"], "height": found["height"]}
 
 
+def settle(page: Page, *elements: Locator, timeout_s: float = 10.0) -> None:
+    """Wait until the elements stop moving: Streamlit loads each kind of widget's code the first
+    time a browser draws one, and until it has, a placeholder of another size stands in, so a
+    box measured in that moment is not where the person sees it (under load it lasted long
+    enough to fail a layout check in CI). Measured twice 250 ms apart, the same both times."""
+    deadline = time.monotonic() + timeout_s
+    last: list[dict[str, float]] = []
+    while time.monotonic() < deadline:
+        now = [box(element) for element in elements]
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the layout kept moving for {timeout_s:g} s: {last}")
+
+
 def on_screen(page: Page, element: Locator) -> bool:
     """The whole element is inside the window, as it stands (nothing scrolled)."""
     size = page.viewport_size
@@ -181,7 +198,10 @@ def test_on_a_laptop_and_a_phone_the_preview_and_both_buttons_share_the_first_sc
             wait_for_app(reviewer)
             assert scrolled(reviewer) == 0
             sent_to = preview(reviewer).get_by_text("To: bob@example.com")
-            assert on_screen(reviewer, sent_to), f"{size}: the preview is off the first screen"
+            settle(reviewer, sent_to, approve, reject_)
+            assert on_screen(reviewer, sent_to), (
+                f"{size}: the preview is off the first screen at {box(sent_to)}"
+            )
             assert on_screen(reviewer, approve), f"{size}: Approve is off the first screen at {box(approve)}"
             assert on_screen(reviewer, reject_), f"{size}: Reject is off the first screen at {box(reject_)}"
             # With the focus on Approve, the preview is still there to read.
