@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 START_SECONDS = 60.0
 LOAD_TIMEOUT_MS = 60_000
-# As tests/browser/harness.py: headless, no sandbox, no traffic of Chromium's own, 127.0.0.1 only.
+# Headless, no sandbox, no traffic of Chromium's own, 127.0.0.1 only (the browser tests use it too).
 CHROMIUM_ARGS = (
     "--no-sandbox",
     "--disable-gpu",

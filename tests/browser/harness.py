@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NoReturn, Protocol
 
 import pytest
 
+from bench.browser_tabs import CHROMIUM_ARGS
 from policies.loader import DEFAULT_POLICY, load_policy
 from tests.processes import processes
 
@@ -39,17 +40,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 REQUIRE_BROWSER_VARIABLE = "GATEHOUSE_REQUIRE_BROWSER"
-# Headless, no sandbox (containers run as root), and no traffic of Chromium's own. The resolver
-# rule makes every host name unresolvable: the tests reach 127.0.0.1 by address and nothing else.
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-)
+# Headless, no sandbox (containers run as root), and no traffic of Chromium's own; every host
+# name unresolvable but 127.0.0.1. One list for the tests and the bench's browser tabs.
 VIEWPORT: ViewportSize = {"width": 1280, "height": 900}  # wide enough for the sidebar to stay open
 # The zone every test browser reports, whatever this machine's zone is; the pages show times in
 # it. Not UTC, the pages' fallback, so a page that ignores the browser's zone shows up; Japan
