@@ -33,7 +33,7 @@ from gatehouse.web.argument_form import (
     form_fields,
     initial_text,
     parse_json_arguments,
-    read_field,
+    read_fields,
     schema_problems,
 )
 from gatehouse.web.argument_provenance import provenance_markdown, provenance_words
@@ -232,21 +232,13 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
             )
             edited = parse_json_arguments(text)
         else:
-            edited = {}
-            errors = []
-            for field in form_fields(schema, shown):
-                raw = field_widget(review, field, shown)
-                if raw == REDACTED and shown.get(field.name) == REDACTED:
-                    # A wholly hidden value left as shown (a number too): the real one stands.
-                    edited[field.name] = review.arguments[field.name]
-                    continue
-                try:
-                    present, value = read_field(field, raw)
-                except ArgumentError as exc:
-                    errors.append(str(exc))
-                    continue
-                if present:
-                    edited[field.name] = value
+            fields = form_fields(schema, shown)
+            held = {field.name: field_widget(review, field, shown) for field in fields}
+            # A wholly hidden value left as shown (a number too): the real one stands.
+            standing = {name for name, raw in held.items() if raw == REDACTED and shown.get(name) == REDACTED}
+            read, errors = read_fields([field for field in fields if field.name not in standing], held)
+            kept = {name: review.arguments[name] for name in standing} | read
+            edited = {name: kept[name] for name in held if name in kept}  # in the form's order
             if errors:
                 raise ArgumentError("; ".join(errors))
         edited = secrets.restore(edited, review.arguments, thread_id=review.thread_id)
