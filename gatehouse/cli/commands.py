@@ -560,7 +560,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    from gatehouse.display.review_text import dumps, render_trace
+    from gatehouse.display.review_text import dumps
+    from gatehouse.display.trace_text import render_trace
     from gatehouse.errors import ThreadNotFoundError
     from gatehouse.wiring import open_services
 
