@@ -1,7 +1,8 @@
 """How a decision looks and is reached: Approve reads as the positive action (green), Reject as
 a distinct one (red on white), neither in the theme's primary colour (red, which would make
 approving look like the dangerous choice); one key each; and the preview of what approving
-does scrolls inside a box of its own, so the buttons stay next to it.
+does (or the messages a server asks a model to answer) scrolls inside a box of its own, so the
+buttons stay next to it.
 
 Streamlit gives a button only its theme's primary and secondary looks, so the colours are CSS on
 the classes Streamlit gives a keyed element (``st-key-<key>``): every page that offers a
@@ -19,6 +20,8 @@ import streamlit as st
 APPROVE_KEY: Final = "approve-"
 REJECT_KEY: Final = "reject-"
 PREVIEW_KEY: Final = "effect-preview-"
+# The messages of a server's request for a model completion: what approving answers.
+MESSAGES_KEY: Final = "sampling-messages-"
 
 # Keys, not chords: Streamlit ignores a single-key shortcut while the focus is in a text field
 # (so typing a reason or an argument never decides), and keeps "R" and "C" for itself. Its own
@@ -38,7 +41,8 @@ REJECT_TEXT: Final = "#b91c1c"
 REJECT_BACKGROUND: Final = "#ffffff"
 REJECT_HOVER: Final = "#fef2f2"
 
-# The preview's box: at most this share of the window's height, then it scrolls by itself.
+# The box of what approving acts on (a preview, a request's messages): at most this share of
+# the window's height, then it scrolls by itself.
 PREVIEW_MAX_HEIGHT: Final = "38vh"
 
 
@@ -65,7 +69,8 @@ def style_sheet() -> str:
             REJECT_KEY, text=REJECT_TEXT, background=REJECT_BACKGROUND, border=REJECT_TEXT, hover=REJECT_HOVER
         )
         + f'[class*="st-key-{APPROVE_KEY}"] kbd, [class*="st-key-{REJECT_KEY}"] kbd {{display: none;}}\n'
-        + f'[class*="st-key-{PREVIEW_KEY}"] {{max-height: {PREVIEW_MAX_HEIGHT}; overflow-y: auto;}}\n'
+        + f'[class*="st-key-{PREVIEW_KEY}"], [class*="st-key-{MESSAGES_KEY}"] '
+        f"{{max-height: {PREVIEW_MAX_HEIGHT}; overflow-y: auto;}}\n"
     )
 
 
