@@ -6,7 +6,8 @@ buttons stay next to it.
 
 Streamlit gives a button only its theme's primary and secondary looks, so the colours are CSS on
 the classes Streamlit gives a keyed element (``st-key-<key>``): every page that offers a
-decision keys its buttons ``approve-...`` and ``reject-...`` and calls ``decision_style()``.
+decision keys its buttons ``approve-...`` and ``reject-...`` (a forward action that decides
+nothing ``forward-...``) and calls ``decision_style()``: the Reviews and the Policy pages.
 A disabled button keeps Streamlit's own disabled look. Each text colour meets WCAG AA on its
 background (4.5:1; tests/browser/test_review_layout.py measures what the browser draws).
 """
@@ -18,6 +19,10 @@ from typing import Final
 import streamlit as st
 
 APPROVE_KEY: Final = "approve-"
+# A page's forward action that is not a decision (proposing a policy change): the approving
+# colours too, so the theme's red never marks a safe action, and its label stays readable
+# (white on the theme's red is 3.1:1).
+FORWARD_KEY: Final = "forward-"
 REJECT_KEY: Final = "reject-"
 PREVIEW_KEY: Final = "effect-preview-"
 # The messages of a server's request for a model completion: what approving answers.
@@ -58,12 +63,15 @@ def _button(key: str, *, text: str, background: str, border: str, hover: str) ->
 def style_sheet() -> str:
     """The CSS of decisions (a pure function, so a test can read what the page gets)."""
     return (
-        _button(
-            APPROVE_KEY,
-            text=APPROVE_TEXT,
-            background=APPROVE_BACKGROUND,
-            border=APPROVE_BACKGROUND,
-            hover=APPROVE_HOVER,
+        "".join(
+            _button(
+                key,
+                text=APPROVE_TEXT,
+                background=APPROVE_BACKGROUND,
+                border=APPROVE_BACKGROUND,
+                hover=APPROVE_HOVER,
+            )
+            for key in (APPROVE_KEY, FORWARD_KEY)
         )
         + _button(
             REJECT_KEY, text=REJECT_TEXT, background=REJECT_BACKGROUND, border=REJECT_TEXT, hover=REJECT_HOVER
