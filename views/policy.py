@@ -42,7 +42,7 @@ def in_force() -> None:
         f" · {markdown_literal(version.recorded_at)}"
     )
     with st.expander("The policy's text"):
-        st.code(visible(version.text), language="toml")
+        st.code(visible(version.text), language="toml", wrap_lines=True)
 
 
 def proposal_form(user: str) -> None:
@@ -79,7 +79,7 @@ def checked(text: str) -> None:
     st.success(f"Valid: {len(policy.rules)} rules, {len(policy.users)} people in the roster.")
     diff = _diff_to_current(text)
     if diff:
-        st.code(visible(diff), language="diff")
+        st.code(visible(diff), language="diff", wrap_lines=True)
     else:
         st.info("It is the policy in force: nothing would change.")
 
@@ -96,7 +96,7 @@ def pending_change(change: PolicyChange, user: str | None, manager: bool) -> Non
             f" · {markdown_literal(change.proposed_at)} · on version {int(change.base_seq)}"
         )
         show(change.reason)
-        st.code(visible(changes().diff(change)), language="diff")
+        st.code(visible(changes().diff(change)), language="diff", wrap_lines=True)
         if not manager or user is None:
             st.caption("Only a role with `manage_policy` approves or rejects policy changes.")
             return

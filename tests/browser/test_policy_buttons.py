@@ -2,7 +2,8 @@
 change ("Approve and apply") reads as the positive action, as Approve does on the Reviews page
 (green, never the theme's red, which would make applying look like the dangerous choice);
 Reject reads as a distinct one; proposing is not in the theme's red either; every label meets
-WCAG AA on its button, as the browser computes the colours.
+WCAG AA on its button, as the browser computes the colours; and axe-core finds nothing serious on
+the page while a change waits (its diff included) in either theme.
 
 An admin proposes the change; another admin (four-eyes) meets the buttons."""
 
@@ -15,6 +16,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from gatehouse.settings import Settings
 from gatehouse.wiring import open_services
+from tests.browser.accessibility import expect_accessible
 from tests.browser.harness import (
     BROWSER_ZONE,
     VIEWPORT,
@@ -85,6 +87,7 @@ def test_approving_a_change_reads_as_positive_and_every_button_is_readable(
                 f"{scheme}: {name}'s label is {contrast(background, text):.2f}:1 ({text} on {background})"
             )
         no_exception(page)
+        expect_accessible(page, f"Policy with a change waiting, {scheme} theme")
     finally:
         context.close()
 
