@@ -127,7 +127,9 @@ def _write_private(path: Path, text: str) -> None:
 
 def _write_public(path: Path, keys: SigningKeys) -> None:
     lines = ["# Gatehouse's public keys for approvals (gatehouse servers key); the first signs."]
-    lines += [f"{key.public_key}  # {key.state} since {key.since}" for key in keys.published()]
+    for key in keys.published():
+        when = "since" if key.state == "current" else "replaced"
+        lines.append(f"{key.public_key}  # {key.state}, {when} {key.since}")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
     temporary.replace(path)
