@@ -126,4 +126,6 @@ def _approval_words(server: dict[str, Any]) -> str:
     if not server.get("verifies_approvals") or not isinstance(announced, dict):
         return "not verified (it runs its tools for any client that asks)"
     keys = ", ".join(str(kid) for kid in announced.get("keyIds") or []) or "none yet"
-    return f"verified (side-effecting calls need Gatehouse's grant for {announced.get('server')!r}; keys {keys})"
+    return (
+        f"verified (side-effecting calls need Gatehouse's grant for {announced.get('server')!r}; keys {keys})"
+    )
