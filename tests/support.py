@@ -70,4 +70,8 @@ def bundled_server_entry(name: str, demo: Path) -> dict[str, object]:
     # The shipped entry's environment too: the public keys file a side-effecting server
     # verifies Gatehouse's grants with (gatehouse/approval_keys.py), in the data folder around ``demo``.
     env = {name: value.get_secret_value() for name, value in shipped.env.items()}
-    return {"command": shipped.command, "args": shipped.args, "env": env | {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE}}
+    return {
+        "command": shipped.command,
+        "args": shipped.args,
+        "env": env | {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE},
+    }

@@ -77,7 +77,14 @@ def test_an_email_a_reviewer_approved_is_sent_by_the_server_that_verifies_grants
 
     decided = as_json(
         gatehouse(
-            tmp_path, "reviews", "decide", asked["review"]["id"], "--approve", "--reviewer", "reviewer", "--json"
+            tmp_path,
+            "reviews",
+            "decide",
+            asked["review"]["id"],
+            "--approve",
+            "--reviewer",
+            "reviewer",
+            "--json",
         )
     )
 

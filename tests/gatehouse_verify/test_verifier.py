@@ -68,7 +68,9 @@ def test_a_grant_that_claims_a_long_life_or_a_future_issue_is_refused() -> None:
     with pytest.raises(GrantError, match="longer than 600 s"):
         verifier.check(grant("write_file", arguments, lifetime_seconds=3600), "write_file", arguments)
     with pytest.raises(GrantError, match="in the future"):
-        verifier.check(grant("write_file", arguments, issued_at=int(time.time()) + 300), "write_file", arguments)
+        verifier.check(
+            grant("write_file", arguments, issued_at=int(time.time()) + 300), "write_file", arguments
+        )
     why = verifier.check(grant("write_file", arguments), "write_file", arguments)
     assert why == Why.policy("file writes")
 

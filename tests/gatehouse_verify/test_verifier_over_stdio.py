@@ -16,7 +16,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from mcp import Client, MCPError, StdioServerParameters
 
-from gatehouse.approval_keys import load_signing_keys, public_keys_path, retire_previous_keys, rotate_signing_key
+from gatehouse.approval_keys import (
+    load_signing_keys,
+    public_keys_path,
+    retire_previous_keys,
+    rotate_signing_key,
+)
 from gatehouse_verify import META_KEY
 from gatehouse_verify.grant import Why, public_key_text, sign_grant
 from gatehouse_verify.keys import KEYS_ENV, KEYS_FILE_ENV
