@@ -303,7 +303,7 @@ def running_words(review: Review, approve: bool) -> str:
         return "Recording your approval…"
     if review.stage in {"before_execution", "after_failure"}:
         name = str(review.capability.get("name") or review.capability_key or "the call")
-        return f"Approved: running {name_literal(name)}…"
+        return f"Approved: running {name}…"
     return "Approved: the request goes on…"
 
 

@@ -56,7 +56,8 @@ class ApproveButton:
     ``disabled_because``: the button is drawn disabled, and this is said under it. ``missing``:
     the button stays live, and a click is answered with this instead of a decision (what is
     missing is typed into a field that commits its text only as the focus leaves it, i.e. on
-    the click itself: a button disabled until then would swallow that click)."""
+    the click itself: a button disabled until then would swallow that click). Every text is
+    plain: the bar shows it literally (a server's or a model's name in it stays a name)."""
 
     label: str
     help: str | None = None
@@ -67,7 +68,8 @@ class ApproveButton:
 @dataclass(frozen=True)
 class BarWords:
     """What the bar says: the reason field's label, the answer to a rejection without a
-    reason, and what runs once a decision is being carried out (by approve or reject)."""
+    reason, and what runs once a decision is being carried out (by approve or reject); plain
+    text, shown literally."""
 
     reason_label: str
     reason_needed: str
@@ -117,24 +119,29 @@ def decision_bar(review_id: str, asked: object, approve: ApproveButton, words: B
         if approve_asked and approve.disabled_because is None and approve.missing is None:
             decision = Asked(True, reason or None)
         elif approve_asked and approve.missing is not None:
-            st.error(approve.missing)
+            st.error(markdown_literal(approve.missing))
         elif reject_asked and reason:
             decision = Asked(False, reason)
         elif reject_asked:
-            st.error(words.reason_needed)
+            st.error(markdown_literal(words.reason_needed))
         busy = decision is not None
         # One row on a wide screen; on a narrow one the buttons wrap under the reason.
         with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
-            st.text_input(words.reason_label, key=f"reason-{review_id}", disabled=busy, width=REASON_WIDTH)
+            st.text_input(
+                markdown_literal(words.reason_label),
+                key=f"reason-{review_id}",
+                disabled=busy,
+                width=REASON_WIDTH,
+            )
             st.button(
-                approve.label,
+                markdown_literal(approve.label),
                 type="primary",
                 disabled=busy or approve.disabled_because is not None,
                 key=f"{APPROVE_KEY}{review_id}",
                 on_click=clicked,
                 args=(review_id, True),
                 shortcut=APPROVE_SHORTCUT,
-                help=approve.help,
+                help=markdown_literal(approve.help) if approve.help else None,
             )
             st.button(
                 "Reject",
@@ -146,9 +153,9 @@ def decision_bar(review_id: str, asked: object, approve: ApproveButton, words: B
             )
             st.caption(SHORTCUT_HINT, width="content")
         if approve.disabled_because:
-            st.caption(approve.disabled_because)
+            st.caption(markdown_literal(approve.disabled_because))
         if decision is not None:
-            st.info(words.running(decision.approve), icon=":material/hourglass_top:")
+            st.info(markdown_literal(words.running(decision.approve)), icon=":material/hourglass_top:")
     return decision
 
 

@@ -221,21 +221,19 @@ def approve_button(answer: Answer) -> ApproveButton:
             else "Write the answer the server gets: no language model is configured (GATEHOUSE_MODEL).",
         )
     return ApproveButton(
-        f"Approve: {markdown_literal(answer.model)} answers",
+        f"Approve: {answer.model} answers",
         help="The language model writes the answer to the messages shown; the server gets it.",
     )
 
 
 def running_words(review: Review, answer: Answer, approve: bool) -> str:
     """What the page says while the decision is carried out (a model's answer takes a while)."""
-    server = name_literal(str(review.capability.get("server") or "the server"))
+    server = str(review.capability.get("server") or "the server")
     if not approve:
         return f"Rejected: sending {server} the error…"
     if answer.written:
         return f"Approved: sending {server} your answer…"
-    return (
-        f"Approved: the language model {markdown_literal(answer.model or '')} writes the answer for {server}…"
-    )
+    return f"Approved: the language model {answer.model or ''} writes the answer for {server}…"
 
 
 def show_sampling_review(review: Review, user: str, asked: object) -> None:
