@@ -64,11 +64,14 @@ def _free_port() -> int:
         return port
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """Whether the Streamlit app at ``url`` (or a proxy in front of it) answers its health check
+    with "ok", straight to 127.0.0.1 whatever *_proxy variables the shell has."""
     try:
         with _LOCAL.open(f"{url}/_stcore/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
+            body: bytes = response.read()
+            return response.status == 200 and body.strip() == b"ok"
+    except OSError:  # refused, reset, timed out; URLError and HTTPError are OSErrors too
         return False
 
 
@@ -88,7 +91,7 @@ def streamlit_app(folder: Path, env: Mapping[str, str]) -> Iterator[Server]:
         )  # fmt: skip
     try:
         deadline = time.monotonic() + START_SECONDS
-        while not _healthy(url):
+        while not healthy(url):
             if process.poll() is not None or time.monotonic() > deadline:
                 tail = log.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"streamlit did not start on {url}; its log ends:\n{tail}")

@@ -124,6 +124,18 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The release file of a module's held server (tests/held_server.py: a call it holds
+    answers once the file exists); created at the latest when the module ends, so no call is
+    left waiting for it."""
+    path = tmp_path_factory.mktemp("held") / "release"
+    try:
+        yield path
+    finally:
+        path.touch()
+
+
 @pytest.fixture
 def artifacts() -> Path:
     """tests/browser/artifacts/ (gitignored): where screenshots go."""

@@ -21,7 +21,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, NoReturn, Protocol
 
 import pytest
 
-from bench.browser_tabs import CHROMIUM_ARGS
+from bench.browser_tabs import CHROMIUM_ARGS, healthy
 from policies.loader import DEFAULT_POLICY, load_policy
 from tests.processes import processes
 
@@ -183,19 +182,6 @@ def free_port() -> int:
         return port
 
 
-# Straight to 127.0.0.1, whatever *_proxy variables the shell has.
-_LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with _LOCAL.open(f"{url}/_stcore/health", timeout=2) as response:
-            body: bytes = response.read()
-            return response.status == 200 and body.strip() == b"ok"
-    except OSError:  # refused, reset, timed out; URLError and HTTPError are OSErrors too
-        return False
-
-
 def _command(port: int) -> list[str]:
     return [
         sys.executable,
@@ -272,7 +258,7 @@ def running_app(
             )
         try:
             deadline = time.monotonic() + START_SECONDS
-            while not _healthy(url):
+            while not healthy(url):
                 if time.monotonic() > deadline:
                     pytest.fail(
                         f"streamlit did not answer {url}/_stcore/health within {START_SECONDS:g} s; "
@@ -537,6 +523,29 @@ def expect_waiting_for_a_reviewer(operator: Page) -> None:
 
     answer = operator.get_by_test_id("stChatMessage").last
     expect(answer.get_by_text("waiting for a reviewer")).to_be_visible()
+
+
+def approve_the_one_pending_review(page: Page, request: str) -> None:
+    """In this session, become the reviewer and open Reviews, where exactly one review waits, of
+    ``request``; approve it and return once its outcome (ok) is shown and the run is done."""
+    from playwright.sync_api import expect
+
+    pick_identity(page, "reviewer")
+    go_to(page, "Reviews")
+    expect(page.get_by_text("Pending (1)")).to_be_visible()
+    expect(page.get_by_text(request).first).to_be_visible()
+    page.get_by_role("button", name="Approve", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
+    wait_for_app(page)
+
+
+def operator_asks(open_app: OpenApp, request: str) -> Page:
+    """A new session as the operator (a new context starts as operator) that sends ``request``
+    in a new thread; returned once the answer is drawn."""
+    page = open_app()
+    new_thread(page)
+    send_chat(page, request)
+    return page
 
 
 def reviewer_on_reviews(open_app: OpenApp, name: str = "reviewer", *, height: int = 1900) -> Page:

@@ -53,6 +53,31 @@ def reject_button(page: Page) -> Locator:
     return page.get_by_test_id("stMain").get_by_role("button", name=re.compile(r"^Reject"))
 
 
+def expect_locked_while_running_and_try_again(page: Page, says_what_runs: re.Pattern[str]) -> None:
+    """While an approved decision is carried out: the page says what runs, both buttons are
+    disabled and the script run is still going. Then a second click on Approve (forced past its
+    disabled state) and its key: the caller, once the run ends, checks it was decided once."""
+    expect(page.get_by_text(says_what_runs)).to_be_visible()
+    expect(approve_button(page)).to_be_disabled()
+    expect(reject_button(page)).to_be_disabled()
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "running")
+    approve_button(page).click(force=True)
+    page.keyboard.press("a")
+
+
+def reject_giving(page: Page, reason: str, outcome: re.Pattern[str]) -> None:
+    """Reject the open review with ``reason`` (sent with Enter, so it reaches the server before
+    the click); return once the page shows ``outcome`` and the run is done."""
+    expect(reject_button(page)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
+    field = page.get_by_role("textbox", name=re.compile(r"^Reason"))
+    field.fill(reason)
+    field.press("Enter")
+    wait_for_app(page)
+    reject_button(page).click()
+    expect(page.get_by_text(outcome)).to_be_visible()
+    wait_for_app(page)
+
+
 def preview(page: Page) -> Locator:
     return page.locator(f'[class*="st-key-{PREVIEW_KEY}"]')
 

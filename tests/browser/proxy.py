@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from bench.browser_tabs import healthy
 from tests.browser.harness import (
     ROOT,
     START_SECONDS,
@@ -57,15 +57,6 @@ def _haproxy() -> str:
     return path
 
 
-def _answers(url: str) -> bool:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(f"{url}/_stcore/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 @contextmanager
 def running_proxy(folder: Path, replicas: Mapping[str, AppServer], port: int | None = None) -> Iterator[str]:
     """HAProxy with deploy/haproxy.cfg in front of ``replicas`` (by their names in REPLICAS) on
@@ -87,7 +78,7 @@ def running_proxy(folder: Path, replicas: Mapping[str, AppServer], port: int | N
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + START_SECONDS
-        while not _answers(url):
+        while not healthy(url):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"haproxy did not answer {url}; its log:\n{log_tail(log)}", pytrace=False)
             time.sleep(0.1)

@@ -39,17 +39,6 @@ CALLED = "Called the server"
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The file that lets the held server answer; created at the latest when the module ends,
-    so no call is left waiting for it."""
-    path = tmp_path_factory.mktemp("held") / "release"
-    try:
-        yield path
-    finally:
-        path.touch()
-
-
-@pytest.fixture(scope="module")
 def app_server(tmp_path_factory: pytest.TempPathFactory, release: Path) -> Iterator[AppServer]:
     """The app with the demo servers and the held one (this module's own server)."""
     held = entry("forecast", Hold(release=release))

@@ -9,7 +9,6 @@ Without HAProxy the test is skipped with the reason, or fails under GATEHOUSE_RE
 
 from __future__ import annotations
 
-import re
 import secrets
 import sqlite3
 from collections.abc import Iterator
@@ -23,15 +22,13 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.harness import (
     AppServer,
+    approve_the_one_pending_review,
     expect_waiting_for_a_reviewer,
-    go_to,
     new_page,
     no_exception,
-    pick_identity,
     running_app,
     send_chat,
     visit,
-    wait_for_app,
 )
 from tests.browser.proxy import REPLICAS, replica_of, running_proxy
 from tests.browser.test_review_flow import outbox
@@ -99,13 +96,7 @@ def test_behind_the_proxy_a_request_filed_on_one_replica_is_decided_on_the_other
 
         reviewer = _open_on_another_replica(browser, proxied.url, filed_on, pages)
         decided_on = replica_of(reviewer)
-        pick_identity(reviewer, "reviewer")
-        go_to(reviewer, "Reviews")
-        expect(reviewer.get_by_text("Pending (1)")).to_be_visible()  # the one queue
-        expect(reviewer.get_by_text(EMAIL).first).to_be_visible()
-        reviewer.get_by_role("button", name="Approve", exact=True).click()
-        expect(reviewer.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
-        wait_for_app(reviewer)
+        approve_the_one_pending_review(reviewer, EMAIL)  # the one queue: Pending (1)
 
         # The operator, untouched, on the other replica: the outcome shows by itself.
         answer = operator.get_by_test_id("stChatMessage").last

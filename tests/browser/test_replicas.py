@@ -3,7 +3,6 @@ review approved in one shows as decided in the other."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.backends import postgres_schema
 from tests.browser.harness import (
     AppServer,
+    approve_the_one_pending_review,
     expect_waiting_for_a_reviewer,
     go_to,
     new_page,
@@ -21,7 +21,6 @@ from tests.browser.harness import (
     running_app,
     send_chat,
     visit,
-    wait_for_app,
 )
 
 EMAIL = "Send an email to bob@example.com saying hi from replica one"
@@ -64,13 +63,7 @@ def test_a_review_asked_on_one_replica_is_approved_on_the_other_and_shows_decide
         expect(watcher.get_by_text("Pending (1)")).to_be_visible()
 
         reviewer = _open(browser, two, pages)
-        pick_identity(reviewer, "reviewer")
-        go_to(reviewer, "Reviews")
-        expect(reviewer.get_by_text("Pending (1)")).to_be_visible()  # the same queue
-        expect(reviewer.get_by_text(EMAIL).first).to_be_visible()
-        reviewer.get_by_role("button", name="Approve", exact=True).click()
-        expect(reviewer.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
-        wait_for_app(reviewer)
+        approve_the_one_pending_review(reviewer, EMAIL)  # the same queue: Pending (1)
 
         # Replica one: its pending count drops by itself; a rerun of its queue shows the decision.
         sidebar_count = watcher.get_by_test_id("stSidebar").get_by_test_id("stMetricValue")

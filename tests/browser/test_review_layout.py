@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.browser.harness import (
     RUN_TIMEOUT_MS,
@@ -24,6 +24,7 @@ from tests.browser.harness import (
     OpenApp,
     new_thread,
     no_exception,
+    operator_asks,
     reviewer_on_reviews,
     running_app,
     send_chat,
@@ -39,9 +40,11 @@ from tests.browser.layout import (
     box,
     colours,
     contrast,
+    expect_locked_while_running_and_try_again,
     on_screen,
     preview,
     reject_button,
+    reject_giving,
     reviews_at,
     scrolled,
     settle,
@@ -51,17 +54,6 @@ from tests.held_server import Hold, entry
 # The preview box's bound (gatehouse/web/decision_style.py: 38% of the window), with a margin.
 PREVIEW_SHARE = 0.40
 LONG_LINE = "a line of the long notes file " * 80
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The file that lets the held mail server answer; created at the latest when the module
-    ends, so no call is left waiting for it."""
-    path = tmp_path_factory.mktemp("held") / "release"
-    try:
-        yield path
-    finally:
-        path.touch()
 
 
 @pytest.fixture(scope="module")
@@ -79,21 +71,25 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, release: Path, effects:
 
 
 def reject(page: Page, reason: str) -> None:
-    expect(reject_button(page)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
-    page.get_by_role("textbox", name=re.compile(r"^Reason")).fill(reason)
-    page.get_by_role("textbox", name=re.compile(r"^Reason")).press("Enter")
+    reject_giving(page, reason, re.compile(r"Outcome: rejected"))
+
+
+def decide_by_key(page: Page, reason: Locator, why: str, key: str, outcome: str) -> None:
+    """Give ``why`` as the reason (it reaches the server), leave the field (a key typed in it
+    decides nothing), press ``key``: the review's outcome reads ``outcome``."""
+    reason.fill(why)
+    reason.press("Enter")
     wait_for_app(page)
-    reject_button(page).click()
-    expect(page.get_by_text(re.compile(r"Outcome: rejected"))).to_be_visible()
+    reason.blur()
+    page.keyboard.press(key)
+    expect(page.get_by_text(re.compile(rf"Outcome: {outcome}"))).to_be_visible()
     wait_for_app(page)
 
 
 def test_on_a_laptop_and_a_phone_the_preview_and_both_buttons_share_the_first_screen(
     browser: Browser, app_server: AppServer, open_app: OpenApp
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, "Send an email to bob@example.com saying see you at noon")
+    operator_asks(open_app, "Send an email to bob@example.com saying see you at noon")
     for size in (LAPTOP, PHONE):
         reviewer = reviews_at(browser, app_server, size)
         try:
@@ -167,9 +163,7 @@ def test_who_may_not_decide_reads_why_before_the_proposal_and_gets_no_button(
 def test_a_long_diff_scrolls_inside_its_own_box_under_the_buttons_reach(
     browser: Browser, app_server: AppServer, open_app: OpenApp
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, f'Write "{LONG_LINE}" to the file notes/long.md')
+    operator_asks(open_app, f'Write "{LONG_LINE}" to the file notes/long.md')
     reviewer = reviews_at(browser, app_server, LAPTOP)
     try:
         diff = preview(reviewer)
@@ -190,9 +184,7 @@ def test_a_long_diff_scrolls_inside_its_own_box_under_the_buttons_reach(
 def test_a_key_approves_and_another_rejects_but_not_while_typing(
     app_server: AppServer, open_app: OpenApp
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, "Send an email to bob@example.com saying by key")
+    operator = operator_asks(open_app, "Send an email to bob@example.com saying by key")
     reviewer = reviewer_on_reviews(open_app)
     reason = reviewer.get_by_role("textbox", name=re.compile(r"^Reason"))
     expect(reason).to_be_visible(timeout=RUN_TIMEOUT_MS)
@@ -201,47 +193,28 @@ def test_a_key_approves_and_another_rejects_but_not_while_typing(
     reason.press_sequentially("ax")
     wait_for_app(reviewer)
     expect(approve_button(reviewer)).to_be_enabled()
-    reason.fill("")
-    reason.press("Enter")
-    wait_for_app(reviewer)
-    reason.blur()
-    reviewer.keyboard.press("a")
-    expect(reviewer.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()
-    wait_for_app(reviewer)
+    decide_by_key(reviewer, reason, "", "a", "ok")
 
     new_thread(operator)
     send_chat(operator, "Send an email to bob@example.com saying rejected by key")
     expect(reviewer.get_by_text("rejected by key").first).to_be_visible(timeout=20_000)
     wait_for_app(reviewer)
-    reason.fill("not by key")
-    reason.press("Enter")
-    wait_for_app(reviewer)
-    reason.blur()
-    reviewer.keyboard.press("x")
-    expect(reviewer.get_by_text(re.compile(r"Outcome: rejected"))).to_be_visible()
+    decide_by_key(reviewer, reason, "not by key", "x", "rejected")
     no_exception(reviewer)
 
 
 def test_while_an_approved_call_runs_the_buttons_are_disabled_and_say_what_runs(
     app_server: AppServer, open_app: OpenApp, release: Path, effects: Path
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, "Send a message to bob@example.com saying held")
+    operator_asks(open_app, "Send a message to bob@example.com saying held")
     reviewer = reviewer_on_reviews(open_app)
     expect(reviewer.get_by_text("Send a message to bob@example.com saying held").first).to_be_visible()
     expect(approve_button(reviewer)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
     wait_for_app(reviewer)
     approve_button(reviewer).click()
 
-    # While the held call runs: what runs, and no live button.
-    expect(reviewer.get_by_text(re.compile(r"running send_message"))).to_be_visible()
-    expect(approve_button(reviewer)).to_be_disabled()
-    expect(reject_button(reviewer)).to_be_disabled()
-    expect(reviewer.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "running")
-    # A second click, or the key, decides nothing more.
-    approve_button(reviewer).click(force=True)
-    reviewer.keyboard.press("a")
+    # While the held call runs: what runs, and no live button; a second try decides nothing more.
+    expect_locked_while_running_and_try_again(reviewer, re.compile(r"running send_message"))
     release.touch()
 
     expect(reviewer.get_by_text(re.compile(r"Outcome: ok"))).to_be_visible()

@@ -42,9 +42,11 @@ from tests.browser.layout import (
     PHONE,
     approve_button,
     box,
+    expect_locked_while_running_and_try_again,
     messages_box,
     on_screen,
     reject_button,
+    reject_giving,
     reviews_at,
     scrolled,
     settle,
@@ -166,14 +168,7 @@ def ask(services: Services, calls: ThreadPoolExecutor, message: str) -> tuple[Fu
 
 
 def reject(page: Page, reason: str) -> None:
-    expect(reject_button(page)).to_be_enabled(timeout=RUN_TIMEOUT_MS)
-    field_ = page.get_by_role("textbox", name=re.compile(r"^Reason"))
-    field_.fill(reason)
-    field_.press("Enter")
-    wait_for_app(page)
-    reject_button(page).click()
-    expect(page.get_by_text(re.compile(r"writer gets an error saying a reviewer declined"))).to_be_visible()
-    wait_for_app(page)
+    reject_giving(page, reason, re.compile(r"writer gets an error saying a reviewer declined"))
 
 
 def test_on_a_laptop_and_a_phone_the_messages_and_both_buttons_share_the_first_screen(
@@ -250,14 +245,8 @@ def test_while_the_model_writes_the_approved_answer_the_buttons_are_disabled_and
         wait_for_app(reviewer)
         approve.click()
 
-        # While the model writes: what runs, and no live button.
-        expect(reviewer.get_by_text(re.compile(r"writes the answer for writer"))).to_be_visible()
-        expect(approve_button(reviewer)).to_be_disabled()
-        expect(reject_button(reviewer)).to_be_disabled()
-        expect(reviewer.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "running")
-        # A second click, or the key, decides nothing more.
-        approve_button(reviewer).click(force=True)
-        reviewer.keyboard.press("a")
+        # While the model writes: what runs, and no live button; a second try decides nothing more.
+        expect_locked_while_running_and_try_again(reviewer, re.compile(r"writes the answer for writer"))
         held_model.release.set()
 
         expect(reviewer.get_by_text(re.compile(r"writer gets the answer"))).to_be_visible()

@@ -21,11 +21,10 @@ from tests.browser.harness import (
     AppServer,
     OpenApp,
     go_to,
-    new_thread,
     no_exception,
+    operator_asks,
     reviewer_on_reviews,
     selectbox,
-    send_chat,
     wait_for_app,
 )
 from tests.browser.test_review_flow import outbox
@@ -75,9 +74,7 @@ def sent_with_body(data: Path, body: str) -> list[dict[str, object]]:
 def test_editing_a_field_and_clicking_the_primary_button_runs_the_edited_content(
     app_server: AppServer, open_app: OpenApp
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, "Send an email to bob@example.com saying as proposed")
+    operator_asks(open_app, "Send an email to bob@example.com saying as proposed")
     reviewer = reviewer_on_reviews(open_app)
     expect(reviewer.get_by_role("textbox", name="body *", exact=True)).to_have_value("as proposed")
 
@@ -118,9 +115,7 @@ def test_a_request_dressed_up_as_markup_shows_literally_on_every_page_and_fetche
     app_server: AppServer, open_app: OpenApp, image_host: ImageHost
 ) -> None:
     request = dressed_up(image_host)
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, request)
+    operator = operator_asks(open_app, request)
     expect(operator.get_by_test_id("stText").filter(has_text=request)).to_be_visible()
     shows_no_markup_from(operator, image_host)
 
@@ -147,9 +142,7 @@ def test_a_request_dressed_up_as_markup_shows_literally_on_every_page_and_fetche
 def test_a_decision_from_a_stale_tab_is_refused_and_names_who_decided(
     app_server: AppServer, open_app: OpenApp
 ) -> None:
-    operator = open_app()
-    new_thread(operator)
-    send_chat(operator, "Send an email to bob@example.com saying only once")
+    operator_asks(open_app, "Send an email to bob@example.com saying only once")
     stale = reviewer_on_reviews(open_app, "reviewer")
     winner = reviewer_on_reviews(open_app, "reviewer2")
     expect(stale.get_by_role("textbox", name="body *", exact=True)).to_have_value("only once")
