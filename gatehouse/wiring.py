@@ -55,6 +55,8 @@ from policies.versions import PolicyVersions, file_source, standing_version
 from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
+from reviews.grant_service import GrantService
+from reviews.grants import GrantStore
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
@@ -102,6 +104,8 @@ class Services:
     webhook: WebhookSender | None = None
     # Recalls threads' secrets from their checkpoints (_Storage.checkpoint_reader).
     checkpoint_reader: BaseCheckpointSaver[Any] | None = None
+    # Remembered approvals: made with a decision, used by the graph, listed and revoked.
+    grants: GrantService | None = None
 
     @property
     def mcp(self) -> McpClient:
@@ -420,6 +424,12 @@ def build_services(
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     questions = OperatorQuestions(storage.questions, audit, engine, secrets)
     try:
+        with _opening(settings):
+            grants = GrantService(GrantStore(ledger.database), audit, engine)
+    except BaseException:
+        storage.close()
+        raise
+    try:
         if mcp is not None:
             client = mcp
         elif connect_servers:
@@ -450,6 +460,7 @@ def build_services(
             time_limit=client.call_time_limit if isinstance(client, SdkMcpClient) else None,
         ),
         planner=planner_for(settings.model, timeout=settings.model_timeout),
+        grants=grants,
     )
     graph = compile_graph(checkpointer)
     # A thread this process meets for the first time (a reviewer's command, the app after a
@@ -477,6 +488,7 @@ def build_services(
         conversations,
         notifier=notifier,
         sampler=sampler_for(settings.model, timeout=settings.model_timeout),
+        grants=grants,
     )
     return Services(
         graph=graph,
@@ -508,6 +520,7 @@ def build_services(
         outbox=storage.outbox,
         webhook=webhook,
         checkpoint_reader=storage.checkpoint_reader,
+        grants=grants,
     )
 
 
