@@ -92,6 +92,8 @@ class Services:
     questions: OperatorQuestions
     # Changes to the policy proposed and approved from the app or the CLI.
     policy_changes: PolicyChanges
+    # Remembered approvals: made with a decision, used by the graph, listed and revoked.
+    grants: GrantService
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     # The servers file the pool was started from, with its broken entries (None: a client was
@@ -104,8 +106,6 @@ class Services:
     webhook: WebhookSender | None = None
     # Recalls threads' secrets from their checkpoints (_Storage.checkpoint_reader).
     checkpoint_reader: BaseCheckpointSaver[Any] | None = None
-    # Remembered approvals: made with a decision, used by the graph, listed and revoked.
-    grants: GrantService | None = None
 
     @property
     def mcp(self) -> McpClient:

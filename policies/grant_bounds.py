@@ -5,7 +5,8 @@ whose arguments stay within bounds they state, one per argument:
 
 - ``{"exact": VALUE}``: exactly this value (the same JSON: ``1`` is not ``"1"`` nor ``1.0``);
 - ``{"domain": "example.com"}``: every address in a recipient argument is at this domain
-  (case aside, and nothing else: ``evil-example.com`` and ``mail.example.com`` are not it);
+  (case aside, and nothing else: ``evil-example.com`` and ``mail.example.com`` are not it; an
+  address with a second "@", a "%" or a "!" before it is refused: they route elsewhere);
 - ``{"under": "/srv/docs"}``: a path inside this folder (``..``, ``~``, backslashes and NUL are
   refused outright; a symlink that leads out is refused where the path can be resolved here);
 - ``{"max": 100}`` (and/or ``"min"``): a number within these, inclusive; a number written as a
@@ -31,6 +32,7 @@ from policies.constraints import recipient_addresses
 Bound = dict[str, Any] | str
 Bounds = dict[str, Bound]
 _KINDS = ("exact", "domain", "under", "max", "min")
+_ROUTING = frozenset("@%!")
 
 
 class BoundsError(ValueError):
@@ -127,7 +129,10 @@ def _outside_domain(name: str, value: Any, domain: str) -> str | None:
         return f"argument {name} holds no address"
     for address in addresses:
         local, at, at_domain = address.rpartition("@")
-        if not at or not local or at_domain.lower() != domain:
+        # One "@" only, and none of the old relaying marks ("%", "!") that route a message
+        # through the named domain to another.
+        routed = set(local) & _ROUTING
+        if not at or not local or routed or at_domain.lower() != domain:
             return f"argument {name}: {address!r} is not at {domain}"
     return None
 

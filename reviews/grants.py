@@ -143,7 +143,8 @@ class GrantStore:
 
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utc_now) -> None:
         self._db = db
-        self._clock = clock
+        # Where its time comes from: what expiry is judged against (a test sets its own).
+        self.clock = clock
         migrate(db, "grants", _MIGRATIONS)
 
     @property
@@ -151,7 +152,7 @@ class GrantStore:
         return self._db
 
     def now(self) -> datetime:
-        return self._clock()
+        return self.clock()
 
     def add(self, grant: Grant) -> None:
         """Record a new grant (inside the decision's transaction, when there is one)."""
@@ -200,7 +201,7 @@ class GrantStore:
             rows = conn.execute(
                 "SELECT * FROM grants WHERE expires_at > ? AND revoked_at IS NULL"
                 " AND (uses_left IS NULL OR uses_left > 0) ORDER BY created_at, id",
-                (iso(self._clock()),),
+                (iso(self.clock()),),
             ).fetchall()
         return [_row_to_grant(row) for row in rows]
 
@@ -211,7 +212,7 @@ class GrantStore:
             rows = conn.execute(
                 "SELECT * FROM grants WHERE capability_key = ? AND expires_at > ? AND revoked_at IS NULL"
                 " AND (uses_left IS NULL OR uses_left > 0) ORDER BY created_at, id",
-                (capability_key, iso(self._clock())),
+                (capability_key, iso(self.clock())),
             ).fetchall()
         return [_row_to_grant(row) for row in rows]
 
@@ -226,7 +227,7 @@ class GrantStore:
             True when the call may run under the grant; False when it may not (revoked,
             expired or used up meanwhile).
         """
-        now = iso(self._clock())
+        now = iso(self.clock())
         with self._db.write() as conn:
             if conn.execute(
                 "SELECT 1 AS used FROM grant_uses WHERE grant_id = ? AND use_key = ?", (grant_id, use_key)
@@ -264,7 +265,7 @@ class GrantStore:
                 conn.execute(
                     "UPDATE grants SET revoked_at = ?, revoked_by = ?, revoke_reason = ?"
                     " WHERE id = ? AND revoked_at IS NULL",
-                    (iso(self._clock()), by, reason, grant_id),
+                    (iso(self.clock()), by, reason, grant_id),
                 ).rowcount
                 == 1
             )
