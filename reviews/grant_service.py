@@ -205,6 +205,10 @@ class GrantService:
         """
         key = call.capability.key
         if self.policy.grant_problem(key, call.decision) is not None:
+            # Nothing may cover it; the grants that would have are checked against the policy
+            # in force (and ended if it no longer allows their own call).
+            for grant in self.store.live_for(key):
+                self._still_allowed(grant)
             return None
         concerns = _weighed((f.code, f.severity) for f in call.decision.flags)
         for grant in self.store.live_for(key):
