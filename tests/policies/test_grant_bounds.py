@@ -52,7 +52,9 @@ def test_exact_values_compare_as_json_so_a_numeric_string_is_not_the_number() ->
     ],
 )
 def test_a_domain_bound_covers_addresses_at_that_domain_only(recipient: str, covered: bool) -> None:
-    assert _covers({"to": {"domain": "example.com"}, "body": "any"}, {"to": recipient, "body": "x"}) is covered
+    assert (
+        _covers({"to": {"domain": "example.com"}, "body": "any"}, {"to": recipient, "body": "x"}) is covered
+    )
 
 
 def test_a_domain_bound_holds_every_address_of_a_list_and_refuses_a_number() -> None:
@@ -83,7 +85,10 @@ def test_a_domain_bound_holds_every_address_of_a_list_and_refuses_a_number() -> 
 )
 def test_a_folder_bound_covers_paths_inside_it_only(path: str, covered: bool) -> None:
     approved = {"path": "/srv/docs/notes.txt", "content": "x"}
-    assert _covers({"path": {"under": "/srv/docs"}, "content": "any"}, {"path": path, "content": "y"}, approved) is covered
+    assert (
+        _covers({"path": {"under": "/srv/docs"}, "content": "any"}, {"path": path, "content": "y"}, approved)
+        is covered
+    )
 
 
 def test_a_folder_bound_refuses_a_symlink_inside_it_that_leads_out(tmp_path: Path) -> None:
@@ -115,7 +120,9 @@ def test_a_folder_bound_refuses_a_symlink_inside_it_that_leads_out(tmp_path: Pat
 )
 def test_a_limit_covers_numbers_within_it_only(amount: Any, covered: bool) -> None:
     approved = {"amount": 20, "item": "pens"}
-    assert _covers({"amount": {"max": 100, "min": 0}}, {"amount": amount, "item": "pens"}, approved) is covered
+    assert (
+        _covers({"amount": {"max": 100, "min": 0}}, {"amount": amount, "item": "pens"}, approved) is covered
+    )
 
 
 def test_bounds_the_approved_call_itself_breaks_are_refused() -> None:

@@ -20,7 +20,9 @@ def _shipped() -> PolicyEngine:
     return PolicyEngine(load_policy(SHIPPED, variables={"GATEHOUSE_DATA": "/tmp/gatehouse-data"}))
 
 
-def _problem(policy_engine: PolicyEngine, capability: Any, arguments: dict[str, Any], **kw: Any) -> str | None:
+def _problem(
+    policy_engine: PolicyEngine, capability: Any, arguments: dict[str, Any], **kw: Any
+) -> str | None:
     decision = policy_engine.evaluate(capability, arguments, **kw).decision
     return policy_engine.grant_problem(capability.key, decision)
 
@@ -67,7 +69,9 @@ def test_a_value_nobody_stated_is_never_covered() -> None:
 
 
 def test_a_secret_bound_for_an_untrusted_server_is_never_covered() -> None:
-    untrusted = tool("send_email", server="elsewhere", properties={"to": STRING, "body": STRING}, annotations=ACTS)
+    untrusted = tool(
+        "send_email", server="elsewhere", properties={"to": STRING, "body": STRING}, annotations=ACTS
+    )
     token = {"to": "bob@example.com", "body": "ghp_" + "a1B2" * 9}
     problem = _problem(_shipped(), untrusted, token)
     assert problem is not None and "secret" in problem
