@@ -216,24 +216,25 @@ class GrantService:
                 continue
             hashed = call_hash(call.capability.server, call.capability.fingerprint, call.arguments)
             with self._transaction():
-                if not self.store.use(
+                used = self.store.use(
                     grant.id, use_key=call.use_key, thread_id=call.thread_id, call_hash=hashed
-                ):
-                    continue  # revoked, expired or used up since it was read
-                used = self.store.get(grant.id) or grant
-                self.audit.append(
-                    "grant_used",
-                    {
-                        "grant": grant.id,
-                        "capability": key,
-                        "call_hash": hashed,
-                        "approved_by": grant.created_by,
-                        "uses_left": used.uses_left,
-                    },
-                    thread_id=call.thread_id,
-                    actor=call.requester,
                 )
-            return cast("GrantUseData", used.summary())
+                if used is None:
+                    continue  # revoked, expired or used up since it was read
+                if not used.again:
+                    self.audit.append(
+                        "grant_used",
+                        {
+                            "grant": grant.id,
+                            "capability": key,
+                            "call_hash": hashed,
+                            "approved_by": grant.created_by,
+                            "uses_left": used.uses_left,
+                        },
+                        thread_id=call.thread_id,
+                        actor=call.requester,
+                    )
+            return cast("GrantUseData", grant.summary() | {"uses_left": used.uses_left})
         return None
 
     @staticmethod
@@ -260,8 +261,11 @@ class GrantService:
         version = self.policy.version
         if grant.policy_version == version:
             return True
-        capability = Capability.model_validate(grant.capability)
-        decision = self.policy.evaluate(capability, grant.arguments).decision
+        stored = self.store.get(grant.id)
+        if stored is None or stored.capability is None or stored.arguments is None:
+            return False
+        capability = Capability.model_validate(stored.capability)
+        decision = self.policy.evaluate(capability, stored.arguments).decision
         problem = self.policy.grant_problem(grant.capability_key, decision)
         if problem is None:
             self.store.mark_checked(grant.id, version)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -75,9 +76,10 @@ class Grant(BaseModel):
     server: str
     fingerprint: str
     # The definition approved (mcp_host.manifest.Capability as JSON) and the approved call's
-    # arguments: what a new version of the policy is asked about.
-    capability: dict[str, Any]
-    arguments: dict[str, Any]
+    # arguments: what a new version of the policy is asked about. None: not read (live_for
+    # leaves them out; get reads them).
+    capability: dict[str, Any] | None
+    arguments: dict[str, Any] | None
     bounds: Bounds
     # The codes of the flags the approved call was shown with: a later call raising any other
     # (a new concern nobody saw) is not covered.
@@ -126,6 +128,15 @@ class Grant(BaseModel):
         }
 
 
+@dataclass(frozen=True)
+class Used:
+    """A use a call runs under: the uses left after it (None: no cap), and whether the step
+    had taken it before (it ran again after a crash: no second use)."""
+
+    uses_left: int | None
+    again: bool
+
+
 def new_grant_id() -> str:
     """A grant's id: short enough to type, random, and never reused."""
     return f"g-{secrets.token_hex(6)}"
@@ -134,8 +145,17 @@ def new_grant_id() -> str:
 def _row_to_grant(row: Any) -> Grant:
     data = dict(row)
     for name in ("capability", "arguments", "bounds", "flag_codes"):
-        data[name] = json.loads(data[name])
+        data[name] = json.loads(data[name]) if name in data else None
     return Grant.model_validate(data)
+
+
+# What deciding whether a grant covers a call reads: every column but the approved definition
+# and arguments (read only when a new policy version asks about them), for the hot path.
+_COVER_COLUMNS = (
+    "id, review_id, capability_key, server, fingerprint, bounds, flag_codes, scope, thread_id, requester,"
+    " created_by, created_at, expires_at, uses_max, uses_left, use_count, policy_version, revoked_at,"
+    " revoked_by, revoke_reason"
+)
 
 
 class GrantStore:
@@ -210,13 +230,14 @@ class GrantStore:
         expired, a use left), oldest first: one indexed read."""
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT * FROM grants WHERE capability_key = ? AND expires_at > ? AND revoked_at IS NULL"
+                f"SELECT {_COVER_COLUMNS} FROM grants WHERE capability_key = ? AND expires_at > ?"
+                " AND revoked_at IS NULL"
                 " AND (uses_left IS NULL OR uses_left > 0) ORDER BY created_at, id",
                 (capability_key, iso(self.clock())),
             ).fetchall()
         return [_row_to_grant(row) for row in rows]
 
-    def use(self, grant_id: str, *, use_key: str, thread_id: str, call_hash: str) -> bool:
+    def use(self, grant_id: str, *, use_key: str, thread_id: str, call_hash: str) -> Used | None:
         """Consume one use of a grant for the step ``use_key``, exactly once.
 
         A step that used it before (re-run after a crash) gets True without a second use. Else
@@ -224,24 +245,27 @@ class GrantStore:
         racing for the last use, the database lets exactly one through.
 
         Returns:
-            True when the call may run under the grant; False when it may not (revoked,
-            expired or used up meanwhile).
+            The uses left after it when the call may run under the grant; None when it may not
+            (revoked, expired or used up meanwhile).
         """
         now = iso(self.clock())
         with self._db.write() as conn:
-            if conn.execute(
-                "SELECT 1 AS used FROM grant_uses WHERE grant_id = ? AND use_key = ?", (grant_id, use_key)
-            ).fetchone():
-                return True
+            before = conn.execute(
+                "SELECT g.uses_left FROM grant_uses u JOIN grants g ON g.id = u.grant_id"
+                " WHERE u.grant_id = ? AND u.use_key = ?",
+                (grant_id, use_key),
+            ).fetchone()
+            if before is not None:
+                return Used(before["uses_left"], again=True)
             taken = conn.execute(
                 "UPDATE grants SET use_count = use_count + 1,"
                 " uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END"
                 " WHERE id = ? AND revoked_at IS NULL AND expires_at > ?"
-                " AND (uses_left IS NULL OR uses_left > 0)",
+                " AND (uses_left IS NULL OR uses_left > 0) RETURNING uses_left",
                 (grant_id, now),
-            ).rowcount
-            if taken != 1:
-                return False
+            ).fetchone()
+            if taken is None:
+                return None
             recorded = conn.execute(
                 "INSERT INTO grant_uses (grant_id, use_key, thread_id, call_hash, used_at)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (grant_id, use_key) DO NOTHING",
@@ -255,7 +279,8 @@ class GrantStore:
                     " uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left + 1 END WHERE id = ?",
                     (grant_id,),
                 )
-        return True
+                return Used(None if taken["uses_left"] is None else taken["uses_left"] + 1, again=True)
+        return Used(taken["uses_left"], again=False)
 
     def revoke(self, grant_id: str, *, by: str, reason: str) -> bool:
         """End a grant now. True when this call ended it; False if it was ended before (or no
