@@ -18,9 +18,9 @@ from gatehouse.wiring import Services
 from reviews.grant_service import parse_remember
 
 SECTION = "11 a call under a grant"
-REQUESTS = 200
+REQUESTS = 280
 WARMUP = 20
-ROUNDS = 5
+ROUNDS = 7
 RATIO_TARGET = 1.1
 SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "default.toml"
 # The shipped rule for outgoing messages, made an allow that knowingly accepts what the engine
@@ -82,10 +82,15 @@ def run(space: Workspace) -> list[Figure]:
         for _ in range(ROUNDS):
             rule_round: list[float] = []
             grant_round: list[float] = []
-            # Interleaved, so a burst of load on this shared machine hits both sides alike.
-            for _ in range(per_round):
-                rule_round.append(_timed_send(by_rule, grant=None))
-                grant_round.append(_timed_send(by_grant, grant=grant))
+            # Interleaved, so a burst of load on this shared machine hits both sides alike, and
+            # each side first every other time, so neither always runs right after the other.
+            for n in range(per_round):
+                if n % 2:
+                    grant_round.append(_timed_send(by_grant, grant=grant))
+                    rule_round.append(_timed_send(by_rule, grant=None))
+                else:
+                    rule_round.append(_timed_send(by_rule, grant=None))
+                    grant_round.append(_timed_send(by_grant, grant=grant))
             ratios.append(statistics.median(grant_round) / statistics.median(rule_round))
             allowed += rule_round
             granted += grant_round
@@ -97,7 +102,8 @@ def run(space: Workspace) -> list[Figure]:
             statistics.median(ratios),
             "x",
             Target("<=", RATIO_TARGET),
-            f"median of {ROUNDS} rounds of {per_round} interleaved requests each, every round its own "
+            f"median of {ROUNDS} rounds of {per_round} requests each side, interleaved (each side first every other "
+            f"time), every round its own "
             f"ratio of medians ({listed(ratios)}); SQLite file, e-mail server over stdio",
             {"rounds": ratios},
         ),
