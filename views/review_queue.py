@@ -48,6 +48,7 @@ from gatehouse.web.decision_style import (
 )
 from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.grant_panel import grants_section, remember_choice
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.live_queue import (
     REFRESH_SECONDS,
@@ -68,6 +69,7 @@ from reviews.sampling import SAMPLING_STAGE
 
 if TYPE_CHECKING:
     from graph.state import EffectBinding
+    from reviews.grant_service import Remember
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
@@ -407,6 +409,7 @@ def decide(
     reason: str | None,
     shown: str,
     shown_effect: EffectBinding | None,
+    remember: Remember | None = None,
 ) -> None:
     try:
         result = services().reviews.decide(
@@ -417,6 +420,7 @@ def decide(
             arguments=arguments,
             expected=shown,
             shown_effect=shown_effect,
+            remember=remember if approve else None,
         )
     except AlreadyDecidedError:
         # The page shows who decided, where the review was (show_decided): nothing moves.
@@ -434,9 +438,10 @@ def decide(
             )
         else:
             output = result.run.final_output
+            remembered = f" Remembered as grant {result.grant.id}." if result.grant is not None else ""
             notice = (
                 "success",
-                f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.",
+                f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.{remembered}",
                 hidden(output.response, review),
             )
         st.session_state["review_notice"] = notice
@@ -557,9 +562,11 @@ def show_review(review: Review, user: str) -> None:
     shown_effect = st.session_state.get(effect_key, previewed)
     st.session_state[effect_key] = previewed
     decision = None
+    remember = None
     if refused is None:
         with bar:
             decision = decision_bar(review, edited, asked)
+            remember = remember_choice(review)
     review_details(review)
     if decision is not None:
         # Last, once the whole review is drawn: the page shows it, buttons disabled, while
@@ -572,6 +579,7 @@ def show_review(review: Review, user: str) -> None:
             reason=decision.reason,
             shown=shown,
             shown_effect=shown_effect,
+            remember=remember,
         )
 
 
@@ -708,6 +716,7 @@ opened = refreshing(run)
 if opened is not None:
     show_review(opened, user)
 
+grants_section(user)
 st.header(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:
