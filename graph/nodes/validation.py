@@ -252,7 +252,11 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     ``previous_definition`` (the policy's pin differs), and ``fallback_reason``; for a refusal
     also ``status`` and ``errors``; for an unusable capability ``missing_arguments``. It lists
     the server's offer (a read) and asks the policy, which may pin a definition seen for the
-    first time (policies/engine.py); a re-run repeats both and pins nothing new.
+    first time (policies/engine.py); a re-run repeats both and pins nothing new. A call that
+    would wait for a reviewer asks the context's grants (reviews/grant_service.py) whether a
+    remembered approval covers it: if one does, its use is taken (once per step, a re-run
+    takes the same one) and the verdict is allow, naming the grant (``grant``) and flagged
+    ``granted``.
 
     Args:
         state: the request's state with a selection.
