@@ -20,11 +20,15 @@ if TYPE_CHECKING:
 REMEMBER_LABEL = "Remember this approval"
 # The choices, in the order shown: what the reviewer reads, and what decide() is given.
 THIS_CALL_ONLY = "For this call only"
+ON_THIS_THREAD = "For the same call on this thread"
+BY_THIS_REQUESTER = "For the same call asked by this requester"
+BY_ANYONE = "For the same call by anyone, for 8 hours"
+REMEMBER_OPTIONS = (THIS_CALL_ONLY, ON_THIS_THREAD, BY_THIS_REQUESTER, BY_ANYONE)
 REMEMBER_CHOICES: dict[str, str | None] = {
     THIS_CALL_ONLY: None,
-    "For the same call on this thread": "thread",
-    "For the same call asked by this requester": "requester",
-    "For the same call by anyone, for 8 hours": "8h",
+    ON_THIS_THREAD: "thread",
+    BY_THIS_REQUESTER: "requester",
+    BY_ANYONE: "8h",
 }
 WITHIN_LABEL = "Within these bounds (JSON; every other argument exactly as approved)"
 GRANTS_HEADER = "Grants"
@@ -48,7 +52,7 @@ def remember_choice(review: Review) -> Remember | None:
         return None
     chosen = st.selectbox(
         REMEMBER_LABEL,
-        list(REMEMBER_CHOICES),
+        REMEMBER_OPTIONS,
         key=remember_key(review.id),
         help="A remembered approval lets later calls of this capability, with arguments within the"
         " bounds, run without a review; it never covers what the policy refuses or marks ungrantable.",
