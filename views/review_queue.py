@@ -562,12 +562,13 @@ def show_review(review: Review, user: str) -> None:
     shown_effect = st.session_state.get(effect_key, previewed)
     st.session_state[effect_key] = previewed
     decision = None
-    remember = None
     if refused is None:
         with bar:
             decision = decision_bar(review, edited, asked)
-            remember = remember_choice(review)
     review_details(review)
+    # Under the review, not beside the buttons: the first screen stays the decision and its
+    # preview (on a phone too). Read on the click's run as the previous run left it.
+    remember = remember_choice(review) if refused is None else None
     if decision is not None:
         # Last, once the whole review is drawn: the page shows it, buttons disabled, while
         # the decision and the call it starts run.

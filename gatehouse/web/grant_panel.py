@@ -30,6 +30,10 @@ REMEMBER_CHOICES: dict[str, str | None] = {
     BY_THIS_REQUESTER: "requester",
     BY_ANYONE: "8h",
 }
+REMEMBER_HINT = (
+    "Chosen before you click Approve above, the approval also covers later calls of this capability"
+    " within bounds: it is then a grant, listed below and revocable."
+)
 WITHIN_LABEL = "Within these bounds (JSON; every other argument exactly as approved)"
 GRANTS_HEADER = "Grants"
 REVOKE_LABEL = "Revoke"
@@ -50,15 +54,18 @@ def remember_choice(review: Review) -> Remember | None:
     for this call only, as the choice's caption says)."""
     if review.stage != GRANTABLE_STAGE or review.required_approvals > 1:
         return None
+    st.subheader(REMEMBER_LABEL)
     chosen = st.selectbox(
         REMEMBER_LABEL,
         REMEMBER_OPTIONS,
         key=remember_key(review.id),
+        label_visibility="collapsed",
         help="A remembered approval lets later calls of this capability, with arguments within the"
         " bounds, run without a review; it never covers what the policy refuses or marks ungrantable.",
     )
     scope = REMEMBER_CHOICES.get(str(chosen))
     if scope is None:
+        st.caption(REMEMBER_HINT)
         return None
     within_text = st.text_input(WITHIN_LABEL, key=within_key(review.id), placeholder='{"body": "any"}')
     within = _within(within_text)
