@@ -52,7 +52,8 @@ QUICK_WORKERS ?= 3
 quick: $(STAMP)
 	GATEHOUSE_QUICK_LANE=1 $(BIN)/pytest -m "not (processes or browser or postgres or peers)" -n $(QUICK_WORKERS) --dist worksteal -q
 
-# Third-party MCP servers for tests/interop, each in its own environment under .peers/ (they pin
+# Third-party MCP servers for tests/interop (and, from npm, the browser tests' axe-core and OpenID
+# Connect provider), each in its own environment under .peers/ (the servers pin
 # other SDK versions than ours, so never into .venv). Stamps make a second run a no-op. Without
 # npm the npm peers are skipped with a notice (their tests skip), unless GATEHOUSE_REQUIRE_PEERS=1.
 PEERS := .peers

@@ -36,6 +36,8 @@ FAVICON = Path(__file__).resolve().parent / "gatehouse" / "web" / "favicon.svg"
 PAGE_STYLE = FAVICON.with_name("page.css")
 # The Reviews page lived at /review_queue (its file's name): old links and bookmarks still open it.
 REVIEWS_OLD_PATH = "review_queue"
+# Chat is the default page, at the root; /chat (what a person types, as /reviews) opens it too.
+CHAT_PATH = "chat"
 
 
 def remember_user() -> None:
@@ -122,13 +124,17 @@ def main() -> None:
     )
     page = st.navigation(
         [
-            st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
+            # Its url_path is the root's own (""): the one inferred from the file, "chat",
+            # would be reserved by the default page although it is served at the root only.
+            st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True, url_path=""),
             reviews,
             st.Page("views/traces.py", title="Traces", icon=":material/account_tree:"),
             st.Page("views/servers.py", title="Servers", icon=":material/dns:", url_path=SERVERS_PAGE_PATH),
             st.Page("views/policy.py", title="Policy", icon=":material/policy:"),
             # The same page at its old address, unlisted: links with ?review=ID made before work.
             st.Page("views/review_queue.py", title="Reviews", url_path=REVIEWS_OLD_PATH, visibility="hidden"),
+            # Chat at /chat too, unlisted: the root is its entry in the navigation.
+            st.Page("views/chat.py", title="Chat", url_path=CHAT_PATH, visibility="hidden"),
         ]
     )
     # A link to a review (?review=ID, from a notification) lands on it whichever page it opens.

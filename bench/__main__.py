@@ -27,6 +27,7 @@ FIGURES = (
     "replicas",
     "cli_start",
     "idle_tabs",
+    "verified_call",
     "grant_cover",
 )
 RESULTS = Path(__file__).resolve().parent / "results"

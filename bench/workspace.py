@@ -4,9 +4,11 @@ bench/backends.py), and the services over them."""
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +17,8 @@ from pathlib import Path
 from bench.backends import Backend
 from gatehouse.settings import Settings
 from gatehouse.wiring import Services, bundled_servers_config, open_services
+from graph.runner import start_request
+from graph.state import ReviewPayload
 from mcp_host.config import StdioServer
 
 READ_REQUEST = "List the files in the managed project folder."
@@ -23,6 +27,25 @@ SEND_REQUEST = "Send an email to bob@example.com saying hi"
 
 def stdio_entry(module: str, data: Path) -> dict[str, object]:
     return {"command": sys.executable, "args": ["-m", module, "--data-dir", str(data / "demo")]}
+
+
+def email_for_review(services: Services) -> ReviewPayload:
+    """Ask, as the operator, for the e-mail the graph pauses for (SEND_REQUEST) and record the
+    run, as the chat does; the pending review's payload."""
+    outcome = start_request(services.graph, services.context, SEND_REQUEST, requester="operator")
+    services.reviews.record_run(outcome, actor="operator")
+    if outcome.pending is None:
+        raise RuntimeError(f"expected a review, got {outcome.final_output.status}")
+    return outcome.pending
+
+
+def under_new_ids(template: ReviewPayload) -> ReviewPayload:
+    """A copy of a review's payload on a thread of its own (new thread and review ids): one
+    more pending review to open with ReviewLedger.open_review, as the graph's hooks do."""
+    thread = uuid.uuid4().hex
+    payload = copy.deepcopy(template)
+    payload |= {"review_id": f"{thread}-r1", "thread_id": thread}
+    return payload
 
 
 @dataclass(frozen=True)

@@ -47,19 +47,27 @@ REVIEWS_PAGE_PATH = "reviews"
 # Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
 PYTHON_VARIABLE = "GATEHOUSE_PYTHON"
 DEMO_DATA_VARIABLE = "GATEHOUSE_DEMO_DATA"
+# The file of Gatehouse's public keys for approvals (gatehouse/approval_keys.py), which the
+# bundled servers verify side-effecting calls with: public, never a secret.
+APPROVAL_KEYS_FILE_VARIABLE = "GATEHOUSE_APPROVAL_KEYS_FILE"
+# Where in the data folder Gatehouse keeps its signing key and the public keys file.
+KEYS_FOLDER = "keys"
+PUBLIC_KEYS_FILE = "approval-public-keys.txt"
 DEFAULT_DATA_DIR = Path("data")
 DB_FILE_NAME = "gatehouse.db"
 
 
 def helper_variables(data_dir: Path, demo_data_dir: Path) -> dict[str, str]:
-    """What ``${GATEHOUSE_PYTHON}`` (this interpreter), ``${GATEHOUSE_DATA}`` (the data folder)
-    and ``${GATEHOUSE_DEMO_DATA}`` (the demo servers' folder) mean in any servers file, the
+    """What ``${GATEHOUSE_PYTHON}`` (this interpreter), ``${GATEHOUSE_DATA}`` (the data folder),
+    ``${GATEHOUSE_DEMO_DATA}`` (the demo servers' folder) and ``${GATEHOUSE_APPROVAL_KEYS_FILE}``
+    (Gatehouse's public keys for approvals, gatehouse/approval_keys.py) mean in any servers file, the
     shipped one or a person's copy of it, and in the policy file. Nothing secret: Gatehouse's
     credentials are never expanded (mcp_host/variables.py GATEHOUSE_SECRETS)."""
     return {
         PYTHON_VARIABLE: sys.executable,
         DATA_ENV: str(data_dir.resolve()),
         DEMO_DATA_VARIABLE: str(demo_data_dir.resolve()),
+        APPROVAL_KEYS_FILE_VARIABLE: str((data_dir / KEYS_FOLDER / PUBLIC_KEYS_FILE).resolve()),
     }
 
 

@@ -19,6 +19,7 @@ import psycopg
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import PoolTimeout
 
+from gatehouse.approval_keys import ApprovalSigner
 from gatehouse.credentials.server_credentials import EncryptedCredentialStore, credential_key
 from gatehouse.errors import ConfigurationError
 from gatehouse.notifications.webhook import WebhookSender
@@ -335,11 +336,16 @@ def server_pool(
     needs it says "needs sign-in". With ``sampling``, servers may ask for model completions
     (each one reviewed: reviews/sampling.py); ``elicitation`` answers their questions
     (reviews/asking.py). ``database``: the process's open stores' database, for the sign-ins
-    (None: the pool opens its own from the settings and closes it with itself)."""
+    (None: the pool opens its own from the settings and closes it with itself). Side-effecting
+    calls carry a grant signed with the data folder's key (gatehouse/approval_keys.py), made
+    on first use."""
     config = config or servers_config(settings)
     targets = {entry.name: entry for entry in config.servers}
+    # Before any server starts: the bundled ones read the public keys file it writes.
+    signer = ApprovalSigner(settings.data_dir)
     return SdkMcpClient(
         targets,
+        signer=signer,
         log_dir=settings.server_log_dir,
         output_cap_bytes=output_cap_bytes,
         sign_in=server_sign_in(settings, config, authorizer, database),

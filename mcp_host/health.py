@@ -12,7 +12,7 @@ file names without assembling anything of its own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -53,6 +53,10 @@ class ServerHealth(BaseModel):
     log: str | None = None
     # The entry's problem in the servers file ("file: entry.key: reason"): never started.
     config_error: str | None = None
+    # What the server announced about verifying Gatehouse's signed grants (its
+    # ``io.gatehouse/approval`` extension: the name grants must carry, the key ids it accepted
+    # when it started); None: it announced nothing (it may run calls nobody approved).
+    verifies: dict[str, Any] | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

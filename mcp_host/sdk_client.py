@@ -39,7 +39,7 @@ from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import httpx2
@@ -67,8 +67,16 @@ from mcp.types import (
     Root,
     RootsListChangedNotification,
 )
+from mcp_types import RequestParamsMeta
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from mcp_host.approvals import (
+    CallApproval,
+    GrantSigner,
+    announced_verification,
+    current_approval,
+    request_meta,
+)
 from mcp_host.call_clocks import CallClocks
 from mcp_host.capability_notes import configured_notes, with_notes
 from mcp_host.config import HttpServer, ServerRoot, StdioServer
@@ -203,6 +211,9 @@ class _Session:
     # What the last listing found, whatever it was (ok, partial, failed), for health(); kept
     # when a notification drops the cached manifest.
     last_listing: ServerManifest | None = None
+    # What the server announced about verifying Gatehouse's grants when it connected
+    # (mcp_host/approvals.py announced_verification), None when it announced nothing.
+    verifies: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.roots is None and isinstance(self.target, StdioServer | HttpServer) and self.target.roots:
@@ -229,6 +240,7 @@ class SdkMcpClient:
         clock: Callable[[], float] = time.monotonic,
         listing_backoff: float = LISTING_BACKOFF_SECONDS,
         listing_backoff_cap: float = LISTING_BACKOFF_CAP_SECONDS,
+        signer: GrantSigner | None = None,
     ) -> None:
         """``elicitation`` answers servers that ask the person for input during a call
         (mcp_host/elicitation.py); without one, servers are told the host cannot ask.
@@ -240,7 +252,9 @@ class SdkMcpClient:
         by default it follows the output cap (mcp_host/results.py).
         A server's failed listing is tried again after ``listing_backoff`` seconds, doubling
         with each failure in a row up to ``listing_backoff_cap``, on ``clock`` (monotonic
-        seconds; tests pass their own)."""
+        seconds; tests pass their own).
+        ``signer`` signs the grant a tool call made under mcp_host/approvals.py approved_for
+        carries in its ``_meta``; without one no call carries a grant."""
         if not 0 < listing_backoff <= listing_backoff_cap:
             raise ValueError(
                 f"listing back-off must be positive and at most its cap, not {listing_backoff} (cap {listing_backoff_cap})"
@@ -249,6 +263,7 @@ class SdkMcpClient:
         self._listing_backoff = listing_backoff
         self._listing_backoff_cap = listing_backoff_cap
         self._sign_in = sign_in
+        self._signer = signer
         self._call_timeout = call_timeout
         self._elicitation = elicitation
         self._sampling = sampling
@@ -403,6 +418,7 @@ class SdkMcpClient:
                     session.error = None
                     session.manifest = None
                     session.protocol_version = client.protocol_version
+                    session.verifies = announced_verification(client.server_capabilities.extensions)
                     session.connect_ms = (time.perf_counter() - started) * 1000
                     assert session.settled is not None
                     session.settled.set()
@@ -568,6 +584,7 @@ class SdkMcpClient:
                 restarts=s.restarts,
                 error=s.error or s.ended,
                 needs_sign_in=isinstance(s.sign_in_failure, SignInRequired),
+                verifies=s.verifies,
                 log=_shown_path(server_log_path(self._log_dir, s.name)),
                 **self._listing_health(s),
             ).listed(s.last_listing)
@@ -778,16 +795,33 @@ class SdkMcpClient:
         def convert(raw: tuple[CallToolResult, str | None], ms: float) -> McpResult:
             return tool_result(server, name, raw[0], self._output_cap, ms, untrusted_reason=raw[1])
 
+        # Read here, on the caller's thread (the portal's task does not inherit its context).
+        approval = current_approval()
         return self._call(
-            server, "tool", name, lambda client: self._checked_call(server, client, name, arguments), convert
+            server,
+            "tool",
+            name,
+            lambda client: self._checked_call(server, client, name, arguments, approval),
+            convert,
         )
 
     async def _checked_call(
-        self, server: str, client: Client, name: str, arguments: dict[str, Any]
+        self,
+        server: str,
+        client: Client,
+        name: str,
+        arguments: dict[str, Any],
+        approval: CallApproval | None = None,
     ) -> tuple[CallToolResult, str | None]:
         """The tool's result and, for a successful one, why its structured content breaks the
-        tool's declared output schema (None when it keeps it): such output is kept, marked."""
-        result = await client.call_tool(name, arguments)
+        tool's declared output schema (None when it keeps it): such output is kept, marked.
+        With an ``approval`` the request carries its signed grant, made now, for this session's
+        server (a re-opened session may announce another name)."""
+        session = self._sessions[server]
+        meta = request_meta(
+            self._signer, approval, server=server, announced=session.verifies, tool=name, arguments=arguments
+        )
+        result = await client.call_tool(name, arguments, meta=cast("RequestParamsMeta", meta))
         if result.is_error:
             return result, None
         schema = await self._output_schema(self._sessions[server], client, name)

@@ -11,7 +11,11 @@ Two kinds of evidence:
   built-in ``SECRET_ARGUMENTS``), matched in any spelling: ``apiKey``, ``api-key``,
   ``API_KEY`` and ``x-api-key`` all normalise to ``apikey``/``xapikey``. Its value is hidden
   as a dict key, and in text as ``key=value``, ``key: value``, ``"key": "value"``,
-  ``--key value`` and ``the key is value``.
+  ``--key value`` and ``the key is value``. In a sentence a word after the name is prose,
+  not a value: after ``the key is`` an unquoted value must look like a credential (a digit,
+  a symbol, mixed case: "the password is rejected" stays), after ``key:`` a plain word that
+  the sentence goes on after stays ("Invalid password: please try again"), and a value never
+  runs into the quote that closes the string or the sentence it stands in.
 - **A recognisable shape**, whatever name it stands under: PEM private keys, AWS access key
   ids, GitHub, GitLab, Slack, npm, PyPI and Google keys, ``sk-…`` API keys, JWTs, Bearer and
   Basic credentials, and passwords in URLs (``scheme://user:***@host``).
@@ -155,12 +159,18 @@ _SHAPES = (
 
 
 def _looks_random(value: str) -> bool:
-    """A credential, not a word: it has a digit or a symbol, or mixes upper and lower case
-    past the first letter ("bearer instruments" is prose; "Bearer abc123XYZ" is not)."""
-    if any(not c.isalpha() for c in value):
-        return True
-    rest = value[1:]
-    return rest != rest.lower() and rest != rest.upper()
+    """A credential, not words: within the markup and punctuation around it, it has a digit or a
+    symbol, or mixes upper and lower case past a word's first letter ("bearer instruments." and
+    "token verification/refresh" are prose; "Bearer abc123XYZ" is not). Words joined by a
+    hyphen, a slash, a dot or an apostrophe are words."""
+    bare = value.rstrip(_TRAILING).lstrip(_LEADING)
+    words = _JOINED_WORDS.split(bare)
+    if not all(word.isalpha() for word in words):
+        return bool(bare)
+    return any(word[1:] != word[1:].lower() and word[1:] != word[1:].upper() for word in words)
+
+
+_JOINED_WORDS = re.compile(r"[-/.'\u2019]")
 
 
 # --- names: secrets recognisable by what they stand under ----------------------------------------
@@ -177,8 +187,18 @@ _NAMED = re.compile(
 )
 # A value: a quoted string (also JSON escaped inside a string), or a run up to a separator.
 _VALUE = re.compile(r"""\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&'"<>(){}\[\]]+""")
-_SAID_VALUE = re.compile(r""""[^"]*"|'[^']*'|[^\s,;]+""")
+# After "the password is": a quoted string (not the quotes between two JSON strings, as in
+# `"the password is ", "next": ...`), or a run that stops at a quote (the closing quote of the
+# JSON string or of the sentence the words stand in is no part of a secret after them).
+_SAID_VALUE = re.compile(
+    r""""[^"\s,:;{}\[\]][^"]*"(?!\w)|'[^'\s,:;{}\[\]][^']*'(?!\w)|(?:[^\s,;"'\\]|\\(?!"))+"""
+)
+# A value followed on its line by another word: a sentence goes on ("Invalid password: please
+# try again"), where a label's value ends ("password: swordfish").
+_SENTENCE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
 _TRAILING = ".,!?:;)*_`"
+# Markup a word may open with in prose: "*sensitive data*", "(see below)".
+_LEADING = "*_`("
 # Endings of words that describe (rejected, missing, sensitive, environment): after "the
 # password is" or "token:" they are prose, where a password would be a plain word or a random one.
 _PROSE_ENDINGS = (
@@ -202,11 +222,25 @@ def _hide_shape(shape: _Shape, found: list[str], match: re.Match[str]) -> str:
     before = match.string[match.start() - 1 : match.start()]
     if shape.word_start and (before.isalnum() or before == "_"):
         return match.group(0)  # "task-..." is no sk- key: the literal continued a word
-    if shape.random_only and not _looks_random(match.group("secret")):
-        return match.group(0)
-    found.append(match.group("secret"))
+    secret = match.group("secret")
+    if shape.random_only:
+        if not _looks_random(secret):
+            return match.group(0)
+        # "Bearer abc123XYZ." ends a sentence: the full stop is no part of the credential.
+        end -= len(secret) - len(secret.rstrip("."))
+        secret = secret.rstrip(".")
+    found.append(secret)
     offset = match.start()
     return match.group(0)[: start - offset] + REDACTED + match.group(0)[end - offset :]
+
+
+def _prose_after_colon(text: str, value: re.Match[str]) -> bool:
+    """``name: value`` where the value is a word of a sentence, not a secret: a word that
+    describes ("token: expired"), or plain words the sentence goes on after."""
+    said = value.group(0)
+    if _is_prose_word(said):
+        return True
+    return not _looks_random(said) and _SENTENCE_GOES_ON.match(text, value.end()) is not None
 
 
 def _is_prose_word(value: str) -> bool:
@@ -578,7 +612,7 @@ class SecretRedactor:
                 return None
             value = _VALUE.match(text, match.end())
             # "GIT_TOKEN: environment variable GIT_TOKEN is not set" is a sentence, not a pair.
-            if value is not None and ":" in match.group("sep") and _is_prose_word(value.group(0)):
+            if value is not None and ":" in match.group("sep") and _prose_after_colon(text, value):
                 return None
             # "max_tokens=500", "Tokens: 1200": a count under a plural name, not a secret.
             if value is not None and value.group(0).isdigit() and match.group("name").lower().endswith("s"):
@@ -592,11 +626,13 @@ class SecretRedactor:
             if not (self.is_secret_name(said) or self.is_secret_name(re.split(r"[ _-]", said)[-1])):
                 return None
             value = _SAID_VALUE.match(text, match.end())
-            if value is not None:
-                if _is_prose_word(value.group(0)):
+            if value is not None and value.group(0)[:1] not in "\"'":
+                # "Password is: changeme" is a label and its value; after a bare "is" or "was"
+                # the value must look like a credential: "the token is stale" is a sentence.
+                labelled = ":" in match.group("said_sep")
+                if _prose_after_colon(text, value) if labelled else not _looks_random(value.group(0)):
                     return None
-                if value.group(0)[:1] not in "\"'":
-                    return value.start(), value.start() + len(value.group(0).rstrip(_TRAILING))
+                return value.start(), value.start() + len(value.group(0).rstrip(_TRAILING))
         if value is None:
             return None
         start, end = value.span()

@@ -2,10 +2,14 @@
 
 import argparse
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+
+from gatehouse_verify.grant import GrantError
+from gatehouse_verify.keys import KEYS_ENV, KEYS_FILE_ENV, PublicKeys, keys_from_environment
 
 DATA_ENV_VAR = "GATEHOUSE_DATA"
 DEMO_SUBFOLDER = "demo"
@@ -55,3 +59,24 @@ def seed_text_file(path: Path, content: str) -> bool:
     except FileExistsError:
         return False
     return True
+
+
+def approval_keys(server: str) -> PublicKeys | None:
+    """The Gatehouse public keys this server process is configured with (gatehouse_verify/keys.py),
+    or None. Gatehouse's servers file sets them for every bundled server it starts; a bundled
+    server started by hand without them verifies nothing (a demo run with another client) and
+    says so on stderr, where its log is. A key that cannot be read stops the server: it never
+    runs unverified by mistake.
+    """
+    try:
+        keys = keys_from_environment()
+    except GrantError as exc:
+        raise SystemExit(f"{server}: {exc}") from None
+    if keys is None:
+        print(
+            f"{server}: neither {KEYS_ENV} nor {KEYS_FILE_ENV} is set: side-effecting tools run"
+            " without a Gatehouse approval (set one to refuse calls nobody approved)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return keys

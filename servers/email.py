@@ -13,7 +13,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from servers._common import SERVER_VERSION, run_stdio
+from gatehouse_verify.keys import PublicKeys
+from gatehouse_verify.verifier import verifying_server
+from servers._common import SERVER_VERSION, approval_keys, run_stdio
 
 OUTBOX_FILE = "outbox.jsonl"
 
@@ -34,12 +36,15 @@ def validate_address(address: str, field: str) -> str:
     return cleaned
 
 
-def build_server(data_dir: Path) -> MCPServer:
+def build_server(data_dir: Path, approvals: PublicKeys | None = None) -> MCPServer:
+    """The server on ``data_dir``; with ``approvals`` (Gatehouse's public keys) its
+    side-effecting tools run only under a grant Gatehouse signed (gatehouse_verify/)."""
     outbox = data_dir / OUTBOX_FILE
     data_dir.mkdir(parents=True, exist_ok=True)
 
-    server = MCPServer(
-        name="email",
+    server = verifying_server(
+        "email",
+        approvals,
         version=SERVER_VERSION,
         instructions="Send e-mail messages. Demo only: messages go to a local outbox file, never delivered.",
     )
@@ -83,7 +88,11 @@ def build_server(data_dir: Path) -> MCPServer:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    run_stdio(build_server, argv, description="Gatehouse demo e-mail MCP server (stdio, outbox file only).")
+    run_stdio(
+        lambda data_dir: build_server(data_dir, approval_keys("email")),
+        argv,
+        description="Gatehouse demo e-mail MCP server (stdio, outbox file only).",
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from servers._common import SERVER_VERSION, run_stdio, seed_text_file
+from gatehouse_verify.keys import PublicKeys
+from gatehouse_verify.verifier import verifying_server
+from servers._common import SERVER_VERSION, approval_keys, run_stdio, seed_text_file
 
 PROJECT_FOLDER = "project"
 MAX_READ_BYTES = 1024 * 1024
@@ -130,12 +132,15 @@ def _resolved(entry: Path) -> Path | None:
         return None
 
 
-def build_server(data_dir: Path) -> MCPServer:
+def build_server(data_dir: Path, approvals: PublicKeys | None = None) -> MCPServer:
+    """The server on ``data_dir``; with ``approvals`` (Gatehouse's public keys) its
+    side-effecting tools run only under a grant Gatehouse signed (gatehouse_verify/)."""
     root = (data_dir / PROJECT_FOLDER).resolve()
     seed_project(root)
 
-    server = MCPServer(
-        name="filesystem",
+    server = verifying_server(
+        "filesystem",
+        approvals,
         version=SERVER_VERSION,
         instructions=(
             "Read and write text files in the managed project folder. "
@@ -227,7 +232,11 @@ def build_server(data_dir: Path) -> MCPServer:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    run_stdio(build_server, argv, description="Gatehouse demo filesystem MCP server (stdio).")
+    run_stdio(
+        lambda data_dir: build_server(data_dir, approval_keys("filesystem")),
+        argv,
+        description="Gatehouse demo filesystem MCP server (stdio).",
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from servers._common import SERVER_VERSION, run_stdio
+from gatehouse_verify.keys import PublicKeys
+from gatehouse_verify.verifier import verifying_server
+from servers._common import SERVER_VERSION, approval_keys, run_stdio
 
 DATABASE_FILE = "tickets.db"
 MAX_PAGE_SIZE = 50
@@ -242,12 +244,15 @@ def decode_cursor(cursor: str, priority: Priority | None, status: Status | None)
     return offset
 
 
-def build_server(data_dir: Path) -> MCPServer:
+def build_server(data_dir: Path, approvals: PublicKeys | None = None) -> MCPServer:
+    """The server on ``data_dir``; with ``approvals`` (Gatehouse's public keys) its
+    side-effecting tools run only under a grant Gatehouse signed (gatehouse_verify/)."""
     db_path = data_dir / DATABASE_FILE
     seed_database(db_path)
 
-    server = MCPServer(
-        name="tickets",
+    server = verifying_server(
+        "tickets",
+        approvals,
         version=SERVER_VERSION,
         instructions=(
             "Search, read and update customer support tickets. "
@@ -368,7 +373,11 @@ def build_server(data_dir: Path) -> MCPServer:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    run_stdio(build_server, argv, description="Gatehouse demo support-ticket MCP server (stdio).")
+    run_stdio(
+        lambda data_dir: build_server(data_dir, approval_keys("tickets")),
+        argv,
+        description="Gatehouse demo support-ticket MCP server (stdio).",
+    )
 
 
 if __name__ == "__main__":

@@ -67,4 +67,11 @@ def bundled_server_entry(name: str, demo: Path) -> dict[str, object]:
     process. Tests about stdio itself start ``python -m servers.NAME`` instead."""
     shipped = {entry.name: entry for entry in bundled_servers_config(demo).servers}[name]
     assert isinstance(shipped, StdioServer), f"bundled server {name} is not a stdio server"
-    return {"command": shipped.command, "args": shipped.args, "env": {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE}}
+    # The shipped entry's environment too: the public keys file a side-effecting server
+    # verifies Gatehouse's grants with (gatehouse/approval_keys.py), in the data folder around ``demo``.
+    env = {name: value.get_secret_value() for name, value in shipped.env.items()}
+    return {
+        "command": shipped.command,
+        "args": shipped.args,
+        "env": env | {SCOPE_ENV_VAR: TEST_PREFORK_SCOPE},
+    }

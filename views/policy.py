@@ -17,6 +17,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from gatehouse.display.visible_text import visible, visible_in
+from gatehouse.web.decision_style import APPROVE_KEY, FORWARD_KEY, REJECT_KEY, decision_style
 from gatehouse.web.literal import markdown_literal, show
 from gatehouse.web.page import current_user, may_manage_policy, services
 from mcp_host.reported import ReportedError
@@ -24,6 +25,9 @@ from reviews.policy_changes import Applied, PolicyChange, PolicyChanges, unified
 
 # What the last action on this page did, shown once after the rerun it causes.
 _DONE = "policy_page_done"
+# Keyed for decision_style: applying a change reads as approving does on the Reviews page
+# (green), rejecting as rejecting does, proposing as a forward action (not the theme's red).
+PROPOSE_KEY = f"{FORWARD_KEY}policy-propose"
 
 
 def changes() -> PolicyChanges:
@@ -38,7 +42,7 @@ def in_force() -> None:
         f" · {markdown_literal(version.recorded_at)}"
     )
     with st.expander("The policy's text"):
-        st.code(visible(version.text), language="toml")
+        st.code(visible(version.text), language="toml", wrap_lines=True)
 
 
 def proposal_form(user: str) -> None:
@@ -54,7 +58,7 @@ def proposal_form(user: str) -> None:
     check, propose = st.columns(2)
     if check.button("Check", key="policy-check"):
         checked(text)
-    if propose.button("Propose", type="primary", key="policy-propose"):
+    if propose.button("Propose", type="primary", key=PROPOSE_KEY):
         try:
             change = changes().propose(text, by=user, reason=reason)
         except ReportedError as exc:
@@ -75,7 +79,7 @@ def checked(text: str) -> None:
     st.success(f"Valid: {len(policy.rules)} rules, {len(policy.users)} people in the roster.")
     diff = _diff_to_current(text)
     if diff:
-        st.code(visible(diff), language="diff")
+        st.code(visible(diff), language="diff", wrap_lines=True)
     else:
         st.info("It is the policy in force: nothing would change.")
 
@@ -92,7 +96,7 @@ def pending_change(change: PolicyChange, user: str | None, manager: bool) -> Non
             f" · {markdown_literal(change.proposed_at)} · on version {int(change.base_seq)}"
         )
         show(change.reason)
-        st.code(visible(changes().diff(change)), language="diff")
+        st.code(visible(changes().diff(change)), language="diff", wrap_lines=True)
         if not manager or user is None:
             st.caption("Only a role with `manage_policy` approves or rejects policy changes.")
             return
@@ -105,14 +109,14 @@ def pending_change(change: PolicyChange, user: str | None, manager: bool) -> Non
 def approve_or_reject(change: PolicyChange, user: str, *, own: bool) -> None:
     approve, reject, withdraw = st.columns(3)
     may_approve = not (own and services().policy.policy.policy_changes.four_eyes)
-    if may_approve and approve.button("Approve and apply", type="primary", key=f"approve-{change.id}"):
+    if may_approve and approve.button("Approve and apply", type="primary", key=f"{APPROVE_KEY}{change.id}"):
         _act(lambda: _applied_message(changes().approve(change.id, by=user)))
     if own:
         if withdraw.button("Withdraw", key=f"withdraw-{change.id}"):
             _act(lambda: f"Change {changes().withdraw(change.id, by=user).id} withdrawn.")
         return
     reason = reject.text_input("Why not", key=f"reject-reason-{change.id}")
-    if reject.button("Reject", key=f"reject-{change.id}"):
+    if reject.button("Reject", key=f"{REJECT_KEY}{change.id}"):
         _act(lambda: f"Change {changes().reject(change.id, by=user, reason=reason).id} rejected.")
 
 
@@ -162,6 +166,7 @@ def history() -> None:
 
 
 def main() -> None:
+    decision_style()
     st.title("Policy")
     user = current_user()
     manager = may_manage_policy(user)

@@ -33,19 +33,20 @@ from gatehouse.web.argument_form import (
     form_fields,
     initial_text,
     parse_json_arguments,
-    read_field,
+    read_fields,
     schema_problems,
 )
 from gatehouse.web.argument_provenance import provenance_markdown, provenance_words
-from gatehouse.web.decision_style import (
-    APPROVE_KEY,
-    APPROVE_SHORTCUT,
-    PREVIEW_KEY,
-    REJECT_KEY,
-    REJECT_SHORTCUT,
-    SHORTCUT_HINT,
-    decision_style,
+from gatehouse.web.decision_bar import (
+    ApproveButton,
+    BarWords,
+    decision_bar,
+    proposal_columns,
+    refuse_later,
+    take_click,
+    why_not_decide,
 )
+from gatehouse.web.decision_style import PREVIEW_KEY, decision_style
 from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.grant_panel import grants_section, remember_choice
@@ -63,7 +64,7 @@ from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
 from mcp_host.reported import McpHostError
 from policies.secrets import REDACTED
-from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
+from reviews.errors import AlreadyDecidedError, ReviewError
 from reviews.ledger import Review
 from reviews.sampling import SAMPLING_STAGE
 
@@ -234,21 +235,13 @@ def argument_editor(review: Review) -> dict[str, Any] | None:
             )
             edited = parse_json_arguments(text)
         else:
-            edited = {}
-            errors = []
-            for field in form_fields(schema, shown):
-                raw = field_widget(review, field, shown)
-                if raw == REDACTED and shown.get(field.name) == REDACTED:
-                    # A wholly hidden value left as shown (a number too): the real one stands.
-                    edited[field.name] = review.arguments[field.name]
-                    continue
-                try:
-                    present, value = read_field(field, raw)
-                except ArgumentError as exc:
-                    errors.append(str(exc))
-                    continue
-                if present:
-                    edited[field.name] = value
+            fields = form_fields(schema, shown)
+            held = {field.name: field_widget(review, field, shown) for field in fields}
+            # A wholly hidden value left as shown (a number too): the real one stands.
+            standing = {name for name, raw in held.items() if raw == REDACTED and shown.get(name) == REDACTED}
+            read, errors = read_fields([field for field in fields if field.name not in standing], held)
+            kept = {name: review.arguments[name] for name in standing} | read
+            edited = {name: kept[name] for name in held if name in kept}  # in the form's order
             if errors:
                 raise ArgumentError("; ".join(errors))
         edited = secrets.restore(edited, review.arguments, thread_id=review.thread_id)
@@ -288,12 +281,6 @@ def field_widget(review: Review, field: FormField, shown: dict[str, Any]) -> Any
 APPROVE = "Approve"
 APPROVE_CHANGES = "Approve with my changes"
 REASON = "Reason (required to reject; shown to the operator)"
-# Pixels: beside the buttons on a laptop, a row of its own above them on a phone.
-REASON_WIDTH = 320
-# The session's record of a click on Approve or Reject (or its key), for the run it starts,
-# and of the service's refusal of the decision, for the run after.
-CLICKED = "review_clicked"
-REFUSED = "review_refused"
 
 
 def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, str | None]:
@@ -310,15 +297,16 @@ def approval_label(review: Review, edited: dict[str, Any] | None) -> tuple[str, 
     return APPROVE_CHANGES, None
 
 
-def why_not_decide(review: Review, user: str) -> str | None:
-    """Why ``user`` may not decide ``review`` on this page (None: they may), as plain text."""
-    try:
-        services().reviews.check_permission(review, user)
-    except NotPermittedError as exc:
-        return f"You cannot decide this review: {exc}"
-    if any(d.reviewer == user for d in review.decisions):
-        return "You have approved this already; it waits for another reviewer."
-    return None
+def running_words(review: Review, approve: bool) -> str:
+    """What the page says while a decision is recorded and what it starts runs."""
+    if not approve:
+        return "Recording the rejection…"
+    if len(review.approvals()) + 1 < review.required_approvals:
+        return "Recording your approval…"
+    if review.stage in {"before_execution", "after_failure"}:
+        name = str(review.capability.get("name") or review.capability_key or "the call")
+        return f"Approved: running {name_literal(name)}…"
+    return "Approved: the request goes on…"
 
 
 @dataclass(frozen=True)
@@ -330,74 +318,27 @@ class Decision:
     reason: str | None
 
 
-def clicked(review_id: str, approve: bool) -> None:
-    # A button's callback: it runs before the run the click starts, so that run draws both
-    # buttons disabled before the decision (and its call) begins, and a second click is none.
-    st.session_state[CLICKED] = (review_id, approve)
-
-
-def running_words(review: Review, decision: Decision) -> str:
-    """What the page says while a decision is recorded and what it starts runs."""
-    if not decision.approve:
-        return "Recording the rejection…"
-    if len(review.approvals()) + 1 < review.required_approvals:
-        return "Recording your approval…"
-    if review.stage in {"before_execution", "after_failure"}:
-        name = str(review.capability.get("name") or review.capability_key or "the call")
-        return f"Approved: running {name_literal(name)}…"
-    return "Approved: the request goes on…"
-
-
-def decision_bar(review: Review, edited: dict[str, Any] | None, asked: object) -> Decision | None:
-    """The reason, Approve and Reject, each button with its key (decision_style). Returns the
-    decision the click ``asked`` (see clicked) asked for, once it may be made; the buttons are
-    then drawn disabled and the page says what runs, until the decision's own run ends."""
-    approve_asked = asked == (review.id, True)
-    reject_asked = asked == (review.id, False)
+def tool_decision_bar(review: Review, edited: dict[str, Any] | None, asked: object) -> Decision | None:
+    """The shared decision bar (gatehouse/web/decision_bar.py) for a tool call: Approve follows
+    the argument form. Returns the decision the click ``asked`` asked for, once it may be made."""
     label, disabled_because = approval_label(review, edited)
-    refused = st.session_state.pop(REFUSED, None)
-    with st.container(key=f"decision-bar-{review.id}"):
-        if refused is not None and refused[0] == review.id:
-            st.error(markdown_literal(refused[1]))
-        # The reason as the click left it (the field is drawn after: disabled once deciding).
-        reason = str(st.session_state.get(f"reason-{review.id}") or "").strip()
-        decision: Decision | None = None
-        if approve_asked and disabled_because is None:
-            decision = Decision(True, edited if label == APPROVE_CHANGES else None, reason or None)
-        elif reject_asked and reason:
-            decision = Decision(False, None, reason)
-        elif reject_asked:
-            st.error("A rejection needs a reason the operator can read.")
-        busy = decision is not None
-        # One row on a wide screen; on a narrow one the buttons wrap under the reason.
-        with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
-            st.text_input(REASON, key=f"reason-{review.id}", disabled=busy, width=REASON_WIDTH)
-            st.button(
-                label,
-                type="primary",
-                disabled=busy or disabled_because is not None,
-                key=f"{APPROVE_KEY}{review.id}",
-                on_click=clicked,
-                args=(review.id, True),
-                shortcut=APPROVE_SHORTCUT,
-                help="The arguments as the form shows them run, checked against the schema and the policy again."
-                if label == APPROVE_CHANGES
-                else "The proposed arguments run, exactly as shown.",
-            )
-            st.button(
-                "Reject",
-                disabled=busy,
-                key=f"{REJECT_KEY}{review.id}",
-                on_click=clicked,
-                args=(review.id, False),
-                shortcut=REJECT_SHORTCUT,
-            )
-            st.caption(SHORTCUT_HINT, width="content")
-        if disabled_because:
-            st.caption(disabled_because)
-        if decision is not None:
-            st.info(running_words(review, decision), icon=":material/hourglass_top:")
-    return decision
+    button = ApproveButton(
+        label,
+        help="The arguments as the form shows them run, checked against the schema and the policy again."
+        if label == APPROVE_CHANGES
+        else "The proposed arguments run, exactly as shown.",
+        disabled_because=disabled_because,
+    )
+    words = BarWords(
+        reason_label=REASON,
+        reason_needed="A rejection needs a reason the operator can read.",
+        running=lambda approve: running_words(review, approve),
+    )
+    asked_for = decision_bar(review.id, asked, button, words)
+    if asked_for is None:
+        return None
+    arguments = edited if asked_for.approve and label == APPROVE_CHANGES else None
+    return Decision(asked_for.approve, arguments, asked_for.reason)
 
 
 def decide(
@@ -428,7 +369,7 @@ def decide(
     except ReviewError as exc:
         # A refusal may quote the arguments (a path): secrets stay hidden. Shown by the next run
         # beside the buttons, live again there (this run drew them disabled).
-        st.session_state[REFUSED] = (review.id, hidden(str(exc), review))
+        refuse_later(review.id, hidden(str(exc), review))
     else:
         if result.run is None:
             notice = (
@@ -506,7 +447,7 @@ def proposal(review: Review) -> tuple[dict[str, Any] | None, EffectBinding | Non
     leaves them (None while invalid), and what of the written file the preview showed."""
     payload = review.payload
     # The editor is drawn first (the preview shows what it holds) but sits on the right.
-    preview_column, arguments_column = st.columns(2)
+    preview_box, arguments_column = proposal_columns(f"{PREVIEW_KEY}{review.id}")
     with arguments_column:
         st.markdown("**Request**")
         show(hidden(str(payload.get("request") or ""), review))
@@ -520,7 +461,7 @@ def proposal(review: Review) -> tuple[dict[str, Any] | None, EffectBinding | Non
             if words is not None:
                 show(words)
         edited = argument_editor(review)
-    with preview_column, st.container(key=f"{PREVIEW_KEY}{review.id}"):
+    with preview_box:
         previewed = show_preview(review, edited if edited is not None else review.arguments)
     return edited, previewed
 
@@ -532,12 +473,12 @@ def show_review(review: Review, user: str) -> None:
     # (the thread may have been recalled from an older checkpoint before this request came).
     services().secrets.remember(review.thread_id, review.secret_sources())
     # A click counts on the run it starts only, and only for the review it was made on.
-    asked = st.session_state.pop(CLICKED, None)
+    asked = take_click()
     review_header(review)
     if review.status != "pending":
         show_decided(review)
     if review.stage == SAMPLING_STAGE:
-        show_sampling_review(review, user)
+        show_sampling_review(review, user, asked)
         return
     if review.status != "pending":
         st.markdown("**Request**")
@@ -564,7 +505,7 @@ def show_review(review: Review, user: str) -> None:
     decision = None
     if refused is None:
         with bar:
-            decision = decision_bar(review, edited, asked)
+            decision = tool_decision_bar(review, edited, asked)
     review_details(review)
     # Under the review, not beside the buttons: the first screen stays the decision and its
     # preview (on a phone too). Read on the click's run as the previous run left it.

@@ -27,7 +27,6 @@ from mcp_host.reported import ReportedError
 
 if TYPE_CHECKING:
     from mcp_host.config import ServersConfig
-    from mcp_host.health import ServerHealth
 
 REFRESH_SECONDS = 2
 
@@ -60,11 +59,6 @@ def take_the_return() -> None:
         )
     else:
         st.session_state["returned_from"] = server
-
-
-def state_line(health: ServerHealth | None) -> str:
-    """The server's state in one line, from its health (the words `servers check` uses too)."""
-    return state_words(health)
 
 
 def attempt_line(attempt: Attempt, user: str | None) -> None:
@@ -115,7 +109,7 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                     st.caption(markdown_literal(roots_line(app.policy, name)))
             with state_column:
                 # An error may quote what it failed on (a URL with a token): secrets hidden.
-                st.markdown(markdown_literal(app.secrets.text(state_line(health))))
+                st.markdown(markdown_literal(app.secrets.text(state_words(health))))
                 if row.reason_in_log is not None:
                     st.markdown(f"From its log: {markdown_literal(row.reason_in_log)}")
                 if row.log is not None:

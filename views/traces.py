@@ -74,7 +74,7 @@ def show_decision(decision: Decision) -> None:
     box(markdown_literal(decision.sentence), icon=":material/gavel:")
     for change in decision.changes:
         st.caption(f"Edited argument {markdown_literal(change.name)}: proposed (−), approved (+)")
-        st.code(visible(change.diff), language="diff")
+        st.code(visible(change.diff), language="diff", wrap_lines=True)
 
 
 def show_step(step: StoryStep) -> None:

@@ -1,4 +1,4 @@
-"""Figure 11: a call covered by a remembered approval (a grant) against the same call allowed by
+"""Figure 12: a call covered by a remembered approval (a grant) against the same call allowed by
 a rule. Two Gatehouses in one run, each on its own SQLite file with the bundled e-mail server
 over stdio on a warm pool: one whose policy allows sending to the demo's domain, one with the
 shipped policy (which sends it to review) and a grant a reviewer made for it. The same request,
@@ -17,7 +17,7 @@ from bench.workspace import SEND_REQUEST, Workspace
 from gatehouse.wiring import Services
 from reviews.grant_service import parse_remember
 
-SECTION = "11 a call under a grant"
+SECTION = "12 a call under a grant"
 REQUESTS = 280
 WARMUP = 20
 ROUNDS = 7

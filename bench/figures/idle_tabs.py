@@ -13,18 +13,15 @@ resting Reviews tab shows it in both pending counts, the page's and the sidebar'
 
 from __future__ import annotations
 
-import copy
 import os
 import statistics
 import time
-import uuid
 from typing import TYPE_CHECKING
 
 from bench.browser_tabs import chromium, cpu_seconds, open_tabs, streamlit_app
 from bench.report import Figure, Target
-from bench.workspace import SEND_REQUEST, Workspace
-from gatehouse.settings import Settings
-from graph.runner import start_request
+from bench.workspace import Workspace, email_for_review, under_new_ids
+from gatehouse.settings import DB_ENV, POLICY_ENV, Settings
 from reviews.ledger import ReviewLedger
 
 if TYPE_CHECKING:
@@ -46,28 +43,21 @@ PER_TAB_TARGET_PERCENT = 1.0
 def _open_review(space: Workspace, settings: Settings) -> ReviewPayload:
     """One real paused e-mail (a review pending); returns its payload, to open copies of it."""
     with space.services(settings) as app:
-        outcome = start_request(app.graph, app.context, SEND_REQUEST, requester="operator")
-        app.reviews.record_run(outcome, actor="operator")
-        if outcome.pending is None:
-            raise RuntimeError(f"expected a review, got {outcome.final_output.status}")
-        return outcome.pending
+        return email_for_review(app)
 
 
-def _open_copy(space: Workspace, settings: Settings, template: ReviewPayload) -> float:
+def _open_copy(settings: Settings, template: ReviewPayload) -> float:
     """Open a copy of ``template`` under new ids; returns when it was committed (monotonic)."""
-    thread = uuid.uuid4().hex
-    payload = copy.deepcopy(template)
-    payload |= {"review_id": f"{thread}-r1", "thread_id": thread}
     ledger = ReviewLedger(settings.open_database())
     try:
-        ledger.open_review(payload)
+        ledger.open_review(under_new_ids(template))
         return time.monotonic()
     finally:
         ledger.close()
 
 
 def _app_env(settings: Settings) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"GATEHOUSE_DB", "GATEHOUSE_POLICY"}}
+    env = {k: v for k, v in os.environ.items() if k not in {DB_ENV, POLICY_ENV}}
     env["GATEHOUSE_DATA"] = str(settings.data_dir)
     env["GATEHOUSE_SERVERS"] = str(settings.servers_path)
     return env
@@ -113,7 +103,7 @@ def run(space: Workspace) -> list[Figure]:
             _shows_pending(page, 1)
         _say(began, f"{TABS} tabs on Reviews")
         on_reviews = _idle_share(server.pid, TABS)
-        asked = _open_copy(space, settings, template)
+        asked = _open_copy(settings, template)
         seen = []
         for page in reviews:  # in turn: a tab that showed it while another was waited on counts then
             _shows_pending(page, 2)

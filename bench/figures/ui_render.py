@@ -8,13 +8,11 @@ thread id, opened with ledger.open_review as the graph's hooks do."""
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import statistics
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,10 +20,9 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from bench.report import Figure, Target, summary_ms
-from bench.workspace import SEND_REQUEST, Workspace
+from bench.workspace import SEND_REQUEST, Workspace, email_for_review, under_new_ids
 from gatehouse.settings import DB_ENV, POLICY_ENV, Settings
 from gatehouse.web.page import services
-from graph.runner import start_request
 
 SECTION = "7 UI"
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -41,15 +38,10 @@ LAZY = ("pandas", "pyarrow", "numpy")
 def _open_reviews(space: Workspace, settings: Settings) -> None:
     """One real paused e-mail, then its payload again under new ids until REVIEWS are pending."""
     with space.services(settings) as app:
-        outcome = start_request(app.graph, app.context, SEND_REQUEST, requester="operator")
-        app.reviews.record_run(outcome, actor="operator")
-        if outcome.pending is None:
-            raise RuntimeError(f"expected a review, got {outcome.final_output.status}")
-        template = outcome.pending
+        template = email_for_review(app)
         for n in range(REVIEWS - 1):
-            thread = uuid.uuid4().hex
-            payload = copy.deepcopy(template)
-            payload |= {"review_id": f"{thread}-r1", "thread_id": thread, "request": f"{SEND_REQUEST} ({n})"}
+            payload = under_new_ids(template)
+            payload["request"] = f"{SEND_REQUEST} ({n})"
             app.ledger.open_review(payload)
         pending = app.ledger.count("pending")
     if pending != REVIEWS:

@@ -152,6 +152,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"how long to wait for the browser to come back (default: {DEFAULT_LOGIN_SECONDS:g})",
     )
+    key_cmd = servers_actions.add_parser(
+        "key",
+        parents=[common],
+        help="print Gatehouse's public keys, which verifying servers check side-effecting calls' grants with",
+    )
+    key_change = key_cmd.add_mutually_exclusive_group()
+    key_change.add_argument(
+        "--rotate",
+        action="store_true",
+        help="make a new signing key; servers keep accepting the one it replaces until --retire",
+    )
+    key_change.add_argument(
+        "--retire", action="store_true", help="stop servers accepting every key a rotation replaced"
+    )
     logout_cmd = servers_actions.add_parser(
         "logout", parents=[common], help="forget a remote server's sign-in (for every replica)"
     )
@@ -345,6 +359,15 @@ def _run_servers_check(args: argparse.Namespace) -> int:
         report = check_servers(config, pool) | {"planner": planner.label}
     _print(report, args.json, render_check)
     return EXIT_USAGE if config.problems else EXIT_OK
+
+
+def _run_servers_key(args: argparse.Namespace) -> int:
+    from gatehouse.cli.servers_key import key_report, render_key
+
+    report = key_report(_settings(args).data_dir, rotate=args.rotate, retire=args.retire)
+    # Printed as it is: public keys only, which the secret redactor could take for tokens.
+    _emit(json.dumps(report, indent=2) if args.json else render_key(report))
+    return EXIT_OK
 
 
 def _loaded_servers(settings: Settings) -> ServersConfig:
@@ -580,7 +603,8 @@ def _run_grants(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    from gatehouse.display.review_text import dumps, render_trace
+    from gatehouse.display.review_text import dumps
+    from gatehouse.display.trace_text import render_trace
     from gatehouse.errors import ThreadNotFoundError
     from gatehouse.wiring import open_services
 
@@ -685,6 +709,8 @@ def _run(args: argparse.Namespace) -> int:
             logout(_settings(args), args.name)
             _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
             return EXIT_OK
+        if args.action == "key":
+            return _run_servers_key(args)
         return _run_servers_check(args)
     if args.command == "policy":
         if args.action in CHANGE_ACTIONS:

@@ -4,7 +4,9 @@ Every entry of the servers file is reported, from its health (mcp_host/health.py
 that works is ``ok``; one that works without an optional list method (templates, prompts,
 resources) passes too, with a warning naming the method and its error; a server that cannot
 be used, and an entry the file could not load (naming the file, the entry and the key), is
-``FAIL``. A broken entry makes the command exit non-zero (a configuration error); a server
+``FAIL``. Each working server also says whether it verifies Gatehouse's signed grants (it
+announced the ``io.gatehouse/approval`` extension in its capabilities: gatehouse_verify/), so
+that another client cannot run its side-effecting tools without a review. A broken entry makes the command exit non-zero (a configuration error); a server
 that fails to start does not (it is the server's state, which is what the command reports).
 """
 
@@ -64,6 +66,9 @@ def _server_report(health: ServerHealth, transport: dict[str, Any], command: str
         "reason_in_log": health.reason_in_log(),
         "log": health.log,
         "log_written": health.written_log() is not None,
+        # Whether it refuses side-effecting calls without Gatehouse's grant, and what it announced.
+        "verifies_approvals": health.verifies is not None,
+        "approvals": health.verifies,
     }
 
 
@@ -100,6 +105,8 @@ def render_check(report: dict[str, Any]) -> str:
                 for gap in server.get("missing", [])
             )
             lines.extend(f"        rejected: {continued(reason, 18)}" for reason in server["rejected"])
+            if server["tools"]:
+                lines.append(f"        approvals: {_approval_words(server)}")
         else:
             error = server["error"] or {"kind": "unavailable", "message": "no session"}
             # The message is often the server's own words: a line break in it stays indented.
@@ -112,3 +119,13 @@ def render_check(report: dict[str, Any]) -> str:
             # Where to read more: the server's own log.
             lines.append(f"        log: {server['log']}")
     return "\n".join(lines)
+
+
+def _approval_words(server: dict[str, Any]) -> str:
+    announced = server.get("approvals")
+    if not server.get("verifies_approvals") or not isinstance(announced, dict):
+        return "not verified (it runs its tools for any client that asks)"
+    keys = ", ".join(str(kid) for kid in announced.get("keyIds") or []) or "none yet"
+    return (
+        f"verified (side-effecting calls need Gatehouse's grant for {announced.get('server')!r}; keys {keys})"
+    )

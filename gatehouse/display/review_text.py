@@ -1,4 +1,4 @@
-"""Text for `gatehouse reviews ...`, `audit ...` and `trace ...`."""
+"""Text for `gatehouse reviews ...` and `audit ...` (`trace ...`: trace_text.py)."""
 
 from __future__ import annotations
 
@@ -92,35 +92,6 @@ def render_decision(report: dict[str, Any]) -> str:
             *remembered,
         ]
     )
-
-
-def render_trace(report: dict[str, Any]) -> str:
-    """One line a step: the request it belongs to, its time from the thread's start and its
-    duration, the node (or the wait for a person), and what it changed."""
-    # Here, not at the top: the queue's rendering in this module must not load the graph.
-    from graph.trace import summarise_changes
-
-    lines = [f"thread {report['thread_id']}"]
-    request = None
-    for step in report["steps"]:
-        if step.get("request") != request:
-            request = step.get("request")
-            lines.append(f" request {request}")
-        offset = f"+{step['offset_s']:.2f}s" if step.get("offset_s") is not None else ""
-        took = f"{step['duration_s'] * 1000:.0f} ms" if step.get("duration_s") is not None else ""
-        if step.get("node") is None:
-            wait = f"waited for a person ({step.get('waiting') or 'review'}), {step['duration_s']:.1f} s"
-            lines.append(f"  {offset:>9} {'':>8} {wait}; {step.get('decided_by') or 'someone'} decided")
-            continue
-        extra = ""
-        if step.get("interrupt"):
-            extra = f"  (waiting: {step['interrupt'].get('stage')})"
-        if step.get("decision"):
-            decision = step["decision"]
-            extra = f"  ({decision.get('action')} by {decision.get('by')})"
-        changed = summarise_changes(step["changed"])
-        lines.append(f"  {offset:>9} {took:>8} {step['node']:<24} {changed}{extra}")
-    return "\n".join(lines)
 
 
 def dumps(data: Any) -> str:

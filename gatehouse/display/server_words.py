@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from gatehouse.display.counted import counted
 from mcp_host.health import ServerHealth
 from mcp_host.manifest import CapabilityType
 
@@ -19,11 +20,6 @@ _OFFERED: tuple[tuple[CapabilityType, str], ...] = (
     ("prompt", "prompt"),
     ("resource", "resource"),
 )
-
-
-def counted(count: int, noun: str) -> str:
-    """``1 tool``, ``2 tools``, ``0 prompts``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def offer_words(offers: Mapping[CapabilityType, int]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,9 +26,9 @@ FieldKind = Literal["text", "long_text", "integer", "number", "boolean", "choice
 # What makes a string field long text (a text area, where a line break is typed and kept,
 # rather than a one-line box, which drops it): a name that says it holds prose or a file's
 # text (``content``, ``file_content``, ``body_text``), a format or description saying several
-# lines, room for more than a line (maxLength above LONG_MAX_LENGTH), a default or current value with a line break
-# or longer than a line. One rule for every form built from a schema: the reviews page's
-# argument editor and the chat's clarification form.
+# lines, room for more than a line (maxLength above LONG_MAX_LENGTH), a default or current
+# value with a line break or longer than a line. One rule for every form built from a schema:
+# the reviews page's argument editor and the chat's clarification form.
 LONG_TEXT_CHARS = 80
 # A limit above a database's usual one-line column (VARCHAR(255): a title, a subject).
 LONG_MAX_LENGTH = 255
@@ -149,6 +150,23 @@ def read_field(field: FormField, raw: Any) -> tuple[bool, Any]:
             return False, None
         return True, text
     return True, _typed_value(field, text)
+
+
+def read_fields(fields: Iterable[FormField], raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Each field's value from what its widget holds (``raw``, by field name), as read_field
+    reads it: (the values present, by name in the fields' order; what is wrong, each naming its
+    field). Every field is read, so one wrong field does not hide another's error."""
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for field in fields:
+        try:
+            present, value = read_field(field, raw.get(field.name))
+        except ArgumentError as exc:
+            problems.append(str(exc))
+            continue
+        if present:
+            values[field.name] = value
+    return values, problems
 
 
 def _typed_value(field: FormField, text: str) -> Any:

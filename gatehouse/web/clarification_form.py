@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from gatehouse.display.visible_text import visible
-from gatehouse.web.argument_form import FormField, form_fields, initial_text, read_field
+from gatehouse.web.argument_form import FormField, form_fields, initial_text, read_fields
 from gatehouse.web.literal import markdown_literal
 
 
@@ -55,22 +55,16 @@ def answer_words(values: dict[str, Any]) -> str:
     )
 
 
+def _whitespace_only(held: Any) -> bool:
+    return isinstance(held, str) and not held.strip()
+
+
 def read_answers(fields: list[FormField], raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The values the form holds, by name (an empty field left out: the question is asked
     again for it), and what is wrong with it, each naming its field."""
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for field in fields:
-        text = raw.get(field.name)
-        if isinstance(text, str) and not text.strip():
-            continue  # whitespace alone answers nothing (an empty text is no file's content here)
-        try:
-            present, value = read_field(field, text)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        if present:
-            values[field.name] = value
+    # Whitespace alone answers nothing (an empty text is no file's content here).
+    answered = [field for field in fields if not _whitespace_only(raw.get(field.name))]
+    values, problems = read_fields(answered, raw)
     if not values and not problems:
         problems.append(f"Fill in {', '.join(field.name for field in fields)} first.")
     return values, problems

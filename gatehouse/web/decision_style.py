@@ -1,11 +1,13 @@
 """How a decision looks and is reached: Approve reads as the positive action (green), Reject as
 a distinct one (red on white), neither in the theme's primary colour (red, which would make
 approving look like the dangerous choice); one key each; and the preview of what approving
-does scrolls inside a box of its own, so the buttons stay next to it.
+does (or the messages a server asks a model to answer) scrolls inside a box of its own, so the
+buttons stay next to it.
 
 Streamlit gives a button only its theme's primary and secondary looks, so the colours are CSS on
 the classes Streamlit gives a keyed element (``st-key-<key>``): every page that offers a
-decision keys its buttons ``approve-...`` and ``reject-...`` and calls ``decision_style()``.
+decision keys its buttons ``approve-...`` and ``reject-...`` (a forward action that decides
+nothing ``forward-...``) and calls ``decision_style()``: the Reviews and the Policy pages.
 A disabled button keeps Streamlit's own disabled look. Each text colour meets WCAG AA on its
 background (4.5:1; tests/browser/test_review_layout.py measures what the browser draws).
 """
@@ -17,8 +19,14 @@ from typing import Final
 import streamlit as st
 
 APPROVE_KEY: Final = "approve-"
+# A page's forward action that is not a decision (proposing a policy change): the approving
+# colours too, so the theme's red never marks a safe action, and its label stays readable
+# (white on the theme's red is 3.1:1).
+FORWARD_KEY: Final = "forward-"
 REJECT_KEY: Final = "reject-"
 PREVIEW_KEY: Final = "effect-preview-"
+# The messages of a server's request for a model completion: what approving answers.
+MESSAGES_KEY: Final = "sampling-messages-"
 
 # Keys, not chords: Streamlit ignores a single-key shortcut while the focus is in a text field
 # (so typing a reason or an argument never decides), and keeps "R" and "C" for itself. Its own
@@ -38,7 +46,8 @@ REJECT_TEXT: Final = "#b91c1c"
 REJECT_BACKGROUND: Final = "#ffffff"
 REJECT_HOVER: Final = "#fef2f2"
 
-# The preview's box: at most this share of the window's height, then it scrolls by itself.
+# The box of what approving acts on (a preview, a request's messages): at most this share of
+# the window's height, then it scrolls by itself.
 PREVIEW_MAX_HEIGHT: Final = "38vh"
 
 
@@ -54,18 +63,22 @@ def _button(key: str, *, text: str, background: str, border: str, hover: str) ->
 def style_sheet() -> str:
     """The CSS of decisions (a pure function, so a test can read what the page gets)."""
     return (
-        _button(
-            APPROVE_KEY,
-            text=APPROVE_TEXT,
-            background=APPROVE_BACKGROUND,
-            border=APPROVE_BACKGROUND,
-            hover=APPROVE_HOVER,
+        "".join(
+            _button(
+                key,
+                text=APPROVE_TEXT,
+                background=APPROVE_BACKGROUND,
+                border=APPROVE_BACKGROUND,
+                hover=APPROVE_HOVER,
+            )
+            for key in (APPROVE_KEY, FORWARD_KEY)
         )
         + _button(
             REJECT_KEY, text=REJECT_TEXT, background=REJECT_BACKGROUND, border=REJECT_TEXT, hover=REJECT_HOVER
         )
         + f'[class*="st-key-{APPROVE_KEY}"] kbd, [class*="st-key-{REJECT_KEY}"] kbd {{display: none;}}\n'
-        + f'[class*="st-key-{PREVIEW_KEY}"] {{max-height: {PREVIEW_MAX_HEIGHT}; overflow-y: auto;}}\n'
+        + f'[class*="st-key-{PREVIEW_KEY}"], [class*="st-key-{MESSAGES_KEY}"] '
+        f"{{max-height: {PREVIEW_MAX_HEIGHT}; overflow-y: auto;}}\n"
     )
 
 

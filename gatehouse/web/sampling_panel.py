@@ -6,31 +6,41 @@ with the flags, and decides. An approval sends the server an answer: the text th
 writes, or, left empty, the configured language model's completion (GATEHOUSE_MODEL). A
 rejection sends it an error. Everything the server wrote is untrusted text: shown literally
 (gatehouse/web/literal.py), never as Markdown, with secrets hidden as ``***``.
+
+Laid out as a tool call's review (gatehouse/web/decision_bar.py): the decision bar first, the
+messages in a box that scrolls by itself beside the rest, so both are on the first screen of a
+laptop and a phone; the buttons disabled, saying what runs, while the decision is carried out.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import streamlit as st
 from mcp.types import CreateMessageRequestParams, TextContent
 
-from gatehouse.web.decision_style import (
-    APPROVE_KEY,
-    APPROVE_SHORTCUT,
-    REJECT_KEY,
-    REJECT_SHORTCUT,
-    SHORTCUT_HINT,
+from gatehouse.web.decision_bar import (
+    ApproveButton,
+    BarWords,
+    decision_bar,
+    proposal_columns,
+    refuse_later,
+    why_not_decide,
 )
+from gatehouse.web.decision_style import MESSAGES_KEY
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import services
 from gatehouse.web.short_ids import short_review, short_thread
-from reviews.errors import AlreadyDecidedError, NotPermittedError, ReviewError
+from reviews.errors import AlreadyDecidedError, ReviewError
 from reviews.ledger import Review
 from reviews.sampling import REVIEWER_MODEL, answer_text, request_of
 
 APPROVE_WRITTEN = "Approve with my answer"
+T = TypeVar("T")
 
 
 def hidden(text: str) -> str:
@@ -87,20 +97,8 @@ def cause_lines(review: Review) -> list[str]:
     return lines
 
 
-def show_request(review: Review) -> None:
-    request = request_of(review)
-    server = str(review.capability.get("server") or "")
-    st.markdown(f"**{name_literal(server)} asks for a language-model completion** (`sampling/createMessage`)")
-    st.caption(
-        "A server's own request, made during one of its calls, which waits. What you approve is sent "
-        "back to the server; a rejection sends it an error."
-    )
-    for line in cause_lines(review):
-        st.caption(markdown_literal(line))
-    st.markdown("**Limits**")
-    show(hidden("\n".join(limit_lines(request))))
-    st.markdown("**System prompt**")
-    show(hidden(request.system_prompt or "(none)"))
+def show_messages(review: Review, request: CreateMessageRequestParams) -> None:
+    """Every message the server asks a model to answer, each in a box of its own."""
     st.markdown(f"**Messages** ({len(request.messages)})")
     for number, message in enumerate(request.messages, start=1):
         with st.container(border=True):
@@ -112,9 +110,45 @@ def show_request(review: Review) -> None:
                     st.caption(
                         markdown_literal(f"({block.type} content: not shown, and not given to a model)")
                     )
+
+
+def show_asker(review: Review, request: CreateMessageRequestParams) -> None:
+    """Who asks, during whose request, what an approval sends, the system prompt and the limits."""
+    st.caption(
+        "A server's own request, made during one of its calls, which waits. What you approve is sent "
+        "back to the server; a rejection sends it an error."
+    )
+    for line in cause_lines(review):
+        st.caption(markdown_literal(line))
+    st.markdown("**System prompt**")
+    show(hidden(request.system_prompt or "(none)"))
+    st.markdown("**Limits**")
+    show(hidden("\n".join(limit_lines(request))))
+
+
+def show_flags(review: Review) -> None:
     st.markdown(f"**Validation flags** ({len(review.flags)})")
     for flag in review.flags:
         st.markdown(flag_markdown(flag | {"message": hidden(str(flag.get("message") or ""))}))
+
+
+def show_request(review: Review, *, answer_field: Callable[[], T]) -> T:
+    """The request, laid out as every review's proposal (decision_bar.proposal_columns): its
+    messages in a box that scrolls by itself, beside who asks, the system prompt, the limits and
+    ``answer_field`` (drawn there; its result returned); the flags below."""
+    request = request_of(review)
+    server = str(review.capability.get("server") or "")
+    messages_box, side = proposal_columns(f"{MESSAGES_KEY}{review.id}")
+    with messages_box:
+        show_messages(review, request)
+    with side:
+        st.markdown(
+            f"**{name_literal(server)} asks for a language-model completion** (`sampling/createMessage`)"
+        )
+        show_asker(review, request)
+        answer = answer_field()
+    show_flags(review)
+    return answer
 
 
 def show_answer(review: Review) -> None:
@@ -138,8 +172,9 @@ def decide(
     except AlreadyDecidedError:
         st.session_state["review_notice"] = ("warning", "Your decision was not recorded.", "")
     except ReviewError as exc:
-        st.error(markdown_literal(str(exc)))
-        return
+        # Shown by the next run beside the buttons, live again there (this run drew them disabled):
+        # a model that gave no answer, for one, leaves the review pending for another try.
+        refuse_later(review.id, hidden(str(exc)))
     else:
         server = review.capability.get("server")
         gets = "the answer" if approve else "an error saying a reviewer declined"
@@ -152,59 +187,94 @@ def decide(
     st.rerun()
 
 
-def decision(review: Review, user: str) -> None:
-    app = services()
-    # The request this page shows: a decision is made on it or refused.
-    fingerprint_key = f"shown-{review.id}"
-    shown = st.session_state.get(fingerprint_key, review.call_hash)
-    st.session_state[fingerprint_key] = review.call_hash
-    model = app.reviews.sampler.label if app.reviews.sampler is not None else None
-    answer = st.text_area(
+@dataclass(frozen=True)
+class Answer:
+    """The answer field as the reviewer leaves it, and the model that answers when it is empty."""
+
+    text: str
+    model: str | None
+
+    @property
+    def written(self) -> bool:
+        return bool(self.text.strip())
+
+
+def answer_field(review: Review) -> Answer:
+    sampler = services().reviews.sampler
+    model = sampler.label if sampler is not None else None
+    text = st.text_area(
         "Your answer (the server gets exactly this)"
         if model is None
         else f"Your answer (leave it empty and the language model {markdown_literal(model)} answers)",
         key=f"answer-{review.id}",
     )
-    reason = st.text_input("Reason (required to reject; kept in the record)", key=f"reason-{review.id}")
-    written = bool(answer.strip())
-    label = APPROVE_WRITTEN if written or model is None else f"Approve: {markdown_literal(model)} answers"
-    approve_column, reject_column = st.columns(2)
-    if approve_column.button(
-        label, type="primary", width="stretch", key=f"{APPROVE_KEY}{review.id}", shortcut=APPROVE_SHORTCUT
-    ):
-        if not written and model is None:
-            st.error("Write the answer the server gets: no language model is configured (GATEHOUSE_MODEL).")
-        else:
-            decide(
-                review,
-                user,
-                approve=True,
-                answer=answer if written else None,
-                reason=reason or None,
-                shown=shown,
-            )
-    st.caption(SHORTCUT_HINT)
-    if reject_column.button(
-        "Reject", width="stretch", key=f"{REJECT_KEY}{review.id}", shortcut=REJECT_SHORTCUT
-    ):
-        if not reason.strip():
-            st.error("A rejection needs a reason, for the record.")
-        else:
-            decide(review, user, approve=False, answer=None, reason=reason.strip(), shown=shown)
+    return Answer(text, model)
 
 
-def show_sampling_review(review: Review, user: str) -> None:
-    """The request in full, then its answer (decided) or the decision (pending); why this
-    person may not decide, before the request (where they would look for the decision)."""
-    if review.status == "pending":
-        try:
-            services().reviews.check_permission(review, user)
-        except NotPermittedError as exc:
-            st.info(f"You cannot decide this review: {markdown_literal(str(exc))}")
-            show_request(review)
-            return
-    show_request(review)
+def approve_button(answer: Answer) -> ApproveButton:
+    if answer.written or answer.model is None:
+        return ApproveButton(
+            APPROVE_WRITTEN,
+            help="The server gets your answer, exactly as written.",
+            missing=None
+            if answer.written
+            else "Write the answer the server gets: no language model is configured (GATEHOUSE_MODEL).",
+        )
+    return ApproveButton(
+        f"Approve: {markdown_literal(answer.model)} answers",
+        help="The language model writes the answer to the messages shown; the server gets it.",
+    )
+
+
+def running_words(review: Review, answer: Answer, approve: bool) -> str:
+    """What the page says while the decision is carried out (a model's answer takes a while)."""
+    server = name_literal(str(review.capability.get("server") or "the server"))
+    if not approve:
+        return f"Rejected: sending {server} the error…"
+    if answer.written:
+        return f"Approved: sending {server} your answer…"
+    return (
+        f"Approved: the language model {markdown_literal(answer.model or '')} writes the answer for {server}…"
+    )
+
+
+def show_sampling_review(review: Review, user: str, asked: object) -> None:
+    """The request in full, then its answer (decided); pending, the decision first (or why this
+    person may not decide, where they would look for it), as for a tool call: the bar above the
+    messages, both on the first screen. ``asked``: the click this run was started by
+    (decision_bar.take_click); its decision is carried out last, the page drawn with its buttons
+    disabled meanwhile."""
     if review.status != "pending":
+        show_request(review, answer_field=lambda: None)
         show_answer(review)
         return
-    decision(review, user)
+    refused = why_not_decide(review, user)
+    # Filled once the answer field below has been read (Approve's label follows it).
+    bar = st.container()
+    if refused is not None:
+        bar.info(markdown_literal(refused))
+        show_request(review, answer_field=lambda: None)
+        return
+    # The request this page showed on the run before a click: a decision is made on it or refused.
+    fingerprint_key = f"shown-{review.id}"
+    shown = st.session_state.get(fingerprint_key, review.call_hash)
+    st.session_state[fingerprint_key] = review.call_hash
+    answer = show_request(review, answer_field=lambda: answer_field(review))
+    words = BarWords(
+        reason_label="Reason (required to reject; kept in the record)",
+        reason_needed="A rejection needs a reason, for the record.",
+        running=lambda approve: running_words(review, answer, approve),
+    )
+    with bar:
+        decision = decision_bar(review.id, asked, approve_button(answer), words)
+    if decision is not None:
+        # Last, once the whole review is drawn with its buttons disabled: a model's answer
+        # may take its time.
+        decide(
+            review,
+            user,
+            approve=decision.approve,
+            answer=answer.text if decision.approve and answer.written else None,
+            reason=decision.reason,
+            shown=shown,
+        )

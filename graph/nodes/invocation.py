@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from langgraph.runtime import Runtime
 
+from gatehouse_verify.grant import Why
 from graph.accessors import (
     approval_for,
     errors_with,
@@ -22,7 +23,8 @@ from graph.accessors import (
 )
 from graph.context import CallOutcome, GraphContext
 from graph.nodes.call_checks import changed_definition, moved_effect, outcome_unknown
-from graph.state import FlagData, GraphState, McpMethod, McpRequest
+from graph.state import ApprovedCall, FlagData, GraphState, McpMethod, McpRequest
+from mcp_host.approvals import CallApproval, approved_for
 from mcp_host.client import McpClient
 from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
@@ -72,10 +74,11 @@ def build_mcp_request(state: GraphState) -> GraphState:
     return {"mcp_request": request_data(request)}
 
 
-def _call(mcp: McpClient, request: McpRequest, owner: CallOwner) -> McpResult:
+def _call(mcp: McpClient, request: McpRequest, owner: CallOwner, approval: CallApproval | None) -> McpResult:
     try:
-        # A question the server asks during the call is put to the person who made the request.
-        with on_behalf_of(owner):
+        # A question the server asks during the call is put to the person who made the request;
+        # a side-effecting call carries a grant saying why it may run (mcp_host/approvals.py).
+        with on_behalf_of(owner), approved_for(approval):
             return _send(mcp, request)
     except McpHostError as exc:
         error = ErrorInfo(kind="unavailable", message=str(exc))
@@ -104,6 +107,28 @@ def _only_reads(state: GraphState, request: McpRequest) -> bool:
     if request.method != "tools/call":
         return True
     return validation(state).get("risk") == "low"
+
+
+def _call_approval(
+    state: GraphState, request: McpRequest, reviewed: ApprovedCall | None
+) -> CallApproval | None:
+    """Why a side-effecting tool call may run, for the signed grant it carries to its server
+    (a server that verifies refuses such a call without one): the review that approved it and
+    who did, the remembered approval (grant) it runs under, or the policy rule that allowed it.
+    None for a read (nothing to approve)."""
+    if _only_reads(state, request):
+        return None
+    checked = validation(state)
+    granted = checked.get("grant")
+    if reviewed is not None:
+        why = Why.review(reviewed["review_id"], reviewed["by"])
+    elif granted:
+        # A call the rules sent to review, run under a reviewer's remembered approval.
+        why = Why.remembered(granted["id"])
+    else:
+        # A call no review held was allowed by the policy: by its rule, or by its defaults.
+        why = Why.policy(checked.get("matched_rule") or "defaults")
+    return CallApproval(why=why, policy_version=checked.get("policy_version"))
 
 
 def _failure_update(
@@ -214,7 +239,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
             contributors=tuple(state.get("contributors", [])),
             review_id=reviewed["review_id"] if reviewed is not None else None,
         )
-        result = _call(runtime.context.mcp, request, owner)
+        result = _call(runtime.context.mcp, request, owner, _call_approval(state, request, reviewed))
         if reviewed is not None:
             hooks.call_finished(reviewed["review_id"], _call_outcome(result), result.model_dump(mode="json"))
     update: GraphState = {

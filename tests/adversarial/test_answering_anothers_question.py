@@ -40,12 +40,12 @@ from typing import Any
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import ElementTree, Selectbox
+from streamlit.testing.v1.element_tree import ElementTree
 
 from gatehouse.cli.terminal_questions import TerminalQuestions
 from gatehouse.web.page import services
 from reviews.questions import AnswerAction, QuestionClosedError, QuestionError, QuestionNotFoundError
-from tests.app.test_app import APP, EMAIL, app_env, button, session  # noqa: F401
+from tests.app.test_app import APP, EMAIL, app_env, button, session, thread_picker  # noqa: F401
 from tests.app.test_app import ask as ask_in_chat
 from tests.app.test_app_questions import put_question
 from tests.cli_support import run_cli
@@ -94,12 +94,6 @@ def browser_of(user: str) -> AppTest:
     app.run()
     assert not app.exception, app.exception
     return app
-
-
-def thread_picker(app: AppTest) -> Selectbox[str]:
-    """The chat's thread picker (keyed by the thread it shows: views/chat.py picker_key)."""
-    [picker] = [box for box in app.selectbox if box.label == "Your threads"]
-    return picker
 
 
 def picked(app: AppTest, thread: str) -> AppTest:

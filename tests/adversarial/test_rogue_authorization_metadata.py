@@ -26,6 +26,7 @@ from mcp.shared.auth import OAuthMetadata
 from pydantic import SecretStr
 
 from conformance.client import HeadlessAuthorizer
+from gatehouse.display.server_words import state_words
 from mcp_host.config import HttpServer
 from mcp_host.health import ServerHealth
 from mcp_host.oauth import MemoryCredentialStore, SignIn
@@ -34,7 +35,6 @@ from mcp_host.oauth_metadata import check_metadata
 from mcp_host.sdk_client import SdkMcpClient
 from tests.adversarial.harness import gatehouse_with
 from tests.http_servers import free_port, serving
-from views.servers import state_line
 
 Lying = Callable[[str], AbstractContextManager["RogueServer"]]
 
@@ -173,7 +173,7 @@ def test_the_servers_page_shows_the_refusal_with_its_reason(lying: Lying) -> Non
     with lying("token-endpoint") as server:
         health, _ = _health(server)
 
-    line = state_line(health)
+    line = state_words(health)
     assert line.startswith("not connected: signing in failed: ")
     assert REFUSED["token-endpoint"] in line
 

@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from gatehouse.web.decision_style import FORWARD_KEY
 from gatehouse.web.page import services
 from tests.app.test_app import app_env, on_page, page_text, session
+
+# The Propose button's key (views/policy.py), styled as a forward action (decision_style).
+PROPOSE_KEY = f"{FORWARD_KEY}policy-propose"
 
 # The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
 pytestmark = pytest.mark.usefixtures("bundled_in_process")
@@ -36,7 +40,7 @@ def test_an_admin_proposes_on_the_page_and_another_admin_applies_it(app_env: Pat
     proposer.text_input(key="policy-reason-1").set_value("the relay moves")
     proposer.button(key="policy-check").click().run()
     assert '+name = "no e-mail this week"' in [block.value for block in proposer.code][-1]
-    proposer.button(key="policy-propose").click().run()
+    proposer.button(key=PROPOSE_KEY).click().run()
     assert not proposer.exception, proposer.exception
     [done] = [block.value for block in proposer.success]
     change = services().policy_changes.changes("pending")[0]
@@ -56,7 +60,7 @@ def test_an_invalid_policy_is_explained_on_the_page_and_not_proposed(app_env: Pa
     page = policy_page("admin")
     page.text_area(key="policy-text-1").set_value('[defaults]\naction = "maybe"\n')
     page.text_input(key="policy-reason-1").set_value("oops")
-    page.button(key="policy-propose").click().run()
+    page.button(key=PROPOSE_KEY).click().run()
 
     assert "defaults\\.action" in page.error[0].value
     assert services().policy_changes.changes() == []

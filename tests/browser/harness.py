@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol
@@ -227,13 +227,16 @@ def running_app(
     extra_env: Mapping[str, str] | None = None,
     remote_servers: Mapping[str, Mapping[str, object]] | None = None,
     knows_its_address: bool = False,
+    secrets: Callable[[str], str] | None = None,
 ) -> Iterator[AppServer]:
     """Run the app on a free 127.0.0.1 port with its data under ``folder``; stop it afterwards.
 
     ``extra_env`` adds variables. ``remote_servers`` adds entries of remote (http) servers to
     the servers file, and tells the app its own address (GATEHOUSE_PUBLIC_URL), where their
     sign-ins return; ``knows_its_address`` tells it that address without them (the links in
-    its notifications then lead to it).
+    its notifications then lead to it). ``secrets`` gives the text of the app's
+    .streamlit/secrets.toml for its address (an ``[auth]`` redirect_uri names it); the file is
+    written under ``folder``, never into the checkout.
 
     Yields once /_stcore/health answers "ok". Failing to get there within START_SECONDS, or the
     server exiting first, fails with the tail of its log. A port taken between choosing and
@@ -249,6 +252,11 @@ def running_app(
         url = f"http://127.0.0.1:{port}"
         if remote_servers or knows_its_address:
             env["GATEHOUSE_PUBLIC_URL"] = url
+        if secrets is not None:
+            # Streamlit reads the file when it starts (its cookies are signed with [auth]'s secret).
+            secrets_file = folder / "secrets.toml"
+            secrets_file.write_text(secrets(url), encoding="utf-8")
+            env["STREAMLIT_SECRETS_FILES"] = str(secrets_file)
         with log.open("ab") as sink:
             start = sink.tell()
             sink.write(f"$ {' '.join(_command(port))}\n".encode())

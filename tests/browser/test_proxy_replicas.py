@@ -5,17 +5,13 @@ the other and decides it; the operator's page shows the outcome; the review is d
 its call ran once, on the reviewer's replica.
 
 Without HAProxy the test is skipped with the reason, or fails under GATEHOUSE_REQUIRE_BROWSER=1
-(CI installs it: .ci/run)."""
+(CI installs it: .ci/run; tests/browser/proxy.py runs it)."""
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-import shutil
 import sqlite3
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
@@ -26,36 +22,20 @@ from cryptography.fernet import Fernet
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.harness import (
-    ROOT,
-    START_SECONDS,
     AppServer,
     expect_waiting_for_a_reviewer,
-    free_port,
     go_to,
-    log_tail,
-    missing_browser,
     new_page,
     no_exception,
     pick_identity,
     running_app,
     send_chat,
-    stop_process_tree,
     visit,
     wait_for_app,
 )
+from tests.browser.proxy import REPLICAS, replica_of, running_proxy
 from tests.browser.test_review_flow import outbox
 
-CONFIG = ROOT / "deploy" / "haproxy.cfg"
-
-
-def _sticky_cookie() -> str:
-    """The name of the cookie the config has HAProxy insert (its `cookie NAME insert` line)."""
-    found = re.search(r"^\s+cookie (\w+) insert ", CONFIG.read_text(encoding="utf-8"), re.M)
-    assert found is not None, f"{CONFIG} inserts no sticky cookie"
-    return found.group(1)
-
-
-COOKIE = _sticky_cookie()
 EMAIL = "Send an email to bob@example.com saying hi through the proxy"
 # The operator's page follows a waiting thread every 3 s; a few rounds on a busy machine.
 FOLLOW_TIMEOUT_MS = 20_000
@@ -67,29 +47,8 @@ class Proxied:
     replicas: dict[str, AppServer]  # by the server name in deploy/haproxy.cfg
 
 
-def _haproxy() -> str:
-    path = shutil.which("haproxy")
-    if path is None:
-        missing_browser(
-            "haproxy not found on PATH: the replica test runs Debian's (`apt-get install haproxy`)"
-        )
-    return path
-
-
-def _answers(url: str) -> bool:
-    import urllib.request
-
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(f"{url}/_stcore/health", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def proxied(tmp_path: Path) -> Iterator[Proxied]:
-    haproxy = _haproxy()
     database = tmp_path / "shared" / "gatehouse.db"
     database.parent.mkdir()
     # The secrets every replica shares (docs/replicas.md), made for this test.
@@ -100,35 +59,10 @@ def proxied(tmp_path: Path) -> Iterator[Proxied]:
     with ExitStack() as stack:
         replicas = {
             name: stack.enter_context(running_app(tmp_path / name, db_url=str(database), extra_env=shared))
-            for name in ("replica1", "replica2")
+            for name in REPLICAS
         }
-        port = free_port()
-        env = dict(os.environ)
-        env["GATEHOUSE_PROXY_BIND"] = f"127.0.0.1:{port}"
-        env["GATEHOUSE_REPLICA_1"] = replicas["replica1"].url.removeprefix("http://")
-        env["GATEHOUSE_REPLICA_2"] = replicas["replica2"].url.removeprefix("http://")
-        log = tmp_path / "haproxy.log"
-        with log.open("wb") as sink:
-            # -db: in the foreground, stopped with the test.
-            process = subprocess.Popen(
-                [haproxy, "-db", "-f", str(CONFIG)],
-                env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-        stack.callback(stop_process_tree, process)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + START_SECONDS
-        while not _answers(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"haproxy did not answer {url}; its log:\n{log_tail(log)}", pytrace=False)
-            time.sleep(0.1)
+        url = stack.enter_context(running_proxy(tmp_path, replicas))
         yield Proxied(url, replicas)
-
-
-def replica_of(page: Page) -> str:
-    """The replica the proxy pinned this browser to (its sticky cookie)."""
-    values = [c["value"] for c in page.context.cookies() if c["name"] == COOKIE]
-    assert len(values) == 1, f"expected one {COOKIE} cookie, got {values}"
-    return values[0]
 
 
 def _open_on_another_replica(browser: Browser, url: str, taken: str, pages: list[Page]) -> Page:

@@ -17,6 +17,7 @@ from mcp.server import Server
 
 from gatehouse.display.render import render_text
 from graph.builder import CompiledGraph
+from graph.runner import RunOutcome
 from mcp_host.sdk_client import SdkMcpClient
 from mcp_host.transports import ServerTarget
 from servers.catalog import build_all
@@ -35,15 +36,16 @@ def _broken() -> ServerTarget:
     return server
 
 
-def _pool(data_dir: Path) -> SdkMcpClient:
-    return SdkMcpClient({**build_all(data_dir), "ledger": _broken()})
+def _ask_with_ledger_down(graph: CompiledGraph, data_dir: Path, text: str, **options: object) -> RunOutcome:
+    """Ask with the demo servers working and the ledger server failing every listing."""
+    with SdkMcpClient({**build_all(data_dir), "ledger": _broken()}) as pool:
+        return ask(graph, pool, text, **options)
 
 
 def test_an_answer_from_a_working_server_carries_nothing_of_a_broken_one(
     graph: CompiledGraph, data_dir: Path
 ) -> None:
-    with _pool(data_dir) as pool:
-        outcome = ask(graph, pool, FILES_REQUEST)
+    outcome = _ask_with_ledger_down(graph, data_dir, FILES_REQUEST)
 
     final = outcome.final_output
     assert final.status == "ok", final
@@ -56,8 +58,7 @@ def test_an_answer_from_a_working_server_carries_nothing_of_a_broken_one(
 def test_an_answer_nothing_served_notes_the_server_that_could_not_be_asked(
     graph: CompiledGraph, data_dir: Path
 ) -> None:
-    with _pool(data_dir) as pool:
-        outcome = ask(graph, pool, NOTHING_FITS_REQUEST)
+    outcome = _ask_with_ledger_down(graph, data_dir, NOTHING_FITS_REQUEST)
 
     final = outcome.final_output
     assert final.selected_capability is None, final
@@ -68,8 +69,7 @@ def test_an_answer_nothing_served_notes_the_server_that_could_not_be_asked(
 
 
 def test_an_answer_preferring_the_broken_server_notes_it(graph: CompiledGraph, data_dir: Path) -> None:
-    with _pool(data_dir) as pool:
-        outcome = ask(graph, pool, FILES_REQUEST, server_preferences=["ledger"])
+    outcome = _ask_with_ledger_down(graph, data_dir, FILES_REQUEST, server_preferences=["ledger"])
 
     [note] = outcome.final_output.server_notes
     assert note.startswith("ledger is not available") and WHY in note

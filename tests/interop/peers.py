@@ -26,6 +26,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcp_host.manifest import CapabilityType, Manifest, ServerManifest
+from tests.http_servers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / ".peers"
@@ -225,13 +226,6 @@ def kill_and_wait(pid: int, timeout: float = 5.0) -> None:
 # -- server-everything over Streamable HTTP --------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _accepts(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.2):
@@ -271,7 +265,7 @@ def everything_over_http(log_path: Path, attempts: int = 3) -> Iterator[str]:
     """
     node, script = _npm_entry(EVERYTHING_JS)
     for _ in range(attempts):
-        port = _free_port()
+        port = free_port()
         with log_path.open("ab") as log:
             process = subprocess.Popen(
                 [node, "--import", LOOPBACK_PRELOAD.as_uri(), str(script), "streamableHttp"],

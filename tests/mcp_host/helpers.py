@@ -54,6 +54,8 @@ def silent_server() -> StdioServerParameters:
 
 
 def echo_server(name: str) -> MCPServer:
+    """A server named ``name`` with one tool, ``echo``: in process, or run over stdio by the
+    test servers started as commands (once_server, wrapper_server)."""
     server = MCPServer(name)
 
     @server.tool()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from tests.mcp_host.helpers import echo_server
 
 REFUSAL = "RuntimeError: this server was started once already"
 
@@ -22,14 +22,7 @@ def main() -> None:
         print(REFUSAL, file=sys.stderr)
         sys.exit(1)
     marker.touch()
-    server = MCPServer("once")
-
-    @server.tool()
-    def echo(text: str) -> str:
-        """Return the text unchanged."""
-        return text
-
-    server.run("stdio")
+    echo_server("once").run("stdio")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from tests.mcp_host.helpers import echo_server
 
 # Sleeps far longer than any test: a helper still alive afterwards was left behind.
 HELPER = "import time; time.sleep(600)"
@@ -29,14 +29,7 @@ def main() -> None:
     )
     with pids.open("a", encoding="utf-8") as written:
         written.write(f"{helper.pid}\n")
-    server = MCPServer("wrapped")
-
-    @server.tool()
-    def echo(text: str) -> str:
-        """Return the text unchanged."""
-        return text
-
-    server.run("stdio")
+    echo_server("wrapped").run("stdio")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ ordinary words are left alone, and what it costs on a typical request."""
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import secrets
 import statistics
@@ -44,6 +45,14 @@ NAMED_FORMS = [
     ("deploy --api-key={s}", "deploy --api-key=***"),
     ("https://mcp.example.com/mcp?token={s}", "https://mcp.example.com/mcp?token=***"),
     ("postgresql://app:{s}@db.example.com/app", "postgresql://app:***@db.example.com/app"),
+    # Inside a JSON string or a quoted sentence: the secret goes, the closing quote stays.
+    ('{{"message": "the password is {s}"}}', '{"message": "the password is ***"}'),
+    ('{{\\"note\\": \\"the password is {s}\\"}}', '{\\"note\\": \\"the password is ***\\"}'),
+    ('"the api key was {s}", the log says', '"the api key was ***", the log says'),
+    ("Password is: {s}", "Password is: ***"),
+    ("password: {s} (keep it safe)", "password: *** (keep it safe)"),
+    ("curl -H 'Authorization: Bearer {s}'.", "curl -H 'Authorization: Bearer ***'."),
+    ("use token {s}.", "use token ***."),
 ]
 
 
@@ -178,6 +187,45 @@ def test_ordinary_requests_and_prose_about_passwords_are_left_as_they_are() -> N
 
     # The one demo request that carries a secret on purpose (tests/reviews/test_audit_trail.py).
     assert changed == ["Send a message to bob@example.com api_token=abc123 saying hi"]
+
+
+# Sentences about a secret, where a word after the name is an English word, not a value.
+PROSE_ABOUT_SECRETS = [
+    '"password is rejected."',
+    "the password was reset yesterday",
+    "token expired",
+    "Your session token expired.",
+    "The token is stale, sign in again.",
+    "Invalid password: please try again.",
+    "Password: see below",
+    "Token refreshed. Token verification/refresh failed later.",
+    "bearer token-based sign-in is deprecated.",
+    "A secret is *sensitive data* and the password was *rotated*.",
+]
+
+
+@pytest.mark.parametrize("prose", PROSE_ABOUT_SECRETS)
+def test_a_word_after_a_secret_like_name_in_a_sentence_is_left_as_it_is(prose: str) -> None:
+    assert redact_text(prose) == prose
+
+
+JSON_ABOUT_SECRETS = [
+    {"message": "password is rejected.", "next": "sign in again"},
+    {"error": "Invalid password: please try again", "code": 401},
+    {"note": "the password is ", "hint": "ask an admin"},
+    {"log": ["token expired.", "the token was revoked", "Bearer authentication."]},
+]
+
+
+@pytest.mark.parametrize("data", JSON_ABOUT_SECRETS, ids=lambda data: next(iter(data)))
+def test_json_with_sentences_about_secrets_keeps_its_text_and_its_quotes(data: dict[str, object]) -> None:
+    text = json.dumps(data)
+    # Also as a string inside JSON (a tool's result kept in an audit event): escaped quotes.
+    nested = json.dumps({"result": text})
+
+    assert redact_text(text) == text
+    assert redact_text(nested) == nested
+    assert json.loads(json.loads(redact_text(nested))["result"]) == data
 
 
 def test_redaction_is_idempotent_so_hiding_again_changes_nothing() -> None:

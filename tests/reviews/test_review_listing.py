@@ -118,8 +118,8 @@ def test_a_trace_shows_each_request_of_a_thread_as_its_own_route_with_times(data
     code, out, err = finish(start_gatehouse(data_dir, "trace", thread_id))
 
     assert code == 0, err
-    assert " request 1" in out and " request 2" in out
-    assert "waited for a person (before_execution)" in out and "reviewer decided" in out
-    assert re.search(r"\+\d+\.\d\ds +\d+ ms preprocess_request", out)
-    first_request = out[out.index(" request 1") : out.index(" request 2")]
-    assert first_request.count("preprocess_request") == 1
+    assert "Request 1" in out and "Request 2" in out
+    assert "for a person (before execution)" in out and "Approved by reviewer" in out
+    assert re.search(r"^ +1\. Read the request +\+\d+\.\d\d s +\d+ ms", out, flags=re.MULTILINE)
+    first_request = out[out.index("Request 1") : out.index("Request 2")]
+    assert first_request.count("Read the request") == 1

@@ -16,6 +16,7 @@ from gatehouse.web.argument_form import (
     initial_text,
     parse_json_arguments,
     read_field,
+    read_fields,
     schema_problems,
 )
 
@@ -333,6 +334,22 @@ def test_text_is_sent_exactly_as_typed() -> None:
 
 
 # -- arguments as one JSON object ----------------------------------------------------------------
+
+
+def test_a_forms_fields_are_all_read_each_error_named_and_the_values_kept_in_the_forms_order() -> None:
+    fields = [
+        field("integer", name="count"),
+        field("text", name="note"),
+        field("number", name="ratio", required=True),
+        field("lines", name="tags"),
+        field("boolean", name="draft"),
+    ]
+    held = {"count": "twelve", "note": "as typed ", "ratio": "", "tags": "a\n b\n", "draft": True}
+
+    values, problems = read_fields(fields, held)
+
+    assert list(values.items()) == [("note", "as typed "), ("tags", ["a", "b"]), ("draft", True)]
+    assert problems == ["count: 'twelve' is not a whole number", "ratio: required, but empty"]
 
 
 def test_json_mode_reads_an_object() -> None:
