@@ -7,6 +7,7 @@ the conversation), interleaved between the two, in rounds each judged on its own
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from dataclasses import replace
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from bench.report import Figure, Target, listed, summary_ms
 from bench.workspace import SEND_REQUEST, Workspace
+from gatehouse.settings import Settings
 from gatehouse.wiring import Services
 from reviews.grant_service import parse_remember
 
@@ -22,7 +24,8 @@ REQUESTS = 280
 WARMUP = 20
 ROUNDS = 7
 RATIO_TARGET = 1.1
-SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "default.toml"
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "policies" / "default.toml"
 # The shipped rule for outgoing messages, made an allow that knowingly accepts what the engine
 # rates the demo e-mail tool: the same call, allowed by a rule instead of reviewed.
 REVIEWED = 'action = "review"\ncategory = "sends messages"'
@@ -35,6 +38,18 @@ def _policy(folder: Path, *, allow: bool) -> Path:
     path = folder / ("allowed.toml" if allow else "shipped.toml")
     path.write_text(text.replace(REVIEWED, ALLOWED) if allow else text, encoding="utf-8")
     return path
+
+
+def _this_checkout(settings: Settings) -> Settings:
+    """The servers run this checkout's code (an MCP client starts them with a bare
+    environment: without this, whatever the interpreter's installation points at)."""
+    assert settings.servers_path is not None
+    servers = json.loads(settings.servers_path.read_text(encoding="utf-8"))
+    for entry in servers["mcpServers"].values():
+        entry["cwd"] = str(ROOT)
+        entry["env"] = {"PYTHONPATH": str(ROOT)}
+    settings.servers_path.write_text(json.dumps(servers), encoding="utf-8")
+    return settings
 
 
 def _grant(services: Services) -> str:
@@ -68,8 +83,8 @@ def _timed_send(services: Services, *, grant: str | None) -> float:
 def run(space: Workspace) -> list[Figure]:
     allowed_settings = space.demo("email", name="allowed")
     granted_settings = space.demo("email", name="granted")
-    allowed_settings = replace(allowed_settings, policy_path=_policy(space.root, allow=True))
-    granted_settings = replace(granted_settings, policy_path=_policy(space.root, allow=False))
+    allowed_settings = _this_checkout(replace(allowed_settings, policy_path=_policy(space.root, allow=True)))
+    granted_settings = _this_checkout(replace(granted_settings, policy_path=_policy(space.root, allow=False)))
     allowed: list[float] = []
     granted: list[float] = []
     ratios: list[float] = []
