@@ -28,6 +28,7 @@ FIGURES = (
     "cli_start",
     "idle_tabs",
     "verified_call",
+    "grant_cover",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

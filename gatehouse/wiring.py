@@ -56,6 +56,8 @@ from policies.versions import PolicyVersions, file_source, standing_version
 from reviews.asking import OperatorQuestions
 from reviews.audit import AuditLog
 from reviews.conversations import Conversations
+from reviews.grant_service import GrantService
+from reviews.grants import GrantStore
 from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
@@ -91,6 +93,8 @@ class Services:
     questions: OperatorQuestions
     # Changes to the policy proposed and approved from the app or the CLI.
     policy_changes: PolicyChanges
+    # Remembered approvals: made with a decision, used by the graph, listed and revoked.
+    grants: GrantService
     # Hides secrets in whatever is kept or shown (the policy's secret names on top of the built-in).
     secrets: SecretRedactor = field(default_factory=SecretRedactor)
     # The servers file the pool was started from, with its broken entries (None: a client was
@@ -426,6 +430,12 @@ def build_services(
     notifier: Notifier = storage.outbox if settings.webhook_url else NoNotifications()
     questions = OperatorQuestions(storage.questions, audit, engine, secrets)
     try:
+        with _opening(settings):
+            grants = GrantService(GrantStore(ledger.database), audit, engine)
+    except BaseException:
+        storage.close()
+        raise
+    try:
         if mcp is not None:
             client = mcp
         elif connect_servers:
@@ -456,6 +466,7 @@ def build_services(
             time_limit=client.call_time_limit if isinstance(client, SdkMcpClient) else None,
         ),
         planner=planner_for(settings.model, timeout=settings.model_timeout),
+        grants=grants,
     )
     graph = compile_graph(checkpointer)
     # A thread this process meets for the first time (a reviewer's command, the app after a
@@ -483,6 +494,7 @@ def build_services(
         conversations,
         notifier=notifier,
         sampler=sampler_for(settings.model, timeout=settings.model_timeout),
+        grants=grants,
     )
     return Services(
         graph=graph,
@@ -514,6 +526,7 @@ def build_services(
         outbox=storage.outbox,
         webhook=webhook,
         checkpoint_reader=storage.checkpoint_reader,
+        grants=grants,
     )
 
 

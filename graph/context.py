@@ -9,9 +9,10 @@ from graph.planner.deterministic import DeterministicPlanner
 
 if TYPE_CHECKING:
     from graph.planner.protocol import Planner
-    from graph.state import ReviewPayload
+    from graph.state import GrantUseData, ReviewPayload
     from mcp_host.client import McpClient
-    from policies.decision import Policy
+    from mcp_host.manifest import Capability
+    from policies.decision import Policy, PolicyDecision
 
 
 # How a reviewed call ended: it ran; it failed without doing anything (the server answered
@@ -89,6 +90,37 @@ class NoReviewHooks:
 
 
 @dataclass(frozen=True)
+class CallToCover:
+    """A call the policy sends to review, as a remembered approval (a grant) may cover it."""
+
+    capability: Capability
+    arguments: dict[str, Any]
+    decision: PolicyDecision
+    thread_id: str
+    requester: str
+    # Everyone else who shaped the request (answered its questions): like the requester, none
+    # of them may be the one whose grant covers it.
+    contributors: list[str]
+    # The step that asks, the same when the step re-runs after a crash: a grant's use is
+    # consumed once per key.
+    use_key: str
+
+
+class GrantHooks(Protocol):
+    """Where the graph asks whether a remembered approval covers a call (reviews/ implements
+    it): the grant it runs under, its use consumed, or None (the call goes to review)."""
+
+    def cover(self, call: CallToCover) -> GrantUseData | None: ...
+
+
+class NoGrants:
+    """For graphs run without a ledger: nothing is remembered, every review happens."""
+
+    def cover(self, call: CallToCover) -> GrantUseData | None:
+        return None
+
+
+@dataclass(frozen=True)
 class GraphContext:
     mcp: McpClient
     policy: Policy
@@ -96,3 +128,5 @@ class GraphContext:
     reviews: ReviewHooks = field(default_factory=NoReviewHooks)
     # Who plans each request (graph/planner/protocol.py); its proposals are validated the same.
     planner: Planner = field(default_factory=DeterministicPlanner)
+    # Remembered approvals (reviews/grant_service.py): a call one covers runs without review.
+    grants: GrantHooks = field(default_factory=NoGrants)

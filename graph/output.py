@@ -23,6 +23,7 @@ from graph.state import (
     Choice,
     ErrorInfoData,
     FinalOutput,
+    GrantUse,
     GraphState,
     NoCallReason,
     ReviewPayload,
@@ -238,7 +239,14 @@ def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload 
         explanation=selected.get("explanation") if selected else None,
         planner=selected.get("planner") if selected else None,
         no_call_reason=_no_call_reason(state) if status == "answered_without_mcp" else None,
+        grant=_grant_ran_under(state) if pending is None else None,
     )
+
+
+def _grant_ran_under(state: GraphState) -> GrantUse | None:
+    """The remembered approval the call was made under instead of a review, once it was made."""
+    granted = (state.get("capability_validation") or {}).get("grant")
+    return GrantUse.model_validate(granted) if granted and state.get("mcp_result") else None
 
 
 def _no_call_reason(state: GraphState) -> NoCallReason:

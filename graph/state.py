@@ -160,6 +160,20 @@ class ReviewTermsData(TypedDict):
     reviewer_roles: list[str]
 
 
+class GrantUseData(TypedDict):
+    """The remembered approval (reviews/grants.py) a call ran under instead of a review."""
+
+    id: str
+    by: str
+    review_id: str
+    # Whose calls it covers, in words (a thread, a requester, anyone's), and the bounds.
+    scope: str
+    bounds: str
+    expires_at: str
+    # Uses left after this one (None: no cap).
+    uses_left: int | None
+
+
 class CapabilityValidation(TypedDict, total=False):
     """validate_capability's verdict. Empty (``{}``) before it ran; only ``decision`` and
     ``flags`` when the capability is gone; later nodes add flags (a failure, held output)."""
@@ -178,6 +192,8 @@ class CapabilityValidation(TypedDict, total=False):
     review_terms: ReviewTermsData
     # The version of the policy that judged it (policies/versions.py); None: a file alone.
     policy_version: int | None
+    # The remembered approval the call runs under instead of a review (absent: none).
+    grant: GrantUseData
 
 
 class McpRequestData(TypedDict):
@@ -430,6 +446,7 @@ class FinalOutputData(TypedDict):
     planner: str | None
     composed: bool
     no_call_reason: NoCallReason | None
+    grant: GrantUseData | None
 
 
 class GraphState(TypedDict, total=False):
@@ -630,6 +647,18 @@ class ReviewSummary(BaseModel):
     choices: list[Choice] = Field(default_factory=list)
 
 
+class GrantUse(BaseModel):
+    """A GrantUseData (above) as the operator is shown it."""
+
+    id: str
+    by: str
+    review_id: str
+    scope: str
+    bounds: str
+    expires_at: str
+    uses_left: int | None = None
+
+
 class FinalOutput(BaseModel):
     """The contract the UI, the CLI and the tests share (the "final_output" section of docs/cli.md)."""
 
@@ -662,6 +691,9 @@ class FinalOutput(BaseModel):
     # general question, nothing fits the request, no server offers anything, or the capability
     # chosen cannot be used. The chat's badge and the CLI's status line say it in words.
     no_call_reason: NoCallReason | None = None
+    # The remembered approval the call ran under without a review (reviews/grants.py): its id,
+    # who approved, whose calls it covers and within which bounds, until when, uses left.
+    grant: GrantUse | None = None
 
 
 class McpRequest(BaseModel):

@@ -181,25 +181,28 @@ def path_flags(arguments: dict[str, Any], roots: Roots) -> list[Flag]:
     return flags
 
 
+def recipient_addresses(value: Any) -> list[str]:
+    """Every address in a recipient argument's value (a string or a list of them), however it
+    is separated (",", ";", spaces, "Name <a@b>"); a string with no address is kept whole."""
+    return [address for item in _values(value) for address in (_ADDRESS.findall(item) or [item.strip()])]
+
+
 def recipient_flags(arguments: dict[str, Any], domains: list[str]) -> list[Flag]:
     allowed = {domain.lower() for domain in domains}
     flags = []
     for name, value in arguments.items():
         if _snake(name) not in _RECIPIENT_NAMES:
             continue
-        for item in _values(value):
-            # Every address in the value, however it is separated (",", ";", spaces, "Name <a@b>").
-            addresses = _ADDRESS.findall(item) or [item.strip()]
-            for address in addresses:
-                domain = address.rsplit("@", 1)[-1].lower() if "@" in address else ""
-                if domain not in allowed:
-                    flags.append(
-                        Flag(
-                            code="recipient_domain",
-                            severity="high",
-                            message=f"argument {name}: '{address}' is not at an allowed domain ({', '.join(domains)})",
-                        )
+        for address in recipient_addresses(value):
+            domain = address.rsplit("@", 1)[-1].lower() if "@" in address else ""
+            if domain not in allowed:
+                flags.append(
+                    Flag(
+                        code="recipient_domain",
+                        severity="high",
+                        message=f"argument {name}: '{address}' is not at an allowed domain ({', '.join(domains)})",
                     )
+                )
     return flags
 
 

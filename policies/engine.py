@@ -418,6 +418,41 @@ class PolicyEngine:
             allowed_by = f"rule {verdict.deciding.name}" if verdict.deciding is not None else "the default"
             verdict.action, verdict.explanation = "review", f"{allowed_by} allows it, but {why}"
 
+    def grant_problem(self, key: str, decision: PolicyDecision) -> str | None:
+        """Why no remembered approval (reviews/grants.py) may cover a call this policy decided
+        so, or None when one may: grants are off, the rules refuse it, its category or key is
+        ungrantable ([grants]), its deciding rule says ``grantable = false``, it needs more than
+        one approval, or it carries a value nobody stated, a secret for an untrusted server, or
+        a definition that changed.
+
+        Args:
+            key: the capability key, ``server__name``.
+            decision: the policy's decision on the call (evaluate).
+        """
+        policy = self.policy
+        grants = policy.grants
+        if not grants.enabled:
+            return "the policy turns remembered approvals off ([grants] enabled = false)"
+        if decision.action == "deny":
+            return f"the policy refuses it (rule {decision.rule})"
+        ungrantable = [
+            c for c in [decision.category, *decision.categories] if c in grants.ungrantable_categories
+        ]
+        if ungrantable:
+            return f"it is {ungrantable[0]}, which no grant covers ([grants] ungrantable_categories)"
+        name = normalise_key(key)
+        if any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in grants.ungrantable):
+            return f"{key} is ungrantable ([grants] ungrantable)"
+        rule = next((r for r in policy.rules if r.name == decision.rule), None)
+        if rule is not None and not rule.grantable:
+            return f"rule {rule.name} says grantable = false"
+        if decision.review.required_approvals > 1:
+            return f"it needs {decision.review.required_approvals} approvals each time"
+        held = [f for f in decision.flags if f.code in HOLDING or f.code == "definition_changed"]
+        if held:
+            return f"a reviewer must see it: {held[0].message}"
+        return None
+
     def record_pins(self, pins: Mapping[str, Pin]) -> None:
         """Record definitions seen for the first time, as the caller acting on a real request
         does with its evaluation's ``pins_to_record``.

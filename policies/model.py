@@ -90,6 +90,9 @@ class Rule(_Strict):
     accepts: list[Category] = Field(default_factory=list)
     constraints: Constraints = Field(default_factory=Constraints)
     review: PartialReviewSettings = Field(default_factory=PartialReviewSettings)
+    # False: a reviewer may approve this rule's calls one at a time only, never remember an
+    # approval for more calls (reviews/grants.py).
+    grantable: bool = True
 
     @model_validator(mode="after")
     def _matches_something(self) -> Rule:
@@ -188,6 +191,23 @@ class PolicyChanges(_Strict):
     four_eyes: bool = True
 
 
+_UNGRANTABLE_BY_DEFAULT: tuple[Category, ...] = ("financial action", "destructive")
+
+
+class Grants(_Strict):
+    """Approvals a reviewer remembers for more calls than the one approved (reviews/grants.py)."""
+
+    # False: every call the rules send to review is reviewed, each time.
+    enabled: bool = True
+    # Calls in these categories (the deciding rule's, or the engine's own rating) are never
+    # covered by a remembered approval.
+    ungrantable_categories: list[Category] = Field(default_factory=lambda: list(_UNGRANTABLE_BY_DEFAULT))
+    # Capability keys (globs, compared as rules compare them) never covered either.
+    ungrantable: list[str] = Field(default_factory=list)
+    # The longest a grant lasts, whatever the reviewer asked (at most a year).
+    max_hours: int = Field(default=24, gt=0, le=366 * 24)
+
+
 class PolicyFile(_Strict):
     version: Literal[1] = 1
     defaults: Defaults = Field(default_factory=Defaults)
@@ -201,3 +221,4 @@ class PolicyFile(_Strict):
     rules: list[Rule] = Field(default_factory=list)
     sampling: Sampling = Field(default_factory=Sampling)
     policy_changes: PolicyChanges = Field(default_factory=PolicyChanges)
+    grants: Grants = Field(default_factory=Grants)

@@ -37,7 +37,10 @@ if TYPE_CHECKING:
     from graph.builder import CompiledGraph
     from graph.context import GraphContext
     from policies.engine import PolicyEngine
+    from policies.grant_bounds import Bounds
     from reviews.conversations import Conversations
+    from reviews.grant_service import GrantService, Remember
+    from reviews.grants import Grant
     from reviews.ledger import DecisionRecorded, Review, ReviewLedger
 
 
@@ -56,6 +59,8 @@ class DecideResult:
     run: RunOutcome | None
     approvals: int
     required: int
+    # The approval remembered for more calls with this decision (None: this call only).
+    grant: Grant | None = None
 
 
 def _argument_diff(before: dict[str, Any], after: dict[str, Any] | None) -> dict[str, Any]:
@@ -76,8 +81,11 @@ class ReviewService:
         conversations: Conversations,
         notifier: Notifier | None = None,
         sampler: Sampler | None = None,
+        grants: GrantService | None = None,
     ) -> None:
         self.notifier = notifier or NoNotifications()
+        # Remembered approvals (None: approvals cover their one call only).
+        self.grants = grants
         # Answers servers' approved requests for a model completion (None: reviewers write them).
         self.sampler = sampler
         self.graph = graph
@@ -150,7 +158,9 @@ class ReviewService:
                 AuditEntry(
                     "validation",
                     {k: validation.get(k) for k in ("decision", "matched_rule", "category", "args_valid")}
-                    | {"flags": [f.get("code") for f in validation.get("flags", [])]},
+                    | {"flags": [f.get("code") for f in validation.get("flags", [])]}
+                    # Allowed without a review because a remembered approval covers it: which.
+                    | ({"grant": grant["id"]} if (grant := validation.get("grant")) else {}),
                     thread_id=thread,
                 )
             )
@@ -503,14 +513,42 @@ class ReviewService:
         reviews = self.ledger.queue("pending") if pending is None else pending
         return [review for review in reviews if self.waits_on(review, user)]
 
-    def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
-        """Against the capability and the policy (storable they are: _check_call_decision)."""
+    def _selected(self, review: Review, purpose: str) -> Capability:
+        """The capability the review's thread selected (its definition as the thread holds it)."""
         selected = self.graph.get_state(thread_config(review.thread_id)).values.get("selected_capability")
         if not selected:
-            raise DecisionNotAllowedError(
-                f"thread {review.thread_id} has no capability to edit arguments for"
-            )
-        check_against_policy(Capability.model_validate(selected), arguments, self.policy)
+            raise DecisionNotAllowedError(f"thread {review.thread_id} has no capability {purpose}")
+        return Capability.model_validate(selected)
+
+    def _check_edited(self, review: Review, arguments: dict[str, Any]) -> None:
+        """Against the capability and the policy (storable they are: _check_call_decision)."""
+        check_against_policy(self._selected(review, "to edit arguments for"), arguments, self.policy)
+
+    def _remember(
+        self,
+        review: Review,
+        reviewer: str,
+        remember: Remember | None,
+        granting: tuple[Capability, Bounds] | None,
+        arguments: dict[str, Any],
+    ) -> Grant | None:
+        """Record the grant an approval asked for (inside the decision's transaction)."""
+        if remember is None or granting is None or self.grants is None:
+            return None
+        capability, bounds = granting
+        return self.grants.create(review, reviewer, remember, capability, arguments, bounds)
+
+    def _check_remember(
+        self, review: Review, reviewer: str, approve: bool, remember: Remember, arguments: dict[str, Any]
+    ) -> tuple[Capability, Bounds]:
+        """Whether this approval may be remembered (reviews/grant_service.py check): the
+        capability it would cover and the grant's bounds."""
+        if self.grants is None:
+            raise DecisionNotAllowedError("remembered approvals are not available here")
+        if not approve:
+            raise DecisionNotAllowedError("only an approval can be remembered")
+        capability = self._selected(review, "to remember an approval of")
+        return capability, self.grants.check(review, reviewer, remember, capability, arguments)
 
     def decide(
         self,
@@ -523,6 +561,7 @@ class ReviewService:
         expected: str | None = None,
         answer: str | None = None,
         shown_effect: EffectBinding | None = None,
+        remember: Remember | None = None,
     ) -> DecideResult:
         """Record one reviewer's decision, once, and carry it out when it settles the review.
 
@@ -543,6 +582,9 @@ class ReviewService:
                 web page sends it): an approval is bound to it, and refused when the file is no
                 longer that. Without one (the command line shows no preview) an approval is
                 bound to the file as it is when the decision is recorded.
+            remember: extend the approval to later calls of the same capability within bounds,
+                for a thread, a requester or a time window (reviews/grant_service.py): checked
+                before anything is recorded, and recorded with the decision.
 
         Returns:
             The review as it is now, the thread's run (None while more approvals are due) and
@@ -560,6 +602,8 @@ class ReviewService:
         review = self.ledger.require(review_id)
         self._check_decidable(review, reviewer, approve=approve, reason=reason, expected=expected)
         if review.stage == SAMPLING_STAGE:
+            if remember is not None:
+                raise DecisionNotAllowedError("a request for a model completion cannot be remembered")
             return self._decide_sampling(review, reviewer, approve, reason, arguments, answer)
         self._check_call_decision(
             review, reviewer, approve=approve, reason=reason, arguments=arguments, answer=answer
@@ -572,8 +616,17 @@ class ReviewService:
         # An approval counts for the exact arguments it saw: edited arguments need their own
         # full set of approvals, so nobody's approval carries a call they never saw.
         effective = arguments if arguments is not None else review.arguments
+        granting = (
+            self._check_remember(review, reviewer, approve, remember, effective)
+            if remember is not None
+            else None
+        )
         effect = self._bound_effect(review, effective, shown_effect) if approve else None
-        recorded = self._record_decision(review, reviewer, approve, reason, arguments, effective, effect)
+        with self._transaction():
+            recorded = self._record_decision(review, reviewer, approve, reason, arguments, effective, effect)
+            grant = self._remember(review, reviewer, remember, granting, effective)
+        if recorded.final:
+            self.notifier.review_event("review_decided", recorded.review)
         if not recorded.final:
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
@@ -592,6 +645,7 @@ class ReviewService:
             run=run,
             approvals=recorded.approvals,
             required=recorded.required,
+            grant=grant,
         )
 
     def _check_decidable(
@@ -678,8 +732,8 @@ class ReviewService:
         effective: dict[str, Any],
         effect: EffectBinding | None,
     ) -> DecisionRecorded:
-        """Count the decision in the ledger (once, whoever races), audit it, and announce a
-        review it settles."""
+        """Count the decision in the ledger (once, whoever races) and audit it (the caller
+        announces a review it settles, after the commit)."""
         action: Literal["approve", "reject"] = "approve" if approve else "reject"
         # One transaction: a decision is never on record without its audit event.
         with self._transaction():
@@ -706,8 +760,6 @@ class ReviewService:
                 review_id=review.id,
                 actor=reviewer,
             )
-        if recorded.final:
-            self.notifier.review_event("review_decided", recorded.review)
         return recorded
 
     def _decide_sampling(

@@ -49,6 +49,7 @@ from gatehouse.web.decision_bar import (
 from gatehouse.web.decision_style import PREVIEW_KEY, decision_style
 from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
+from gatehouse.web.grant_panel import grants_section, remember_choice
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.live_queue import (
     REFRESH_SECONDS,
@@ -69,6 +70,7 @@ from reviews.sampling import SAMPLING_STAGE
 
 if TYPE_CHECKING:
     from graph.state import EffectBinding
+    from reviews.grant_service import Remember
 
 PAGE_SIZE = 50
 HISTORY_SIZE = 50
@@ -348,6 +350,7 @@ def decide(
     reason: str | None,
     shown: str,
     shown_effect: EffectBinding | None,
+    remember: Remember | None = None,
 ) -> None:
     try:
         result = services().reviews.decide(
@@ -358,6 +361,7 @@ def decide(
             arguments=arguments,
             expected=shown,
             shown_effect=shown_effect,
+            remember=remember if approve else None,
         )
     except AlreadyDecidedError:
         # The page shows who decided, where the review was (show_decided): nothing moves.
@@ -375,9 +379,10 @@ def decide(
             )
         else:
             output = result.run.final_output
+            remembered = f" Remembered as grant {result.grant.id}." if result.grant is not None else ""
             notice = (
                 "success",
-                f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.",
+                f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.{remembered}",
                 hidden(output.response, review),
             )
         st.session_state["review_notice"] = notice
@@ -502,6 +507,9 @@ def show_review(review: Review, user: str) -> None:
         with bar:
             decision = tool_decision_bar(review, edited, asked)
     review_details(review)
+    # Under the review, not beside the buttons: the first screen stays the decision and its
+    # preview (on a phone too). Read on the click's run as the previous run left it.
+    remember = remember_choice(review) if refused is None else None
     if decision is not None:
         # Last, once the whole review is drawn: the page shows it, buttons disabled, while
         # the decision and the call it starts run.
@@ -513,6 +521,7 @@ def show_review(review: Review, user: str) -> None:
             reason=decision.reason,
             shown=shown,
             shown_effect=shown_effect,
+            remember=remember,
         )
 
 
@@ -649,6 +658,7 @@ opened = refreshing(run)
 if opened is not None:
     show_review(opened, user)
 
+grants_section(user)
 st.header(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:

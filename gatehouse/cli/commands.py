@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gatehouse.cli.cli_input import check_text_arguments, json_arguments
+from gatehouse.cli.grant_commands import add_grant_commands, add_remember_options, remember_from
 from gatehouse.cli.policy_change_commands import CHANGE_ACTIONS, add_change_commands
 from gatehouse.display.visible_text import visible
 from gatehouse.settings import Settings
@@ -215,6 +216,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TEXT",
         help="a server's request for a model completion: the answer it gets (default: the configured model's)",
     )
+    add_remember_options(decide_cmd)
     withdraw_cmd = reviews_actions.add_parser(
         "withdraw", parents=[common], help="withdraw your own request while it waits (it ends cancelled)"
     )
@@ -253,6 +255,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     export_cmd = audit_actions.add_parser("export", parents=[common], help="print every event")
     export_cmd.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+
+    add_grant_commands(commands, common)
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
     trace_cmd.add_argument(
@@ -497,6 +501,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
 
     # Checked before anything is opened: a refusal leaves no trace.
     edited = json_arguments(args.args, "--args") if getattr(args, "args", None) is not None else None
+    remember = remember_from(args) if args.action == "decide" else None
     # A withdrawal only ends a paused thread: no server is needed for it. `reviews sweep` posts
     # the notifications that are due itself (below), in the foreground.
     settings = _settings(args)
@@ -540,6 +545,7 @@ def _run_reviews(args: argparse.Namespace) -> int:
             reason=args.reason,
             arguments=edited,
             answer=args.answer,
+            remember=remember,
         )
         report = {
             "review": review_row(result.review),
@@ -547,6 +553,8 @@ def _run_reviews(args: argparse.Namespace) -> int:
             "required": result.required,
             "final_output": result.run.final_output.model_dump(mode="json") if result.run else None,
         }
+        if result.grant is not None:
+            report["grant"] = result.grant.summary()
         _print(report, args.json, render_decision, services.secrets, thread_id=result.review.thread_id)
         return EXIT_OK
 
@@ -580,6 +588,18 @@ def _run_audit(args: argparse.Namespace) -> int:
         return EXIT_OK
     # Rows only unchecked for want of a key they name: configuration, not tampering.
     return EXIT_VERIFY_FAILED if report["problems"] else EXIT_USAGE
+
+
+def _run_grants(args: argparse.Namespace) -> int:
+    from gatehouse.cli.grant_commands import render_grants, run_grant_command
+    from gatehouse.wiring import open_services
+
+    with open_services(
+        _settings(args), connect_servers=False, create_database=args.action != "list"
+    ) as services:
+        report = run_grant_command(args, services.grants)
+        _print(report, args.json, render_grants, services.secrets)
+    return EXIT_OK
 
 
 def _run_trace(args: argparse.Namespace) -> int:
@@ -700,6 +720,8 @@ def _run(args: argparse.Namespace) -> int:
         return _run_reviews(args)
     if args.command == "audit":
         return _run_audit(args)
+    if args.command == "grants":
+        return _run_grants(args)
     if args.command == "trace":
         return _run_trace(args)
     return _usage_error(f"unknown command {args.command}")

@@ -53,6 +53,16 @@ def render_text(output: dict[str, Any]) -> str:
     # the trace): when nothing fits, the response says it in words.
     if output.get("fallback_reason") and status != "ok" and output.get("no_call_reason") != "nothing_fits":
         lines.append(_field("reason", output["fallback_reason"]))
+    grant = output.get("grant")
+    if grant:
+        # Why it ran with no review: a reviewer's remembered approval covered it.
+        lines.append(
+            _field(
+                "grant",
+                f"ran without review under {grant['id']}, approved by {grant['by']} for {grant['scope']}"
+                f" ({grant['bounds']}) until {grant['expires_at']}",
+            )
+        )
     review = output.get("review")
     if review:
         who = f", decided by {review['decided_by']}" if review.get("decided_by") else ""

@@ -76,11 +76,20 @@ def render_decision(report: dict[str, Any]) -> str:
             f"it runs after {required - approvals} more"
         )
     output = report["final_output"]
+    grant = report.get("grant")
+    remembered = (
+        [
+            f"remembered as grant {grant['id']} for {grant['scope']} ({grant['bounds']}) until {grant['expires_at']}"
+        ]
+        if grant
+        else []
+    )
     return "\n".join(
         [
             f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
             f"response: {continued(output['response'], len('response: '))}",
             *outcome_lines(output),
+            *remembered,
         ]
     )
 

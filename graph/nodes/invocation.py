@@ -114,15 +114,19 @@ def _call_approval(
 ) -> CallApproval | None:
     """Why a side-effecting tool call may run, for the signed grant it carries to its server
     (a server that verifies refuses such a call without one): the review that approved it and
-    who did, or the policy rule that allowed it. None for a read (nothing to approve)."""
+    who did, the remembered approval (grant) it runs under, or the policy rule that allowed it.
+    None for a read (nothing to approve)."""
     if _only_reads(state, request):
         return None
     checked = validation(state)
+    granted = checked.get("grant")
     if reviewed is not None:
         why = Why.review(reviewed["review_id"], reviewed["by"])
+    elif granted:
+        # A call the rules sent to review, run under a reviewer's remembered approval.
+        why = Why.remembered(granted["id"])
     else:
         # A call no review held was allowed by the policy: by its rule, or by its defaults.
-        # (A call run under a remembered grant says so with Why.remembered(grant_id).)
         why = Why.policy(checked.get("matched_rule") or "defaults")
     return CallApproval(why=why, policy_version=checked.get("policy_version"))
 

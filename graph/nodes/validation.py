@@ -3,6 +3,7 @@ arguments (allow, review, deny, clarify or unusable)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -19,12 +20,13 @@ from graph.accessors import (
     selected_capability,
     selection,
 )
-from graph.context import GraphContext
+from graph.context import CallToCover, GraphContext
 from graph.nodes.shared import current_listing, server_down
 from graph.planner.scoring import is_unbounded_listing
 from graph.state import (
     CapabilityValidation,
     FlagData,
+    GrantUseData,
     GraphState,
     ReviewStage,
     SelectedCapability,
@@ -203,6 +205,36 @@ def _refreshed_selection(selected: SelectedCapability, current: Capability) -> S
     return {**selected, **definition}
 
 
+def _use_key(state: GraphState, runtime: Runtime[GraphContext]) -> str:
+    """This step's own key, the same when it re-runs after a crash (LangGraph derives a task's
+    id from its checkpoint and step): a grant's use is consumed once per key."""
+    info = runtime.execution_info
+    task = info.task_id if info is not None else uuid.uuid4().hex
+    return f"{state.get('thread_id', 'thread')}:{task}"
+
+
+def _granted(
+    state: GraphState,
+    runtime: Runtime[GraphContext],
+    capability: Capability,
+    arguments: dict[str, Any],
+    policy: PolicyDecision,
+) -> GrantUseData | None:
+    """The remembered approval a call the rules send to review runs under instead, its use
+    consumed; None when none covers it (policy.action is review, the arguments are valid)."""
+    return runtime.context.grants.cover(
+        CallToCover(
+            capability=capability,
+            arguments=arguments,
+            decision=policy,
+            thread_id=state.get("thread_id", ""),
+            requester=state.get("requester") or "operator",
+            contributors=list(state.get("contributors", [])),
+            use_key=_use_key(state, runtime),
+        )
+    )
+
+
 _STAGE_OF: dict[ValidationDecision, ReviewStage] = {
     "review": "before_execution",
     "clarify": "clarification",
@@ -220,7 +252,11 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     ``previous_definition`` (the policy's pin differs), and ``fallback_reason``; for a refusal
     also ``status`` and ``errors``; for an unusable capability ``missing_arguments``. It lists
     the server's offer (a read) and asks the policy, which may pin a definition seen for the
-    first time (policies/engine.py); a re-run repeats both and pins nothing new.
+    first time (policies/engine.py); a re-run repeats both and pins nothing new. A call that
+    would wait for a reviewer asks the context's grants (reviews/grant_service.py) whether a
+    remembered approval covers it: if one does, its use is taken (once per step, a re-run
+    takes the same one) and the verdict is allow, naming the grant (``grant``) and flagged
+    ``granted``.
 
     Args:
         state: the request's state with a selection.
@@ -252,6 +288,19 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     )
     if approved_by is not None and policy.action == "review" and decision == "allow":
         flags.append(flag_data("approved", "info", f"approved by {approved_by} for exactly these arguments"))
+    # Only what would wait for a reviewer asks for a grant: never a refusal, a question for
+    # the operator, or a call a reviewer already approved.
+    grant = _granted(state, runtime, capability, arguments, policy) if decision == "review" else None
+    if grant is not None:
+        decision = "allow"
+        flags.append(
+            flag_data(
+                "granted",
+                "info",
+                f"runs without review under grant {grant['id']}, approved by {grant['by']} for "
+                f"{grant['scope']} ({grant['bounds']}) until {grant['expires_at']}",
+            )
+        )
     verdict: CapabilityValidation = {
         "decision": decision,
         "matched_rule": policy.rule,
@@ -267,6 +316,8 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         "review_terms": review_terms_data(policy.review),
         "policy_version": policy.policy_version,
     }
+    if grant is not None:
+        verdict["grant"] = grant
     update: GraphState = {
         "capability_validation": verdict,
         "needs_human_review": decision in {"review", "clarify"},
