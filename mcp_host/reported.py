@@ -32,6 +32,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   ├── PolicyError                        policies/loader.py
     │   │   ├── AuditKeyError                      reviews/audit_keys.py
     │   │   ├── CredentialKeyError                 gatehouse/credentials/server_credentials.py (also RuntimeError)
+    │   │   ├── BoundsError                        policies/grant_bounds.py (also ValueError)
     │   │   └── CasesFileError                     eval/cases.py (also ValueError)
     │   ├── RefusalError                           the policy, or the state of a thread or a review, does not allow it
     │   │   ├── NotAllowedError                    reviews/errors.py
@@ -45,6 +46,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   │   │   └── AmbiguousReviewIdError     reviews/errors.py
     │   │   │   ├── NotPermittedError              reviews/errors.py
     │   │   │   ├── ReviewExpiredError             reviews/service.py
+    │   │   │   ├── GrantNotFoundError             reviews/grant_service.py
     │   │   │   ├── QuestionError                  reviews/questions.py
     │   │   │   │   ├── QuestionNotFoundError      reviews/questions.py
     │   │   │   │   └── QuestionClosedError        reviews/questions.py (also ConflictError)

@@ -27,6 +27,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_host.reported import UsageError
 from policies.constraints import recipient_addresses
 
 Bound = dict[str, Any] | str
@@ -35,7 +36,7 @@ _KINDS = ("exact", "domain", "under", "max", "min")
 _ROUTING = frozenset("@%!")
 
 
-class BoundsError(ValueError):
+class BoundsError(UsageError, ValueError):
     """Bounds a grant cannot be made with (a message a reviewer can act on)."""
 
 
