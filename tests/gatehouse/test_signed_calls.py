@@ -106,3 +106,22 @@ def test_an_email_a_policy_rule_allows_is_sent_and_servers_check_says_the_server
     (email,) = checked["servers"]
     assert email["verifies_approvals"] is True
     assert email["approvals"]["server"] == "email"
+
+
+def test_an_email_a_remembered_approval_covers_is_sent_by_the_server_that_verifies_grants(
+    tmp_path: Path,
+) -> None:
+    asked = as_json(gatehouse(tmp_path, "ask", "--json", REQUEST))
+    within = json.dumps({"to": {"domain": "example.com"}, "body": "any"})
+    decide = ["reviews", "decide", asked["review"]["id"], "--approve", "--reviewer", "reviewer"]
+    remembered = as_json(
+        gatehouse(tmp_path, *decide, "--remember", "requester", "--within", within, "--json")
+    )
+    assert remembered["final_output"]["status"] == "ok", remembered
+
+    # No review this time: the grant is why it may run, and the verifying server accepts that.
+    covered = as_json(gatehouse(tmp_path, "ask", "--json", "Send an email to carol@example.com saying hello"))
+
+    assert covered["status"] == "ok", covered
+    assert covered["grant"]["id"].startswith("g-"), covered
+    assert [message["to"] for message in outbox(tmp_path)] == ["bob@example.com", "carol@example.com"]
