@@ -39,6 +39,12 @@ SECRET_KEY_ENV = "GATEHOUSE_SECRET_KEY"
 # only verify what they made (reviews/audit_keys.py).
 AUDIT_KEY_ENV = "GATEHOUSE_AUDIT_KEY"
 AUDIT_OLD_KEYS_ENV = "GATEHOUSE_AUDIT_OLD_KEYS"
+# How far back `gatehouse policy suggest` reads reviewers' decisions (days), and how many decisions
+# on one capability it needs before it suggests a rule for it (reviews/suggestions.py).
+SUGGEST_DAYS_ENV = "GATEHOUSE_SUGGEST_DAYS"
+SUGGEST_MIN_DECISIONS_ENV = "GATEHOUSE_SUGGEST_MIN_DECISIONS"
+DEFAULT_SUGGEST_DAYS = 30
+DEFAULT_SUGGEST_MIN_DECISIONS = 5
 # The Servers page's address in the app (app.py), where sign-ins started there return.
 SERVERS_PAGE_PATH = "servers"
 # The Reviews page's address (app.py), where a notification's link to a review goes; the one it had
@@ -103,6 +109,9 @@ class Settings:
     # GATEHOUSE_AUDIT_KEY and GATEHOUSE_AUDIT_OLD_KEYS as set; None: the audit chain is unkeyed.
     audit_key: str | None = field(default=None, repr=False)
     audit_old_keys: str | None = field(default=None, repr=False)
+    # The window of decisions `policy suggest` learns from, and the evidence it needs per rule.
+    suggest_days: int = DEFAULT_SUGGEST_DAYS
+    suggest_min_decisions: int = DEFAULT_SUGGEST_MIN_DECISIONS
 
     @property
     def demo_data_dir(self) -> Path:
@@ -166,6 +175,10 @@ class Settings:
             secret_key=(env.get(SECRET_KEY_ENV) or "").strip() or None,
             audit_key=env.get(AUDIT_KEY_ENV) or None,
             audit_old_keys=env.get(AUDIT_OLD_KEYS_ENV) or None,
+            suggest_days=whole_number(env.get(SUGGEST_DAYS_ENV), SUGGEST_DAYS_ENV, DEFAULT_SUGGEST_DAYS),
+            suggest_min_decisions=whole_number(
+                env.get(SUGGEST_MIN_DECISIONS_ENV), SUGGEST_MIN_DECISIONS_ENV, DEFAULT_SUGGEST_MIN_DECISIONS
+            ),
         )
 
     def audit_keys(self) -> AuditKeys | None:
@@ -216,6 +229,17 @@ def _pool_size(value: str | None) -> int:
         raise ConfigurationError(
             f"{POOL_ENV}: expected a whole number of connections (1 or more), got {value!r}"
         )
+    return int(value)
+
+
+def whole_number(value: str | None, variable: str, default: int) -> int:
+    """A whole number of 1 or more from a setting, the default when unset."""
+    if value is None or not value.strip():
+        return default
+    if not value.strip().isdigit() or int(value) < 1:
+        from gatehouse.errors import ConfigurationError
+
+        raise ConfigurationError(f"{variable}: expected a whole number (1 or more), got {value!r}")
     return int(value)
 
 

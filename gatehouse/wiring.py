@@ -62,6 +62,7 @@ from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
 from reviews.policy_changes import PolicyChanges, start_on_file
+from reviews.suggestions import Suggestions
 from reviews.questions import QuestionStore
 from reviews.requests import RequestService
 from reviews.sampling import SamplingReviews
@@ -107,6 +108,12 @@ class Services:
     webhook: WebhookSender | None = None
     # Recalls threads' secrets from their checkpoints (_Storage.checkpoint_reader).
     checkpoint_reader: BaseCheckpointSaver[Any] | None = None
+
+    @property
+    def suggestions(self) -> Suggestions:
+        """Rules learned from the ledger's decisions, proven on its history, adopted as
+        policy changes (`gatehouse policy suggest`)."""
+        return Suggestions(self.ledger, self.policy_changes)
 
     @property
     def mcp(self) -> McpClient:

@@ -21,7 +21,7 @@ from typing import Any
 from mcp_host.manifest import Capability
 from policies.constraints import Roots, constraint_flags
 from policies.grant_bounds import describe
-from policies.model import Rule
+from policies.model import PolicyFile, Rule
 from policies.names import normalise_glob, normalise_key
 from policies.risk import rate
 from policies.suggested_rules import Evidence, ProposedRule, SuggestionKind, Verdict, propose_rule, rule_toml
@@ -90,6 +90,9 @@ class Suggestion:
     bounds: str
     unbounded: tuple[str, ...]
     replay: Replay
+    # Rules of the current policy that match the capability and outrank this one (deny >
+    # review > allow): while they stay, adopting the suggestion changes no decision.
+    outranked_by: tuple[str, ...] = ()
 
     def report(self) -> dict[str, Any]:
         replay = self.replay
@@ -115,6 +118,7 @@ class Suggestion:
                 "failed": replay.failed,
                 "outcome_unknown": replay.outcome_unknown,
             },
+            "outranked_by": list(self.outranked_by),
         }
 
 
@@ -197,6 +201,25 @@ def covers(rule: Rule, call: DecidedCall) -> bool:
     return not constraint_flags(call.arguments, constraints, _NO_ROOTS)
 
 
+_RANK = {"allow": 0, "review": 1, "deny": 2}
+
+
+def outranking(policy: PolicyFile, rule: Rule, evidence: Evidence) -> tuple[str, ...]:
+    """The names of the policy's other rules that match the capability (by glob or category, as
+    the engine matches them) with an action that wins over the rule's."""
+    name = normalise_key(evidence.key)
+    return tuple(
+        other.name
+        for other in policy.rules
+        if other != rule
+        and _RANK[other.action] > _RANK[rule.action]
+        and (
+            any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in other.match)
+            or set(evidence.categories) & set(other.categories)
+        )
+    )
+
+
 def replay(rule: Rule, calls: list[DecidedCall]) -> Replay:
     """The rule over the recorded calls: what it would have decided, and how those ended."""
     result = Replay()
@@ -238,7 +261,8 @@ class Suggestions:
             if not _safe(proposed, replayed):
                 continue
             toml = rule_toml(proposed.rule)
-            self._changes.check(with_rule(current, toml))
+            # Checked as `gatehouse policy check` checks a file: a suggestion is always a valid rule.
+            adopted = self._changes.check(with_rule(current, toml))
             suggestions.append(
                 Suggestion(
                     number=len(suggestions) + 1,
@@ -249,6 +273,7 @@ class Suggestions:
                     bounds=describe(proposed.bounds) if proposed.bounds else "",
                     unbounded=proposed.unbounded,
                     replay=replayed,
+                    outranked_by=outranking(adopted, proposed.rule, evidence),
                 )
             )
         return suggestions

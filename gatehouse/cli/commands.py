@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from gatehouse.cli.cli_input import check_text_arguments, json_arguments
 from gatehouse.cli.grant_commands import add_grant_commands, add_remember_options, remember_from
 from gatehouse.cli.policy_change_commands import CHANGE_ACTIONS, add_change_commands
+from gatehouse.cli.suggest_commands import add_suggest_command
 from gatehouse.display.visible_text import visible
 from gatehouse.settings import Settings
 from mcp_host.reported import EXIT_USAGE, ReportedError
@@ -185,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
         "--args", default="{}", metavar="JSON", help="the arguments to judge (a JSON object)"
     )
     add_change_commands(policy_actions, common)
+    add_suggest_command(policy_actions, common)
 
     reviews_cmd = commands.add_parser("reviews", help="the review queue")
     reviews_actions = reviews_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -472,6 +474,18 @@ def _run_policy_change(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_policy_suggest(args: argparse.Namespace) -> int:
+    from gatehouse.cli.suggest_commands import render_suggest_report, run_suggest_command
+    from gatehouse.wiring import open_services
+
+    settings = _settings(args)
+    # Suggesting only reads; proposing writes a change, as `policy propose` does.
+    with open_services(settings, connect_servers=False, create_database=args.propose is not None) as services:
+        report = run_suggest_command(args, settings, services.suggestions)
+        _print(report, args.json, render_suggest_report, services.secrets)
+    return EXIT_OK
+
+
 def _run_reviews_list(args: argparse.Namespace) -> int:
     """The ledger's rows as they are, without the graph or the servers: listing changes
     nothing (an overdue review becomes `expired` at `reviews sweep` or `reviews decide`)."""
@@ -715,6 +729,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "policy":
         if args.action in CHANGE_ACTIONS:
             return _run_policy_change(args)
+        if args.action == "suggest":
+            return _run_policy_suggest(args)
         return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
     if args.command == "reviews":
         return _run_reviews(args)
