@@ -62,11 +62,11 @@ from reviews.hooks import LedgerHooks
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier, Outbox
 from reviews.policy_changes import PolicyChanges, start_on_file
-from reviews.suggestions import Suggestions
 from reviews.questions import QuestionStore
 from reviews.requests import RequestService
 from reviews.sampling import SamplingReviews
 from reviews.service import ReviewService
+from reviews.suggestions import Suggestions
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
 

@@ -211,7 +211,7 @@ def outranking(policy: PolicyFile, rule: Rule, evidence: Evidence) -> tuple[str,
     return tuple(
         other.name
         for other in policy.rules
-        if other != rule
+        if other.name != rule.name
         and _RANK[other.action] > _RANK[rule.action]
         and (
             any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in other.match)
@@ -242,7 +242,9 @@ class Suggestions:
         self._ledger = ledger
         self._changes = changes
 
-    def suggest(self, *, days: int = DEFAULT_DAYS, min_decisions: int = DEFAULT_MIN_DECISIONS) -> list[Suggestion]:
+    def suggest(
+        self, *, days: int = DEFAULT_DAYS, min_decisions: int = DEFAULT_MIN_DECISIONS
+    ) -> list[Suggestion]:
         """Rules the last ``days`` days of decisions support, numbered from 1, each replayed and
         checked as a rule of the current policy (as `gatehouse policy check` checks a file).
         Writes nothing."""
@@ -305,11 +307,12 @@ class Suggestions:
             f" {chosen.replay.decided} calls, {chosen.replay.rejected} rejected,"
             f" {chosen.replay.edited} edited"
         )
-        change = self._changes.propose(with_rule(self._changes.current().text, chosen.toml), by=by, reason=why)
+        change = self._changes.propose(
+            with_rule(self._changes.current().text, chosen.toml), by=by, reason=why
+        )
         return chosen, change
 
 
 def with_rule(policy_text: str, toml: str) -> str:
     """The policy's text with the rule's table added at its end: the diff adds exactly it."""
     return policy_text.rstrip("\n") + "\n\n" + toml
-

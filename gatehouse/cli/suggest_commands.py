@@ -18,7 +18,10 @@ def add_suggest_command(actions: Any, common: argparse.ArgumentParser) -> None:
         help="rules learned from reviewers' decisions, each replayed over the recorded history",
     )
     suggest.add_argument(
-        "--days", type=int, metavar="N", help="read this many days of decisions (default 30, GATEHOUSE_SUGGEST_DAYS)"
+        "--days",
+        type=int,
+        metavar="N",
+        help="read this many days of decisions (default 30, GATEHOUSE_SUGGEST_DAYS)",
     )
     suggest.add_argument(
         "--min-decisions",
@@ -36,7 +39,9 @@ def add_suggest_command(actions: Any, common: argparse.ArgumentParser) -> None:
     suggest.add_argument("--reason", metavar="TEXT", help="why (default: the suggestion's evidence)")
 
 
-def run_suggest_command(args: argparse.Namespace, settings: Settings, suggestions: Suggestions) -> dict[str, Any]:
+def run_suggest_command(
+    args: argparse.Namespace, settings: Settings, suggestions: Suggestions
+) -> dict[str, Any]:
     """The suggestions as a report, or the policy change proposing one of them."""
     from gatehouse.errors import ConfigurationError
 
