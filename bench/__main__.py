@@ -29,6 +29,7 @@ FIGURES = (
     "idle_tabs",
     "verified_call",
     "grant_cover",
+    "suggest_rules",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

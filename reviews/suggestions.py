@@ -21,6 +21,7 @@ from typing import Any
 from mcp_host.manifest import Capability
 from policies.constraints import Roots, constraint_flags
 from policies.grant_bounds import describe
+from policies.loader import PolicyError
 from policies.model import PolicyFile, Rule
 from policies.names import normalise_glob, normalise_key
 from policies.risk import rate
@@ -28,7 +29,7 @@ from policies.suggested_rules import Evidence, ProposedRule, SuggestionKind, Ver
 from reviews.clock import iso
 from reviews.errors import ReviewError
 from reviews.ledger import ReviewLedger
-from reviews.policy_changes import PolicyChange, PolicyChanges
+from reviews.policy_changes import PolicyChange, PolicyChangeError, PolicyChanges
 
 DEFAULT_DAYS = 30
 DEFAULT_MIN_DECISIONS = 5
@@ -129,9 +130,9 @@ def _verdict(proposed: str, decisions: list[tuple[str, str | None]]) -> Verdict 
         return None
     if any(action == "reject" for action, _ in decisions):
         return "rejected"
-    proposed_value = json.loads(proposed)
     for _, arguments in decisions:
-        if arguments is not None and json.loads(arguments) != proposed_value:
+        # The same text is the same arguments; other text may still be (keys in another order).
+        if arguments is not None and arguments != proposed and json.loads(arguments) != json.loads(proposed):
             return "edited"
     return "approved"
 
@@ -143,7 +144,7 @@ class _History:
 
 
 def read_history(ledger: ReviewLedger, days: int) -> _History:
-    """The reviewed calls decided in the last ``days`` days, oldest first. Writes nothing."""
+    """The reviewed calls decided in the last ``days`` days, in no set order. Writes nothing."""
     since = iso(ledger.now() - timedelta(days=days))
     window = "r.stage = 'before_execution' AND r.decided_at >= ? AND r.capability_key IS NOT NULL"
     with ledger.database.read() as conn:
@@ -155,20 +156,28 @@ def read_history(ledger: ReviewLedger, days: int) -> _History:
         ).fetchall():
             decisions[row["review_id"]].append((row["action"], row["arguments"]))
         rows = conn.execute(
-            "SELECT r.id, r.capability_key, r.arguments, r.status, r.capability FROM reviews r"
-            f" WHERE {window} ORDER BY r.decided_at, r.id",
+            "SELECT r.id, r.capability_key, r.arguments, r.status FROM reviews r"
+            # No ORDER BY: counts do not depend on order, and sorting wide rows costs more than the read.
+            f" WHERE {window}",
             (since,),
         ).fetchall()
-    calls: list[DecidedCall] = []
-    capabilities: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        verdict = _verdict(row["arguments"], decisions.get(row["id"], []))
-        if verdict is None:
-            continue
-        key = str(row["capability_key"])
-        if key not in capabilities:
-            capabilities[key] = json.loads(row["capability"])
-        calls.append(DecidedCall(row["id"], key, json.loads(row["arguments"]), verdict, row["status"]))
+        calls: list[DecidedCall] = []
+        latest: dict[str, str] = {}
+        for row in rows:
+            verdict = _verdict(row["arguments"], decisions.get(row["id"], []))
+            if verdict is None:
+                continue
+            key = str(row["capability_key"])
+            latest[key] = row["id"]
+            calls.append(DecidedCall(row["id"], key, json.loads(row["arguments"]), verdict, row["status"]))
+        # The definition each capability was last reviewed with: one row per capability read,
+        # not a definition per decision.
+        capabilities = {
+            key: json.loads(
+                conn.execute("SELECT capability FROM reviews WHERE id = ?", (review_id,)).fetchone()[0]
+            )
+            for key, review_id in latest.items()
+        }
     return _History(calls, capabilities)
 
 
@@ -222,11 +231,28 @@ def outranking(policy: PolicyFile, rule: Rule, evidence: Evidence) -> tuple[str,
 
 def replay(rule: Rule, calls: list[DecidedCall]) -> Replay:
     """The rule over the recorded calls: what it would have decided, and how those ended."""
+    return replay_by_key(rule, _by_key(calls))
+
+
+def replay_by_key(rule: Rule, calls_by_key: dict[str, list[DecidedCall]]) -> Replay:
+    """replay over calls grouped by capability: each key is matched against the rule's globs
+    once, and only the calls of the keys it matches are looked at."""
     result = Replay()
-    for call in calls:
-        if covers(rule, call):
-            result.count(call)
+    for key, calls in calls_by_key.items():
+        name = normalise_key(key)
+        if not any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in rule.match):
+            continue
+        for call in calls:
+            if covers(rule, call):
+                result.count(call)
     return result
+
+
+def _by_key(calls: list[DecidedCall]) -> dict[str, list[DecidedCall]]:
+    grouped: dict[str, list[DecidedCall]] = defaultdict(list)
+    for call in calls:
+        grouped[call.key].append(call)
+    return grouped
 
 
 def _safe(proposed: ProposedRule, replayed: Replay) -> bool:
@@ -249,36 +275,46 @@ class Suggestions:
         checked as a rule of the current policy (as `gatehouse policy check` checks a file).
         Writes nothing."""
         history = read_history(self._ledger, days)
-        by_key: dict[str, list[DecidedCall]] = defaultdict(list)
-        for call in history.calls:
-            by_key[call.key].append(call)
-        current = self._changes.current().text
-        suggestions: list[Suggestion] = []
+        by_key = _by_key(history.calls)
+        found: list[tuple[Evidence, ProposedRule, Replay, str]] = []
         for key in sorted(by_key):
             evidence = _evidence(key, by_key[key], history.capabilities[key])
             proposed = propose_rule(evidence, min_decisions=min_decisions)
             if proposed is None:
                 continue
-            replayed = replay(proposed.rule, history.calls)
-            if not _safe(proposed, replayed):
-                continue
-            toml = rule_toml(proposed.rule)
-            # Checked as `gatehouse policy check` checks a file: a suggestion is always a valid rule.
-            adopted = self._changes.check(with_rule(current, toml))
-            suggestions.append(
-                Suggestion(
-                    number=len(suggestions) + 1,
-                    kind=proposed.kind,
-                    rule=proposed.rule,
-                    toml=toml,
-                    evidence=evidence,
-                    bounds=describe(proposed.bounds) if proposed.bounds else "",
-                    unbounded=proposed.unbounded,
-                    replay=replayed,
-                    outranked_by=outranking(adopted, proposed.rule, evidence),
-                )
+            replayed = replay_by_key(proposed.rule, by_key)
+            if _safe(proposed, replayed):
+                found.append((evidence, proposed, replayed, rule_toml(proposed.rule)))
+        adopted = self._check(self._changes.current().text, [toml for *_, toml in found])
+        return [
+            Suggestion(
+                number=number,
+                kind=proposed.kind,
+                rule=proposed.rule,
+                toml=toml,
+                evidence=evidence,
+                bounds=describe(proposed.bounds) if proposed.bounds else "",
+                unbounded=proposed.unbounded,
+                replay=replayed,
+                outranked_by=outranking(adopted, proposed.rule, evidence),
             )
-        return suggestions
+            for number, (evidence, proposed, replayed, toml) in enumerate(found, start=1)
+        ]
+
+    def _check(self, current: str, tables: list[str]) -> PolicyFile:
+        """The current policy with every suggested rule added, checked as `gatehouse policy
+        check` checks a file, so each suggestion is a valid rule of it. Once for all: rules are
+        items of one list, each valid or not on its own, and none changes who may manage the
+        policy; where the whole is refused, each rule alone says which one."""
+        everything = current
+        for toml in tables:
+            everything = with_rule(everything, toml)
+        try:
+            return self._changes.check(everything)
+        except (PolicyError, PolicyChangeError):
+            for toml in tables:
+                self._changes.check(with_rule(current, toml))
+            raise
 
     def propose(
         self,
