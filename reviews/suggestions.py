@@ -162,21 +162,23 @@ def read_history(ledger: ReviewLedger, days: int) -> _History:
             (since,),
         ).fetchall()
         calls: list[DecidedCall] = []
-        latest: dict[str, str] = {}
+        one_of: dict[str, str] = {}
         for row in rows:
             verdict = _verdict(row["arguments"], decisions.get(row["id"], []))
             if verdict is None:
                 continue
             key = str(row["capability_key"])
-            latest[key] = row["id"]
+            one_of[key] = row["id"]
             calls.append(DecidedCall(row["id"], key, json.loads(row["arguments"]), verdict, row["status"]))
-        # The definition each capability was last reviewed with: one row per capability read,
-        # not a definition per decision.
+        # A definition each capability was reviewed with (one of the window's, for its risk
+        # rating): one row per capability read, not a definition per decision.
         capabilities = {
             key: json.loads(
-                conn.execute("SELECT capability FROM reviews WHERE id = ?", (review_id,)).fetchone()[0]
+                conn.execute("SELECT capability FROM reviews WHERE id = ?", (review_id,)).fetchone()[
+                    "capability"
+                ]
             )
-            for key, review_id in latest.items()
+            for key, review_id in one_of.items()
         }
     return _History(calls, capabilities)
 
