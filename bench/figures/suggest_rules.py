@@ -113,13 +113,16 @@ def _fill(ledger: ReviewLedger) -> None:
                     decided,
                 )
             )
+    # One transaction, through the storage layer's connection (which has execute only).
     with ledger.database.write() as conn:
-        conn.executemany(f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 20)})", reviews)
-        conn.executemany(
-            "INSERT INTO review_decisions (review_id, reviewer, action, reason, arguments, decided_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            decisions,
-        )
+        for review in reviews:
+            conn.execute(f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 20)})", review)
+        for decision in decisions:
+            conn.execute(
+                "INSERT INTO review_decisions (review_id, reviewer, action, reason, arguments, decided_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                decision,
+            )
 
 
 def _queue_read(ledger: ReviewLedger) -> float:
