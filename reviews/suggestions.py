@@ -86,7 +86,8 @@ class Suggestion:
     number: int
     kind: SuggestionKind
     rule: Rule
-    toml: str
+    # The rule as one [[rules]] table of the policy file (TOML).
+    table: str
     evidence: Evidence
     bounds: str
     unbounded: tuple[str, ...]
@@ -101,7 +102,7 @@ class Suggestion:
             "number": self.number,
             "kind": self.kind,
             "capability": self.evidence.key,
-            "rule": self.toml,
+            "rule": self.table,
             "evidence": {
                 "decisions": self.evidence.decisions,
                 "approved_unchanged": self.evidence.approved,
@@ -293,7 +294,7 @@ class Suggestions:
                 number=number,
                 kind=proposed.kind,
                 rule=proposed.rule,
-                toml=toml,
+                table=toml,
                 evidence=evidence,
                 bounds=describe(proposed.bounds) if proposed.bounds else "",
                 unbounded=proposed.unbounded,
@@ -346,7 +347,7 @@ class Suggestions:
             f" {chosen.replay.edited} edited"
         )
         change = self._changes.propose(
-            with_rule(self._changes.current().text, chosen.toml), by=by, reason=why
+            with_rule(self._changes.current().text, chosen.table), by=by, reason=why
         )
         return chosen, change
 

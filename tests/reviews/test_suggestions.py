@@ -135,7 +135,7 @@ def test_a_replay_counts_what_an_independent_count_of_the_same_decisions_gives(
     assert deny.replay.decided == len(shell)
     assert deny.replay.rejected == sum(r.verdict == "rejected" for r in shell)
     # Each rule is one [[rules]] table of the policy's own syntax.
-    assert tomllib.loads(send.toml)["rules"][0]["name"] == send.rule.name
+    assert tomllib.loads(send.table)["rules"][0]["name"] == send.rule.name
 
 
 def test_a_read_only_capability_always_approved_is_allowed_only_while_rated_low_risk(
