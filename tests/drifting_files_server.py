@@ -72,7 +72,9 @@ def entry(root: Path, drift: str | None = None, log: Path | None = None) -> dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--root", type=Path, required=True, help="the folder the files are in")
     parser.add_argument("--drift", help="appended to every file right after it is written")
     parser.add_argument("--log", type=Path, help="gets one line per call: the tool's name")

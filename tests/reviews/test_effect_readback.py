@@ -53,7 +53,9 @@ def _approve(services: Services) -> tuple[str, FinalOutput]:
     return review_id, done.run.final_output
 
 
-def _stdio(data: Path, *, drift: str | None = None, policy: Path | None = None) -> Iterator[tuple[Services, Path]]:
+def _stdio(
+    data: Path, *, drift: str | None = None, policy: Path | None = None
+) -> Iterator[tuple[Services, Path]]:
     folder = data / "files"
     folder.mkdir()
     log = data / "calls.log"
@@ -119,7 +121,9 @@ def test_a_read_back_the_policy_denies_is_not_run_and_the_effect_is_not_verified
 
 
 def _failed_read(server: str, capability_type: str, name: str) -> McpResult:
-    return McpResult.failure(server, capability_type, name, ErrorInfo(kind="timeout", message="no answer in 5s"))
+    return McpResult.failure(
+        server, capability_type, name, ErrorInfo(kind="timeout", message="no answer in 5s")
+    )
 
 
 def test_a_read_back_that_fails_leaves_the_effect_not_verified(data_dir: Path) -> None:
