@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from gatehouse.display.render import render_text
 from gatehouse.wiring import Services
 from graph.state import FinalOutput
 from mcp_host.errors import ErrorInfo
@@ -75,6 +76,9 @@ def test_a_write_changed_after_the_call_is_flagged_and_audited_as_an_effect_mism
         assert output.effect_check.status == "mismatch"
         assert "report.md on files does not hold the approved content" in output.effect_check.detail
         assert output.effect_check.detail in output.errors
+        assert f"effect:     mismatch: {output.effect_check.detail}" in render_text(
+            output.model_dump(mode="json")
+        )
         [audited] = _audited(services, review_id, "effect_mismatch")
         assert audited == {"status": "mismatch", "detail": output.effect_check.detail}
 
