@@ -9,7 +9,7 @@ from graph.planner.deterministic import DeterministicPlanner
 
 if TYPE_CHECKING:
     from graph.planner.protocol import Planner
-    from graph.state import GrantUseData, ReviewPayload
+    from graph.state import EffectCheckData, GrantUseData, ReviewPayload
     from mcp_host.client import McpClient
     from mcp_host.manifest import Capability
     from policies.decision import Policy, PolicyDecision
@@ -69,6 +69,11 @@ class ReviewHooks(Protocol):
         after a crash uses it instead of calling again."""
         ...
 
+    def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
+        """Record what the reviewed call's effect read back as after it ran (a mismatch is
+        audited as ``effect_mismatch``; graph/effect_readback.py)."""
+        ...
+
 
 class NoReviewHooks:
     """For graphs run without a ledger (unit tests): every reviewed call may start."""
@@ -86,6 +91,9 @@ class NoReviewHooks:
         return None
 
     def recorded_result(self, review_id: str) -> dict[str, Any] | None:
+        return None
+
+    def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
         return None
 
 

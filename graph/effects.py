@@ -39,11 +39,11 @@ if TYPE_CHECKING:
     from mcp_host.manifest import Capability, Manifest
     from mcp_host.results import McpResult
     from policies.decision import Policy
+    from policies.model import EffectDeclaration
 
-# Tool names that replace a whole file with new content, and the read tools that return it
-# (the bundled filesystem server's and @modelcontextprotocol/server-filesystem's).
-WRITE_TOOLS = frozenset({"write_file"})
-READ_TOOLS = ("read_text_file", "read_file")
+# Which tools replace a whole file, and which of the same server's tools read it, is declared
+# per capability in the policy ([[effects]], policies/model.py EffectDeclaration); the folder
+# listing that tells a missing file apart is the common list tool's.
 LIST_TOOLS = ("list_directory",)
 
 # How servers say a file is not there: the bundled server ("no such file"), Node's ENOENT
@@ -89,12 +89,19 @@ class CurrentFile:
         )
 
 
-def written_path(capability_type: str | None, name: str | None, arguments: dict[str, Any]) -> str | None:
+def file_effect(policy: Policy, capability: dict[str, Any]) -> EffectDeclaration | None:
+    """The declaration of a tool that replaces a whole file (a ``file`` preview), or None."""
+    server, name = capability.get("server"), capability.get("name")
+    if capability.get("type") != "tool" or not isinstance(server, str) or not isinstance(name, str):
+        return None
+    declared = policy.effect_of(capability_key(server, name))
+    return declared if declared is not None and declared.preview == "file" else None
+
+
+def written_path(declared: EffectDeclaration | None, arguments: dict[str, Any]) -> str | None:
     """The file a call replaces whole, or None when it is no such write."""
-    path = arguments.get("path")
-    if capability_type == "tool" and name in WRITE_TOOLS and isinstance(path, str):
-        return path
-    return None
+    path = arguments.get(declared.path_argument) if declared is not None else None
+    return path if isinstance(path, str) else None
 
 
 def _listed_names(result: McpResult) -> set[str] | None:
@@ -135,13 +142,16 @@ def _listed_absent(mcp: McpClient, policy: Policy, manifest: Manifest, server: s
     return names is not None and name not in names
 
 
-def current_file(mcp: McpClient, policy: Policy, server: str, path: str) -> CurrentFile:
-    """What ``path`` holds now, read through the server's own read tool (see the module)."""
+def current_file(
+    mcp: McpClient, policy: Policy, server: str, path: str, readers: Sequence[str]
+) -> CurrentFile:
+    """What ``path`` holds now, read through the server's own read tool (the first of
+    ``readers`` it offers, see the module)."""
     try:
         manifest = mcp.discover(only=[server])
     except McpHostError as exc:
         return CurrentFile(server=server, path=path, note=f"server {server} is not reachable: {exc}")
-    reader = _offered(manifest, server, READ_TOOLS)
+    reader = _offered(manifest, server, readers)
     if reader is None:
         return CurrentFile(
             server=server, path=path, note=f"server {server} offers no tool to read the current file"
@@ -176,10 +186,11 @@ def observe(
     describes it; None when the call is no such write (its effect is its arguments alone,
     which the call hash binds already: an e-mail is sent as previewed)."""
     server = capability.get("server")
-    path = written_path(capability.get("type"), capability.get("name"), arguments)
-    if path is None or not isinstance(server, str):
+    declared = file_effect(policy, capability)
+    path = written_path(declared, arguments)
+    if declared is None or path is None or not isinstance(server, str):
         return None
-    return current_file(mcp, policy, server, path)
+    return current_file(mcp, policy, server, path, declared.read)
 
 
 def _leads_to(target: str | None, path: str) -> str:

@@ -21,6 +21,7 @@ from graph.state import (
     ArgumentChanges,
     CapabilityRef,
     Choice,
+    EffectCheck,
     ErrorInfoData,
     FinalOutput,
     GrantUse,
@@ -240,7 +241,14 @@ def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload 
         planner=selected.get("planner") if selected else None,
         no_call_reason=_no_call_reason(state) if status == "answered_without_mcp" else None,
         grant=_grant_ran_under(state) if pending is None else None,
+        effect_check=_effect_check(state),
     )
+
+
+def _effect_check(state: GraphState) -> EffectCheck | None:
+    """What the reviewed call's effect read back as after it ran (graph/effect_readback.py)."""
+    checked = (state.get("capability_validation") or {}).get("effect_check")
+    return EffectCheck.model_validate(checked) if checked else None
 
 
 def _grant_ran_under(state: GraphState) -> GrantUse | None:

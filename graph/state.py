@@ -174,6 +174,18 @@ class GrantUseData(TypedDict):
     uses_left: int | None
 
 
+EffectCheckStatus = Literal["verified", "mismatch", "not_verified"]
+
+
+class EffectCheckData(TypedDict):
+    """What reading a reviewed call's effect back found (graph/effect_readback.py): the
+    effect is the one approved, it is not, or it could not be read back; ``detail`` says
+    which effect, and why in words."""
+
+    status: EffectCheckStatus
+    detail: str
+
+
 class CapabilityValidation(TypedDict, total=False):
     """validate_capability's verdict. Empty (``{}``) before it ran; only ``decision`` and
     ``flags`` when the capability is gone; later nodes add flags (a failure, held output)."""
@@ -194,6 +206,8 @@ class CapabilityValidation(TypedDict, total=False):
     policy_version: int | None
     # The remembered approval the call runs under instead of a review (absent: none).
     grant: GrantUseData
+    # What the reviewed call's effect read back as after it ran (absent: nothing previewed).
+    effect_check: EffectCheckData
 
 
 class McpRequestData(TypedDict):
@@ -447,6 +461,7 @@ class FinalOutputData(TypedDict):
     composed: bool
     no_call_reason: NoCallReason | None
     grant: GrantUseData | None
+    effect_check: EffectCheckData | None
 
 
 class GraphState(TypedDict, total=False):
@@ -659,6 +674,13 @@ class GrantUse(BaseModel):
     uses_left: int | None = None
 
 
+class EffectCheck(BaseModel):
+    """An EffectCheckData (above) as the operator is shown it."""
+
+    status: EffectCheckStatus
+    detail: str
+
+
 class FinalOutput(BaseModel):
     """The contract the UI, the CLI and the tests share (the "final_output" section of docs/cli.md)."""
 
@@ -694,6 +716,10 @@ class FinalOutput(BaseModel):
     # The remembered approval the call ran under without a review (reviews/grants.py): its id,
     # who approved, whose calls it covers and within which bounds, until when, uses left.
     grant: GrantUse | None = None
+    # What the approved effect read back as after the call (graph/effect_readback.py):
+    # "verified", a "mismatch" (also in ``errors``), or "not_verified" and why; None when no
+    # preview was declared for the capability or nothing was reviewed.
+    effect_check: EffectCheck | None = None
 
 
 class McpRequest(BaseModel):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
     from mcp_host.results import McpResult
+    from policies.model import EffectDeclaration
     from policies.pins import Pin
 
 Action = Literal["allow", "review", "deny"]
@@ -92,6 +93,10 @@ class Policy(Protocol):
 
     def record_pins(self, pins: Mapping[str, Pin]) -> None:
         """Record definitions seen for the first time (an evaluation's ``pins_to_record``)."""
+        ...
+
+    def effect_of(self, key: str) -> EffectDeclaration | None:
+        """How this capability's effect is previewed and read back; None when not declared."""
         ...
 
     def scan_output(self, text: str) -> list[str]:

@@ -29,7 +29,7 @@ from policies.secrets import SecretRedactor
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
-    from policies.model import Category, PolicyFile, Role, Rule
+    from policies.model import Category, EffectDeclaration, PolicyFile, Role, Rule
 
 _RANK: dict[Action, int] = {"allow": 0, "review": 1, "deny": 2}
 _log = logging.getLogger(__name__)
@@ -466,6 +466,19 @@ class PolicyEngine:
         for key, pin in pins.items():
             if self.pins.get(key) is None:
                 self.pins.put(key, pin)
+
+    def effect_of(self, key: str) -> EffectDeclaration | None:
+        """How a capability's effect is previewed and read back (the policy's ``[[effects]]``,
+        the first that matches ``key``); None when none is declared."""
+        name = normalise_key(key)
+        return next(
+            (
+                declared
+                for declared in self.policy.effects
+                if any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in declared.match)
+            ),
+            None,
+        )
 
     def scan_output(self, text: str) -> list[str]:
         """Why output text looks like an attempt to steer the agent.

@@ -208,6 +208,37 @@ class Grants(_Strict):
     max_hours: int = Field(default=24, gt=0, le=366 * 24)
 
 
+EffectPreview = Literal["file", "email"]
+
+
+class EffectDeclaration(_Strict):
+    """Which capability's effect a reviewer is shown before approving, and how it is read back
+    after the call (graph/effect_readback.py): the same server's tools, in order of
+    preference, that read it. Declared here, beside the rules, because the policy is what
+    both the Reviews page (the preview) and the graph (the read-back) already hold, and what
+    decides whether that read may run at all."""
+
+    # Capability keys ("server__name" globs, compared as rules compare them).
+    match: list[str] = Field(min_length=1)
+    # file: the diff of a whole-file write; email: the message as it would be sent.
+    preview: EffectPreview
+    # The same server's tools that read the effect back; empty: it is never verified.
+    read: list[str] = Field(default_factory=list)
+    # The arguments that name the file and carry its new content (file previews).
+    path_argument: str = "path"
+    content_argument: str = "content"
+
+
+# The shipped declarations, used when a policy file declares none: a whole-file write_file
+# read back with read_text_file (the bundled filesystem server and
+# @modelcontextprotocol/server-filesystem) or read_file (its older name), and the bundled
+# e-mail server's send_email, shown but never read back (the server offers no sent list).
+_SHIPPED_EFFECTS = (
+    EffectDeclaration(match=["*__write_file"], preview="file", read=["read_text_file", "read_file"]),
+    EffectDeclaration(match=["*__send_email"], preview="email"),
+)
+
+
 class PolicyFile(_Strict):
     version: Literal[1] = 1
     defaults: Defaults = Field(default_factory=Defaults)
@@ -222,3 +253,4 @@ class PolicyFile(_Strict):
     sampling: Sampling = Field(default_factory=Sampling)
     policy_changes: PolicyChanges = Field(default_factory=PolicyChanges)
     grants: Grants = Field(default_factory=Grants)
+    effects: list[EffectDeclaration] = Field(default_factory=lambda: list(_SHIPPED_EFFECTS))

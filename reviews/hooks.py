@@ -21,7 +21,7 @@ from storage.database import Connection
 from storage.transactions import one_transaction
 
 if TYPE_CHECKING:
-    from graph.state import ReviewPayload
+    from graph.state import EffectCheckData, ReviewPayload
 
 
 class LedgerHooks:
@@ -110,3 +110,11 @@ class LedgerHooks:
 
     def recorded_result(self, review_id: str) -> dict[str, Any] | None:
         return self._ledger.recorded_result(review_id)
+
+    def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
+        # A mismatch is what an auditor looks for, under its own kind; what was verified, or
+        # could not be, is the call's record too.
+        kind = "effect_mismatch" if check["status"] == "mismatch" else "effect_check"
+        with self._transaction():
+            thread_id = self._ledger.thread_of(review_id)
+            self._audit.append(kind, dict(check), thread_id=thread_id, review_id=review_id)

@@ -63,6 +63,10 @@ def render_text(output: dict[str, Any]) -> str:
                 f" ({grant['bounds']}) until {grant['expires_at']}",
             )
         )
+    checked = output.get("effect_check")
+    if checked:
+        # What the approved effect read back as after the call (docs/effects.md).
+        lines.append(_field("effect", f"{checked['status'].replace('_', ' ')}: {checked['detail']}"))
     review = output.get("review")
     if review:
         who = f", decided by {review['decided_by']}" if review.get("decided_by") else ""

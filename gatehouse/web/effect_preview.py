@@ -1,5 +1,6 @@
 """What an approval would do, shown before it is given: the e-mail as it would be sent, the
-diff a file write would make.
+diff a file write would make. Which capability gets which preview, and which of its server's
+tools reads the file, is the policy's declaration ([[effects]], policies/model.py).
 
 The current file is read through the same server's own read tool, only when the policy would
 run that read without a review, and a file that does not exist yet is a new file, all added
@@ -14,14 +15,15 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graph.effects import WRITE_TOOLS, current_file
+from graph.effects import current_file, file_effect, written_path
+from mcp_host.manifest import capability_key
 
 if TYPE_CHECKING:
     from graph.state import EffectBinding
     from mcp_host.client import McpClient
     from policies.engine import PolicyEngine
+    from policies.model import EffectDeclaration
 
-SEND_TOOLS = frozenset({"send_email"})
 DIFF_CONTEXT_LINES = 3
 
 
@@ -76,11 +78,11 @@ def email_preview(arguments: dict[str, Any]) -> EmailPreview:
 
 
 def file_diff_preview(
-    mcp: McpClient, policy: PolicyEngine, server: str, arguments: dict[str, Any]
+    mcp: McpClient, policy: PolicyEngine, server: str, arguments: dict[str, Any], declared: EffectDeclaration
 ) -> FileDiffPreview:
-    path = str(arguments.get("path") or "")
-    new_text = str(arguments.get("content") or "")
-    now = current_file(mcp, policy, server, path)
+    path = str(arguments.get(declared.path_argument) or "")
+    new_text = str(arguments.get(declared.content_argument) or "")
+    now = current_file(mcp, policy, server, path, declared.read)
     current = now.text
     before = current or ""
     before_lines = before.splitlines(keepends=True)
@@ -119,13 +121,16 @@ def file_diff_preview(
 def effect_preview(
     mcp: McpClient, policy: PolicyEngine, capability: dict[str, Any], arguments: dict[str, Any]
 ) -> EmailPreview | FileDiffPreview | None:
-    """The preview for this capability and these arguments, or None when none is known."""
+    """The preview the policy declares for this capability ([[effects]]) with these
+    arguments, or None when none is declared."""
     name = capability.get("name")
     server = capability.get("server")
-    if capability.get("type") != "tool" or not isinstance(server, str):
+    if capability.get("type") != "tool" or not isinstance(server, str) or not isinstance(name, str):
         return None
-    if name in SEND_TOOLS:
+    declared = policy.effect_of(capability_key(server, name))
+    if declared is not None and declared.preview == "email":
         return email_preview(arguments)
-    if name in WRITE_TOOLS and isinstance(arguments.get("path"), str):
-        return file_diff_preview(mcp, policy, server, arguments)
+    written = file_effect(policy, capability)
+    if written is not None and written_path(written, arguments) is not None:
+        return file_diff_preview(mcp, policy, server, arguments, written)
     return None

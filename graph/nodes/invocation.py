@@ -22,6 +22,7 @@ from graph.accessors import (
     validation_with_flags,
 )
 from graph.context import CallOutcome, GraphContext
+from graph.effect_readback import read_back
 from graph.nodes.call_checks import changed_definition, moved_effect, outcome_unknown
 from graph.state import ApprovedCall, FlagData, GraphState, McpMethod, McpRequest
 from mcp_host.approvals import CallApproval, approved_for
@@ -230,6 +231,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         if recorded is None:
             return outcome_unknown(state, reviewed["review_id"])
         result = McpResult.model_validate(recorded)
+    fresh = result is None
     if result is None:
         # Everyone behind the call, so that a server's request during it (a question, a
         # request for a model completion) is put to, or kept from, the right people.
@@ -248,5 +250,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
         "tried_capabilities": [*state.get("tried_capabilities", []), request.capability_key],
     }
     if result.error is None:
+        if reviewed is not None and fresh:
+            return update | read_back(state, runtime.context, request, reviewed["review_id"])
         return update
     return _failure_update(state, runtime, request, result, update)

@@ -26,7 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graph.context import CallOutcome, ReviewHooks
-from graph.state import ReviewPayload
+from graph.state import EffectCheckData, ReviewPayload
 from tests.reviews.review_support import services_for
 
 _DIED = 86
@@ -88,6 +88,9 @@ class _DieAt:
 
     def recorded_result(self, review_id: str) -> dict[str, Any] | None:
         return self._hooks.recorded_result(review_id)
+
+    def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
+        self._hooks.effect_checked(review_id, check)
 
 
 def main() -> None:

@@ -62,6 +62,7 @@ def test_listing_the_managed_folder_is_ok_and_names_both_files(tmp_path: Path) -
         "composed",
         "no_call_reason",
         "grant",
+        "effect_check",
     }
     # What the call returned, to read as records: the listing's entries.
     names = {entry["name"] for entry in output["result"]["structured"]["entries"]}
