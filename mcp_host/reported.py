@@ -47,6 +47,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   │   ├── NotPermittedError              reviews/errors.py
     │   │   │   ├── ReviewExpiredError             reviews/service.py
     │   │   │   ├── GrantNotFoundError             reviews/grant_service.py
+    │   │   │   ├── SuggestionError                reviews/suggestions.py
     │   │   │   ├── QuestionError                  reviews/questions.py
     │   │   │   │   ├── QuestionNotFoundError      reviews/questions.py
     │   │   │   │   └── QuestionClosedError        reviews/questions.py (also ConflictError)
