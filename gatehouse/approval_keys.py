@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -112,17 +113,37 @@ class SigningKeys:
         return SigningKeys(self.current, self.created_at, [])
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole (a temporary file renamed over it), readable by its
-    owner only from the first byte."""
+def _temporary_beside(path: Path, text: str, mode: int) -> Path:
+    """``text`` in a new file of its own beside ``path`` (a unique name: threads and processes
+    writing at once never share one), readable as ``mode`` says from the first byte."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(descriptor, mode)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    temporary.replace(path)
+    return Path(name)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole (a temporary file renamed over it), readable by its
+    owner only from the first byte."""
+    _temporary_beside(path, text, 0o600).replace(path)
+
+
+def _create_private(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` only if no file is there yet, whole; False when another
+    thread, process or replica made it first (its key is the one: a second would sign grants
+    no server knows)."""
+    temporary = _temporary_beside(path, text, 0o600)
+    try:
+        os.link(temporary, path)  # atomic, and refuses to replace
+    except FileExistsError:
+        return False
+    finally:
+        temporary.unlink()
+    return True
 
 
 def _write_public(path: Path, keys: SigningKeys) -> None:
@@ -130,9 +151,7 @@ def _write_public(path: Path, keys: SigningKeys) -> None:
     for key in keys.published():
         when = "since" if key.state == "current" else "replaced"
         lines.append(f"{key.public_key}  # {key.state}, {when} {key.since}")
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    _temporary_beside(path, "\n".join(lines) + "\n", 0o644).replace(path)
 
 
 def _store(data_dir: Path, keys: SigningKeys) -> SigningKeys:
@@ -152,7 +171,11 @@ def load_signing_keys(data_dir: Path) -> SigningKeys:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return _store(data_dir, SigningKeys.new())
+        made = SigningKeys.new()
+        if _create_private(path, json.dumps(made.data(), indent=2) + "\n"):
+            _write_public(public_keys_path(data_dir), made)
+            return made
+        return load_signing_keys(data_dir)  # made meanwhile by another: that one
     except OSError as exc:
         raise ConfigurationError(f"{path}: cannot read the signing key: {exc}") from None
     keys = SigningKeys.parse(text, str(path))
