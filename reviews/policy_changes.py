@@ -254,13 +254,18 @@ class PolicyChanges:
             )
         return policy
 
-    def propose(self, text: str, *, by: str, reason: str) -> PolicyChange:
+    def propose(self, text: str, *, by: str, reason: str, written_on: int | None = None) -> PolicyChange:
         """Keep ``text`` as a change to the current version, waiting for approval.
+
+        ``written_on``: the version ``text`` was made from, when code made it (a rule added to
+        the text in force). Another version applied since then would be undone by it, so it is
+        refused rather than kept against the newer version.
 
         Raises:
             NotPermittedError: ``by`` may not manage the policy.
             PolicyError: the text is not a valid policy (names the key and the reason).
-            PolicyChangeError: no reason given, or the text changes nothing.
+            PolicyChangeError: no reason given, the text changes nothing, or the policy is no
+                longer version ``written_on``.
         """
         self._require_manager(by, "propose a change to the policy")
         if not reason.strip():
@@ -270,6 +275,11 @@ class PolicyChanges:
             base = self.versions.lock_current(conn)
             if base is None:  # pragma: no cover - start_on_file records one first
                 raise PolicyChangeError("no policy version is recorded in this database yet")
+            if written_on is not None and base.seq != written_on:
+                raise PolicyChangeError(
+                    f"the policy changed meanwhile (it is version {base.seq} now, not {written_on}):"
+                    " nothing was proposed; look again and propose on the current policy"
+                )
             if policy_digest(text) == base.hash:
                 raise PolicyChangeError("the proposed policy is the current one: it changes nothing")
             change = PolicyChange(

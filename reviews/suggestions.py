@@ -327,16 +327,28 @@ class Suggestions:
         reason: str | None = None,
         days: int = DEFAULT_DAYS,
         min_decisions: int = DEFAULT_MIN_DECISIONS,
+        shown_rule: str | None = None,
     ) -> tuple[Suggestion, PolicyChange]:
         """Propose the current policy plus suggestion ``number`` as a policy change, waiting for
         approval like any other (never the file directly).
 
+        ``shown_rule``: the rule's TOML as the proposer saw it listed (the Reviews page). The
+        numbers are those of a listing made now: new decisions or another policy may have
+        renumbered them since, and then nothing is proposed rather than another rule.
+
         Raises:
-            SuggestionError: there is no suggestion with that number.
+            SuggestionError: there is no suggestion with that number, or it is no longer the
+                rule shown.
             NotPermittedError, PolicyChangeError: as PolicyChanges.propose.
         """
         suggestions = self.suggest(days=days, min_decisions=min_decisions)
-        if not 1 <= number <= len(suggestions):
+        there = 1 <= number <= len(suggestions)
+        if shown_rule is not None and not (there and suggestions[number - 1].table == shown_rule):
+            raise SuggestionError(
+                f"suggestion {number} is no longer the rule shown: the decisions or the policy changed"
+                " since it was listed. Nothing was proposed; read the suggestions again"
+            )
+        if not there:
             raise SuggestionError(
                 f"no suggestion {number}: there are {len(suggestions)} (`gatehouse policy suggest`)"
             )
@@ -346,8 +358,9 @@ class Suggestions:
             f" {chosen.replay.decided} calls, {chosen.replay.rejected} rejected,"
             f" {chosen.replay.edited} edited"
         )
+        current = self._changes.current()
         change = self._changes.propose(
-            with_rule(self._changes.current().text, chosen.table), by=by, reason=why
+            with_rule(current.text, chosen.table), by=by, reason=why, written_on=current.seq
         )
         return chosen, change
 

@@ -1,7 +1,8 @@
 """Reviewers: the pending queue, one review in full, a decision, and the history.
 
 Each run reads one page of the queue and one page of the history (never the whole ledger),
-and the one review opened. The queue, its count and the open review's status refresh every
+and the one review opened; for admins, the Suggested rules section reads the window of
+decisions only when its listing is out of date (gatehouse/web/suggestion_panel.py). The queue, its count and the open review's status refresh every
 few seconds by themselves (live_queue, a fragment: the argument form being edited is left
 alone); a review decided elsewhere is drawn again, saying who decided it, without buttons. Every decision goes through ReviewService.decide, which checks
 permission again: the page only hides the buttons a person may not use. Secrets are shown as
@@ -62,6 +63,7 @@ from gatehouse.web.page import current_user, pending_count, reader_zone, service
 from gatehouse.web.review_link import open_linked_review
 from gatehouse.web.sampling_panel import show_sampling_review
 from gatehouse.web.short_ids import short_review
+from gatehouse.web.suggestion_panel import suggestions_section
 from mcp_host.reported import McpHostError
 from policies.secrets import REDACTED
 from reviews.errors import AlreadyDecidedError, ReviewError
@@ -659,6 +661,8 @@ if opened is not None:
     show_review(opened, user)
 
 grants_section(user)
+# Admins only (manage_policy): rules the decisions below support, proposed as policy changes.
+suggestions_section(user)
 st.header(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:

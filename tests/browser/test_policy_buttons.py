@@ -3,7 +3,8 @@ change ("Approve and apply") reads as the positive action, as Approve does on th
 (green, never the theme's red, which would make applying look like the dangerous choice);
 Reject reads as a distinct one; proposing is not in the theme's red either; every label meets
 WCAG AA on its button, as the browser computes the colours; and axe-core finds nothing serious on
-the page while a change waits (its diff included) in either theme.
+the page while a change waits (its diff included) in either theme. The Reviews page's
+"Propose as policy change" (a suggested rule) is a forward action too: not in the theme's red.
 
 An admin proposes the change; another admin (four-eyes) meets the buttons."""
 
@@ -15,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from gatehouse.settings import Settings
+from gatehouse.web.suggestion_panel import PROPOSE_LABEL
 from gatehouse.wiring import open_services
 from tests.browser.accessibility import expect_accessible
 from tests.browser.harness import (
@@ -27,6 +29,7 @@ from tests.browser.harness import (
     wait_for_app,
 )
 from tests.browser.layout import THEME_PRIMARY, WCAG_AA, colours, contrast
+from tests.reviews.test_suggestions import record
 
 RULE = """
 [[rules]]
@@ -90,6 +93,26 @@ def test_approving_a_change_reads_as_positive_and_every_button_is_readable(
         expect_accessible(page, f"Policy with a change waiting, {scheme} theme")
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def suggested(app_server: AppServer) -> None:
+    """Five e-mails approved unchanged: the Reviews page suggests a rule allowing them."""
+    settings = Settings.resolve(environ={"GATEHOUSE_DATA": str(app_server.data)})
+    with open_services(settings, connect_servers=False) as services:
+        for n in range(5):
+            record(services.ledger, "email__send_email", {"to": f"u{n}@example.com"})
+
+
+def test_proposing_a_suggested_rule_on_the_reviews_page_is_not_in_the_themes_red(
+    suggested: None, open_app: OpenApp
+) -> None:
+    page = open_app("reviews?as=admin")
+    propose = button(page, PROPOSE_LABEL)
+    expect(propose).to_be_enabled()
+    background, text = colours(propose)
+    assert background != THEME_PRIMARY and contrast(background, text) >= WCAG_AA, (background, text)
+    no_exception(page)
 
 
 def test_the_other_admin_applies_the_change(proposed: None, open_app: OpenApp) -> None:

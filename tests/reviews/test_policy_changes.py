@@ -175,6 +175,30 @@ def test_a_change_written_against_an_older_version_is_superseded_not_applied_ove
         assert services.policy_changes.get(second.id).status == "superseded"
 
 
+def test_a_text_made_from_a_version_no_longer_in_force_is_refused_not_proposed_over_the_newer(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """A rule added by code to the text in force (a suggestion) while another change applied:
+    kept against the newer version, it would undo that change; it is refused instead."""
+    with replica(tmp_path, policy_path) as services:
+        read = services.policy_changes.current()
+        rename = DEFAULT_POLICY_TEXT.replace('reviewer2 = "reviewer"', 'reviewer3 = "reviewer"')
+        services.policy_changes.approve(
+            services.policy_changes.propose(rename, by="admin2", reason="meanwhile").id, by="admin"
+        )
+
+        with pytest.raises(PolicyChangeError, match="changed meanwhile \\(it is version 2 now, not 1\\)"):
+            services.policy_changes.propose(
+                read.text + DENY_EMAIL, by="admin", reason="r", written_on=read.seq
+            )
+
+        assert services.policy_changes.changes("pending") == []
+        on_current = services.policy_changes.propose(
+            rename + DENY_EMAIL, by="admin", reason="r", written_on=services.policy_changes.current().seq
+        )
+        assert on_current.base_seq == 2
+
+
 def test_a_rejection_needs_a_reason_and_only_the_proposer_withdraws(
     tmp_path: Path, policy_path: Path
 ) -> None:
