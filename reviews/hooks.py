@@ -115,6 +115,9 @@ class LedgerHooks:
         # A mismatch is what an auditor looks for, under its own kind; what was verified, or
         # could not be, is the call's record too.
         kind = "effect_mismatch" if check["status"] == "mismatch" else "effect_check"
+        # On the review too, for the reviewer's history (the Reviews page, `reviews list`); the
+        # audit event last, as every hook writes it (the module's docstring).
         with self._transaction():
+            self._ledger.record_effect_check(review_id, check)
             thread_id = self._ledger.thread_of(review_id)
             self._audit.append(kind, dict(check), thread_id=thread_id, review_id=review_id)

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from graph.calls import call_hash
-from graph.state import EffectBinding
+from graph.state import EffectBinding, EffectCheck
 from reviews.clock import Clock, iso, utc_now
 from reviews.errors import AlreadyDecidedError, AmbiguousReviewIdError, ReviewNotFoundError
 from storage import Database, open_database
 from storage.database import Connection, migrate
 
 if TYPE_CHECKING:
-    from graph.state import ReviewPayload
+    from graph.state import EffectCheckData, ReviewPayload
     from reviews.sampling import SamplingPayload
 
 # "No limit" for a query that pages from an offset: larger than any table here.
@@ -119,6 +119,12 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # in a process that cannot be seen to be gone is its owner's, however old the decision.
         "ALTER TABLE review_executions ADD COLUMN deadline TEXT",
     ),
+    (
+        # What the approved call's effect read back as after it ran (graph.state.EffectCheckData
+        # as JSON: verified, mismatch or not_verified, and why), for the reviewer's history:
+        # NULL when nothing was read back (no preview declared, or a row an older release wrote).
+        "ALTER TABLE reviews ADD COLUMN effect_check TEXT",
+    ),
 )
 # A decision whose process cannot be seen to be gone (another host's, or a pid reused) is taken
 # as still being carried out for this long; after that a sweep anywhere finishes it. For a call
@@ -165,6 +171,9 @@ class Review(BaseModel):
     decider_host: str | None = None
     decider_pid: int | None = None
     carried_out_at: str | None = None
+    # What the approved call's effect read back as after it ran (graph/effect_readback.py);
+    # None when nothing was read back.
+    effect_check: EffectCheck | None = None
 
     def secret_sources(self) -> list[Any]:
         """What the review holds that may carry a secret a person or a server wrote: the
@@ -240,6 +249,8 @@ def _row_to_review(row: Any, decisions: list[Decision]) -> Review:
     for field in ("capability", "arguments", "flags", "reviewer_roles", "payload"):
         data[field] = json.loads(data[field])
     data["four_eyes"] = bool(data["four_eyes"])
+    checked = data.get("effect_check")
+    data["effect_check"] = EffectCheck.model_validate_json(checked) if checked else None
     return Review.model_validate(data | {"decisions": decisions})
 
 
@@ -834,6 +845,21 @@ class ReviewLedger:
                 "UPDATE reviews SET status = ? WHERE id = ? AND status != 'outcome_unknown'",
                 (outcome, review_id),
             )
+
+    def record_effect_check(self, review_id: str, check: EffectCheckData) -> None:
+        """Keep what the approved call's effect read back as after it ran, on the review: the
+        reviewer's history shows it (the audit log has it as an event too: reviews/hooks.py).
+
+        Writes the review's effect check, replacing one recorded before (the read-back runs
+        once per call: only a fresh call is read back). A review id no row has changes nothing.
+
+        Args:
+            review_id: the review whose approval the call ran under.
+            check: the read-back's status and detail (graph/effect_readback.py).
+        """
+        recorded = EffectCheck.model_validate(check).model_dump_json()
+        with self._db.write() as conn:
+            conn.execute("UPDATE reviews SET effect_check = ? WHERE id = ?", (recorded, review_id))
 
     def mark_not_run(self, review_id: str) -> bool:
         """An approved review whose call never started (the policy refused the approved, edited

@@ -71,14 +71,24 @@ def entry(root: Path, drift: str | None = None, log: Path | None = None) -> dict
     return {"command": sys.executable, "args": args, "cwd": str(REPO)}
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _options(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--root", type=Path, required=True, help="the folder the files are in")
     parser.add_argument("--drift", help="appended to every file right after it is written")
     parser.add_argument("--log", type=Path, help="gets one line per call: the tool's name")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def from_argv(argv: Sequence[str]) -> MCPServer:
+    """The server a command line asks for, to serve in-process (tests/in_process_servers.py)."""
+    args = _options(argv)
+    return files_server(args.root, args.drift, args.log)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _options(argv)
     files_server(args.root, args.drift, args.log).run("stdio")
 
 

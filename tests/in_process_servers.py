@@ -32,7 +32,7 @@ from mcp_host import sdk_client
 from mcp_host.config import StdioServer
 from mcp_host.transports import ServerTarget
 from servers.catalog import BUNDLED_SERVERS
-from tests import questions_server
+from tests import drifting_files_server, questions_server
 from tests.adversarial import (
     echo_server,
     error_result_server,
@@ -89,6 +89,7 @@ TEST_SERVERS: dict[str, TestServerBuilder] = {
     "tests.adversarial.spelled_names": lambda argv, env: spelled_names.from_argv(list(argv), _effects(env)),
     "tests.mcp_host.partial_server": lambda argv, env: partial_server.from_argv(argv),
     "tests.questions_server": lambda argv, env: questions_server.from_argv(argv),
+    "tests.drifting_files_server": lambda argv, env: drifting_files_server.from_argv(argv),
 }
 
 

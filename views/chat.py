@@ -39,6 +39,7 @@ from gatehouse.errors import ThreadBusyError, ThreadNotFoundError
 from gatehouse.web.background_runs import RunInProgress
 from gatehouse.web.catalogue_panel import show_catalogue
 from gatehouse.web.clarification_form import answer_words, asked_fields, field_widget, read_answers
+from gatehouse.web.effect_check_panel import show_effect_check
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.literal import markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, reader_zone, runs_in_progress, services
@@ -172,9 +173,16 @@ def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
         show(f"{fitting} fit this request about equally well. Which one do you mean?")
     else:
         show(output["response"])
+    checked = output.get("effect_check")
+    if checked:
+        # What the approved effect read back as after the call (docs/effects.md): said once,
+        # here, a mismatch in its own alert rather than as one more line of the errors.
+        show_effect_check(str(checked["status"]), str(checked["detail"]))
     if review:
         show_review_facts(review, output["status"])
     for error in output.get("errors", []):
+        if checked and checked["status"] == "mismatch" and error == checked["detail"]:
+            continue
         st.markdown(f":red[:material/error: {markdown_literal(str(error))}]")
     # A server this answer needed was in trouble: a quiet note (its state is on Servers), not
     # an error; another server's trouble is not this answer's (graph/server_notes.py).

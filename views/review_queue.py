@@ -48,6 +48,13 @@ from gatehouse.web.decision_bar import (
     why_not_decide,
 )
 from gatehouse.web.decision_style import PREVIEW_KEY, decision_style
+from gatehouse.web.effect_check_panel import (
+    effect_word,
+    keep_effect_notice,
+    show_effect_notice,
+    show_history_mismatches,
+    show_review_effect,
+)
 from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.grant_panel import grants_section, remember_choice
@@ -387,6 +394,8 @@ def decide(
                 f"Review {short_review(review.id)} {result.review.status}. Outcome: {output.status}.{remembered}",
                 hidden(output.response, review),
             )
+            check = output.effect_check
+            keep_effect_notice(check, hidden(check.detail, review) if check is not None else "")
         st.session_state["review_notice"] = notice
         # Decided here: the notice says how it ended, and the page goes on to the queue.
         st.session_state.pop("open_review", None)
@@ -412,6 +421,7 @@ def show_decided(review: Review) -> None:
     if review.reason:
         st.markdown("**Reason given**")
         show(hidden(review.reason, review))
+    show_review_effect(review, hidden)
 
 
 def review_header(review: Review) -> None:
@@ -539,6 +549,7 @@ def history_table(reviews: list[Review]) -> None:
                     "requester": r.requester,
                     "capability": r.capability_key,
                     "reason": hidden(r.reason or "", r),
+                    "effect": effect_word(r.effect_check),
                     "review": short_review(r.id),
                 }
                 for r in reviews
@@ -649,6 +660,7 @@ if notice:
     getattr(st, notice[0])(markdown_literal(notice[1]))
     if notice[2]:
         show(notice[2])
+show_effect_notice()
 
 # A link (?review=ID, e.g. from a notification) opens that review, once per link.
 open_linked_review(app.ledger)
@@ -666,6 +678,7 @@ suggestions_section(user)
 st.header(f"Decided ({app.ledger.count_decided():d})")
 history = app.ledger.history(limit=HISTORY_SIZE)
 if history:
+    show_history_mismatches(history, hidden)
     history_table(history)
     if len(history) == HISTORY_SIZE:
         st.caption(f"The {HISTORY_SIZE} most recent; `gatehouse reviews list --status ...` lists all.")

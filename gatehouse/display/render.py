@@ -17,6 +17,17 @@ def _field(label: str, value: object) -> str:
     return f"{label + ':':<{_LABEL_WIDTH}}{continued(str(value), _LABEL_WIDTH)}"
 
 
+# An effect check's status in one word, for a table cell or a listing's row: a mismatch in
+# capitals, so it stands out among "verified" (docs/effects.md).
+EFFECT_WORDS = {"verified": "verified", "mismatch": "MISMATCH", "not_verified": "not verified"}
+
+
+def effect_text(checked: dict[str, Any]) -> str:
+    """What a reviewed call's effect read back as (docs/effects.md), in one line's words:
+    ``verified: ...``, ``mismatch: ...`` or ``not verified: ...``, with the check's detail."""
+    return f"{str(checked['status']).replace('_', ' ')}: {checked['detail']}"
+
+
 def outcome_lines(output: dict[str, Any]) -> list[str]:
     """Who decided the review and when (this machine's local time), the reason, and each
     argument the reviewer changed as ``- proposed`` / ``+ what ran``."""
@@ -66,7 +77,7 @@ def render_text(output: dict[str, Any]) -> str:
     checked = output.get("effect_check")
     if checked:
         # What the approved effect read back as after the call (docs/effects.md).
-        lines.append(_field("effect", f"{checked['status'].replace('_', ' ')}: {checked['detail']}"))
+        lines.append(_field("effect", effect_text(checked)))
     review = output.get("review")
     if review:
         who = f", decided by {review['decided_by']}" if review.get("decided_by") else ""

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.display.render import outcome_lines
+from gatehouse.display.render import EFFECT_WORDS, effect_text, outcome_lines
 from gatehouse.display.visible_text import continued
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
         "decided_by": review.decided_by,
         "decided_at": review.decided_at,
         "thread_id": review.thread_id,
+        # What the approved call's effect read back as after it ran (None: nothing read back).
+        "effect_check": review.effect_check.model_dump() if review.effect_check is not None else None,
     }
 
 
@@ -54,8 +56,15 @@ def render_queue(report: dict[str, Any]) -> str:
             f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
             f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
         )
+        checked = row.get("effect_check")
+        if checked:
+            # What the approved effect read back as: a mismatch in capitals, and what differs
+            # on the line below.
+            line += f"  effect: {EFFECT_WORDS.get(checked['status'], checked['status'])}"
         # A capability's name is the server's to choose; a line break in it stays in its row.
         lines.append(continued(line, 2))
+        if checked and checked["status"] == "mismatch":
+            lines.append(continued(f"  mismatch: {checked['detail']}", 4))
     overdue = sum(1 for row in rows if row.get("overdue"))
     if overdue:
         lines.append(f"{overdue} past the deadline: `gatehouse reviews sweep` expires them")
@@ -84,10 +93,14 @@ def render_decision(report: dict[str, Any]) -> str:
         if grant
         else []
     )
+    # What the approved effect read back as after the call (docs/effects.md).
+    checked = output.get("effect_check")
+    effect = [f"effect:   {continued(effect_text(checked), len('effect:   '))}"] if checked else []
     return "\n".join(
         [
             f"review {review['id']}: {review['status']}\nstatus:   {output['status']}\n"
             f"response: {continued(output['response'], len('response: '))}",
+            *effect,
             *outcome_lines(output),
             *remembered,
         ]

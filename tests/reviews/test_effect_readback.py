@@ -1,7 +1,8 @@
 """Effects checked after they run: once an approved write succeeded, the file is read back
 through its server's own read tool (when the policy lets that read run) and compared with the
-approved content. A mismatch is flagged to the operator and audited as ``effect_mismatch``;
-where nothing can be read back the result says "not verified", and why.
+approved content. A mismatch is flagged to the operator, audited as ``effect_mismatch`` and
+kept on the review in the ledger (the reviewer's history shows it); where nothing can be read
+back the result says "not verified", and why.
 
 The servers are real: tests/drifting_files_server.py over stdio (a server whose writes change
 right after they are made), and the bundled filesystem server in-process for a read that fails
@@ -25,7 +26,7 @@ from mcp_host.sdk_client import SdkMcpClient
 from servers.filesystem import build_server as build_filesystem
 from tests.drifting_files_server import entry
 from tests.fakes import FaultInjectingClient
-from tests.reviews.review_support import policy_file, services_for
+from tests.reviews.review_support import gatehouse, policy_file, services_for
 
 WRITE_REPORT = 'Write "# Report" to the file report.md'
 NO_READ = (
@@ -81,6 +82,8 @@ def test_a_write_changed_after_the_call_is_flagged_and_audited_as_an_effect_mism
         )
         [audited] = _audited(services, review_id, "effect_mismatch")
         assert audited == {"status": "mismatch", "detail": output.effect_check.detail}
+        reviewed = services.ledger.require(review_id)
+        assert (reviewed.status, reviewed.effect_check) == ("executed", output.effect_check)
 
 
 @pytest.mark.processes
@@ -98,6 +101,7 @@ def test_a_write_that_reads_back_as_approved_is_verified(data_dir: Path) -> None
         assert _audited(services, review_id, "effect_mismatch") == []
         [audited] = _audited(services, review_id, "effect_check")
         assert audited["status"] == "verified"
+        assert services.ledger.require(review_id).effect_check == output.effect_check
 
 
 @pytest.mark.processes
@@ -141,3 +145,39 @@ def test_a_read_back_that_fails_leaves_the_effect_not_verified(data_dir: Path) -
     assert output.effect_check.status == "not_verified"
     assert "no answer in 5s" in output.effect_check.detail
     assert [name for _, name, _ in mcp.calls][-2:] == ["write_file", "read_file"]
+
+
+@pytest.mark.processes
+def test_the_command_line_shows_a_mismatch_to_the_reviewer_who_decides_and_in_the_review_list(
+    data_dir: Path,
+) -> None:
+    folder = data_dir / "files"
+    folder.mkdir()
+    servers = data_dir / "servers.json"
+    entries = {"files": entry(folder, "\nappended after the write", data_dir / "calls.log")}
+    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    asked = gatehouse(data_dir, "ask", WRITE_REPORT, "--servers", str(servers), "--json")
+    review_id = json.loads(asked.stdout)["review"]["id"]
+
+    decided = gatehouse(
+        data_dir,
+        "reviews",
+        "decide",
+        review_id,
+        "--approve",
+        "--reviewer",
+        "reviewer",
+        "--servers",
+        str(servers),
+    )
+    listed = gatehouse(data_dir, "reviews", "list")
+    listed_json = gatehouse(data_dir, "reviews", "list", "--json")
+
+    detail = "report.md on files does not hold the approved content after files__write_file wrote it"
+    assert decided.returncode == 0, decided.stderr
+    assert f"effect:   mismatch: {detail}" in decided.stdout.splitlines()
+    [row] = [line for line in listed.stdout.splitlines() if line.startswith(review_id)]
+    assert row.endswith("effect: MISMATCH")
+    assert f"  mismatch: {detail}" in listed.stdout.splitlines()
+    [reviewed] = json.loads(listed_json.stdout)["reviews"]
+    assert reviewed["effect_check"] == {"status": "mismatch", "detail": detail}
