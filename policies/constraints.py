@@ -6,11 +6,13 @@ roots is refused or reviewed as it was given, not "fixed" to something the opera
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +120,8 @@ def schema_flags(capability: Capability, arguments: dict[str, Any]) -> list[Flag
     return flags
 
 
+# Argument names repeat from call to call (a replay checks thousands of one capability's).
+@lru_cache(maxsize=4096)
 def _snake(name: str) -> str:
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).replace("-", "_").lower()
 
@@ -227,6 +231,70 @@ def numeric_flags(arguments: dict[str, Any], constraints: Constraints) -> list[F
     return flags
 
 
+def canonical(value: Any) -> str:
+    """A JSON value in one spelling (keys sorted, no spaces): equal values, equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def equals_flags(arguments: dict[str, Any], equals: Mapping[str, Any]) -> list[Flag]:
+    """Arguments held to one value (a rule's ``equals``): each must be there, with the same
+    JSON (``1`` is not ``"1"`` nor ``1.0``). A missing one is a violation too: the server's
+    default for it is not the value the rule names."""
+    flags = []
+    for name, wanted in equals.items():
+        if name not in arguments:
+            message = f"argument {name} is missing; the rule allows only {canonical(wanted)}"
+        elif canonical(arguments[name]) != canonical(wanted):
+            message = f"argument {name}: {canonical(arguments[name])} is not {canonical(wanted)}, the one value the rule allows"
+        else:
+            continue
+        flags.append(Flag(code="not_the_allowed_value", severity="high", message=message))
+    return flags
+
+
+def path_text_problem(path: str) -> str | None:
+    """Why a path is refused before it is compared at all, or None: a NUL or a backslash (a
+    separator to some servers), a leading ``~`` (someone's home), or a ``..`` part."""
+    if "\x00" in path or "\\" in path:
+        return "holds a NUL or a backslash"
+    if path.startswith("~"):
+        return "starts with ~"
+    if ".." in path.split("/"):
+        return "climbs out with '..'"
+    return None
+
+
+def _outside_folder(path: Any, folder: str) -> str | None:
+    """Why one path is not one the rule's folder allows, or None."""
+    if not isinstance(path, str):
+        return f"{canonical(path)} is not a path; the rule allows only paths under {folder}"
+    problem = path_text_problem(path)
+    if problem is None and not path.startswith("/"):
+        problem = "is not an absolute path, so where it leads depends on the server"
+    if problem is not None:
+        return f"'{path}' {problem}; the rule allows only paths under {folder}"
+    if not _inside(path, [folder]):
+        return f"'{path}' resolves outside {folder}, the folder the rule allows"
+    return None
+
+
+def under_flags(arguments: dict[str, Any], under: Mapping[str, str]) -> list[Flag]:
+    """Path arguments held inside a folder (a rule's ``under``): each path of the argument (a
+    string or a list of them) absolute, without ``..``, and inside the folder once every
+    symlink that exists here is followed. A missing one is a violation: the server's default
+    place is not known to be inside."""
+    flags = []
+    for name, folder in under.items():
+        if name not in arguments:
+            messages = [f"argument {name} is missing; the rule allows only paths under {folder}"]
+        else:
+            value = arguments[name]
+            paths = value if isinstance(value, list) else [value]
+            messages = [f"argument {name}: {why}" for p in paths if (why := _outside_folder(p, folder))]
+        flags += [Flag(code="path_outside_folder", severity="high", message=m) for m in messages]
+    return flags
+
+
 def constraint_flags(arguments: dict[str, Any], constraints: Constraints, roots: Roots) -> list[Flag]:
     flags = []
     if constraints.paths_within_roots:
@@ -234,4 +302,6 @@ def constraint_flags(arguments: dict[str, Any], constraints: Constraints, roots:
     if constraints.recipient_domains is not None:
         flags += recipient_flags(arguments, constraints.recipient_domains)
     flags += numeric_flags(arguments, constraints)
+    flags += equals_flags(arguments, constraints.equals)
+    flags += under_flags(arguments, constraints.under)
     return flags

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags, started_on_roots
 from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms
 from policies.injection import hidden_character_reasons, suspicious_reasons
-from policies.names import normalise_glob, normalise_key
+from policies.names import key_matches, normalise_glob, normalise_key
 from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
 from policies.provenance import HOLDING, derived_flags, secret_flags
@@ -202,7 +202,8 @@ class PolicyEngine:
         self, key: str, categories: set[Category] | frozenset[Category] = frozenset()
     ) -> list[Rule]:
         """Rules whose globs match the key (in one spelling: case, camelCase, kebab and snake
-        alike) or whose categories the engine found in the capability's name or parameters.
+        alike) or whose categories the engine found in the capability's name or parameters,
+        unless one of their ``exclude`` globs matches the key.
 
         Args:
             key: the capability key, ``server__name``.
@@ -211,13 +212,21 @@ class PolicyEngine:
         Returns:
             The matching rules, in the policy's order.
         """
-        name = normalise_key(key)
         return [
             rule
             for rule in self.policy.rules
-            if any(fnmatch.fnmatchcase(name, normalise_glob(g)) for g in rule.match)
-            or categories & set(rule.categories)
+            if (key_matches(key, rule.match) or categories & set(rule.categories))
+            and not key_matches(key, rule.exclude)
         ]
+
+    def rules_for(self, capability: Capability) -> tuple[list[Rule], Risk]:
+        """The rules that apply to a capability by its definition alone, and the engine's
+        rating of it: those ``evaluate`` applies to a call of it whose arguments raise no flag
+        of their own (a flag only drops the rules limited to low risk) and whose definition
+        is the one pinned. What a replay of recorded calls (reviews/suggestions.py) needs.
+        """
+        risk, definition_flags = self._findings(capability, self.trusts(capability.server))
+        return self._applicable_rules(capability, risk, risk.low and not definition_flags), risk
 
     def _findings(self, capability: Capability, trusted: bool) -> tuple[Risk, list[Flag]]:
         cache_key = (capability.key, capability.fingerprint, trusted)

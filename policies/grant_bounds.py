@@ -20,7 +20,6 @@ default is the narrowest grant, "exactly these arguments".
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import posixpath
@@ -28,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_host.reported import UsageError
-from policies.constraints import recipient_addresses
+from policies.constraints import canonical, path_text_problem, recipient_addresses
 
 Bound = dict[str, Any] | str
 Bounds = dict[str, Bound]
@@ -40,23 +39,8 @@ class BoundsError(UsageError, ValueError):
     """Bounds a grant cannot be made with (a message a reviewer can act on)."""
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _finite_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _check_path_text(path: str) -> str | None:
-    """Why a path is refused before it is compared at all, or None."""
-    if "\x00" in path or "\\" in path:
-        return "holds a NUL or a backslash"
-    if path.startswith("~"):
-        return "starts with ~"
-    if ".." in path.split("/"):
-        return "climbs out with '..'"
-    return None
 
 
 def _one_bound(name: str, bound: Any) -> Bound:
@@ -66,7 +50,7 @@ def _one_bound(name: str, bound: Any) -> Bound:
     if not isinstance(bound, dict) or not bound or set(bound) - set(_KINDS):
         raise BoundsError(
             f'argument {name}: a bound is "any" or an object with one of '
-            f"{', '.join(_KINDS)} (max and min together), not {_canonical(bound)}"
+            f"{', '.join(_KINDS)} (max and min together), not {canonical(bound)}"
         )
     if "exact" in bound:
         if len(bound) != 1:
@@ -81,7 +65,7 @@ def _one_bound(name: str, bound: Any) -> Bound:
         folder = bound["under"]
         if len(bound) != 1 or not isinstance(folder, str) or not folder.strip():
             raise BoundsError(f'argument {name}: under is one folder, such as "/srv/docs"')
-        problem = _check_path_text(folder)
+        problem = path_text_problem(folder)
         if problem is not None:
             raise BoundsError(f"argument {name}: the folder {folder!r} {problem}")
         return {"under": posixpath.normpath(folder)}
@@ -145,7 +129,7 @@ def _outside_folder(name: str, value: Any, folder: str) -> str | None:
     for path in paths:
         if not isinstance(path, str):
             return f"argument {name} is not a path"
-        problem = _check_path_text(path)
+        problem = path_text_problem(path)
         if problem is not None:
             return f"argument {name}: {path!r} {problem}"
         if not _under(path, folder):
@@ -169,7 +153,7 @@ def _outside_bound(name: str, value: Any, bound: Bound) -> str | None:
     if "exact" in bound:
         return (
             None
-            if _canonical(value) == _canonical(bound["exact"])
+            if canonical(value) == canonical(bound["exact"])
             else f"argument {name} is not the approved value"
         )
     if "domain" in bound:
@@ -206,7 +190,7 @@ def describe(bounds: Bounds) -> str:
         if bound == "any" or not isinstance(bound, dict):
             parts.append(f"{name}: any")
         elif "exact" in bound:
-            parts.append(f"{name} = {_canonical(bound['exact'])}")
+            parts.append(f"{name} = {canonical(bound['exact'])}")
         elif "domain" in bound:
             parts.append(f"{name} at {bound['domain']}")
         elif "under" in bound:

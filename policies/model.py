@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import math
+import posixpath
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
+from policies.constraints import path_text_problem
 from policies.decision import Action
+from policies.names import glob_problem
 
 Category = Literal[
     "writes files",
@@ -67,8 +71,45 @@ class Constraints(_Strict):
     recipient_domains: list[str] | None = None
     # Numeric arguments by name, with inclusive bounds.
     numeric: dict[str, NumericBound] = Field(default_factory=dict)
+    # Arguments by name that must be there with exactly this value (the same JSON: 1 is not
+    # "1" nor 1.0): equals = { repo = "acme/web" }.
+    equals: dict[str, JsonValue] = Field(default_factory=dict)
+    # Path arguments by name that must be absolute paths resolving inside this folder (no
+    # "..", no symlink leading out): under = { path = "/srv/reports" }.
+    under: dict[str, str] = Field(default_factory=dict)
     # What a failed constraint does: refuse (deny) or ask a reviewer.
     on_violation: Literal["deny", "review"] = "deny"
+
+    @field_validator("equals")
+    @classmethod
+    def _finite_values(cls, equals: dict[str, Any]) -> dict[str, Any]:
+        for name, value in equals.items():
+            if not _finite(value):
+                raise ValueError(f"{name}: nan and inf are no argument's value (JSON has neither)")
+        return equals
+
+    @field_validator("under")
+    @classmethod
+    def _absolute_folders(cls, under: dict[str, str]) -> dict[str, str]:
+        folders = {}
+        for name, folder in under.items():
+            problem = path_text_problem(folder)
+            if not folder.startswith("/"):
+                problem = "is not an absolute folder (a relative one means wherever the server is)"
+            if problem is not None:
+                raise ValueError(f"{name}: the folder {folder!r} {problem}")
+            folders[name] = posixpath.normpath(folder)
+        return folders
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    return True
 
 
 class Rule(_Strict):
@@ -76,6 +117,9 @@ class Rule(_Strict):
     # Globs over capability keys ("server__name"), compared in one spelling: case, camelCase,
     # kebab-case and snake_case alike (policies/names.py).
     match: list[str] = Field(default_factory=list)
+    # Globs over capability keys, compared as match is: capabilities the rule does not cover,
+    # whatever its match or categories say (an allow rule of their own decides them instead).
+    exclude: list[str] = Field(default_factory=list)
     # The rule also applies to every capability the engine puts in one of these categories by
     # its name or parameters, whatever it is called.
     categories: list[Category] = Field(default_factory=list)
@@ -93,6 +137,17 @@ class Rule(_Strict):
     # False: a reviewer may approve this rule's calls one at a time only, never remember an
     # approval for more calls (reviews/grants.py).
     grantable: bool = True
+
+    @field_validator("exclude")
+    @classmethod
+    def _exclude_globs(cls, exclude: list[str]) -> list[str]:
+        for index, glob in enumerate(exclude):
+            problem = glob_problem(glob)
+            if problem is None and not glob.strip("*"):
+                problem = "excludes every capability, so the rule would cover nothing"
+            if problem is not None:
+                raise ValueError(f"exclude[{index}] {glob!r} {problem}")
+        return exclude
 
     @model_validator(mode="after")
     def _matches_something(self) -> Rule:

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 _ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORD = re.compile(r"[a-z]+|[0-9]+")
 _WILDCARD = re.compile(r"(\*|\?|\[[^\]]*\])")
+_NOT_IN_NAMES = re.compile(r"[^a-z0-9_]")
+_DIGIT_EDGE = re.compile(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])")
 # Server and capability are joined by this in a key (mcp_host.manifest.KEY_SEPARATOR).
 _KEY_SEPARATOR = "__"
 
@@ -39,11 +43,35 @@ def normalise_key(key: str) -> str:
     return f"{normalise_name(server)}{_KEY_SEPARATOR}{normalise_name(name)}"
 
 
+def _literal(part: str) -> str:
+    # As words() reads a name: digits a word of their own (ec2 -> ec_2), and any other mark
+    # between words (kebab-case, dots) an underscore.
+    return _DIGIT_EDGE.sub("_", _NOT_IN_NAMES.sub("_", _split_case(part).lower()))
+
+
 @lru_cache(maxsize=1024)
 def normalise_glob(pattern: str) -> str:
-    """A rule's glob in the spelling of normalised keys: literal parts lower-cased, camelCase and
-    kebab-case turned into snake_case; wildcards and underscores kept where they are."""
-    return "".join(
-        part if _WILDCARD.fullmatch(part) else _split_case(part).lower().replace("-", "_")
-        for part in _WILDCARD.split(pattern)
-    )
+    """A rule's glob in the spelling of normalised keys: literal parts lower-cased, camelCase,
+    kebab-case and dotted names turned into snake_case, digits split from letters as in a
+    key (``ec2__*`` matches ``ec2__terminate``); wildcards and underscores kept where they are."""
+    return "".join(part if _WILDCARD.fullmatch(part) else _literal(part) for part in _WILDCARD.split(pattern))
+
+
+def key_matches(key: str, globs: Iterable[str]) -> bool:
+    """Whether a capability key fits one of the globs, both compared in one spelling (what a
+    rule's ``match`` and ``exclude`` do)."""
+    name = normalise_key(key)
+    return any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in globs)
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why a glob over capability keys cannot mean what it looks like, or None: it is blank,
+    has spaces at an end (no key has), or opens a ``[`` set it never closes (fnmatch would
+    then compare the ``[`` as a letter)."""
+    if not pattern.strip():
+        return "is blank"
+    if pattern != pattern.strip():
+        return "has spaces at an end, which no capability key has"
+    if _WILDCARD.sub("", pattern).count("["):
+        return "opens a [ set it never closes"
+    return None

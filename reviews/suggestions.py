@@ -5,27 +5,46 @@ The decisions of a window (reviews of a call before it runs, decided by a review
 from the ledger in two queries; policies/suggested_rules.py turns each capability's evidence
 into a rule; each rule is replayed over every recorded call of the window: how many it would
 have decided, how many of those a reviewer rejected or edited, how many ended failed or
-``outcome_unknown``. Adopting one goes through the one mechanism for policy changes
-(reviews/policy_changes.py): a reviewed diff, audited, picked up by every replica.
+``outcome_unknown``, under the policy as it would be once the rule is adopted. Adopting one
+goes through the one mechanism for policy changes (reviews/policy_changes.py): a reviewed diff,
+audited, picked up by every replica.
+
+An allow rule changes nothing while a review rule also covers its capability (review outranks
+allow), so adopting one also narrows those review rules: the capability's key goes into their
+``exclude`` (policies/narrowing.py), in the same diff, and the allow rule takes over what they
+held its calls to (suggested_rules.keep_what_narrowed_rules_held). Two kinds of rule are never
+narrowed: a deny rule (the suggestion is then offered as not adoptable, with the reason) and a
+review rule that holds tools by what their server says of them (``read_only_hint``: the
+shipped "untrusted read-only" and "unannotated tools"), which keeps holding the capability.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from mcp_host.manifest import Capability
 from policies.constraints import Roots, constraint_flags
+from policies.engine import PolicyEngine
 from policies.grant_bounds import describe
 from policies.loader import PolicyError
-from policies.model import PolicyFile, Rule
-from policies.names import normalise_glob, normalise_key
+from policies.model import Category, Constraints, PolicyFile, Rule
+from policies.names import key_matches
+from policies.narrowing import NarrowingError, with_exclusions
 from policies.risk import rate
-from policies.suggested_rules import Evidence, ProposedRule, SuggestionKind, Verdict, propose_rule, rule_toml
+from policies.suggested_rules import (
+    Evidence,
+    ProposedRule,
+    SuggestionKind,
+    Verdict,
+    keep_what_narrowed_rules_held,
+    propose_rule,
+    rule_toml,
+)
 from reviews.clock import iso
 from reviews.errors import ReviewError
 from reviews.ledger import ReviewLedger
@@ -33,9 +52,10 @@ from reviews.policy_changes import PolicyChange, PolicyChangeError, PolicyChange
 
 DEFAULT_DAYS = 30
 DEFAULT_MIN_DECISIONS = 5
-# Replay checks recipients and amounts; paths need the server's roots, which a replay over
-# the ledger does not have, so it takes a recorded path as inside them.
+# Replay checks recipients, amounts, values and folders a rule names; the server's roots
+# (paths_within_roots) are not recorded in the ledger, so it takes a recorded path as inside them.
 _NO_ROOTS = Roots(paths=(), origin="the recorded history")
+_RANK = {"allow": 0, "review": 1, "deny": 2}
 
 
 class SuggestionError(ReviewError):
@@ -92,9 +112,16 @@ class Suggestion:
     bounds: str
     unbounded: tuple[str, ...]
     replay: Replay
-    # Rules of the current policy that match the capability and outrank this one (deny >
-    # review > allow): while they stay, adopting the suggestion changes no decision.
+    # Rules of the current policy that apply to the capability and outrank this one (deny >
+    # review > allow): what adopting it has to narrow.
     outranked_by: tuple[str, ...] = ()
+    # The review rules adopting it narrows (the capability's key added to their exclude).
+    narrows: tuple[str, ...] = ()
+    # Review rules that keep holding the capability once it is adopted (they select tools by
+    # their read-only mark, and are never narrowed): while they apply, it decides nothing.
+    still_held_by: tuple[str, ...] = ()
+    # Why it cannot be adopted as it stands (a deny rule refuses the capability), or None.
+    not_adoptable: str | None = None
 
     def report(self) -> dict[str, Any]:
         replay = self.replay
@@ -121,6 +148,10 @@ class Suggestion:
                 "outcome_unknown": replay.outcome_unknown,
             },
             "outranked_by": list(self.outranked_by),
+            "narrows": list(self.narrows),
+            "still_held_by": list(self.still_held_by),
+            "adoptable": self.not_adoptable is None,
+            "not_adoptable": self.not_adoptable,
         }
 
 
@@ -201,39 +232,32 @@ def _evidence(key: str, calls: list[DecidedCall], capability: dict[str, Any]) ->
     )
 
 
+def _checkable(constraints: Constraints) -> Constraints:
+    """A rule's constraints as a replay can check them: the server's roots aside (_NO_ROOTS)."""
+    return constraints.model_copy(update={"paths_within_roots": False})
+
+
+def _within(checkable: Constraints, arguments: dict[str, Any]) -> bool:
+    return not constraint_flags(arguments, checkable, _NO_ROOTS)
+
+
+def _names(rule: Rule, key: str) -> bool:
+    """Whether the rule's globs match the key and its exclude does not."""
+    return key_matches(key, rule.match) and not key_matches(key, rule.exclude)
+
+
 def covers(rule: Rule, call: DecidedCall) -> bool:
-    """Whether the rule would have decided the call itself (its globs match, and for an allow
-    rule the arguments keep its constraints), as the engine compares names and constraints."""
-    name = normalise_key(call.key)
-    if not any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in rule.match):
+    """Whether the rule would have decided the call itself (its globs match and its exclude
+    does not, and for an allow rule the arguments keep its constraints), as the engine
+    compares names and constraints."""
+    if not _names(rule, call.key):
         return False
-    if rule.action != "allow":
-        return True
-    constraints = rule.constraints.model_copy(update={"paths_within_roots": False})
-    return not constraint_flags(call.arguments, constraints, _NO_ROOTS)
-
-
-_RANK = {"allow": 0, "review": 1, "deny": 2}
-
-
-def outranking(policy: PolicyFile, rule: Rule, evidence: Evidence) -> tuple[str, ...]:
-    """The names of the policy's other rules that match the capability (by glob or category, as
-    the engine matches them) with an action that wins over the rule's."""
-    name = normalise_key(evidence.key)
-    return tuple(
-        other.name
-        for other in policy.rules
-        if other.name != rule.name
-        and _RANK[other.action] > _RANK[rule.action]
-        and (
-            any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in other.match)
-            or set(evidence.categories) & set(other.categories)
-        )
-    )
+    return rule.action != "allow" or _within(_checkable(rule.constraints), call.arguments)
 
 
 def replay(rule: Rule, calls: list[DecidedCall]) -> Replay:
-    """The rule over the recorded calls: what it would have decided, and how those ended."""
+    """The rule alone over the recorded calls: what it would have decided, and how those
+    ended (what the check that it never allows a call a reviewer turned down counts on)."""
     return replay_by_key(rule, _by_key(calls))
 
 
@@ -241,14 +265,102 @@ def replay_by_key(rule: Rule, calls_by_key: dict[str, list[DecidedCall]]) -> Rep
     """replay over calls grouped by capability: each key is matched against the rule's globs
     once, and only the calls of the keys it matches are looked at."""
     result = Replay()
+    checkable = _checkable(rule.constraints)
     for key, calls in calls_by_key.items():
-        name = normalise_key(key)
-        if not any(fnmatch.fnmatchcase(name, normalise_glob(glob)) for glob in rule.match):
+        if not _names(rule, key):
             continue
         for call in calls:
-            if covers(rule, call):
+            if rule.action != "allow" or _within(checkable, call.arguments):
                 result.count(call)
     return result
+
+
+def _definition(recorded: dict[str, Any]) -> Capability | None:
+    try:
+        return Capability.model_validate(recorded)
+    except ValueError:  # a definition recorded by an older release
+        return None
+
+
+def _applying(
+    engine: PolicyEngine, key: str, definition: Capability | None
+) -> tuple[list[Rule], list[Category]]:
+    """The rules of the engine's policy that apply to the capability by its recorded
+    definition, and the risk categories the engine rates it in."""
+    if definition is None:
+        # Its rating cannot be read: no rule limited to low risk applies, and every rule
+        # selecting tools by their read-only mark is taken to (a hold, not an allow).
+        return [r for r in engine.matching_rules(key) if r.risk is None], []
+    rules, risk = engine.rules_for(definition)
+    return rules, list(risk.categories)
+
+
+def replay_adopted(
+    rule: Rule,
+    calls_by_key: dict[str, list[DecidedCall]],
+    adopted: PolicyEngine,
+    definitions: Mapping[str, Capability | None],
+) -> Replay:
+    """The rule over the recorded calls as the policy it is adopted into would decide them:
+    a call counts where the rule applies to its capability (by the recorded definition), no
+    rule that applies outranks it, the engine rates the capability in no category an allow
+    rule does not accept, and the arguments keep the constraints of every applying rule whose
+    violation is stricter than the rule's action."""
+    result = Replay()
+    for key, calls in calls_by_key.items():
+        if not rule.categories and not _names(rule, key):
+            continue
+        applying, categories = _applying(adopted, key, definitions.get(key))
+        if not any(other.name == rule.name for other in applying):
+            continue
+        if any(_RANK[other.action] > _RANK[rule.action] for other in applying):
+            continue
+        if rule.action == "allow" and set(categories) - set(rule.accepts):
+            continue
+        stricter = [
+            _checkable(other.constraints)
+            for other in applying
+            if _RANK[other.constraints.on_violation] > _RANK[rule.action]
+        ]
+        for call in calls:
+            if all(_within(constraints, call.arguments) for constraints in stricter):
+                result.count(call)
+    return result
+
+
+@dataclass(frozen=True)
+class _Adoption:
+    """What adopting an allow rule does to the other rules applying to its capability."""
+
+    outranked_by: tuple[str, ...] = ()
+    narrows: tuple[str, ...] = ()
+    still_held_by: tuple[str, ...] = ()
+    refused_by: tuple[str, ...] = ()
+
+
+def _adoption(current: PolicyEngine, rule: Rule, key: str, definition: Capability | None) -> _Adoption:
+    if rule.action != "allow":
+        return _Adoption()  # nothing outranks a deny
+    applying, _ = _applying(current, key, definition)
+    outranking = [other for other in applying if other.name != rule.name and other.action != "allow"]
+    return _Adoption(
+        outranked_by=tuple(other.name for other in outranking),
+        narrows=tuple(o.name for o in outranking if o.action == "review" and o.read_only_hint is None),
+        still_held_by=tuple(
+            o.name for o in outranking if o.action == "review" and o.read_only_hint is not None
+        ),
+        refused_by=tuple(other.name for other in outranking if other.action == "deny"),
+    )
+
+
+def _adopted(current: PolicyFile, rule: Rule, key: str, narrows: tuple[str, ...]) -> PolicyFile:
+    """The policy once the rule is adopted: the narrowed rules' exclude holding the key, the
+    rule at the end (what the proposed change's text reads as)."""
+    rules = [
+        other.model_copy(update={"exclude": [*other.exclude, key]}) if other.name in narrows else other
+        for other in current.rules
+    ]
+    return current.model_copy(update={"rules": [*rules, rule]})
 
 
 def _by_key(calls: list[DecidedCall]) -> dict[str, list[DecidedCall]]:
@@ -264,6 +376,27 @@ def _safe(proposed: ProposedRule, replayed: Replay) -> bool:
     return proposed.rule.action != "allow" or (replayed.rejected == 0 and replayed.edited == 0)
 
 
+def _refused(refused_by: tuple[str, ...]) -> str:
+    names = ", ".join(f"'{name}'" for name in refused_by)
+    return (
+        f"rule {names} refuses this capability (deny), and a suggestion never narrows a deny rule;"
+        " change that rule yourself (gatehouse policy propose) if the approvals should stand"
+    )
+
+
+@dataclass
+class _Found:
+    evidence: Evidence
+    proposed: ProposedRule
+    rule: Rule
+    adoption: _Adoption
+    not_adoptable: str | None = None
+
+    @property
+    def narrowing(self) -> dict[str, list[str]]:
+        return {name: [self.evidence.key] for name in self.adoption.narrows}
+
+
 class Suggestions:
     """Suggested rules for the policy in force, and their adoption as a proposed change."""
 
@@ -274,50 +407,91 @@ class Suggestions:
     def suggest(
         self, *, days: int = DEFAULT_DAYS, min_decisions: int = DEFAULT_MIN_DECISIONS
     ) -> list[Suggestion]:
-        """Rules the last ``days`` days of decisions support, numbered from 1, each replayed and
-        checked as a rule of the current policy (as `gatehouse policy check` checks a file).
+        """Rules the last ``days`` days of decisions support, numbered from 1, each replayed
+        under the policy as it would be once adopted, and checked with the narrowing it brings
+        as a change to the current policy (as `gatehouse policy check` checks a file).
         Writes nothing."""
         history = read_history(self._ledger, days)
         by_key = _by_key(history.calls)
-        found: list[tuple[Evidence, ProposedRule, Replay, str]] = []
+        current_text = self._changes.current().text
+        current = self._changes.check(current_text)
+        before = PolicyEngine(current)
+        by_name = {rule.name: rule for rule in current.rules}
+        definitions = {key: _definition(recorded) for key, recorded in history.capabilities.items()}
+        found: list[_Found] = []
         for key in sorted(by_key):
             evidence = _evidence(key, by_key[key], history.capabilities[key])
             proposed = propose_rule(evidence, min_decisions=min_decisions)
-            if proposed is None:
+            if proposed is None or not _safe(proposed, replay_by_key(proposed.rule, by_key)):
                 continue
-            replayed = replay_by_key(proposed.rule, by_key)
-            if _safe(proposed, replayed):
-                found.append((evidence, proposed, replayed, rule_toml(proposed.rule)))
-        adopted = self._check(self._changes.current().text, [toml for *_, toml in found])
-        return [
-            Suggestion(
-                number=number,
-                kind=proposed.kind,
-                rule=proposed.rule,
-                table=toml,
-                evidence=evidence,
-                bounds=describe(proposed.bounds) if proposed.bounds else "",
-                unbounded=proposed.unbounded,
-                replay=replayed,
-                outranked_by=outranking(adopted, proposed.rule, evidence),
+            adoption = _adoption(before, proposed.rule, key, definitions[key])
+            if adoption.refused_by:
+                found.append(
+                    _Found(evidence, proposed, proposed.rule, adoption, _refused(adoption.refused_by))
+                )
+                continue
+            # Only narrower than the rule checked above: it still allows nothing turned down.
+            rule = keep_what_narrowed_rules_held(proposed.rule, [by_name[n] for n in adoption.narrows])
+            if rule is not None:
+                found.append(_Found(evidence, proposed, rule, adoption))
+        tables = [rule_toml(item.rule) for item in found]
+        self._check(current_text, found, tables)
+        suggestions = []
+        for number, (item, table) in enumerate(zip(found, tables, strict=True), start=1):
+            narrows = item.adoption.narrows if item.not_adoptable is None else ()
+            adopted = PolicyEngine(_adopted(current, item.rule, item.evidence.key, narrows))
+            suggestions.append(
+                Suggestion(
+                    number=number,
+                    kind=item.proposed.kind,
+                    rule=item.rule,
+                    table=table,
+                    evidence=item.evidence,
+                    bounds=describe(item.proposed.bounds) if item.proposed.bounds else "",
+                    unbounded=item.proposed.unbounded,
+                    replay=replay_adopted(item.rule, by_key, adopted, definitions),
+                    outranked_by=item.adoption.outranked_by,
+                    narrows=narrows,
+                    still_held_by=item.adoption.still_held_by,
+                    not_adoptable=item.not_adoptable,
+                )
             )
-            for number, (evidence, proposed, replayed, toml) in enumerate(found, start=1)
-        ]
+        return suggestions
 
-    def _check(self, current: str, tables: list[str]) -> PolicyFile:
-        """The current policy with every suggested rule added, checked as `gatehouse policy
-        check` checks a file, so each suggestion is a valid rule of it. Once for all: rules are
-        items of one list, each valid or not on its own, and none changes who may manage the
-        policy; where the whole is refused, each rule alone says which one."""
-        everything = current
+    def _check(self, current: str, found: list[_Found], tables: list[str]) -> None:
+        """The current policy with every adoptable suggestion's narrowing and every suggested
+        rule added, checked as `gatehouse policy check` checks a file, so each suggestion and
+        what it narrows are valid in it. Once for all: rules are items of one list, each valid
+        or not on its own, exclusions only add globs, and none changes who may manage the
+        policy; where the whole is refused, each alone says which one. A rule whose text
+        cannot be narrowed here (a shape the editor does not follow) makes its suggestions
+        not adoptable, with the reason."""
+        adoptable = [item for item in found if item.not_adoptable is None and item.narrowing]
+        narrowing: dict[str, list[str]] = defaultdict(list)
+        for item in adoptable:
+            for name, keys in item.narrowing.items():
+                narrowing[name] += keys
+        try:
+            everything = with_exclusions(current, narrowing)
+        except NarrowingError:
+            everything = current
+            for item in adoptable:
+                try:
+                    everything = with_exclusions(everything, item.narrowing)
+                except NarrowingError as exc:
+                    item.not_adoptable = f"the policy's text could not be narrowed: {exc}"
         for toml in tables:
             everything = with_rule(everything, toml)
         try:
-            return self._changes.check(everything)
+            self._changes.check(everything)
         except (PolicyError, PolicyChangeError):
-            for toml in tables:
-                self._changes.check(with_rule(current, toml))
+            for item, toml in zip(found, tables, strict=True):
+                self._changes.check(with_rule(self._narrowed(current, item), toml))
             raise
+
+    @staticmethod
+    def _narrowed(current: str, item: _Found) -> str:
+        return with_exclusions(current, item.narrowing) if item.not_adoptable is None else current
 
     def propose(
         self,
@@ -330,15 +504,16 @@ class Suggestions:
         shown_rule: str | None = None,
     ) -> tuple[Suggestion, PolicyChange]:
         """Propose the current policy plus suggestion ``number`` as a policy change, waiting for
-        approval like any other (never the file directly).
+        approval like any other (never the file directly): its rule added at the end, and the
+        capability's key added to the exclude of each review rule it narrows.
 
         ``shown_rule``: the rule's TOML as the proposer saw it listed (the Reviews page). The
         numbers are those of a listing made now: new decisions or another policy may have
         renumbered them since, and then nothing is proposed rather than another rule.
 
         Raises:
-            SuggestionError: there is no suggestion with that number, or it is no longer the
-                rule shown.
+            SuggestionError: there is no suggestion with that number, it is no longer the rule
+                shown, or it is not adoptable (``not_adoptable`` says why).
             NotPermittedError, PolicyChangeError: as PolicyChanges.propose.
         """
         suggestions = self.suggest(days=days, min_decisions=min_decisions)
@@ -353,14 +528,21 @@ class Suggestions:
                 f"no suggestion {number}: there are {len(suggestions)} (`gatehouse policy suggest`)"
             )
         chosen = suggestions[number - 1]
+        if chosen.not_adoptable is not None:
+            raise SuggestionError(f"suggestion {number} cannot be adopted: {chosen.not_adoptable}")
+        narrowed = f"; narrows rule {', '.join(chosen.narrows)}" if chosen.narrows else ""
         why = reason or (
             f"suggested from {chosen.evidence.decisions} decisions; replay: would have decided"
             f" {chosen.replay.decided} calls, {chosen.replay.rejected} rejected,"
-            f" {chosen.replay.edited} edited"
+            f" {chosen.replay.edited} edited{narrowed}"
         )
         current = self._changes.current()
+        try:
+            text = with_exclusions(current.text, {name: [chosen.evidence.key] for name in chosen.narrows})
+        except NarrowingError as exc:  # the policy changed since it was listed
+            raise SuggestionError(f"suggestion {number} cannot be adopted: {exc}") from exc
         change = self._changes.propose(
-            with_rule(current.text, chosen.table), by=by, reason=why, written_on=current.seq
+            with_rule(text, chosen.table), by=by, reason=why, written_on=current.seq
         )
         return chosen, change
 

@@ -62,9 +62,15 @@ def run_suggest_command(
 
 def render_suggest_report(report: dict[str, Any]) -> str:
     if "change" in report:
+        narrows = report["proposed"]["narrows"]
+        narrowed = (
+            f"\nand adds {report['proposed']['capability']} to the exclude of rule {', '.join(narrows)}"
+            if narrows
+            else ""
+        )
         return (
             f"policy change {report['change']} proposed ({report['status']}): it adds\n"
-            f"{report['proposed']['rule'].rstrip()}\n"
+            f"{report['proposed']['rule'].rstrip()}{narrowed}\n"
             f"see `gatehouse policy diff {report['change']}`; another admin approves it"
         )
     if not report["suggestions"]:
@@ -86,10 +92,18 @@ def render_suggest_report(report: dict[str, Any]) -> str:
             lines.append(f"   bounds: {evidence['bounds']}")
         if evidence["unbounded_arguments"]:
             lines.append(f"   left free: {', '.join(evidence['unbounded_arguments'])}")
-        if item["outranked_by"]:
+        if item["narrows"]:
             lines.append(
-                f"   no effect while these rules of the policy outrank it: {', '.join(item['outranked_by'])}"
+                f"   adopting it narrows: {', '.join(item['narrows'])} ({item['capability']} added to their"
+                " exclude; this rule keeps their review terms and refusals)"
             )
+        if item["still_held_by"]:
+            lines.append(
+                f"   still held for review by: {', '.join(item['still_held_by'])} (never narrowed:"
+                " they hold tools by what their server says of them)"
+            )
+        if item["not_adoptable"]:
+            lines.append(f"   not adoptable: {item['not_adoptable']}")
         lines += ["   " + line for line in item["rule"].rstrip("\n").splitlines()]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n\nadopt one: gatehouse policy suggest --propose N --user NAME"

@@ -24,6 +24,7 @@ def policy_summary(policy: PolicyFile, source: str) -> dict[str, Any]:
             {
                 "name": rule.name,
                 "match": rule.match,
+                "exclude": rule.exclude,
                 "action": rule.action,
                 "category": rule.category,
                 "read_only_hint": rule.read_only_hint,
@@ -41,6 +42,7 @@ def render_summary(report: dict[str, Any]) -> str:
     lines = [f"{report['source']}: valid; default action {report['default_action']}"]
     lines.extend(
         f"  {rule['action']:<6} {rule['name']}: {', '.join(rule['match'])}"
+        + (f" (except {', '.join(rule['exclude'])})" if rule.get("exclude") else "")
         + (f" (tools whose read-only mark is {rule['read_only_hint']})" if rule.get("read_only_hint") else "")
         for rule in report["rules"]
     )

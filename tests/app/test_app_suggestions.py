@@ -19,6 +19,7 @@ from gatehouse.web.suggestion_panel import (
     SUGGESTIONS_HEADER,
     propose_key,
 )
+from policies.narrowing import with_exclusions
 from reviews.suggestions import Suggestion, Suggestions, with_rule
 from tests.app.test_app import app_env, on_page, session
 from tests.app.test_app import markdown_blocks as parsed_blocks
@@ -131,7 +132,10 @@ def test_proposing_a_suggestion_makes_a_pending_policy_change_adding_that_rule(a
     assert not admin.exception, admin.exception
     [change] = services().policy_changes.changes("pending")
     assert (change.proposed_by, change.base_seq) == ("admin", before.seq)
-    assert change.text == with_rule(before.text, suggestion.table)
+    # The rule added at the end, and the review rules it narrows excluding its capability.
+    narrowed = with_exclusions(before.text, {name: [suggestion.evidence.key] for name in suggestion.narrows})
+    assert suggestion.narrows
+    assert change.text == with_rule(narrowed, suggestion.table)
     assert services().policy_changes.current().seq == before.seq  # nothing applied: another admin approves
     [done] = [block.value for block in admin.success]
     assert done == markdown_literal(
@@ -171,7 +175,8 @@ def test_a_suggestion_renumbered_since_it_was_shown_is_not_proposed_in_its_place
 
 def test_a_capability_and_an_argument_dressed_up_as_markup_are_shown_literally(app_env: Path) -> None:
     for n in range(5):
-        record(services().ledger, HOSTILE_KEY, {"path": f"/srv/{n}", HOSTILE_ARGUMENT: "x"})
+        # The argument varies, so it is left free (identical values would be bound with equals).
+        record(services().ledger, HOSTILE_KEY, {"path": f"/srv/{n}", HOSTILE_ARGUMENT: f"x{n}"})
     admin = reviews_page("admin")
 
     shown = [block.value for block in admin.markdown]
