@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from storage.database import DEFAULT_POOL_SIZE, is_postgres_url
 
@@ -27,6 +27,12 @@ WEBHOOK_ENV = "GATEHOUSE_WEBHOOK_URL"
 PUBLIC_URL_ENV = "GATEHOUSE_PUBLIC_URL"
 # A key shared with the webhook's receiver: each post is signed with it (Gatehouse-Signature).
 WEBHOOK_SECRET_ENV = "GATEHOUSE_WEBHOOK_SECRET"
+# What the webhook's receiver reads (gatehouse/notifications/message_formats.py): Gatehouse's own
+# JSON (generic), a Slack incoming webhook's Block Kit message (slack), or a Teams workflow's
+# Adaptive Card (teams).
+WEBHOOK_FORMAT_ENV = "GATEHOUSE_WEBHOOK_FORMAT"
+WebhookFormat = Literal["generic", "slack", "teams"]
+WEBHOOK_FORMATS: tuple[WebhookFormat, ...] = get_args(WebhookFormat)
 # provider:model, e.g. openai:gpt-4.1-mini; unset: the deterministic planner.
 MODEL_ENV = "GATEHOUSE_MODEL"
 # Seconds a language model may take to answer before the deterministic planner stands in.
@@ -95,6 +101,8 @@ class Settings:
     db_prepared_statements: bool = True
     # Where review notifications are posted (JSON, Slack-compatible); None: no notifications.
     webhook_url: str | None = None
+    # The shape of each post: Gatehouse's JSON, a Slack message or a Teams Adaptive Card.
+    webhook_format: WebhookFormat = "generic"
     # Signs each post (HMAC-SHA256, ``Gatehouse-Signature``) so the receiver can tell a post
     # from Gatehouse from a forgery or an old one replayed; None: posts are not signed.
     webhook_secret: str | None = None
@@ -168,6 +176,7 @@ class Settings:
                 env.get(PREPARED_STATEMENTS_ENV), PREPARED_STATEMENTS_ENV, default=True
             ),
             webhook_url=_http_url(env.get(WEBHOOK_ENV), WEBHOOK_ENV),
+            webhook_format=parse_webhook_format(env.get(WEBHOOK_FORMAT_ENV)),
             public_url=_http_url(env.get(PUBLIC_URL_ENV), PUBLIC_URL_ENV),
             webhook_secret=(env.get(WEBHOOK_SECRET_ENV) or "").strip() or None,
             model=(env.get(MODEL_ENV) or "").strip() or None,
@@ -256,6 +265,21 @@ def _switch(value: str | None, variable: str, *, default: bool) -> bool:
     from gatehouse.errors import ConfigurationError
 
     raise ConfigurationError(f"{variable}: expected on or off, got {value!r}")
+
+
+def parse_webhook_format(value: str | None) -> WebhookFormat:
+    """GATEHOUSE_WEBHOOK_FORMAT as one of WEBHOOK_FORMATS (any case), generic when unset."""
+    word = (value or "").strip().lower()
+    if not word:
+        return "generic"
+    for known in WEBHOOK_FORMATS:
+        if word == known:
+            return known
+    from gatehouse.errors import ConfigurationError
+
+    raise ConfigurationError(
+        f"{WEBHOOK_FORMAT_ENV}: expected {', '.join(WEBHOOK_FORMATS[:-1])} or {WEBHOOK_FORMATS[-1]}, got {value!r}"
+    )
 
 
 def _seconds(value: str | None, variable: str, default: float) -> float:

@@ -486,6 +486,7 @@ def build_services(
             settings.webhook_url,
             public_url=settings.public_url,
             secret=settings.webhook_secret,
+            message_format=settings.webhook_format,
         )
         if settings.webhook_url
         else None

@@ -6,7 +6,9 @@ pause, ``failed`` after the last attempt. A receiver that hangs or fails delays 
 notification, never a request or a decision.
 
 The address is the administrator's (GATEHOUSE_WEBHOOK_URL), never taken from a server, a
-requester or a review, and a redirect is never followed. Every post of one row carries the
+requester or a review, and a redirect is never followed. What is posted is the administrator's
+choice too (GATEHOUSE_WEBHOOK_FORMAT: Gatehouse's JSON, a Slack or a Teams message), built from
+the outbox row, whose secrets were hidden when it was written. Every post of one row carries the
 same body and the same ``Idempotency-Key`` (the row's id, percent-encoded so that text a
 requester chose, such as a thread id, cannot break the header), so a receiver drops a
 duplicate. With a secret (GATEHOUSE_WEBHOOK_SECRET) each post is signed: ``Gatehouse-Signature:
@@ -29,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gatehouse.notifications.webhook_message import shown_url, webhook_body
+from gatehouse.notifications.message_formats import MESSAGE_BUILDERS
+from gatehouse.notifications.webhook_message import shown_url
+from gatehouse.settings import WebhookFormat
 from mcp_host.reported import UnavailableError
 from reviews.notifications import Notification, Outbox
 
@@ -174,7 +178,8 @@ def notifications_line(report: dict[str, int] | None) -> str:
 
 
 class WebhookSender:
-    """Posts due notifications from an outbox to one webhook URL."""
+    """Posts due notifications from an outbox to one webhook URL, in one format (generic JSON,
+    a Slack message or a Teams Adaptive Card: message_formats.py)."""
 
     def __init__(
         self,
@@ -186,8 +191,11 @@ class WebhookSender:
         poll_seconds: float = POLL_SECONDS,
         post: Post = post_json,
         secret: str | None = None,
+        message_format: WebhookFormat = "generic",
     ) -> None:
         self.outbox = outbox
+        # The same format for every attempt, so each post of a row carries the same body.
+        self._message = MESSAGE_BUILDERS[message_format]
         self._secret = secret
         self._url = url
         self.shown_url = shown_url(url)
@@ -210,7 +218,7 @@ class WebhookSender:
         try:
             self._post(
                 self._url,
-                webhook_body(notification.body, self._public_url),
+                self._message(notification.body, self._public_url),
                 key=notification.id,
                 timeout=self._timeout,
                 secret=self._secret,

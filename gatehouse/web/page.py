@@ -18,7 +18,14 @@ from gatehouse.credentials.oidc_identity import (
 )
 from gatehouse.display.reader_time import zone_named
 from gatehouse.errors import ConfigurationError
-from gatehouse.settings import MODEL_ENV, MODEL_TIMEOUT_ENV, PUBLIC_URL_ENV, WEBHOOK_ENV, Settings
+from gatehouse.settings import (
+    MODEL_ENV,
+    MODEL_TIMEOUT_ENV,
+    PUBLIC_URL_ENV,
+    WEBHOOK_ENV,
+    WEBHOOK_FORMAT_ENV,
+    Settings,
+)
 from gatehouse.web.background_runs import RunsInProgress
 from gatehouse.web.live_queue import expire_overdue_and_count_pending
 from gatehouse.web.live_view import SharedLooks
@@ -62,14 +69,18 @@ def runs_in_progress() -> RunsInProgress:
 
 # Tables of .streamlit/secrets.toml that hold settings: table -> {key: environment variable}.
 _SECRET_SETTINGS = {
-    "notifications": {"webhook_url": WEBHOOK_ENV, "public_url": PUBLIC_URL_ENV},
+    "notifications": {
+        "webhook_url": WEBHOOK_ENV,
+        "webhook_format": WEBHOOK_FORMAT_ENV,
+        "public_url": PUBLIC_URL_ENV,
+    },
     "planner": {"model": MODEL_ENV, "timeout_seconds": MODEL_TIMEOUT_ENV},
 }
 
 
 def secret_settings() -> dict[str, str]:
-    """Settings kept in .streamlit/secrets.toml (``[notifications]`` webhook_url and
-    public_url, ``[planner]`` model and timeout_seconds), as their environment variables; a
+    """Settings kept in .streamlit/secrets.toml (``[notifications]`` webhook_url, webhook_format
+    and public_url, ``[planner]`` model and timeout_seconds), as their environment variables; a
     variable that is set wins. A provider's key (OPENAI_API_KEY, ...) is a root-level entry of
     that file, which Streamlit itself exports as an environment variable."""
     found: dict[str, str] = {}

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from gatehouse.web.literal import markdown_literal
 from gatehouse.web.page import services
 from tests.app.test_app import APP, EMAIL, app_env, ask, on_page, session  # noqa: F401 (app_env: a fixture)
+from tests.gatehouse.notifications.chat_checks import checked_teams_card
 from tests.reviews.webhook_receiver import webhook_receiver
 
 # The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
@@ -71,3 +72,23 @@ def test_the_app_takes_the_webhook_and_its_public_address_from_its_secrets_file(
     review = post.body["review_id"]
     assert post.body["url"] == f"https://gh.example.com/reviews?review={review}"
     assert post.body["text"].endswith(f" https://gh.example.com/reviews?review={review}")
+
+
+@pytest.mark.usefixtures("app_env")
+def test_the_app_takes_the_webhooks_format_from_its_secrets_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("GATEHOUSE_WEBHOOK_URL", "GATEHOUSE_WEBHOOK_FORMAT", "GATEHOUSE_PUBLIC_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    with webhook_receiver() as receiver:
+        app = AppTest.from_file(str(APP), default_timeout=60)
+        app.secrets["notifications"] = {
+            "webhook_url": receiver.url,
+            "webhook_format": "teams",
+            "public_url": "https://gh.example.com/",
+        }
+        app.run()
+        ask(app, EMAIL)
+        (post,) = receiver.wait_for(1)
+
+    card = checked_teams_card(post.body)
+    (action,) = card["actions"]
+    assert action["url"].startswith("https://gh.example.com/reviews?review=")
