@@ -77,6 +77,7 @@ names it, so placing an exception changes no existing ``except``.
     │   ├── NotesError                             mcp_host/capability_notes.py (also ValueError)
     │   ├── UnsupportedFormError                   mcp_host/elicitation.py (also ValueError)
     │   ├── AddressError                           policies/web_address.py (also ValueError)
+    │   ├── NarrowingError                         policies/narrowing.py (also ValueError)
     │   ├── SealError                              reviews/sealing.py (also ValueError)
     │   ├── ArgumentError                          gatehouse/web/argument_form.py (also ValueError)
     │   ├── UnknownCapabilityError                 gatehouse/display/policy_report.py (also LookupError)

@@ -17,6 +17,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mcp_host.reported import InvalidValueError
+
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _EXCLUDE = re.compile(r"^(\s*)exclude\s*=")
 _MATCH = re.compile(r"^(\s*)match\s*=")
@@ -25,7 +27,7 @@ _MULTILINE_QUOTES = ('"""', "'''")
 NOTE = "# decided by rules of their own (gatehouse policy suggest)"
 
 
-class NarrowingError(ValueError):
+class NarrowingError(InvalidValueError, ValueError):
     """A rule's table could not be found or edited in the policy's text."""
 
 
