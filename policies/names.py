@@ -57,6 +57,28 @@ def normalise_glob(pattern: str) -> str:
     return "".join(part if _WILDCARD.fullmatch(part) else _literal(part) for part in _WILDCARD.split(pattern))
 
 
+# What fnmatch reads as a wildcard or a set in a glob, but only as a break between words in a key.
+_GLOB_MARKS = re.compile(r"[*?\[\]]")
+
+
+def key_glob(key: str) -> str:
+    """The glob that names exactly this capability in a rule's ``match`` or ``exclude``.
+
+    Servers choose the names, and a name may hold ``*``, ``?``, ``[`` or ``]``: written as it
+    is, ``files__read*`` would match every ``files__read_...`` and ``get[item]`` a set of one
+    letter, not itself. Escaping them as fnmatch does (``[*]``) would not survive the
+    comparison either: a key is compared in its spelling (normalise_key), in which each of
+    them is a break between words, so an escaped ``*`` would match nothing. The key is kept
+    as it is where it reads as itself and holds none of them; else it is written in that
+    spelling, which holds only letters, digits and underscores, so it matches that spelling
+    and no other (the spelling names one capability of a server: mcp_host/discovery.py keeps
+    one capability a spelling)."""
+    spelling = normalise_key(key)
+    if _GLOB_MARKS.search(key) is None and normalise_glob(key) == spelling:
+        return key
+    return spelling
+
+
 def key_matches(key: str, globs: Iterable[str]) -> bool:
     """Whether a capability key fits one of the globs, both compared in one spelling (what a
     rule's ``match`` and ``exclude`` do)."""

@@ -12,7 +12,9 @@ Three kinds, one capability each, and only on evidence that is all one way:
 - one rejected every time: ``deny`` it.
 
 A capability with a single rejection or edited approval in the window gets no allow rule.
-The rule comes out as TOML in the policy file's own ``[[rules]]`` syntax (rule_toml).
+The rule names its capability by ``names.key_glob`` (the key, or its spelling where the key
+holds glob marks), so it matches that capability and no other. It comes out as TOML in the
+policy file's own ``[[rules]]`` syntax (rule_toml).
 
 Review rules of the policy that also match the capability outrank an allow; adopting one
 narrows them (reviews/suggestions.py), and ``keep_what_narrowed_rules_held`` gives the allow
@@ -32,6 +34,7 @@ from typing import Any, Literal
 from policies.constraints import canonical, is_path_argument, is_recipient_argument, recipient_addresses
 from policies.grant_bounds import Bounds
 from policies.model import Category, Constraints, NumericBound, PartialReviewSettings, Rule
+from policies.names import key_glob, normalise_glob
 from policies.risk import is_amount_argument
 from policies.secrets import DEFAULT_REDACTOR
 
@@ -206,7 +209,7 @@ def propose_rule(evidence: Evidence, *, min_decisions: int) -> ProposedRule | No
     if evidence.rejected == evidence.decisions:
         rule = Rule(
             name=f"suggested: deny {evidence.key}",
-            match=[evidence.key],
+            match=[key_glob(evidence.key)],
             action="deny",
             explanation=f"reviewers rejected all {evidence.decisions} call{plural} of {evidence.key}",
         )
@@ -216,7 +219,7 @@ def propose_rule(evidence: Evidence, *, min_decisions: int) -> ProposedRule | No
     if evidence.read_only:
         rule = Rule(
             name=f"suggested: allow {evidence.key}",
-            match=[evidence.key],
+            match=[key_glob(evidence.key)],
             action="allow",
             risk="low",
             explanation=f"read-only; reviewers approved all {evidence.decisions} call{plural} unchanged",
@@ -228,7 +231,7 @@ def propose_rule(evidence: Evidence, *, min_decisions: int) -> ProposedRule | No
     bounds, unbounded = inferred
     rule = Rule(
         name=f"suggested: allow {evidence.key} within bounds",
-        match=[evidence.key],
+        match=[key_glob(evidence.key)],
         action="allow",
         accepts=list(evidence.categories),
         constraints=_constraints(bounds),
@@ -342,6 +345,32 @@ def keep_what_narrowed_rules_held(rule: Rule, narrowed: Sequence[Rule]) -> Rule 
             "grantable": rule.grantable and all(other.grantable for other in narrowed),
             "constraints": constraints,
         }
+    )
+
+
+def decides_alike(rule: Rule, other: Rule) -> bool:
+    """Whether two rules decide the same calls the same way: the same globs (in the spelling
+    rules compare), categories, action, risk, read-only mark, accepted categories and
+    constraints. Their names, explanations, review terms and who reviews may differ: a rule
+    adopted from a suggestion and then renamed, or written by hand, is still that rule."""
+
+    def globs(of: Rule) -> set[str]:
+        return {normalise_glob(glob) for glob in of.match}
+
+    def constraints(of: Rule) -> Constraints:
+        # Domains are compared without case and in any order, as the engine compares them.
+        domains = of.constraints.recipient_domains
+        held = sorted({domain.lower() for domain in domains}) if domains is not None else None
+        return of.constraints.model_copy(update={"recipient_domains": held})
+
+    return (
+        globs(rule) == globs(other)
+        and set(rule.categories) == set(other.categories)
+        and rule.action == other.action
+        and rule.risk == other.risk
+        and rule.read_only_hint == other.read_only_hint
+        and set(rule.accepts) == set(other.accepts)
+        and constraints(rule) == constraints(other)
     )
 
 

@@ -16,6 +16,14 @@ held its calls to (suggested_rules.keep_what_narrowed_rules_held). Two kinds of 
 narrowed: a deny rule (the suggestion is then offered as not adoptable, with the reason) and a
 review rule that holds tools by what their server says of them (``read_only_hint``: the
 shipped "untrusted read-only" and "unannotated tools"), which keeps holding the capability.
+
+A rule and an exclusion name the capability by ``names.key_glob``, so a name holding glob marks
+(``*``, ``?``, ``[``, ``]``: servers choose names) matches itself and nothing else. Each
+suggestion is compared with the policy in force: one a rule of it already decides alike
+(suggested_rules.decides_alike: the same match, action and constraints, whatever its name) is
+listed as in force and never proposed again; one whose name a rule of the policy holds with
+other content (new decisions since it was adopted) is listed as not adoptable. A suggestion a
+pending change already adds is not proposed twice (``proposed_in``).
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from policies.engine import PolicyEngine
 from policies.grant_bounds import describe
 from policies.loader import PolicyError
 from policies.model import Category, Constraints, PolicyFile, Rule
-from policies.names import key_matches
+from policies.names import key_glob, key_matches
 from policies.narrowing import NarrowingError, with_exclusions
 from policies.risk import rate
 from policies.suggested_rules import (
@@ -41,6 +49,7 @@ from policies.suggested_rules import (
     ProposedRule,
     SuggestionKind,
     Verdict,
+    decides_alike,
     keep_what_narrowed_rules_held,
     propose_rule,
     rule_toml,
@@ -120,8 +129,12 @@ class Suggestion:
     # Review rules that keep holding the capability once it is adopted (they select tools by
     # their read-only mark, and are never narrowed): while they apply, it decides nothing.
     still_held_by: tuple[str, ...] = ()
-    # Why it cannot be adopted as it stands (a deny rule refuses the capability), or None.
+    # Why it cannot be adopted as it stands (a deny rule refuses the capability, it is in
+    # force already, a rule of the policy has its name), or None.
     not_adoptable: str | None = None
+    # The rule of the policy in force that already decides as this one would (adopted
+    # before, or written by hand), or None: such a suggestion is listed, never adopted again.
+    in_force: str | None = None
 
     def report(self) -> dict[str, Any]:
         replay = self.replay
@@ -152,6 +165,7 @@ class Suggestion:
             "still_held_by": list(self.still_held_by),
             "adoptable": self.not_adoptable is None,
             "not_adoptable": self.not_adoptable,
+            "in_force": self.in_force,
         }
 
 
@@ -336,30 +350,68 @@ class _Adoption:
     narrows: tuple[str, ...] = ()
     still_held_by: tuple[str, ...] = ()
     refused_by: tuple[str, ...] = ()
+    # Review rules whose exclude names the capability already (an adopted suggestion's
+    # narrowing, or an admin's), which would hold it otherwise.
+    narrowed_before: tuple[str, ...] = ()
+
+    @property
+    def held_by(self) -> tuple[str, ...]:
+        """The review rules whose terms the allow rule keeps: those it narrows, and those
+        narrowed for the capability before (so a suggestion adopted once is the same rule when
+        it is listed again, and in force)."""
+        return (*self.narrows, *self.narrowed_before)
 
 
-def _adoption(current: PolicyEngine, rule: Rule, key: str, definition: Capability | None) -> _Adoption:
+def _narrowable(rule: Rule) -> bool:
+    # A review rule holding tools by their read-only mark is never narrowed (module docstring).
+    return rule.action == "review" and rule.read_only_hint is None
+
+
+def _narrowed_before(current: PolicyFile, key: str, definition: Capability | None) -> tuple[str, ...]:
+    excluding = {r.name for r in current.rules if _narrowable(r) and key_matches(key, r.exclude)}
+    if not excluding:
+        return ()
+    # The same policy without their exclusions: which of them would apply to the capability.
+    unexcluded = current.model_copy(
+        update={
+            "rules": [
+                r.model_copy(update={"exclude": []}) if r.name in excluding else r for r in current.rules
+            ]
+        }
+    )
+    applying, _ = _applying(PolicyEngine(unexcluded), key, definition)
+    return tuple(other.name for other in applying if other.name in excluding)
+
+
+def _adoption(
+    engine: PolicyEngine, current: PolicyFile, rule: Rule, key: str, definition: Capability | None
+) -> _Adoption:
     if rule.action != "allow":
         return _Adoption()  # nothing outranks a deny
-    applying, _ = _applying(current, key, definition)
+    applying, _ = _applying(engine, key, definition)
     outranking = [other for other in applying if other.name != rule.name and other.action != "allow"]
     return _Adoption(
         outranked_by=tuple(other.name for other in outranking),
-        narrows=tuple(o.name for o in outranking if o.action == "review" and o.read_only_hint is None),
+        narrows=tuple(o.name for o in outranking if _narrowable(o)),
         still_held_by=tuple(
             o.name for o in outranking if o.action == "review" and o.read_only_hint is not None
         ),
         refused_by=tuple(other.name for other in outranking if other.action == "deny"),
+        narrowed_before=_narrowed_before(current, key, definition),
     )
 
 
-def _adopted(current: PolicyFile, rule: Rule, key: str, narrows: tuple[str, ...]) -> PolicyFile:
-    """The policy once the rule is adopted: the narrowed rules' exclude holding the key, the
-    rule at the end (what the proposed change's text reads as)."""
+def _adopted(current: PolicyFile, rule: Rule, glob: str, narrows: tuple[str, ...]) -> PolicyFile:
+    """The policy once the rule is adopted: the narrowed rules' exclude holding the
+    capability's glob, the rule at the end (what the proposed change's text reads as). A rule
+    of the policy with its name is replaced instead (what changing that rule by hand to this
+    one would do: such a suggestion is not adoptable, its replay says what the change would)."""
     rules = [
-        other.model_copy(update={"exclude": [*other.exclude, key]}) if other.name in narrows else other
+        other.model_copy(update={"exclude": [*other.exclude, glob]}) if other.name in narrows else other
         for other in current.rules
     ]
+    if any(other.name == rule.name for other in rules):
+        return current.model_copy(update={"rules": [rule if o.name == rule.name else o for o in rules]})
     return current.model_copy(update={"rules": [*rules, rule]})
 
 
@@ -374,6 +426,21 @@ def _safe(proposed: ProposedRule, replayed: Replay) -> bool:
     # Never allow what a reviewer turned down or changed: checked on the replay too, so a glob
     # wider than its capability could not carry a rejected call in.
     return proposed.rule.action != "allow" or (replayed.rejected == 0 and replayed.edited == 0)
+
+
+def _already_in_force(rule: str) -> str:
+    return (
+        f"it is in force already: rule '{rule}' of the policy has the same match, action and"
+        " constraints (adopted before, or written by hand)"
+    )
+
+
+def _name_taken(rule: str) -> str:
+    return (
+        f"the policy has a rule named '{rule}' already, which decides otherwise (the decisions have"
+        " changed since it was adopted, or it was edited); change that rule yourself"
+        " (gatehouse policy propose) if these bounds should stand"
+    )
 
 
 def _refused(refused_by: tuple[str, ...]) -> str:
@@ -391,10 +458,18 @@ class _Found:
     rule: Rule
     adoption: _Adoption
     not_adoptable: str | None = None
+    in_force: Rule | None = None
+    # Whether the policy has a rule of this name already (in force or not): its table cannot
+    # be added to the policy as it stands.
+    name_taken: bool = False
+
+    @property
+    def glob(self) -> str:
+        return key_glob(self.evidence.key)
 
     @property
     def narrowing(self) -> dict[str, list[str]]:
-        return {name: [self.evidence.key] for name in self.adoption.narrows}
+        return {name: [self.glob] for name in self.adoption.narrows}
 
 
 class Suggestions:
@@ -424,22 +499,21 @@ class Suggestions:
             proposed = propose_rule(evidence, min_decisions=min_decisions)
             if proposed is None or not _safe(proposed, replay_by_key(proposed.rule, by_key)):
                 continue
-            adoption = _adoption(before, proposed.rule, key, definitions[key])
-            if adoption.refused_by:
-                found.append(
-                    _Found(evidence, proposed, proposed.rule, adoption, _refused(adoption.refused_by))
-                )
-                continue
-            # Only narrower than the rule checked above: it still allows nothing turned down.
-            rule = keep_what_narrowed_rules_held(proposed.rule, [by_name[n] for n in adoption.narrows])
-            if rule is not None:
-                found.append(_Found(evidence, proposed, rule, adoption))
+            adoption = _adoption(before, current, proposed.rule, key, definitions[key])
+            item = self._found(evidence, proposed, adoption, by_name)
+            if item is not None:
+                found.append(item)
         tables = [rule_toml(item.rule) for item in found]
         self._check(current_text, found, tables)
         suggestions = []
         for number, (item, table) in enumerate(zip(found, tables, strict=True), start=1):
             narrows = item.adoption.narrows if item.not_adoptable is None else ()
-            adopted = PolicyEngine(_adopted(current, item.rule, item.evidence.key, narrows))
+            if item.in_force is not None:
+                # Replayed as the policy in force decides with the rule already in it.
+                replayed = replay_adopted(item.in_force, by_key, before, definitions)
+            else:
+                adopted = PolicyEngine(_adopted(current, item.rule, item.glob, narrows))
+                replayed = replay_adopted(item.rule, by_key, adopted, definitions)
             suggestions.append(
                 Suggestion(
                     number=number,
@@ -449,14 +523,48 @@ class Suggestions:
                     evidence=item.evidence,
                     bounds=describe(item.proposed.bounds) if item.proposed.bounds else "",
                     unbounded=item.proposed.unbounded,
-                    replay=replay_adopted(item.rule, by_key, adopted, definitions),
+                    replay=replayed,
                     outranked_by=item.adoption.outranked_by,
                     narrows=narrows,
                     still_held_by=item.adoption.still_held_by,
                     not_adoptable=item.not_adoptable,
+                    in_force=item.in_force.name if item.in_force is not None else None,
                 )
             )
         return suggestions
+
+    @staticmethod
+    def _found(
+        evidence: Evidence, proposed: ProposedRule, adoption: _Adoption, by_name: Mapping[str, Rule]
+    ) -> _Found | None:
+        """The suggestion as it would be adopted into the policy in force, with why it cannot
+        be where it cannot; None where the rules it narrows leave its bounds no value."""
+        if adoption.refused_by:
+            rule, reason = proposed.rule, _refused(adoption.refused_by)
+        else:
+            # Only narrower than the proposed rule: it still allows nothing turned down.
+            held = keep_what_narrowed_rules_held(proposed.rule, [by_name[n] for n in adoption.held_by])
+            if held is None:
+                return None
+            rule, reason = held, None
+        # In force: a rule of the policy decides the capability as this one would, and no rule
+        # outranks it that adopting would narrow (or that refuses it: that reason stands).
+        in_force = next(
+            (
+                other
+                for other in by_name.values()
+                if decides_alike(other, rule) and not key_matches(evidence.key, other.exclude)
+            ),
+            None,
+        )
+        if reason is not None or adoption.narrows:
+            in_force = None
+        taken = rule.name in by_name
+        if in_force is not None:
+            reason = _already_in_force(in_force.name)
+        elif reason is None and taken:
+            reason = _name_taken(rule.name)
+        return _Found(evidence, proposed, rule, adoption, reason, in_force=in_force, name_taken=taken)
 
     def _check(self, current: str, found: list[_Found], tables: list[str]) -> None:
         """The current policy with every adoptable suggestion's narrowing and every suggested
@@ -480,12 +588,14 @@ class Suggestions:
                     everything = with_exclusions(everything, item.narrowing)
                 except NarrowingError as exc:
                     item.not_adoptable = f"the policy's text could not be narrowed: {exc}"
-        for toml in tables:
+        # A rule in force, or one whose name the policy holds, is never added: nothing to check.
+        added = [(item, toml) for item, toml in zip(found, tables, strict=True) if _adds(item)]
+        for _, toml in added:
             everything = with_rule(everything, toml)
         try:
             self._changes.check(everything)
         except (PolicyError, PolicyChangeError):
-            for item, toml in zip(found, tables, strict=True):
+            for item, toml in added:
                 self._changes.check(with_rule(self._narrowed(current, item), toml))
             raise
 
@@ -528,8 +638,19 @@ class Suggestions:
                 f"no suggestion {number}: there are {len(suggestions)} (`gatehouse policy suggest`)"
             )
         chosen = suggestions[number - 1]
+        if chosen.in_force is not None:
+            raise SuggestionError(
+                f"suggestion {number} is in force already as rule '{chosen.in_force}': nothing to propose"
+            )
         if chosen.not_adoptable is not None:
             raise SuggestionError(f"suggestion {number} cannot be adopted: {chosen.not_adoptable}")
+        pending = proposed_in(chosen.table, self._changes.changes("pending"))
+        if pending is not None:
+            raise SuggestionError(
+                f"suggestion {number} is proposed already: policy change {pending.id} by"
+                f" {pending.proposed_by} adds it and waits for approval (gatehouse policy diff"
+                f" {pending.id}); nothing was proposed"
+            )
         narrowed = f"; narrows rule {', '.join(chosen.narrows)}" if chosen.narrows else ""
         why = reason or (
             f"suggested from {chosen.evidence.decisions} decisions; replay: would have decided"
@@ -538,13 +659,25 @@ class Suggestions:
         )
         current = self._changes.current()
         try:
-            text = with_exclusions(current.text, {name: [chosen.evidence.key] for name in chosen.narrows})
+            glob = key_glob(chosen.evidence.key)
+            text = with_exclusions(current.text, {name: [glob] for name in chosen.narrows})
         except NarrowingError as exc:  # the policy changed since it was listed
             raise SuggestionError(f"suggestion {number} cannot be adopted: {exc}") from exc
         change = self._changes.propose(
             with_rule(text, chosen.table), by=by, reason=why, written_on=current.seq
         )
         return chosen, change
+
+
+def _adds(item: _Found) -> bool:
+    return item.in_force is None and not item.name_taken
+
+
+def proposed_in(table: str, pending: list[PolicyChange]) -> PolicyChange | None:
+    """The pending policy change that adds the suggestion's rule (its table, as a proposal
+    writes it), or None: the Reviews page names it instead of offering the button, and
+    `--propose` refuses to propose it twice."""
+    return next((change for change in pending if table in change.text), None)
 
 
 def with_rule(policy_text: str, toml: str) -> str:

@@ -61,10 +61,14 @@ def run_suggest_command(
 
 
 def render_suggest_report(report: dict[str, Any]) -> str:
+    # The exclude gets the capability's glob (its spelling where its name holds glob marks).
+    # Imported here: `gatehouse --help` loads this module and imports nothing it does not show.
+    from policies.names import key_glob
+
     if "change" in report:
         narrows = report["proposed"]["narrows"]
         narrowed = (
-            f"\nand adds {report['proposed']['capability']} to the exclude of rule {', '.join(narrows)}"
+            f"\nand adds {key_glob(report['proposed']['capability'])} to the exclude of rule {', '.join(narrows)}"
             if narrows
             else ""
         )
@@ -94,7 +98,7 @@ def render_suggest_report(report: dict[str, Any]) -> str:
             lines.append(f"   left free: {', '.join(evidence['unbounded_arguments'])}")
         if item["narrows"]:
             lines.append(
-                f"   adopting it narrows: {', '.join(item['narrows'])} ({item['capability']} added to their"
+                f"   adopting it narrows: {', '.join(item['narrows'])} ({key_glob(item['capability'])} added to their"
                 " exclude; this rule keeps their review terms and refusals)"
             )
         if item["still_held_by"]:
@@ -102,8 +106,15 @@ def render_suggest_report(report: dict[str, Any]) -> str:
                 f"   still held for review by: {', '.join(item['still_held_by'])} (never narrowed:"
                 " they hold tools by what their server says of them)"
             )
-        if item["not_adoptable"]:
+        if item.get("in_force"):
+            lines.append(
+                f"   already in force: rule {item['in_force']} of the policy decides it so (nothing to adopt)"
+            )
+        elif item["not_adoptable"]:
             lines.append(f"   not adoptable: {item['not_adoptable']}")
         lines += ["   " + line for line in item["rule"].rstrip("\n").splitlines()]
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n\nadopt one: gatehouse policy suggest --propose N --user NAME"
+    listing = "\n\n".join(blocks)
+    if not any(item["adoptable"] for item in report["suggestions"]):
+        return listing + "\n\nnone to adopt: each is in force already or not adoptable"
+    return listing + "\n\nadopt one: gatehouse policy suggest --propose N --user NAME"

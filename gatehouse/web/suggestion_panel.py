@@ -25,6 +25,7 @@ from gatehouse.web.decision_style import FORWARD_KEY
 from gatehouse.web.literal import markdown_literal, name_literal
 from gatehouse.web.page import may_manage_policy, services
 from mcp_host.reported import ReportedError
+from reviews.suggestions import proposed_in
 
 SUGGESTIONS_HEADER = "Suggested rules"
 PROPOSE_LABEL = "Propose as policy change"
@@ -86,13 +87,21 @@ def suggestions_section(user: str) -> None:
         return
     pending = app.policy_changes.changes("pending")
     for report in reports:
-        proposed_in = next((change for change in pending if report["rule"] in change.text), None)
+        change = proposed_in(str(report["rule"]), pending)
         with st.container(border=True, key=f"suggestion-{report['number']}"):
             _suggestion(report)
-            if proposed_in is not None:
+            if report.get("in_force"):
                 st.caption(
                     markdown_literal(
-                        f"Proposed as policy change {proposed_in.id} by {proposed_in.proposed_by}:"
+                        f"Already in force as rule {report['in_force']} of the policy: nothing to propose."
+                    )
+                )
+            elif report.get("not_adoptable"):
+                st.caption(markdown_literal(f"Not adoptable: {report['not_adoptable']}"))
+            elif change is not None:
+                st.caption(
+                    markdown_literal(
+                        f"Proposed as policy change {change.id} by {change.proposed_by}:"
                         " pending until another admin approves it on the Policy page."
                     )
                 )

@@ -185,5 +185,31 @@ def test_a_capability_and_an_argument_dressed_up_as_markup_are_shown_literally(a
     assert not [
         block for block in parsed_blocks(admin) for markup in (":red[", ":green-badge[") if markup in block
     ]
-    # The rule's text is a code block: the name as typed, inside the TOML string.
-    assert any(f'match = ["{HOSTILE_KEY}"]' in block.value for block in admin.code)
+    # The rule's text is a code block: the name as typed, inside the TOML string; its match in
+    # the spelling rules compare, since the key's [...] would be a set as a glob.
+    assert any(
+        f'name = "suggested: allow {HOSTILE_KEY} within bounds"' in block.value for block in admin.code
+    )
+    assert any('match = ["evil__get_red_pre_approved_by_security"]' in block.value for block in admin.code)
+
+
+def test_a_suggestion_in_force_or_not_adoptable_says_so_instead_of_offering_the_button(app_env: Path) -> None:
+    record_sends()
+    for n in range(5):
+        record(services().ledger, "ops__exec_script", {"script": f"s{n}.sh"})  # "shell access" denies it
+    _, change = services().suggestions.propose(1, by="admin")
+    services().policy_changes.approve(change.id, by="admin2")
+
+    admin = reviews_page("admin")
+
+    assert not admin.exception, admin.exception
+    assert section_headers(admin) == [f"{SUGGESTIONS_HEADER} (2)"]
+    captions = [c.value for c in admin.main.caption]
+    assert (
+        markdown_literal(
+            f"Already in force as rule suggested: allow {SEND} within bounds of the policy: nothing to propose."
+        )
+        in captions
+    )
+    assert any(c.startswith(markdown_literal("Not adoptable: rule 'shell access' refuses")) for c in captions)
+    assert not [b for b in admin.button if b.label == PROPOSE_LABEL]

@@ -4,15 +4,18 @@ which the policy loader reads back as the same rule."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from policies.loader import parse_policy_text
 from policies.model import Constraints, NumericBound, PartialReviewSettings, Rule
+from policies.names import key_matches
 from policies.suggested_rules import (
     EQUALS_MAX_CHARS,
     Evidence,
+    decides_alike,
     infer_bounds,
     keep_what_narrowed_rules_held,
     propose_rule,
@@ -223,3 +226,54 @@ def test_no_rule_is_kept_where_the_narrowed_rules_leave_no_value() -> None:
     inside = _review_rule("inside", constraints=Constraints(under={"path": "/srv/reports/2026"}))
     kept = keep_what_narrowed_rules_held(proposed.rule, [inside])
     assert kept is not None and kept.constraints.under == {"path": "/srv/reports/2026"}
+
+
+@pytest.mark.parametrize(
+    ("key", "others"),
+    [
+        ("files__read*", ["files__read_file", "files__reader", "files__read_x"]),
+        ("tickets__get[item]", ["tickets__geti", "tickets__get_t", "tickets__get"]),
+        ("tickets__what?", ["tickets__whatx", "tickets__what_a"]),
+        ("ops__run]now[", ["ops__run_now_x"]),
+        ("files__WriteFile", ["files__write_files", "files__write"]),
+    ],
+)
+def test_a_suggested_rule_names_exactly_its_capability_whatever_marks_its_name_holds(
+    key: str, others: list[str]
+) -> None:
+    proposed = propose_rule(replace(_evidence([{"n": 1}] * 5), key=key), min_decisions=5)
+    assert proposed is not None
+    assert key_matches(key, proposed.rule.match)
+    assert [other for other in others if key_matches(other, proposed.rule.match)] == []
+    assert _round_trip(proposed.rule) == proposed.rule  # a glob the policy's loader accepts
+
+
+def test_rules_that_decide_the_same_are_alike_whatever_their_names_and_spelling() -> None:
+    rule = Rule(
+        name="suggested: allow email__send_email within bounds",
+        match=["email__send_email"],
+        action="allow",
+        accepts=["sends messages"],
+        explanation="x",
+        constraints=Constraints(recipient_domains=["example.com", "example.org"], on_violation="review"),
+    )
+    by_hand = rule.model_copy(
+        update={
+            "name": "mail, by hand",
+            "match": ["Email__SendEmail"],
+            "explanation": "y",
+            "review": PartialReviewSettings(required_approvals=2),
+            "constraints": rule.constraints.model_copy(
+                update={"recipient_domains": ["EXAMPLE.org", "example.com"]}
+            ),
+        }
+    )
+    assert decides_alike(rule, by_hand)
+    fewer = rule.constraints.model_copy(update={"recipient_domains": ["example.com"]})
+    for other in (
+        rule.model_copy(update={"constraints": fewer}),
+        rule.model_copy(update={"action": "review"}),
+        rule.model_copy(update={"match": ["email__send_*"]}),
+        rule.model_copy(update={"risk": "low"}),
+    ):
+        assert not decides_alike(rule, other)

@@ -21,7 +21,7 @@ from graph.state import ReviewedCapability
 from mcp_host.manifest import Capability
 from policies.decision import PolicyDecision
 from reviews.ledger import ReviewLedger
-from reviews.suggestions import Suggestion, SuggestionError, Suggestions
+from reviews.suggestions import Suggestion, SuggestionError, Suggestions, with_rule
 from tests.reviews.review_support import StillClock, email_review, gatehouse, settings_for
 
 SEND = "email__send_email"
@@ -271,6 +271,15 @@ def adopt(services: Services, clock: StillClock, number: int) -> tuple[Suggestio
     return chosen, [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
 
 
+def adopt_sends(services: Services, clock: StillClock) -> Suggestion:
+    """Five e-mails to example.com approved unchanged, and the rule they suggest adopted."""
+    with suggestions_at(services, clock) as (ledger, _):
+        for n in range(5):
+            record(ledger, SEND, {"to": f"u{n}@example.com", "body": f"b{n}"})
+    chosen, _ = adopt(services, clock, 1)
+    return chosen
+
+
 def decide(services: Services, capability: Capability, arguments: dict[str, Any]) -> PolicyDecision:
     return services.policy.evaluate(capability, arguments).decision
 
@@ -320,10 +329,7 @@ def test_after_adoption_the_engine_still_holds_what_nobody_accepted(
     tmp_path: Path, still: StillClock
 ) -> None:
     with replica(tmp_path) as services:
-        with suggestions_at(services, still) as (ledger, _):
-            for n in range(5):
-                record(ledger, SEND, {"to": f"u{n}@example.com", "body": f"b{n}"})
-        chosen, _ = adopt(services, still, 1)
+        chosen = adopt_sends(services, still)
         within = {"to": "ann@example.com", "body": "hello"}
         assert decide(services, definition(SEND), within).action == "allow"
 
@@ -423,3 +429,135 @@ def test_the_listing_says_which_rules_adoption_narrows_and_what_cannot_be_adopte
 
 def number(block: str) -> str:
     return block.split(".", 1)[0]
+
+
+@pytest.mark.parametrize("marked", ["email__send[bulk]", "email__send*"])
+def test_a_capability_whose_name_holds_glob_marks_is_replayed_adopted_and_excluded_as_itself(
+    tmp_path: Path, still: StillClock, marked: str
+) -> None:
+    """Servers choose the names: written as a glob, [bulk] is a set of one letter and * every
+    send; the rule and the exclusion name exactly the capability instead."""
+    within = {"to": "ann@example.com", "body": "hello"}
+    with replica(tmp_path) as services:
+        with suggestions_at(services, still) as (ledger, suggestions):
+            for n in range(5):
+                record(ledger, marked, {"to": f"u{n}@example.com", "body": f"b{n}"})
+            [offered] = suggestions.suggest(days=30, min_decisions=5)
+        assert offered.evidence.key == marked
+        assert offered.narrows == ("outgoing messages",)
+        assert offered.replay.decided == 5  # its own calls, counted
+
+        chosen, added = adopt(services, still, 1)
+
+        # The capability itself is decided by the rule: the exclusion reached it.
+        allowed = decide(services, definition(marked), within)
+        assert (allowed.action, allowed.rule) == ("allow", chosen.rule.name)
+        # Every other send is still reviewed as before: the exclusion is no wider than it.
+        for other in (SEND, "email__send_bulk_mail"):
+            held = decide(services, definition(other), within)
+            assert (held.action, held.rule) == ("review", "outgoing messages"), other
+        assert not [line for line in added if marked in line and "exclude" in line]
+
+
+def test_an_adopted_suggestion_is_listed_as_in_force_and_never_proposed_again(
+    tmp_path: Path, still: StillClock
+) -> None:
+    with replica(tmp_path) as services:
+        with suggestions_at(services, still) as (ledger, _):
+            for n in range(5):
+                record(ledger, SEND, {"to": f"u{n}@example.com", "body": f"b{n}"})
+                # "file writes" refuses paths outside the roots: the adopted rule keeps that.
+                record(ledger, WRITE, {"path": f"/srv/docs/{n}.txt", "content": f"t{n}"})
+        sent, _ = adopt(services, still, 1)
+        with suggestions_at(services, still) as (_, suggestions):
+            send, write = suggestions.suggest(days=30, min_decisions=5)
+        assert send.in_force == sent.rule.name
+        assert send.report()["in_force"] == sent.rule.name
+        assert send.report()["adoptable"] is False
+        assert "in force already" in str(send.not_adoptable)
+        assert send.narrows == ()
+        # Replayed as the policy in force decides: its rule takes the calls.
+        assert send.replay.decided == 5
+        assert write.in_force is None and write.not_adoptable is None
+        written, _ = adopt(services, still, 2)
+        assert written.rule.constraints.paths_within_roots is True
+
+        with suggestions_at(services, still) as (_, suggestions):
+            listed = suggestions.suggest(days=30, min_decisions=5)
+            assert [s.in_force for s in listed] == [sent.rule.name, written.rule.name]
+            version = services.policy_changes.current().seq
+            for number in (1, 2):
+                with pytest.raises(
+                    SuggestionError, match=rf"suggestion {number} is in force already as rule"
+                ):
+                    suggestions.propose(number, by="admin")
+        assert services.policy_changes.changes("pending") == []
+        assert services.policy_changes.current().seq == version
+
+
+def test_a_rule_written_by_hand_that_decides_the_same_counts_as_in_force(
+    tmp_path: Path, still: StillClock
+) -> None:
+    """Compared by what the rules decide, not by name: another name and another spelling of
+    the capability are the same rule."""
+    by_hand = (
+        '[[rules]]\nname = "reads, by hand"\nmatch = ["Files__ReadFile"]\naction = "allow"\n'
+        'risk = "low"\nexplanation = "reviewers always approve it"\n'
+    )
+    with replica(tmp_path) as services:
+        current = services.policy_changes.current()
+        change = services.policy_changes.propose(
+            with_rule(current.text, by_hand), by="admin", reason="by hand", written_on=current.seq
+        )
+        services.policy_changes.approve(change.id, by="admin2")
+        with suggestions_at(services, still) as (ledger, suggestions):
+            for n in range(5):
+                record(ledger, READ, {"path": f"/srv/{n}.txt"})
+            [read] = suggestions.suggest(days=30, min_decisions=5)
+    assert read.in_force == "reads, by hand"
+    assert read.report()["adoptable"] is False
+
+
+def test_new_decisions_after_adoption_are_offered_but_never_added_under_a_name_the_policy_holds(
+    tmp_path: Path, still: StillClock
+) -> None:
+    with replica(tmp_path) as services:
+        sent = adopt_sends(services, still)
+        with suggestions_at(services, still) as (ledger, suggestions):
+            # Calls to another domain, reviewed under the adopted rule and approved.
+            for n in range(5):
+                record(ledger, SEND, {"to": f"u{n}@example.org", "body": f"b{n}"})
+            [wider] = suggestions.suggest(days=30, min_decisions=5)
+            assert wider.rule.constraints.recipient_domains == ["example.com", "example.org"]
+            assert wider.in_force is None
+            assert wider.rule.name == sent.rule.name
+            assert f"the policy has a rule named '{sent.rule.name}' already" in str(wider.not_adoptable)
+            with pytest.raises(SuggestionError, match="cannot be adopted: the policy has a rule named"):
+                suggestions.propose(1, by="admin")
+
+
+def test_the_cli_refuses_a_suggestion_a_pending_change_adds_and_one_in_force(tmp_path: Path) -> None:
+    with replica(tmp_path) as services:
+        for n in range(5):
+            record(services.ledger, READ, {"path": f"/srv/{n}"})
+
+    first = gatehouse(tmp_path, "policy", "suggest", "--propose", "1", "--user", "admin", "--json")
+    assert first.returncode == 0, first.stderr
+    change_id = json.loads(first.stdout)["change"]
+    again = gatehouse(tmp_path, "policy", "suggest", "--propose", "1", "--user", "admin2")
+    assert again.returncode == 2
+    assert f"suggestion 1 is proposed already: policy change {change_id} by admin adds it" in again.stderr
+    with replica(tmp_path) as services:
+        assert [c.id for c in services.policy_changes.changes("pending")] == [change_id]
+        services.policy_changes.approve(change_id, by="admin2")
+
+    listed = gatehouse(tmp_path, "policy", "suggest")
+    assert listed.returncode == 0, listed.stderr
+    rule = f"suggested: allow {READ}"
+    assert f"already in force: rule {rule} of the policy decides it so (nothing to adopt)" in listed.stdout
+    assert "none to adopt" in listed.stdout
+    report = json.loads(gatehouse(tmp_path, "policy", "suggest", "--json").stdout)
+    assert [(s["in_force"], s["adoptable"]) for s in report["suggestions"]] == [(rule, False)]
+    refused = gatehouse(tmp_path, "policy", "suggest", "--propose", "1", "--user", "admin")
+    assert refused.returncode == 2
+    assert f"suggestion 1 is in force already as rule '{rule}': nothing to propose" in refused.stderr
