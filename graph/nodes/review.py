@@ -19,6 +19,7 @@ from graph.accessors import (
 )
 from graph.calls import call_hash
 from graph.context import GraphContext
+from graph.hitl_request import with_hitl
 from graph.nodes.shared import normalize
 from graph.output import clarification_question
 from graph.results_view import context_from
@@ -252,7 +253,9 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     if stage != "clarification":
         # Idempotent by review id: this line runs again when the node re-runs on resume.
         runtime.context.reviews.review_opened(payload)
-    decision = ReviewDecision.model_validate(interrupt(payload))
+    # The HITL request schemas ride beside the payload (graph/hitl_request.py) for LangGraph's
+    # tools; Gatehouse's own readers take them off (graph/runner.py pending_interrupt).
+    decision = ReviewDecision.model_validate(interrupt(with_hitl(payload)))
     problem = decision.problem_at(stage)
     if problem is not None:
         raise ValueError(f"review {payload['review_id']}: {problem}")
