@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from graph.planner.deterministic import DeterministicPlanner
+from mcp_host.reported import RefusalError
 
 if TYPE_CHECKING:
     from graph.planner.protocol import Planner
-    from graph.state import EffectCheckData, GrantUseData, ReviewPayload
+    from graph.state import EffectCheckData, GrantUseData, ReviewDecision, ReviewPayload
     from mcp_host.client import McpClient
     from mcp_host.manifest import Capability
     from policies.decision import Policy, PolicyDecision
@@ -36,6 +37,11 @@ class Limits:
     ambiguity_margin: float = 0.5
     # Characters of tool output quoted in a response.
     response_chars: int = 1500
+
+
+class ResumeRefusedError(RefusalError):
+    """A resume that is not the review's recorded decision (ReviewHooks.decision_problem) or
+    names another review: refused before it has any effect; the thread keeps waiting."""
 
 
 class ReviewHooks(Protocol):
@@ -74,6 +80,13 @@ class ReviewHooks(Protocol):
         audited as ``effect_mismatch``; graph/effect_readback.py)."""
         ...
 
+    def decision_problem(self, payload: ReviewPayload, decision: ReviewDecision) -> str | None:
+        """Why ``decision`` may not resume the thread waiting on ``payload``: it is not the
+        decision the ledger recorded for that review (undecided, another action, decider,
+        arguments or call, or carried out already). None: it is. Asked on every resume,
+        before the decision has any effect."""
+        ...
+
 
 class NoReviewHooks:
     """For graphs run without a ledger (unit tests): every reviewed call may start."""
@@ -95,6 +108,9 @@ class NoReviewHooks:
 
     def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
         return None
+
+    def decision_problem(self, payload: ReviewPayload, decision: ReviewDecision) -> str | None:
+        return None  # no ledger to hold a decision: the caller's decision is the one
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from graph.hitl_request import without_hitl
 from graph.output import build_final_output
 from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload, with_empty_fields
 from graph.streaming import answer_text_of
@@ -59,7 +60,8 @@ def _waiting_on(snapshot: StateSnapshot) -> ReviewPayload | None:
         if isinstance(interrupt.value, dict):
             # The graph's one interrupt() is mark_needs_review's, with review_payload's value
             # (a thread an older release paused may lack keys added since: read those with .get).
-            return cast("ReviewPayload", interrupt.value)
+            # Without the HITL schemas beside it (graph/hitl_request.py): Gatehouse reads its own.
+            return without_hitl(interrupt.value)
     return None
 
 

@@ -424,6 +424,9 @@ class ReviewPayload(TypedDict):
     previous_capability: NotRequired[ReviewedDefinition]
     # A failed call, or output held for a reviewer: the result without its content.
     result: NotRequired[ReviewedResult]
+    # The thread was resumed with something that is not the review's recorded decision and
+    # waits again (graph/nodes/review.py _await_decision): why it was refused.
+    resume_refused: NotRequired[str]
 
 
 class ReviewSummaryData(TypedDict):

@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from graph import nodes
+from graph.hitl_request import without_hitl
 from graph.runner import thread_config
 from graph.state import GraphState
 from policies.secrets import DEFAULT_REDACTOR, SecretRedactor
@@ -156,7 +157,9 @@ def trace_steps(
                 "changed": [],
                 "values": {},
                 "inputs": _inputs(current.next[0], dict(current.values)) if current.next else {},
-                "interrupt": current.interrupts[0].value,
+                "interrupt": without_hitl(current.interrupts[0].value)
+                if isinstance(current.interrupts[0].value, dict)
+                else current.interrupts[0].value,
             }
         )
     # With the thread's remembered secrets (its request's, recalled from its checkpoint): a

@@ -39,6 +39,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   ├── ThreadBusyError                    reviews/errors.py
     │   │   ├── ThreadNotFoundError                reviews/errors.py
     │   │   │   └── AmbiguousThreadIdError         reviews/errors.py
+    │   │   ├── ResumeRefusedError                 graph/context.py
     │   │   ├── ReviewError                        reviews/errors.py: every refusal by the review service
     │   │   │   ├── NothingToResumeError           reviews/errors.py
     │   │   │   ├── DecisionNotAllowedError        reviews/errors.py

@@ -17,11 +17,12 @@ from mcp_host.results import McpResult
 from reviews.audit import AuditLog
 from reviews.ledger import ReviewLedger
 from reviews.notifications import NoNotifications, Notifier
+from reviews.resume_check import resume_problem
 from storage.database import Connection
 from storage.transactions import one_transaction
 
 if TYPE_CHECKING:
-    from graph.state import EffectCheckData, ReviewPayload
+    from graph.state import EffectCheckData, ReviewDecision, ReviewPayload
 
 
 class LedgerHooks:
@@ -121,3 +122,7 @@ class LedgerHooks:
             self._ledger.record_effect_check(review_id, check)
             thread_id = self._ledger.thread_of(review_id)
             self._audit.append(kind, dict(check), thread_id=thread_id, review_id=review_id)
+
+    def decision_problem(self, payload: ReviewPayload, decision: ReviewDecision) -> str | None:
+        # A read: the decision was committed before the thread was resumed with it.
+        return resume_problem(self._ledger.get(payload["review_id"]), payload, decision)

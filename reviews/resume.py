@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from langgraph.types import Command
 
+from graph.context import ResumeRefusedError
 from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt
 from reviews.edited_arguments import check_storable
 from reviews.errors import DecisionNotAllowedError, NothingToResumeError
@@ -51,11 +52,19 @@ def resume(
         }
     )
     check_decision(pending["stage"], decision)
-    return execute(
+    run = execute(
         graph,
         context,
-        Command(resume=decision.model_dump(mode="json")),
+        # The review it decides, by id: the graph checks the decision against the ledger's
+        # record of that review (graph/nodes/review.py, reviews/resume_check.py).
+        Command(resume=decision.model_dump(mode="json") | {"review_id": pending["review_id"]}),
         thread_id,
         on_step=on_step,
         on_text=on_text,
     )
+    # The graph refuses a resume that is not the review's recorded decision by waiting again.
+    if run.pending is not None and run.pending.get("review_id") == pending["review_id"]:
+        refused = run.pending.get("resume_refused")
+        if refused:
+            raise ResumeRefusedError(refused)
+    return run

@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
+from pydantic import ValidationError
 
 from graph.accessors import (
     decision_data,
@@ -18,7 +19,8 @@ from graph.accessors import (
     validation,
 )
 from graph.calls import call_hash
-from graph.context import GraphContext
+from graph.context import GraphContext, ReviewHooks
+from graph.hitl_request import with_hitl
 from graph.nodes.shared import normalize
 from graph.output import clarification_question
 from graph.results_view import context_from
@@ -215,6 +217,46 @@ def _answered(state: GraphState, decision: ReviewDecision) -> GraphState:
     }
 
 
+def _await_decision(payload: ReviewPayload, reviews: ReviewHooks) -> ReviewDecision:
+    """Wait (interrupt()) until the thread is resumed with a decision it may take.
+
+    A refused resume is answered by waiting again, with the reason in the new interrupt's
+    value (``resume_refused``), never by raising: LangGraph keeps a resume value with the
+    node's task, so a node that raised would get the refused value back on every later
+    resume and the thread could never take the real decision. On each re-run the earlier
+    interrupts replay their recorded answers, refused again, and the next one waits.
+    """
+    value: dict[str, Any] = with_hitl(payload)
+    while True:
+        answer = interrupt(value)
+        refused = _resume_problem(payload, answer, reviews)
+        if refused is None:
+            return ReviewDecision.model_validate(answer)
+        value = with_hitl(payload) | {"resume_refused": f"resume refused: {refused}"}
+
+
+def _resume_problem(payload: ReviewPayload, answer: Any, reviews: ReviewHooks) -> str | None:
+    """Why this resume may not continue the thread: not a decision, one the stage does not
+    take, or, for a review, one that names another review (or none) or is not the decision
+    the ledger recorded for it. Only the review service decides; every resume is checked
+    against its decision."""
+    try:
+        decision = ReviewDecision.model_validate(answer)
+    except ValidationError as invalid:
+        return f"the resume is not a Gatehouse decision ({invalid.error_count()} problem(s))"
+    problem = decision.problem_at(payload["stage"])
+    if problem is not None:
+        return problem
+    if payload["stage"] == "clarification":
+        return None  # the operator's answer in words: no review, nothing in the ledger to match
+    named = answer.get("review_id") if isinstance(answer, dict) else None
+    if named != payload["review_id"]:
+        return (
+            f"the thread waits on review {payload['review_id']}, and the resume names {named or 'no review'}"
+        )
+    return reviews.decision_problem(payload, decision)
+
+
 def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     """Stop for a person (interrupt()) and apply their decision.
 
@@ -242,20 +284,18 @@ def mark_needs_review(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     Returns:
         The decision and what it implies.
 
-    Raises:
-        ValueError: the resume value is not a ReviewDecision (pydantic's ValidationError), or
-            its action does not fit the stage (an approval for a clarification, an answer for
-            a call).
+    A resume that is not a decision the stage takes, or for a review not the decision the
+    ledger recorded (ReviewHooks.decision_problem), is refused: the node waits again, the
+    reason in the interrupt's ``resume_refused`` (_await_decision); nothing runs.
     """
     payload = review_payload(state)
     stage: ReviewStage = payload["stage"]
     if stage != "clarification":
         # Idempotent by review id: this line runs again when the node re-runs on resume.
         runtime.context.reviews.review_opened(payload)
-    decision = ReviewDecision.model_validate(interrupt(payload))
-    problem = decision.problem_at(stage)
-    if problem is not None:
-        raise ValueError(f"review {payload['review_id']}: {problem}")
+    # The HITL request schemas ride beside the payload (graph/hitl_request.py) for LangGraph's
+    # tools; Gatehouse's own readers take them off (graph/runner.py pending_interrupt).
+    decision = _await_decision(payload, runtime.context.reviews)
     proposed = proposed_arguments(state)
     update: GraphState = {
         "review": _review_record(payload, decision, proposed),

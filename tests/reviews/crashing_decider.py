@@ -26,7 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graph.context import CallOutcome, ReviewHooks
-from graph.state import EffectCheckData, ReviewPayload
+from graph.state import EffectCheckData, ReviewDecision, ReviewPayload
 from tests.reviews.review_support import services_for
 
 _DIED = 86
@@ -91,6 +91,9 @@ class _DieAt:
 
     def effect_checked(self, review_id: str, check: EffectCheckData) -> None:
         self._hooks.effect_checked(review_id, check)
+
+    def decision_problem(self, payload: ReviewPayload, decision: ReviewDecision) -> str | None:
+        return self._hooks.decision_problem(payload, decision)
 
 
 def main() -> None:
