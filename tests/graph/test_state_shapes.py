@@ -125,8 +125,15 @@ def test_a_review_payload_carries_every_key_it_declares_and_stays_plain_json() -
 
     payload = review_payload(state)
 
-    assert set(payload) == set(get_type_hints(ReviewPayload))
-    assert _optional_keys(ReviewPayload) == {"question", "choices", "previous_capability", "result"}
+    # resume_refused is only on the interrupt a refused resume raises again (graph/nodes/review.py).
+    assert set(payload) == set(get_type_hints(ReviewPayload)) - {"resume_refused"}
+    assert _optional_keys(ReviewPayload) == {
+        "question",
+        "choices",
+        "previous_capability",
+        "result",
+        "resume_refused",
+    }
     # Checkpointed as the thread's pending interrupt and stored by the ledger: JSON as it is.
     assert json.loads(json.dumps(payload)) == payload
 
