@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from mcp_host.client import McpClient
     from mcp_host.manifest import Capability, Manifest
     from mcp_host.results import McpResult
-    from policies.decision import Policy
+    from policies.decision import Policy, PolicyDecision
     from policies.model import EffectDeclaration
 
 # Which tools replace a whole file, and which of the same server's tools read it, is declared
@@ -46,12 +46,13 @@ if TYPE_CHECKING:
 # listing that tells a missing file apart is the common list tool's.
 LIST_TOOLS = ("list_directory",)
 
-# How servers say a file is not there: the bundled server ("no such file"), Node's ENOENT
-# ("ENOENT: no such file or directory", @modelcontextprotocol/server-filesystem), Python's
-# FileNotFoundError and errno text, and the generic phrasings.
+# How servers say a file (or a record) is not there: the bundled servers ("no such file", "no
+# such ticket", "no such message"), Node's ENOENT ("ENOENT: no such file or directory",
+# @modelcontextprotocol/server-filesystem), Python's FileNotFoundError and errno text, and the
+# generic phrasings.
 _NOT_FOUND = re.compile(
-    r"no such file|\benoent\b|filenotfound|not found|does not exist|doesn't exist|"
-    r"cannot find|can't find|could not find|no such path",
+    r"\bno such \w+|\benoent\b|filenotfound|not found|does not exist|doesn't exist|"
+    r"cannot find|can't find|could not find",
     re.IGNORECASE,
 )
 # A listing's text line as @modelcontextprotocol/server-filesystem writes it: "[FILE] name".
@@ -59,7 +60,8 @@ _LISTED = re.compile(r"^\[(?:FILE|DIR)\] (.+)$")
 
 
 def says_not_found(message: str) -> bool:
-    """Whether a failed read's message says the file is not there (in any common wording)."""
+    """Whether a failed read's message says the file or record is not there (in any common
+    wording)."""
     return _NOT_FOUND.search(message) is not None
 
 
@@ -87,6 +89,18 @@ class CurrentFile:
             target=self.target,
             sha256=None if self.text is None else hashlib.sha256(self.text.encode("utf-8")).hexdigest(),
         )
+
+
+def refused_read(decision: PolicyDecision, reader: str) -> str | None:
+    """Why the policy does not let a read of an effect run without a review, in its own terms
+    (denied, or held for a review, and by which rule); None when it lets it run."""
+    if decision.action == "allow":
+        return None
+    # No rule applied: the policy's defaults decided.
+    by = "the policy's defaults" if decision.rule == "default" else f"rule {decision.rule}"
+    if decision.action == "deny":
+        return f"reading it with {reader} is denied by {by}"
+    return f"reading it with {reader} would need a review by {by}"
 
 
 def file_effect(policy: Policy, capability: dict[str, Any]) -> EffectDeclaration | None:
@@ -157,10 +171,9 @@ def current_file(
             server=server, path=path, note=f"server {server} offers no tool to read the current file"
         )
     arguments = {"path": path}
-    decision = policy.evaluate(reader, arguments).decision
-    if decision.action != "allow":
-        note = f"reading it with {reader.key} would need a review ({decision.rule})"
-        return CurrentFile(server=server, path=path, note=note)
+    refused = refused_read(policy.evaluate(reader, arguments).decision, reader.key)
+    if refused is not None:
+        return CurrentFile(server=server, path=path, note=refused)
     result = mcp.call_tool(server, reader.name, arguments)
     if not result.success:
         message = result.error.message if result.error else "failed"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
@@ -263,34 +264,85 @@ class Grants(_Strict):
     max_hours: int = Field(default=24, gt=0, le=366 * 24)
 
 
-EffectPreview = Literal["file", "email"]
+EffectPreview = Literal["file", "email", "record"]
+
+# Where a value for the read comes from (``read_with``): an approved argument, or a field of the
+# call's structured result (the id a send returned); dotted names reach into nested objects.
+_READ_SOURCE = re.compile(r"(arguments|result)\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+_TEMPLATE_VARIABLE = re.compile(r"\{([^{}]+)\}")
+
+
+def names_resource_template(read: str) -> bool:
+    """Whether an entry of ``read`` names a resource template (its URI template) rather than a
+    tool (its name)."""
+    return "://" in read
 
 
 class EffectDeclaration(_Strict):
     """Which capability's effect a reviewer is shown before approving, and how it is read back
-    after the call (graph/effect_readback.py): the same server's tools, in order of
-    preference, that read it. Declared here, beside the rules, because the policy is what
-    both the Reviews page (the preview) and the graph (the read-back) already hold, and what
-    decides whether that read may run at all."""
+    after the call (graph/effect_readback.py): the same server's tools or resource templates,
+    in order of preference, that read it. Declared here, beside the rules, because the policy
+    is what both the Reviews page (the preview) and the graph (the read-back) already hold, and
+    what decides whether that read may run at all."""
 
     # Capability keys ("server__name" globs, compared as rules compare them).
     match: list[str] = Field(min_length=1)
-    # file: the diff of a whole-file write; email: the message as it would be sent.
+    # file: the diff of a whole-file write; email: the message as it would be sent; record:
+    # the fields an update sets on a record (a ticket, an issue).
     preview: EffectPreview
-    # The same server's tools that read the effect back; empty: it is never verified.
+    # The same server's reads of the effect: a tool's name ("read_text_file") or a resource
+    # template's URI template ("ticket://{id}"); empty: it is never verified.
     read: list[str] = Field(default_factory=list)
     # The arguments that name the file and carry its new content (file previews).
     path_argument: str = "path"
     content_argument: str = "content"
+    # The read's arguments (a tool's) or its URI template's variables, each from
+    # "arguments.NAME" (the approved call's argument) or "result.NAME" (a field of the call's
+    # structured result). File previews read the path_argument's file and need none.
+    read_with: dict[str, str] = Field(default_factory=dict)
+    # Record previews: an argument -> the field of the record read back that must equal it
+    # (compared only when the approved call set the argument).
+    fields: dict[str, str] = Field(default_factory=dict)
+    # Record previews: an argument -> the list in the record read back that must hold it (a
+    # note added, a label attached).
+    appended: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _reads_are_bound(self) -> EffectDeclaration:
+        for name, source in self.read_with.items():
+            if not _READ_SOURCE.fullmatch(source):
+                raise ValueError(
+                    f"read_with.{name}: {source!r} names neither an argument (arguments.id) nor a "
+                    "field of the result (result.id)"
+                )
+        if self.preview != "file":
+            for read in filter(names_resource_template, self.read):
+                unbound = [v for v in _TEMPLATE_VARIABLE.findall(read) if v not in self.read_with]
+                if unbound:
+                    raise ValueError(f"read: {read} has {', '.join(unbound)} with no value in read_with")
+        if self.preview == "record" and not (self.fields or self.appended):
+            raise ValueError("a record preview needs fields or appended: what the update sets")
+        return self
 
 
 # The shipped declarations, used when a policy file declares none: a whole-file write_file
 # read back with read_text_file (the bundled filesystem server and
-# @modelcontextprotocol/server-filesystem) or read_file (its older name), and the bundled
-# e-mail server's send_email, shown but never read back (the server offers no sent list).
+# @modelcontextprotocol/server-filesystem) or read_file (its older name); the bundled e-mail
+# server's send_email, read back as the sent message by the id the send returned; the bundled
+# tickets server's update_ticket, read back as the ticket.
 _SHIPPED_EFFECTS = (
     EffectDeclaration(match=["*__write_file"], preview="file", read=["read_text_file", "read_file"]),
-    EffectDeclaration(match=["*__send_email"], preview="email"),
+    EffectDeclaration(
+        match=["*__send_email"], preview="email", read=["mail://sent/{id}"], read_with={"id": "result.id"}
+    ),
+    EffectDeclaration(
+        match=["*__update_ticket"],
+        preview="record",
+        read=["ticket://{id}"],
+        read_with={"id": "arguments.id"},
+        fields={"status": "status", "priority": "priority"},
+        appended={"note": "notes"},
+    ),
 )
 
 

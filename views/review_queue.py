@@ -55,7 +55,7 @@ from gatehouse.web.effect_check_panel import (
     show_history_mismatches,
     show_review_effect,
 )
-from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview
+from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, RecordPreview, effect_preview
 from gatehouse.web.flag_text import flag_markdown
 from gatehouse.web.grant_panel import grants_section, remember_choice
 from gatehouse.web.literal import markdown_literal, name_literal, show
@@ -223,7 +223,23 @@ def show_preview(review: Review, arguments: dict[str, Any]) -> EffectBinding | N
             st.caption(f"+{preview.lines_added:d} / -{preview.lines_removed:d} lines")
             # Long lines wrap: a clipped line hides what the write puts at its end.
             st.code(visible(hidden(preview.diff, review)), language="diff", wrap_lines=True)
+    elif isinstance(preview, RecordPreview):
+        show_record_preview(preview, review)
     return preview.binding if isinstance(preview, FileDiffPreview) else None
+
+
+def show_record_preview(preview: RecordPreview, review: Review) -> None:
+    """The record an update changes and what it sets and adds, by the record's field names."""
+    which = ", ".join(f"{name} {value}" for name, value in preview.record.items())
+    st.markdown(f"**Preview: the changes to the record** {markdown_literal(hidden(which, review))}")
+    lines = [
+        f"{field}: set to {json.dumps(value, ensure_ascii=False)}" for field, value in preview.sets.items()
+    ]
+    lines += [
+        f"{field}: add {json.dumps(value, ensure_ascii=False)}" for field, value in preview.adds.items()
+    ]
+    with st.container(border=True):
+        show(hidden("\n".join(lines) or "(nothing set)", review))
 
 
 def argument_editor(review: Review) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """What an approval would do, shown before it is given: the e-mail as it would be sent, the
-diff a file write would make. Which capability gets which preview, and which of its server's
-tools reads the file, is the policy's declaration ([[effects]], policies/model.py).
+diff a file write would make, the fields an update would set on a record. Which capability gets
+which preview, and which of its server's tools reads the file, is the policy's declaration
+([[effects]], policies/model.py).
 
 The current file is read through the same server's own read tool, only when the policy would
 run that read without a review, and a file that does not exist yet is a new file, all added
@@ -15,7 +16,9 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from graph.effect_records import read_values
 from graph.effects import current_file, file_effect, written_path
+from graph.email_message import EmailMessage, email_message
 from mcp_host.manifest import capability_key
 
 if TYPE_CHECKING:
@@ -27,12 +30,18 @@ if TYPE_CHECKING:
 DIFF_CONTEXT_LINES = 3
 
 
+# The message as the read-back compares it (graph/email_message.py): shown as it is compared.
+EmailPreview = EmailMessage
+
+
 @dataclass(frozen=True)
-class EmailPreview:
-    to: list[str]
-    cc: list[str]
-    subject: str
-    body: str
+class RecordPreview:
+    """The record an update changes (its id, as the read-back's arguments name it) and what
+    the update does to it: fields set to a value, values added to a list."""
+
+    record: dict[str, Any]
+    sets: dict[str, Any]
+    adds: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -60,20 +69,21 @@ class FileDiffPreview:
         return self.target is not None and self.target != self.path
 
 
-def _addresses(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    if isinstance(value, str) and value.strip():
-        return [part.strip() for part in value.replace(";", ",").split(",") if part.strip()]
-    return []
-
-
 def email_preview(arguments: dict[str, Any]) -> EmailPreview:
-    return EmailPreview(
-        to=_addresses(arguments.get("to")),
-        cc=_addresses(arguments.get("cc")),
-        subject=str(arguments.get("subject") or "(no subject)"),
-        body=str(arguments.get("body") or ""),
+    return email_message(arguments)
+
+
+def record_preview(declared: EffectDeclaration, arguments: dict[str, Any]) -> RecordPreview:
+    """What the update's arguments set (``fields``) and add (``appended``), by the record's
+    own field names; arguments the call leaves out change nothing and are not shown."""
+    return RecordPreview(
+        record=read_values(declared, arguments, None),
+        sets={field: arguments[a] for a, field in declared.fields.items() if arguments.get(a) is not None},
+        adds={
+            field: arguments[a]
+            for a, field in declared.appended.items()
+            if arguments.get(a) not in (None, "")
+        },
     )
 
 
@@ -120,7 +130,7 @@ def file_diff_preview(
 
 def effect_preview(
     mcp: McpClient, policy: PolicyEngine, capability: dict[str, Any], arguments: dict[str, Any]
-) -> EmailPreview | FileDiffPreview | None:
+) -> EmailPreview | FileDiffPreview | RecordPreview | None:
     """The preview the policy declares for this capability ([[effects]]) with these
     arguments, or None when none is declared."""
     name = capability.get("name")
@@ -130,6 +140,8 @@ def effect_preview(
     declared = policy.effect_of(capability_key(server, name))
     if declared is not None and declared.preview == "email":
         return email_preview(arguments)
+    if declared is not None and declared.preview == "record":
+        return record_preview(declared, arguments)
     written = file_effect(policy, capability)
     if written is not None and written_path(written, arguments) is not None:
         return file_diff_preview(mcp, policy, server, arguments, written)

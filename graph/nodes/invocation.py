@@ -251,6 +251,6 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
     }
     if result.error is None:
         if reviewed is not None and fresh:
-            return update | read_back(state, runtime.context, request, reviewed["review_id"])
+            return update | read_back(state, runtime.context, request, result, reviewed["review_id"])
         return update
     return _failure_update(state, runtime, request, result, update)

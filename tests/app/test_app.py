@@ -439,6 +439,19 @@ def test_a_file_write_is_previewed_as_a_diff_of_the_current_file(app_env: Path) 
     assert f"-{current.splitlines()[0]}" in diff.value
 
 
+def test_a_ticket_update_is_previewed_as_the_record_it_changes_and_the_fields_it_sets(
+    app_env: Path, tmp_path: Path
+) -> None:
+    servers = {"mcpServers": {"tickets": bundled_server_entry("tickets", app_env / "demo")}}
+    (tmp_path / "servers.json").write_text(json.dumps(servers), encoding="utf-8")
+    ask(session(), "Close ticket 7 with the note 'refund sent'")
+    reviewer = on_page(session("reviewer"), "review_queue")
+
+    text = page_text(reviewer)
+    assert "**Preview: the changes to the record** id 7" in text
+    assert 'status: set to "closed"\nnotes: add "refund sent"' in text
+
+
 def test_a_new_file_swapped_for_a_link_after_the_page_showed_it_is_refused_and_the_page_says_why(
     app_env: Path,
 ) -> None:

@@ -33,12 +33,16 @@ NO_READ = (
     'read = ["read_text_file", "read_file"]',
     "read = []",
 )
-# A rule that refuses every read of a text file: the read-back must not run.
-DENY_READS = (
-    "\n[sampling]\n",
-    '\n[[rules]]\nname = "no-reading-text"\nmatch = ["*__read_text_file"]\naction = "deny"\n'
-    'explanation = "no text file is read"\n\n[sampling]\n',
-)
+
+
+def _refusing_reads(action: str) -> tuple[str, str]:
+    """A rule that denies every read of a text file, or sends it to review: either way the
+    read-back must not run."""
+    return (
+        "\n[sampling]\n",
+        f'\n[[rules]]\nname = "no-reading-text"\nmatch = ["*__read_text_file"]\naction = "{action}"\n'
+        'explanation = "no text file is read"\n\n[sampling]\n',
+    )
 
 
 def _audited(services: Services, review_id: str, kind: str) -> list[dict[str, Any]]:
@@ -117,14 +121,21 @@ def test_a_write_with_no_read_declared_is_not_verified(data_dir: Path) -> None:
 
 
 @pytest.mark.processes
-def test_a_read_back_the_policy_denies_is_not_run_and_the_effect_is_not_verified(data_dir: Path) -> None:
-    policy = policy_file(data_dir, "deny-reads.toml", DENY_READS)
+@pytest.mark.parametrize(
+    ("action", "said"), [("deny", "is denied by rule"), ("review", "would need a review by rule")]
+)
+def test_a_read_back_the_policy_refuses_is_not_run_and_the_reason_says_what_it_decided(
+    data_dir: Path, action: str, said: str
+) -> None:
+    policy = policy_file(data_dir, f"{action}-reads.toml", _refusing_reads(action))
     for services, log in _stdio(data_dir, drift="\nappended", policy=policy):
         _, output = _approve(services)
 
         assert output.effect_check is not None
         assert output.effect_check.status == "not_verified"
-        assert "would need a review (no-reading-text)" in output.effect_check.detail
+        assert output.effect_check.detail == (
+            f"the effect of files__write_file was not verified: reading it with files__read_text_file {said} no-reading-text"
+        )
         assert log.read_text(encoding="utf-8").splitlines() == ["write_file"]
 
 

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
+from mcp.types import TextResourceContents
 
 from servers.email import build_server
 from tests.servers.helpers import error_text, structured
@@ -92,3 +93,34 @@ async def test_send_email_is_described_honestly_as_a_demo(data_dir: Path) -> Non
     assert tool.annotations.read_only_hint is False
     assert tool.annotations.idempotent_hint is False
     assert tool.input_schema["required"] == ["to", "body"]
+
+
+async def test_a_sent_message_reads_back_by_the_id_its_send_returned(data_dir: Path) -> None:
+    with anyio.fail_after(10):
+        async with Client(build_server(data_dir)) as client:
+            templates = (await client.list_resource_templates()).resource_templates
+            sent = structured(
+                await client.call_tool(
+                    "send_email",
+                    {"to": "ada@example.com", "subject": "Hi", "body": "Zoë says hello", "cc": []},
+                )
+            )
+            other = structured(await client.call_tool("send_email", {"to": "bob@example.org", "body": "x"}))
+            result = await client.read_resource(f"mail://sent/{sent['id']}")
+    assert [(t.uri_template, t.mime_type) for t in templates] == [("mail://sent/{id}", "application/json")]
+    assert other["id"] != sent["id"]
+    [content] = result.contents
+    assert isinstance(content, TextResourceContents)
+    assert content.mime_type == "application/json"
+    assert json.loads(content.text) == json.loads(outbox_lines(data_dir)[0])
+    assert json.loads(content.text)["body"] == "Zoë says hello"
+
+
+async def test_a_message_id_never_sent_is_not_found(data_dir: Path) -> None:
+    with anyio.fail_after(10):
+        async with Client(build_server(data_dir)) as client:
+            with pytest.raises(MCPError, match="no such message: 0123abc"):
+                await client.read_resource("mail://sent/0123abc")
+            structured(await client.call_tool("send_email", {"to": "ada@example.com", "body": "Hi"}))
+            with pytest.raises(MCPError, match="no such message: 0123abc"):
+                await client.read_resource("mail://sent/0123abc")

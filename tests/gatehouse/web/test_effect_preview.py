@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from gatehouse.web.effect_preview import EmailPreview, FileDiffPreview, effect_preview, email_preview
+from gatehouse.web.effect_preview import (
+    EmailPreview,
+    FileDiffPreview,
+    RecordPreview,
+    effect_preview,
+    email_preview,
+)
 from graph.state import EffectBinding
 from mcp_host.errors import ErrorKind
 from mcp_host.results import ContentItem, McpResult
@@ -23,6 +29,12 @@ from tests.support import DEFAULT_TEST_POLICY
 
 WRITE_FILE = {"type": "tool", "server": "filesystem", "name": "write_file", "key": "filesystem__write_file"}
 SEND_EMAIL = {"type": "tool", "server": "email", "name": "send_email", "key": "email__send_email"}
+UPDATE_TICKET = {
+    "type": "tool",
+    "server": "tickets",
+    "name": "update_ticket",
+    "key": "tickets__update_ticket",
+}
 
 PLAN = "".join(f"step {n}\n" for n in range(1, 11))
 
@@ -54,6 +66,23 @@ def preview_write(
 
 def write_calls(client: FaultInjectingClient) -> list[tuple[str, str, Any]]:
     return [call for call in client.calls if call[1] == "write_file"]
+
+
+# -- records ---------------------------------------------------------------------------------------
+
+
+def test_a_ticket_update_is_previewed_as_the_fields_it_sets_and_the_note_it_adds(
+    client: FaultInjectingClient, policy: PolicyEngine
+) -> None:
+    preview = effect_preview(
+        client, policy, UPDATE_TICKET, {"id": 7, "status": "closed", "priority": None, "note": "refund sent"}
+    )
+
+    assert preview == RecordPreview(
+        record={"id": 7}, sets={"status": "closed"}, adds={"notes": "refund sent"}
+    )
+    # What an update sets is its arguments: nothing is read to show it.
+    assert client.calls == []
 
 
 # -- e-mail ----------------------------------------------------------------------------------------
@@ -310,8 +339,11 @@ def test_a_server_without_a_read_tool_gives_a_diff_against_nothing_and_says_so(
     assert client.calls == []
 
 
-def test_a_read_the_policy_would_send_to_review_is_not_made(
-    client: FaultInjectingClient, project: Path
+@pytest.mark.parametrize(
+    ("action", "said"), [("review", "would need a review by rule"), ("deny", "is denied by rule")]
+)
+def test_a_read_the_policy_would_send_to_review_or_denies_is_not_made_and_the_note_says_which(
+    client: FaultInjectingClient, project: Path, action: str, said: str
 ) -> None:
     strict = PolicyEngine(
         parse_policy(
@@ -321,7 +353,7 @@ def test_a_read_the_policy_would_send_to_review_is_not_made(
                     {
                         "name": "project reads",
                         "match": ["filesystem__read_file"],
-                        "action": "review",
+                        "action": action,
                         "explanation": "reading the project needs a look",
                     },
                 ]
@@ -335,7 +367,7 @@ def test_a_read_the_policy_would_send_to_review_is_not_made(
 
     assert client.calls == []
     assert preview.current_known is False
-    assert preview.note == "reading it with filesystem__read_file would need a review (project reads)"
+    assert preview.note == f"reading it with filesystem__read_file {said} project reads"
     assert preview.diff.splitlines()[0] == "--- /dev/null"
     assert (project / "plan.md").read_text(encoding="utf-8") == PLAN
 
