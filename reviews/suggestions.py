@@ -2,8 +2,8 @@
 adopts it (`gatehouse policy suggest`).
 
 The decisions of a window (reviews of a call before it runs, decided by a reviewer) are read
-from the ledger in two queries; policies/suggested_rules.py turns each capability's evidence
-into a rule; each rule is replayed over every recorded call of the window: how many it would
+from the ledger in two queries (and one definition per capability);
+policies/suggested_rules.py turns each capability's evidence into a rule; each rule is replayed over every recorded call of the window: how many it would
 have decided, how many of those a reviewer rejected or edited, how many ended failed or
 ``outcome_unknown``, under the policy as it would be once the rule is adopted. Adopting one
 goes through the one mechanism for policy changes (reviews/policy_changes.py): a reviewed diff,
@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import cached_property
 from typing import Any
 
 from mcp_host.manifest import Capability
@@ -65,6 +66,8 @@ DEFAULT_MIN_DECISIONS = 5
 # (paths_within_roots) are not recorded in the ledger, so it takes a recorded path as inside them.
 _NO_ROOTS = Roots(paths=(), origin="the recorded history")
 _RANK = {"allow": 0, "review": 1, "deny": 2}
+# Review ids in one IN (...) list: within SQLite's and PostgreSQL's parameter limits.
+_IDS_PER_QUERY = 500
 
 
 class SuggestionError(ReviewError):
@@ -77,10 +80,17 @@ class DecidedCall:
 
     review_id: str
     key: str
-    arguments: dict[str, Any]
+    # The arguments as the ledger keeps them (JSON): parsed only for the calls a rule's
+    # constraints or bounds look at, a fraction of the window's (figure 13).
+    arguments_json: str
     verdict: Verdict
     # The review's status now: executed, failed, outcome_unknown, rejected, not_run, ...
     status: str
+
+    @cached_property
+    def arguments(self) -> dict[str, Any]:
+        parsed: dict[str, Any] = json.loads(self.arguments_json)
+        return parsed
 
 
 @dataclass
@@ -169,17 +179,14 @@ class Suggestion:
         }
 
 
-def _verdict(proposed: str, decisions: list[tuple[str, str | None]]) -> Verdict | None:
+def _verdict(proposed: str, rejections: int, other_texts: list[str]) -> Verdict:
     """How reviewers left a call: rejected, approved with other arguments (edited), or approved
-    as proposed; None when nobody decided it (it expired or was withdrawn)."""
-    if not decisions:
-        return None
-    if any(action == "reject" for action, _ in decisions):
+    as proposed. ``other_texts``: the decisions' arguments whose text differs from the proposed
+    text, which may still be the same arguments (keys in another order)."""
+    if rejections:
         return "rejected"
-    for _, arguments in decisions:
-        # The same text is the same arguments; other text may still be (keys in another order).
-        if arguments is not None and arguments != proposed and json.loads(arguments) != json.loads(proposed):
-            return "edited"
+    if other_texts and any(json.loads(text) != json.loads(proposed) for text in other_texts):
+        return "edited"
     return "approved"
 
 
@@ -190,32 +197,42 @@ class _History:
 
 
 def read_history(ledger: ReviewLedger, days: int) -> _History:
-    """The reviewed calls decided in the last ``days`` days, in no set order. Writes nothing."""
+    """The reviewed calls decided in the last ``days`` days, in no set order; a review nobody
+    decided (expired, withdrawn) is left out. Writes nothing."""
     since = iso(ledger.now() - timedelta(days=days))
     window = "r.stage = 'before_execution' AND r.decided_at >= ? AND r.capability_key IS NOT NULL"
     with ledger.database.read() as conn:
-        decisions: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
-        for row in conn.execute(
-            "SELECT d.review_id, d.action, d.arguments FROM review_decisions d"
-            f" JOIN reviews r ON r.id = d.review_id WHERE {window}",
-            (since,),
-        ).fetchall():
-            decisions[row["review_id"]].append((row["action"], row["arguments"]))
+        # One row per decided review, its rejections and the decisions whose arguments are not
+        # the proposed text counted by the database. Grouped by the primary key, so the
+        # review's own columns may be selected (SQLite and PostgreSQL). No ORDER BY: counts do
+        # not depend on order, and sorting wide rows costs more than the read.
         rows = conn.execute(
-            "SELECT r.id, r.capability_key, r.arguments, r.status FROM reviews r"
-            # No ORDER BY: counts do not depend on order, and sorting wide rows costs more than the read.
-            f" WHERE {window}",
+            "SELECT r.id, r.capability_key, r.arguments, r.status,"
+            " SUM(CASE WHEN d.action = 'reject' THEN 1 ELSE 0 END) AS rejections,"
+            " SUM(CASE WHEN d.arguments IS NOT NULL AND d.arguments <> r.arguments THEN 1 ELSE 0 END)"
+            " AS other_texts"
+            " FROM reviews r JOIN review_decisions d ON d.review_id = r.id"
+            f" WHERE {window} GROUP BY r.id",
             (since,),
         ).fetchall()
+        # Those other texts, few (edits, mostly): only these are compared as JSON.
+        other_texts: dict[str, list[str]] = defaultdict(list)
+        differing = [row["id"] for row in rows if row["other_texts"] and not row["rejections"]]
+        for start in range(0, len(differing), _IDS_PER_QUERY):
+            chunk = differing[start : start + _IDS_PER_QUERY]
+            for row in conn.execute(
+                "SELECT review_id, arguments FROM review_decisions"
+                f" WHERE arguments IS NOT NULL AND review_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall():
+                other_texts[row["review_id"]].append(row["arguments"])
         calls: list[DecidedCall] = []
         one_of: dict[str, str] = {}
         for row in rows:
-            verdict = _verdict(row["arguments"], decisions.get(row["id"], []))
-            if verdict is None:
-                continue
-            key = str(row["capability_key"])
-            one_of[key] = row["id"]
-            calls.append(DecidedCall(row["id"], key, json.loads(row["arguments"]), verdict, row["status"]))
+            review_id, key, proposed = row["id"], str(row["capability_key"]), row["arguments"]
+            verdict = _verdict(proposed, int(row["rejections"]), other_texts.get(review_id, []))
+            one_of[key] = review_id
+            calls.append(DecidedCall(review_id, key, proposed, verdict, row["status"]))
         # A definition each capability was reviewed with (one of the window's, for its risk
         # rating): one row per capability read, not a definition per decision.
         capabilities = {
@@ -235,14 +252,18 @@ def _evidence(key: str, calls: list[DecidedCall], capability: dict[str, Any]) ->
         read_only, categories = risk.read and not risk.categories, tuple(risk.categories)
     except ValueError:  # a definition recorded by an older release: taken as acting
         read_only, categories = False, ()
+    approved = [call for call in calls if call.verdict == "approved"]
+    # Bounds are inferred only for an acting capability approved unchanged every time
+    # (propose_rule): any other's arguments are left unparsed.
+    bounded = not read_only and len(approved) == len(calls)
     return Evidence(
         key=key,
         read_only=read_only,
         categories=categories,
-        approved=sum(call.verdict == "approved" for call in calls),
+        approved=len(approved),
         edited=sum(call.verdict == "edited" for call in calls),
         rejected=sum(call.verdict == "rejected" for call in calls),
-        approved_arguments=tuple(call.arguments for call in calls if call.verdict == "approved"),
+        approved_arguments=tuple(call.arguments for call in approved) if bounded else (),
     )
 
 
@@ -251,8 +272,19 @@ def _checkable(constraints: Constraints) -> Constraints:
     return constraints.model_copy(update={"paths_within_roots": False})
 
 
-def _within(checkable: Constraints, arguments: dict[str, Any]) -> bool:
-    return not constraint_flags(arguments, checkable, _NO_ROOTS)
+_NO_CONSTRAINTS = Constraints()
+
+
+def _within(checkable: Constraints, call: DecidedCall) -> bool:
+    """Whether the call's arguments keep the constraints; a rule that states none (most deny
+    and read-only rules) is kept by every call without parsing its arguments."""
+    if all(
+        getattr(checkable, name) == getattr(_NO_CONSTRAINTS, name)
+        for name in Constraints.model_fields
+        if name != "on_violation"
+    ):
+        return True
+    return not constraint_flags(call.arguments, checkable, _NO_ROOTS)
 
 
 def _names(rule: Rule, key: str) -> bool:
@@ -266,7 +298,7 @@ def covers(rule: Rule, call: DecidedCall) -> bool:
     compares names and constraints."""
     if not _names(rule, call.key):
         return False
-    return rule.action != "allow" or _within(_checkable(rule.constraints), call.arguments)
+    return rule.action != "allow" or _within(_checkable(rule.constraints), call)
 
 
 def replay(rule: Rule, calls: list[DecidedCall]) -> Replay:
@@ -284,7 +316,7 @@ def replay_by_key(rule: Rule, calls_by_key: dict[str, list[DecidedCall]]) -> Rep
         if not _names(rule, key):
             continue
         for call in calls:
-            if rule.action != "allow" or _within(checkable, call.arguments):
+            if rule.action != "allow" or _within(checkable, call):
                 result.count(call)
     return result
 
@@ -337,7 +369,7 @@ def replay_adopted(
             if _RANK[other.constraints.on_violation] > _RANK[rule.action]
         ]
         for call in calls:
-            if all(_within(constraints, call.arguments) for constraints in stricter):
+            if all(_within(constraints, call) for constraints in stricter):
                 result.count(call)
     return result
 
