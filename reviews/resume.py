@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 from langgraph.types import Command
 
-from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt
+from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt, stored_trace
 from reviews.edited_arguments import check_storable
 from reviews.errors import DecisionNotAllowedError, NothingToResumeError
+from telemetry.spans import workflow_run
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -37,9 +38,12 @@ def resume(
     pending: ReviewPayload | None = None,
     on_step: StepListener | None = None,
     on_text: TextListener | None = None,
+    trace: dict[str, str] | None = None,
 ) -> RunOutcome:
     """Continue a paused thread with a person's decision. ``pending`` is the payload the
-    caller just read for this thread (saves reading the checkpoint twice)."""
+    caller just read for this thread (saves reading the checkpoint twice); ``trace`` the
+    request's stored trace context, when the caller read it already (else read here, when
+    tracing is on): the continuation is part of the request's trace."""
     pending = pending if pending is not None else pending_interrupt(graph, thread_id)
     if pending is None:
         raise NothingToResumeError(thread_id)
@@ -51,11 +55,13 @@ def resume(
         }
     )
     check_decision(pending["stage"], decision)
-    return execute(
-        graph,
-        context,
-        Command(resume=decision.model_dump(mode="json")),
-        thread_id,
-        on_step=on_step,
-        on_text=on_text,
-    )
+    parent = trace if trace is not None else stored_trace(graph, thread_id)
+    with workflow_run(thread_id, run="resume", parent=parent):
+        return execute(
+            graph,
+            context,
+            Command(resume=decision.model_dump(mode="json")),
+            thread_id,
+            on_step=on_step,
+            on_text=on_text,
+        )
