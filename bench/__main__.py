@@ -30,6 +30,7 @@ FIGURES = (
     "verified_call",
     "grant_cover",
     "suggest_rules",
+    "traced_request",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

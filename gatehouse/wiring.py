@@ -69,6 +69,7 @@ from reviews.service import ReviewService
 from reviews.suggestions import Suggestions
 from servers.catalog import BUNDLED_CONFIG
 from storage import Database
+from telemetry.setup import configure_from_environment
 
 if TYPE_CHECKING:
     from gatehouse.settings import Settings
@@ -384,6 +385,13 @@ def server_sign_in(
     )
 
 
+def start_telemetry() -> None:
+    """OpenTelemetry as the standard OTEL_* variables ask (telemetry/setup.py: off unless they
+    do), once per process, before anything that traces is built. A variable it cannot honour
+    is a configuration error naming it (TelemetryConfigError, exit 2)."""
+    configure_from_environment()
+
+
 def build_services(
     settings: Settings,
     *,
@@ -408,6 +416,7 @@ def build_services(
     # Whatever client this function makes, it owns (and Services.close closes); a client
     # handed in belongs to the caller.
     owns_mcp = mcp is None
+    start_telemetry()
     text, path = policy_text(settings)
     parse = policy_parser(settings)
     # The file is checked before anything is opened: a bad one is one line naming the key.

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from inspect import signature
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, get_args, get_type_hints
+from typing import Any, Protocol, TypeVar, cast, get_args, get_type_hints
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -19,6 +20,8 @@ from graph import nodes, routing
 from graph.context import GraphContext
 from graph.state import GraphInput, GraphState, changes
 from storage.sqlite import connect_sqlite
+from telemetry.spans import graph_step
+from telemetry.switch import tracing
 
 CompiledGraph = CompiledStateGraph[GraphState, GraphContext, GraphInput, GraphState]
 # A node of graph/nodes/: (state) or (state, runtime), returning the keys it changes.
@@ -55,7 +58,7 @@ def build_graph() -> StateGraph[GraphState, GraphContext, GraphInput, GraphState
         ("answer_without_mcp", nodes.answer_without_mcp),
     ]
     for name, node in plain:
-        graph.add_node(name, changes_only(node))
+        graph.add_node(name, _traced(changes_only(node)))
 
     graph.add_edge(START, "preprocess_request")
     graph.add_edge("build_mcp_request", "invoke_mcp_capability")
@@ -82,7 +85,7 @@ def then_route(node: Node, route: Route) -> RoutedNode:
         goto = route(after, runtime) if route_takes_runtime else route(after)
         return Command(update=update, goto=goto)
 
-    return _named_as(step, node)
+    return _traced(_named_as(step, node))
 
 
 def changes_only(node: Node) -> Node:
@@ -94,6 +97,21 @@ def changes_only(node: Node) -> Node:
         return changes(state, node(state, runtime) if takes_runtime else node(state))
 
     return _named_as(step, node)
+
+
+def _traced(step: StepT) -> StepT:
+    """``step`` as a span of the request's trace when tracing is on (telemetry/spans.py); with
+    it off, one flag read per step. An interrupt (LangGraph's GraphBubbleUp: a review, a
+    question) pauses the graph and is recorded as a pause, not a failure."""
+    name = step.__name__
+
+    def traced(state: GraphState, *, runtime: Runtime[GraphContext]) -> Any:
+        if not tracing():
+            return step(state, runtime=runtime)
+        with graph_step(name, pauses=(GraphBubbleUp,)):
+            return step(state, runtime=runtime)
+
+    return cast("StepT", _named_as(traced, step))
 
 
 def _named_as(step: StepT, node: Node) -> StepT:

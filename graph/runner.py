@@ -19,6 +19,8 @@ from graph.hitl_request import without_hitl
 from graph.output import build_final_output
 from graph.state import FinalOutput, GraphInput, GraphState, ReviewPayload, with_empty_fields
 from graph.streaming import answer_text_of
+from telemetry.spans import workflow_run
+from telemetry.switch import tracing
 
 if TYPE_CHECKING:
     from langgraph.types import Command, Durability, StateSnapshot, StreamMode
@@ -193,4 +195,18 @@ def start_request(
         "requester": requester,
         "server_preferences": list(server_preferences or []),
     }
-    return execute(graph, context, graph_input, thread, on_step=on_step, on_text=on_text)
+    # A request is one trace: its context is checkpointed with it, so whoever continues the
+    # thread (after a decision, in another process) joins it (telemetry/spans.py).
+    with workflow_run(thread, run="request") as trace_context:
+        if trace_context is not None:
+            graph_input["trace_context"] = trace_context
+        return execute(graph, context, graph_input, thread, on_step=on_step, on_text=on_text)
+
+
+def stored_trace(graph: CompiledGraph, thread_id: str) -> dict[str, str] | None:
+    """The trace context the thread's request was started with (None: none stored, or tracing
+    is off here, when it is not even read)."""
+    if not tracing():
+        return None
+    stored = graph.get_state(thread_config(thread_id)).values.get("trace_context")
+    return dict(stored) if stored else None

@@ -41,6 +41,8 @@ class GraphInput(TypedDict, total=False):
     thread_id: str
     requester: str
     server_preferences: list[str]
+    # The request's trace context (W3C traceparent), only when tracing is on (telemetry/).
+    trace_context: dict[str, str]
 
 
 # -- The nested shapes ----------------------------------------------------------------------
@@ -522,12 +524,17 @@ class GraphState(TypedDict, total=False):
     invoke_attempts: int
     transport_failures: int
     tried_capabilities: list[str]
+    # The request's trace context as text (W3C traceparent; empty when tracing is off): the run
+    # that continues the thread after a decision, in any process, joins the request's trace
+    # under it (telemetry/spans.py). Set with each new request's input, as ``input`` is.
+    trace_context: dict[str, str]
 
 
 # Fields that span a thread's requests, which fresh_request_state leaves alone: ``input`` is
 # the new request itself, ``thread_id`` names the thread, and ``review_round`` numbers reviews
 # across the whole thread so a later request never reuses an earlier one's review id.
-PER_THREAD_FIELDS = frozenset({"input", "thread_id", "review_round"})
+# ``trace_context`` comes with each request's input like ``input`` itself.
+PER_THREAD_FIELDS = frozenset({"input", "thread_id", "review_round", "trace_context"})
 
 
 def fresh_request_state(text: str, requester: str, server_preferences: list[str]) -> GraphState:
@@ -625,7 +632,7 @@ def with_empty_fields(values: dict[str, Any]) -> dict[str, Any]:
     never held (changes leaves an empty one unwritten) as its empty value, so a caller that
     looks at a whole state (RunOutcome.state) finds every field."""
     empty = {key: value for key, value in fresh_request_state("", "", []).items() if not value}
-    return empty | values
+    return empty | {"trace_context": {}} | values
 
 
 class CapabilityRef(BaseModel):

@@ -69,6 +69,7 @@ from mcp.types import (
 )
 from mcp_types import RequestParamsMeta
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from opentelemetry.context import Context
 
 from mcp_host.approvals import (
     CallApproval,
@@ -104,6 +105,9 @@ from mcp_host.sampling import SamplingHandler
 from mcp_host.server_logs import log_to, route_sdk_logs, server_log_path
 from mcp_host.stdio_transport import tracked_writes
 from mcp_host.transports import ServerTarget, client_target, is_restartable, knows_unsent_requests
+from telemetry.mcp import Attributes, record_operation, server_attributes, talking_to
+from telemetry.spans import attached, current_context
+from telemetry.switch import observed
 
 _T = TypeVar("_T")
 
@@ -139,6 +143,8 @@ LIST_METHODS = {
     "prompts": "prompts/list",
 }
 OPTIONAL_LISTINGS = frozenset({"resources", "resource_templates", "prompts"})
+# Each kind of call's JSON-RPC method, for its telemetry (telemetry/mcp.py).
+CALL_METHODS = {"tool": "tools/call", "resource": "resources/read", "prompt": "prompts/get"}
 
 
 @dataclass(eq=False)
@@ -655,7 +661,8 @@ class SdkMcpClient:
         refresh = set(self._sessions) if fresh and only is None else set(only or []) if fresh else set()
         if not refresh and (cached := self._cached_manifest()) is not None:
             return cached
-        return self._portal.call(self._discover_all, refresh)
+        # The caller's trace context goes with it: the portal's task does not inherit it.
+        return self._portal.call(self._discover_all, refresh, current_context())
 
     def _cached_manifest(self) -> Manifest | None:
         """Every server's cached listing, read on the caller's thread, or None when any is
@@ -674,7 +681,11 @@ class SdkMcpClient:
             servers.append(manifest)
         return Manifest(servers=servers)
 
-    async def _discover_all(self, refresh: set[str]) -> Manifest:
+    async def _discover_all(self, refresh: set[str], carried: Context | None = None) -> Manifest:
+        with attached(carried):
+            return await self._discover_each(refresh)
+
+    async def _discover_each(self, refresh: set[str]) -> Manifest:
         results: dict[str, ServerManifest] = {}
 
         async def one(session: _Session) -> None:
@@ -734,16 +745,25 @@ class SdkMcpClient:
         found: dict[str, _ListedItems] = {}
         missing: dict[str, ErrorInfo] = {}
         timeout = self._timeout_for(session)
+        peer = _peer_of(session)
 
         async def fetch(kind: str) -> None:
+            started = time.perf_counter()
+            error_type: str | None = None
             try:
-                with anyio.fail_after(timeout):
+                with anyio.fail_after(timeout), talking_to(peer):
                     found[kind] = await _all_pages(listings[kind][0], kind)
             except Exception as exc:
+                error_type = error_from_exception(exc).kind
                 gap = _optional_gap(session, kind, exc, timeout)
                 if gap is None:
                     raise
                 missing[kind] = gap
+            finally:
+                if peer is not None:
+                    record_operation(
+                        time.perf_counter() - started, peer, method=LIST_METHODS[kind], error_type=error_type
+                    )
 
         try:
             # The listings go out together: one round trip's wait instead of four.
@@ -869,9 +889,34 @@ class SdkMcpClient:
             raise UnknownServerError(server, list(self._sessions))
         started = time.perf_counter()
         session.refused_status = None
+        peer = _peer_of(session)
+        result = self._result_of(session, capability_type, name, send, convert, peer, started)
+        if peer is not None:
+            method = CALL_METHODS[capability_type]
+            record_operation(
+                time.perf_counter() - started,
+                peer,
+                method=method,
+                target=name if method != "resources/read" else None,
+                error_type=result.error.kind if result.error is not None else None,
+            )
+        return result
+
+    def _result_of(
+        self,
+        session: _Session,
+        capability_type: str,
+        name: str,
+        send: Callable[[Client], Awaitable[_T]],
+        convert: Callable[[_T, float], McpResult],
+        peer: Attributes | None,
+        started: float,
+    ) -> McpResult:
+        server = session.name
         try:
-            # Read here, on the caller's thread: the portal's task does not inherit its context.
-            raw = self._portal.call(self._bounded, session, send, call_owner())
+            # Read here, on the caller's thread: the portal's task does not inherit its context
+            # (who the call is for, and the trace it belongs to).
+            raw = self._portal.call(self._bounded, session, send, call_owner(), current_context(), peer)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a classified result
             return McpResult.failure(server, capability_type, name, _classify(session, exc))
         if raw is None:
@@ -898,6 +943,8 @@ class SdkMcpClient:
         session: _Session,
         send: Callable[[Client], Awaitable[_T]],
         owner: CallOwner | None = None,
+        carried: Context | None = None,
+        peer: Attributes | None = None,
         *,
         again: bool = False,
     ) -> _T | None:
@@ -912,7 +959,8 @@ class SdkMcpClient:
                 session.in_flight.append(call)
                 token = _current_call.set(call)
                 try:
-                    return await send(client)
+                    with attached(carried), talking_to(peer):
+                        return await send(client)
                 finally:
                     _current_call.reset(token)
                     session.in_flight.remove(call)
@@ -931,7 +979,7 @@ class SdkMcpClient:
                     # It is made once on the re-opened session, as it would have been had the
                     # host read the end of the server's output a moment earlier.
                     if not again:
-                        return await self._bounded(session, send, owner, again=True)
+                        return await self._bounded(session, send, owner, carried, peer, again=True)
                     said = why.message if why is not None else "the connection to the server was closed"
                     raise RequestNotSentError(session.name, said) from exc
             raise
@@ -939,6 +987,14 @@ class SdkMcpClient:
     def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError("the MCP client is closed")
+
+
+def _peer_of(session: _Session) -> Attributes | None:
+    """The server as telemetry names it (telemetry/mcp.py), or None while nothing records."""
+    if not observed():
+        return None
+    url = session.target.url if isinstance(session.target, HttpServer) else None
+    return server_attributes(session.name, url=url, protocol_version=session.protocol_version)
 
 
 def _shown_path(path: Path | None) -> str | None:

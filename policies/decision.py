@@ -103,6 +103,10 @@ class Policy(Protocol):
         """Why output text looks like an attempt to steer the agent (empty when it does not)."""
         ...
 
+    def hide_secrets(self, value: Any, *, thread_id: str | None = None) -> Any:
+        """A copy of a JSON-like value with its secrets hidden, for what leaves in telemetry."""
+        ...
+
     def accept(self, capability: Capability) -> None:
         """A reviewer approved a call to this definition: pin it."""
         ...

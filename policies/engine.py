@@ -489,6 +489,12 @@ class PolicyEngine:
             None,
         )
 
+    def hide_secrets(self, value: Any, *, thread_id: str | None = None) -> Any:
+        """A copy of a JSON-like value with its secrets hidden as the policy's ``[audit]
+        redact_arguments`` and the built-in detector say (policies/secrets.py), for what leaves
+        Gatehouse in telemetry."""
+        return self._loaded.secrets.value(value, thread_id=thread_id)
+
     def scan_output(self, text: str) -> list[str]:
         """Why output text looks like an attempt to steer the agent.
 

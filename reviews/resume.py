@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 from langgraph.types import Command
 
 from graph.context import ResumeRefusedError
-from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt
+from graph.runner import RunOutcome, StepListener, TextListener, execute, pending_interrupt, stored_trace
 from reviews.edited_arguments import check_storable
 from reviews.errors import DecisionNotAllowedError, NothingToResumeError
+from telemetry.spans import workflow_run
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -38,9 +39,12 @@ def resume(
     pending: ReviewPayload | None = None,
     on_step: StepListener | None = None,
     on_text: TextListener | None = None,
+    trace: dict[str, str] | None = None,
 ) -> RunOutcome:
     """Continue a paused thread with a person's decision. ``pending`` is the payload the
-    caller just read for this thread (saves reading the checkpoint twice)."""
+    caller just read for this thread (saves reading the checkpoint twice); ``trace`` the
+    request's stored trace context, when the caller read it already (else read here, when
+    tracing is on): the continuation is part of the request's trace."""
     pending = pending if pending is not None else pending_interrupt(graph, thread_id)
     if pending is None:
         raise NothingToResumeError(thread_id)
@@ -52,16 +56,18 @@ def resume(
         }
     )
     check_decision(pending["stage"], decision)
-    run = execute(
-        graph,
-        context,
-        # The review it decides, by id: the graph checks the decision against the ledger's
-        # record of that review (graph/nodes/review.py, reviews/resume_check.py).
-        Command(resume=decision.model_dump(mode="json") | {"review_id": pending["review_id"]}),
-        thread_id,
-        on_step=on_step,
-        on_text=on_text,
-    )
+    parent = trace if trace is not None else stored_trace(graph, thread_id)
+    with workflow_run(thread_id, run="resume", parent=parent):
+        run = execute(
+            graph,
+            context,
+            # The review it decides, by id: the graph checks the decision against the ledger's
+            # record of that review (graph/nodes/review.py, reviews/resume_check.py).
+            Command(resume=decision.model_dump(mode="json") | {"review_id": pending["review_id"]}),
+            thread_id,
+            on_step=on_step,
+            on_text=on_text,
+        )
     # The graph refuses a resume that is not the review's recorded decision by waiting again.
     if run.pending is not None and run.pending.get("review_id") == pending["review_id"]:
         refused = run.pending.get("resume_refused")

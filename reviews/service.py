@@ -28,10 +28,12 @@ from reviews.errors import (
 )
 from reviews.notifications import NoNotifications, Notifier
 from reviews.resume import check_decision, resume
+from reviews.review_trace import record_wait
 from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling, kept_out
 from reviews.thread_ids import resolve_thread
 from storage.database import Connection
 from storage.transactions import one_transaction
+from telemetry.spans import workflow_run
 
 if TYPE_CHECKING:
     from graph.builder import CompiledGraph
@@ -283,11 +285,16 @@ class ReviewService:
         # (LangGraph writes it in the background) has saved writes, so it is left out of
         # ``next``; continuing applies those writes and goes on from the step after it.
         if snapshot.tasks and not snapshot.interrupts:
-            self.record_run(execute(self.graph, self.context, None, thread_id))
+            trace = snapshot.values.get("trace_context")
+            with workflow_run(thread_id, run="continue", parent=trace):
+                self.record_run(execute(self.graph, self.context, None, thread_id))
 
     def _carry_out(self, review: Review, decision: ReviewDecision, pending: ReviewPayload) -> RunOutcome:
         """Resume the thread with a settled review's decision, and record that it was done."""
-        run = resume(self.graph, self.context, review.thread_id, decision, pending=pending)
+        # The wait for a person ends here, in whichever process carries the decision out: it
+        # joins the request's trace, as the thread's continuation does (reviews/review_trace.py).
+        trace = record_wait(self.graph, self.policy, review, decision, self.ledger.now())
+        run = resume(self.graph, self.context, review.thread_id, decision, pending=pending, trace=trace)
         # An expiry is nobody's answer: the conversation shows it as the thread's own.
         actor = None if decision.action == "expire" else decision.by
         still_waiting = run.pending is not None and run.pending.get("review_id") == review.id

@@ -3,7 +3,9 @@ once, and a failure's errors, counters and review."""
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
 from typing import Any
 from urllib.parse import quote
 
@@ -30,6 +32,8 @@ from mcp_host.client import McpClient
 from mcp_host.elicitation import CallOwner, on_behalf_of
 from mcp_host.errors import TRANSPORT_KINDS, ErrorInfo, McpHostError
 from mcp_host.results import McpResult
+from telemetry.spans import failed, tool_execution
+from telemetry.switch import capture_arguments, tracing
 
 _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
@@ -73,6 +77,49 @@ def build_mcp_request(state: GraphState) -> GraphState:
         uri=uri,
     )
     return {"mcp_request": request_data(request)}
+
+
+# What each kind of capability is as a GenAI tool (gen_ai.tool.type): a tool or a prompt runs
+# on the server (an extension of the agent); a resource is data read from a store.
+_TOOL_TYPE = {"tools/call": "extension", "prompts/get": "extension", "resources/read": "datastore"}
+
+
+def _traced_call(
+    state: GraphState,
+    runtime: Runtime[GraphContext],
+    request: McpRequest,
+    owner: CallOwner,
+    approval: CallApproval | None,
+) -> McpResult:
+    """The call as an ``execute_tool`` span of the request's trace (telemetry/spans.py; nothing
+    when tracing is off). Argument values go on it only when explicitly enabled, secrets hidden;
+    so does a resource's address only when it is not built from arguments."""
+    if not tracing():
+        return _call(runtime.context.mcp, request, owner, approval)
+    reviewed = owner.review_id
+    attributes: dict[str, Any] = {
+        "gatehouse.capability.key": request.capability_key,
+        "gatehouse.mcp.server": request.server,
+        "mcp.method.name": request.method,
+        "gen_ai.conversation.id": state["thread_id"],
+    }
+    if reviewed is not None:
+        attributes["gatehouse.review.id"] = reviewed
+    if request.uri and (request.capability_type == "resource" or capture_arguments()):
+        attributes["mcp.resource.uri"] = runtime.context.policy.hide_secrets(request.uri)
+    if capture_arguments():
+        shown = runtime.context.policy.hide_secrets(request.arguments, thread_id=state["thread_id"])
+        attributes["gen_ai.tool.call.arguments"] = json.dumps(shown, sort_keys=True, default=str)
+    with tool_execution(
+        request.name,
+        call_id=uuid.uuid4().hex,
+        tool_type=_TOOL_TYPE.get(request.method, "extension"),
+        attributes=attributes,
+    ) as span:
+        result = _call(runtime.context.mcp, request, owner, approval)
+        if span is not None and result.error is not None:
+            failed(span, result.error.kind, runtime.context.policy.hide_secrets(result.error.message))
+        return result
 
 
 def _call(mcp: McpClient, request: McpRequest, owner: CallOwner, approval: CallApproval | None) -> McpResult:
@@ -241,7 +288,7 @@ def invoke_mcp_capability(state: GraphState, runtime: Runtime[GraphContext]) -> 
             contributors=tuple(state.get("contributors", [])),
             review_id=reviewed["review_id"] if reviewed is not None else None,
         )
-        result = _call(runtime.context.mcp, request, owner, _call_approval(state, request, reviewed))
+        result = _traced_call(state, runtime, request, owner, _call_approval(state, request, reviewed))
         if reviewed is not None:
             hooks.call_finished(reviewed["review_id"], _call_outcome(result), result.model_dump(mode="json"))
     update: GraphState = {

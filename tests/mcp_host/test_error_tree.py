@@ -15,7 +15,17 @@ import pytest
 import mcp_host.reported as tree_module
 from mcp_host.reported import EXIT_USAGE, GatehouseError, ReportedError
 
-PACKAGES = ("eval", "gatehouse", "graph", "mcp_host", "policies", "reviews", "servers", "storage")
+PACKAGES = (
+    "eval",
+    "gatehouse",
+    "graph",
+    "mcp_host",
+    "policies",
+    "reviews",
+    "servers",
+    "storage",
+    "telemetry",
+)
 # A tree line: its branch characters, the class's name, then its module or its description.
 _LINE = re.compile(r"^(?P<branch>[ │├└─]*)(?P<name>_?[A-Z]\w*)\s{2,}(?P<rest>.*)$")
 _MODULE = re.compile(r"^(?P<path>[\w/]+\.py)\b")
