@@ -135,8 +135,7 @@ class LedgerHooks:
         problem = resume_problem(self._ledger.get(payload["review_id"]), payload, decision)
         if problem is None and self._served_by is not None:
             # Served elsewhere, nobody here resumes the thread: it is carried out now, as the
-            # graph takes it, so the same decision never resumes the thread twice (a fork of
-            # the thread from before it, say).
+            # graph takes it, so the same decision is refused from then on.
             self._carried_out(payload, decision)
         return problem
 
