@@ -401,6 +401,7 @@ def build_services(
     create_database: bool = True,
     send_notifications: bool = True,
     servers: ServersConfig | None = None,
+    served_by: str | None = None,
 ) -> Services:
     """Open the database and the MCP sessions. The caller closes them (Services.close).
 
@@ -412,7 +413,9 @@ def build_services(
     trace): no server process is started for them. ``create_database=False`` is for those
     too: a database that is not there is an error, not a new empty one. With a webhook
     configured, review events go to the outbox, and (unless ``send_notifications=False``) a
-    background thread posts them until Services.close."""
+    background thread posts them until Services.close. ``served_by``: the graph runs on a
+    server that checkpoints its threads itself (gatehouse/langgraph_server.py): its reviews
+    are marked so (reviews/hooks.py LedgerHooks)."""
     # Whatever client this function makes, it owns (and Services.close closes); a client
     # handed in belongs to the caller.
     owns_mcp = mcp is None
@@ -480,6 +483,7 @@ def build_services(
             audit,
             notifier,
             time_limit=client.call_time_limit if isinstance(client, SdkMcpClient) else None,
+            served_by=served_by,
         ),
         planner=planner_for(settings.model, timeout=settings.model_timeout),
         grants=grants,

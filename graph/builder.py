@@ -38,8 +38,16 @@ class RoutedNode(Protocol):
     def __call__(self, state: GraphState, *, runtime: Runtime[GraphContext]) -> Command[str]: ...
 
 
-def build_graph() -> StateGraph[GraphState, GraphContext, GraphInput, GraphState]:
-    graph = StateGraph(GraphState, context_schema=GraphContext, input_schema=GraphInput)
+def build_graph(
+    bound: GraphContext | None = None,
+) -> StateGraph[GraphState, GraphContext, GraphInput, GraphState]:
+    """The workflow. With ``bound``, every step runs on that context whatever context its
+    caller passes (compile_served_graph)."""
+    # A bound graph declares no context schema: a server reads the schema to offer its callers
+    # a context to fill in, and there is none to give.
+    graph = StateGraph(
+        GraphState, context_schema=GraphContext if bound is None else None, input_schema=GraphInput
+    )
     routed: list[tuple[str, Node, Route]] = [
         ("preprocess_request", nodes.preprocess_request, routing.after_preprocess),
         ("classify_intent", nodes.classify_intent, routing.after_classify),
@@ -51,14 +59,14 @@ def build_graph() -> StateGraph[GraphState, GraphContext, GraphInput, GraphState
         ("mark_needs_review", nodes.mark_needs_review, routing.after_review),
     ]
     for name, node, route in routed:
-        graph.add_node(name, then_route(node, route), destinations=destinations_of(route))
+        graph.add_node(name, then_route(node, route, bound), destinations=destinations_of(route))
     plain: list[tuple[str, Node]] = [
         ("build_mcp_request", nodes.build_mcp_request),
         ("generate_final_response", nodes.generate_final_response),
         ("answer_without_mcp", nodes.answer_without_mcp),
     ]
     for name, node in plain:
-        graph.add_node(name, _traced(changes_only(node)))
+        graph.add_node(name, _traced(changes_only(node, bound)))
 
     graph.add_edge(START, "preprocess_request")
     graph.add_edge("build_mcp_request", "invoke_mcp_capability")
@@ -67,7 +75,7 @@ def build_graph() -> StateGraph[GraphState, GraphContext, GraphInput, GraphState
     return graph
 
 
-def then_route(node: Node, route: Route) -> RoutedNode:
+def then_route(node: Node, route: Route, bound: GraphContext | None = None) -> RoutedNode:
     """``node``, then its routing function, as one step that says where the graph goes next.
 
     The decision is the one a conditional edge after the node would make, on the same state: the
@@ -76,10 +84,11 @@ def then_route(node: Node, route: Route) -> RoutedNode:
     every channel to apply the node's writes before calling the routing function, about a tenth
     of a millisecond per edge, and a warm request passes seven of them (bench figure 1). The
     step writes only the fields the node changes (graph.state.changes)."""
-    update_of = changes_only(node)
+    update_of = changes_only(node, bound)
     route_takes_runtime = len(signature(route).parameters) == 2
 
     def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> Command[str]:
+        runtime = _on_context(runtime, bound)
         update = update_of(state, runtime=runtime)
         after: GraphState = {**state, **update}
         goto = route(after, runtime) if route_takes_runtime else route(after)
@@ -88,12 +97,13 @@ def then_route(node: Node, route: Route) -> RoutedNode:
     return _traced(_named_as(step, node))
 
 
-def changes_only(node: Node) -> Node:
+def changes_only(node: Node, bound: GraphContext | None = None) -> Node:
     """``node`` writing only what it changes (graph.state.changes); LangGraph passes ``runtime``
     by name."""
     takes_runtime = len(signature(node).parameters) == 2
 
     def step(state: GraphState, *, runtime: Runtime[GraphContext]) -> GraphState:
+        runtime = _on_context(runtime, bound)
         return changes(state, node(state, runtime) if takes_runtime else node(state))
 
     return _named_as(step, node)
@@ -114,6 +124,11 @@ def _traced(step: StepT) -> StepT:
     return cast("StepT", _named_as(traced, step))
 
 
+def _on_context(runtime: Runtime[GraphContext], bound: GraphContext | None) -> Runtime[GraphContext]:
+    """The run's runtime, on the bound context when there is one (the caller's is dropped)."""
+    return runtime if bound is None else runtime.override(context=bound)
+
+
 def _named_as(step: StepT, node: Node) -> StepT:
     # Not functools.wraps: it sets __wrapped__, and LangGraph would then read the node's own
     # signature to decide how to call the step.
@@ -131,6 +146,16 @@ def destinations_of(route: Route) -> tuple[str, ...]:
 
 def compile_graph(checkpointer: BaseCheckpointSaver[Any]) -> CompiledGraph:
     return build_graph().compile(checkpointer=checkpointer)
+
+
+def compile_served_graph(context: GraphContext) -> CompiledGraph:
+    """The graph for a server that runs it itself (the LangGraph API of `langgraph dev`):
+    compiled without a checkpointer (the server brings its own) and bound to ``context``.
+
+    The server passes each run the context its caller sent. Bound, every step runs on
+    Gatehouse's context instead, whatever a caller sends: a context from outside could
+    otherwise bring its own review hooks, ones that accept any resume."""
+    return build_graph(bound=context).compile()
 
 
 def open_sqlite_checkpointer(path: Path) -> SqliteSaver:

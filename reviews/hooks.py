@@ -32,13 +32,20 @@ class LedgerHooks:
         audit: AuditLog,
         notifier: Notifier | None = None,
         time_limit: Callable[[str], float] | None = None,
+        served_by: str | None = None,
     ) -> None:
         """``time_limit(server)``: a call's time limit on that server, in seconds (recorded with
-        each start, so a sweep elsewhere knows how long the call may take; None: none known)."""
+        each start, so a sweep elsewhere knows how long the call may take; None: none known).
+
+        ``served_by``: the graph runs on a server with checkpoints of its own ('langgraph-api',
+        gatehouse/langgraph_server.py). Its reviews are opened so marked, and the review
+        service records decisions on them without resuming anything; the decision is carried
+        out when the server's caller resumes the thread with it and the graph accepts it."""
         self._ledger = ledger
         self._audit = audit
         self._notifier = notifier or NoNotifications()
         self._time_limit = time_limit
+        self._served_by = served_by
 
     def _transaction(self) -> AbstractContextManager[Connection]:
         return one_transaction(self._ledger.database, self._audit.database)
@@ -47,7 +54,7 @@ class LedgerHooks:
         if self._ledger.get(payload["review_id"]) is not None:
             return  # the node re-runs on every resume: a read, no write transaction
         with self._transaction():
-            review, created = self._ledger.open_review(payload)
+            review, created = self._ledger.open_review(payload, served_by=self._served_by)
             if not created:
                 return
             self._audit.append(
@@ -125,4 +132,19 @@ class LedgerHooks:
 
     def decision_problem(self, payload: ReviewPayload, decision: ReviewDecision) -> str | None:
         # A read: the decision was committed before the thread was resumed with it.
-        return resume_problem(self._ledger.get(payload["review_id"]), payload, decision)
+        problem = resume_problem(self._ledger.get(payload["review_id"]), payload, decision)
+        if problem is None and self._served_by is not None:
+            # Served elsewhere, nobody here resumes the thread: it is carried out now, as the
+            # graph takes it, so the same decision is refused from then on.
+            self._carried_out(payload, decision)
+        return problem
+
+    def _carried_out(self, payload: ReviewPayload, decision: ReviewDecision) -> None:
+        with self._transaction():
+            self._ledger.mark_carried_out(payload["review_id"])
+            self._audit.append(
+                "decision_resumed",
+                {"action": decision.action, "why": f"resumed through {self._served_by}"},
+                thread_id=payload["thread_id"],
+                review_id=payload["review_id"],
+            )

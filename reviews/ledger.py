@@ -125,6 +125,13 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # NULL when nothing was read back (no preview declared, or a row an older release wrote).
         "ALTER TABLE reviews ADD COLUMN effect_check TEXT",
     ),
+    (
+        # Where the review's thread is checkpointed when not in this database: 'langgraph-api'
+        # for a graph served by `langgraph dev` (gatehouse/langgraph_server.py). NULL: here, and
+        # the review service resumes it; otherwise the service records decisions and the API's
+        # caller resumes with one (reviews/resume_check.py checks it).
+        "ALTER TABLE reviews ADD COLUMN served_by TEXT",
+    ),
 )
 # A decision whose process cannot be seen to be gone (another host's, or a pid reused) is taken
 # as still being carried out for this long; after that a sweep anywhere finishes it. For a call
@@ -174,6 +181,9 @@ class Review(BaseModel):
     # What the approved call's effect read back as after it ran (graph/effect_readback.py);
     # None when nothing was read back.
     effect_check: EffectCheck | None = None
+    # Where the thread lives when its checkpoints are not in this database ('langgraph-api'):
+    # the review service records decisions on it and resumes nothing (docs/langgraph-studio.md).
+    served_by: str | None = None
 
     def secret_sources(self) -> list[Any]:
         """What the review holds that may carry a secret a person or a server wrote: the
@@ -288,7 +298,9 @@ class ReviewLedger:
 
     # -- rows --------------------------------------------------------------------------------
 
-    def open_review(self, payload: ReviewPayload | SamplingPayload) -> tuple[Review, bool]:
+    def open_review(
+        self, payload: ReviewPayload | SamplingPayload, *, served_by: str | None = None
+    ) -> tuple[Review, bool]:
         """Open the review a payload describes, once per review id.
 
         Writes one ``pending`` row unless the id has one: the review terms' deadline and approvals
@@ -301,6 +313,8 @@ class ReviewLedger:
         Args:
             payload: the graph's interrupt payload (graph/nodes/review.py review_payload) or a server's
                 request for a model completion (reviews/sampling.py).
+            served_by: where the thread is checkpointed when not in this database
+                ('langgraph-api'); None: here.
 
         Returns:
             The review as stored, and whether this call created it.
@@ -316,8 +330,8 @@ class ReviewLedger:
             created = conn.execute(
                 "INSERT INTO reviews (id, thread_id, stage, capability_key, capability, arguments,"
                 " call_hash, flags, category, requester, required_approvals, four_eyes, reviewer_roles,"
-                " created_at, expires_at, status, payload)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING"
+                " created_at, expires_at, status, payload, served_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING"
                 " RETURNING *",
                 (
                     payload["review_id"],
@@ -336,6 +350,7 @@ class ReviewLedger:
                     iso(opened),
                     iso(expires),
                     json.dumps(payload, default=str),
+                    served_by,
                 ),
             ).fetchone()
         if created is None:  # another opener won the race: its row is the review
@@ -923,7 +938,8 @@ class ReviewLedger:
         gone (only this host's processes can be checked), or that were decided (or whose call
         finished) so long ago (STALE_AFTER) that the decider is taken as gone (a pid reused, a
         replica on another host). A decision whose call started and has not finished is not
-        among them: unfinished_executions says when that call is lost. Writes nothing.
+        among them: unfinished_executions says when that call is lost; nor is one on a thread
+        served elsewhere (``served_by``), which its API's caller resumes. Writes nothing.
 
         Returns:
             The reviews, oldest decision first.
@@ -934,7 +950,9 @@ class ReviewLedger:
                 "SELECT r.id, r.decider_host, r.decider_pid, r.decided_at, r.status,"
                 " e.started_at, e.finished_at FROM reviews r"
                 " LEFT JOIN review_executions e ON e.review_id = r.id"
-                " WHERE r.carried_out_at IS NULL AND r.decided_at IS NOT NULL ORDER BY r.decided_at"
+                " WHERE r.carried_out_at IS NULL AND r.decided_at IS NOT NULL"
+                # A thread served elsewhere is resumed by the API's caller, never by a sweep here.
+                " AND r.served_by IS NULL ORDER BY r.decided_at"
             ).fetchall()
         lost = [
             r["id"]

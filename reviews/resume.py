@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
@@ -28,6 +28,13 @@ def check_decision(stage: str, decision: ReviewDecision) -> None:
         raise DecisionNotAllowedError(problem)
     if decision.arguments is not None:
         check_storable(decision.arguments)
+
+
+def resume_value(decision: ReviewDecision, review_id: str) -> dict[str, Any]:
+    """What a thread waiting on ``review_id`` is resumed with: the decision, naming the review
+    it decides; the graph checks it against the ledger's record of that review
+    (graph/nodes/review.py, reviews/resume_check.py)."""
+    return decision.model_dump(mode="json") | {"review_id": review_id}
 
 
 def resume(
@@ -63,7 +70,7 @@ def resume(
             context,
             # The review it decides, by id: the graph checks the decision against the ledger's
             # record of that review (graph/nodes/review.py, reviews/resume_check.py).
-            Command(resume=decision.model_dump(mode="json") | {"review_id": pending["review_id"]}),
+            Command(resume=resume_value(decision, pending["review_id"])),
             thread_id,
             on_step=on_step,
             on_text=on_text,

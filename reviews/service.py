@@ -27,7 +27,7 @@ from reviews.errors import (
     ReviewError,
 )
 from reviews.notifications import NoNotifications, Notifier
-from reviews.resume import check_decision, resume
+from reviews.resume import check_decision, resume, resume_value
 from reviews.review_trace import record_wait
 from reviews.sampling import SAMPLING_STAGE, Sampler, decide_sampling, kept_out
 from reviews.thread_ids import resolve_thread
@@ -247,6 +247,8 @@ class ReviewService:
         expired = [review.id for review in due]
         for review in due:
             self.notifier.review_event("review_expired", review)
+            if review.served_by is not None:
+                continue  # its thread is resumed with the expiry by the API's caller
             pending = pending_interrupt(self.graph, review.thread_id)
             if pending is not None and pending.get("review_id") == review.id:
                 self._carry_out(
@@ -345,6 +347,33 @@ class ReviewService:
         return ReviewDecision(
             action="approve", by=review.decided_by or "unknown", arguments=edited, at=at, effects=effects
         )
+
+    def resume_value(self, review_id: str) -> dict[str, Any]:
+        """What resumes the review's thread with its recorded decision: for a thread served
+        by the LangGraph API (`langgraph dev`), whose caller resumes it with
+        ``Command(resume=...)``; the graph accepts exactly this value, once.
+
+        Args:
+            review_id: the review's full id.
+
+        Returns:
+            The decision as JSON, with the review's id.
+
+        Raises:
+            ReviewNotFoundError: no review has this id.
+            DecisionNotAllowedError: the review is not decided yet, or its decision was
+                carried out already.
+        """
+        review = self.ledger.require(review_id)
+        if review.status == "pending":
+            raise DecisionNotAllowedError(
+                f"review {review.id} is not decided yet: decide it first (`gatehouse reviews decide`)"
+            )
+        if review.carried_out_at is not None:
+            raise DecisionNotAllowedError(
+                f"review {review.id}'s decision was carried out already at {review.carried_out_at}"
+            )
+        return resume_value(self._recorded_decision(review), review.id)
 
     def _finish_decision(self, review: Review) -> bool:
         """Carry out a decision whose process died before it was carried out. True if this
@@ -615,7 +644,8 @@ class ReviewService:
         self._check_call_decision(
             review, reviewer, approve=approve, reason=reason, arguments=arguments, answer=answer
         )
-        pending = self._waiting_on(review)
+        # A thread served elsewhere (the LangGraph API) is not in this database to wait here.
+        pending = self._waiting_on(review) if review.served_by is None else None
         if arguments is not None:
             # Checked before anything is recorded: a refused edit leaves the review pending,
             # with nothing in the ledger or the audit log, for a corrected decision.
@@ -634,7 +664,9 @@ class ReviewService:
             grant = self._remember(review, reviewer, remember, granting, effective)
         if recorded.final:
             self.notifier.review_event("review_decided", recorded.review)
-        if not recorded.final:
+        if not recorded.final or pending is None:
+            # Not settled yet; or settled on a thread served elsewhere, whose caller resumes it
+            # with the recorded decision (resume_value).
             return DecideResult(
                 review=recorded.review, run=None, approvals=recorded.approvals, required=recorded.required
             )

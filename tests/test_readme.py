@@ -97,7 +97,9 @@ def test_every_gatehouse_command_a_page_shows_exists() -> None:
     with_actions = {command for command, action in commands if action is not None}
     for page in [ROOT / "README.md", *DOCS.glob("*.md")]:
         text = page.read_text(encoding="utf-8")
-        for command, action in re.findall(r"(?:`|\$ )(?:\.venv/bin/)?gatehouse ([a-z]+)(?: ([a-z]+))?", text):
+        for command, action in re.findall(
+            r"(?:`|\$ )(?:\.venv/bin/)?gatehouse ([a-z]+)(?: ([a-z][a-z-]*))?", text
+        ):
             # A group named alone (`gatehouse reviews`) needs only the group.
             key = (command, action if command in with_actions and action else None)
             known = commands | {(command, None) for command in with_actions}

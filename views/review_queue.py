@@ -396,7 +396,15 @@ def decide(
         # beside the buttons, live again there (this run drew them disabled).
         refuse_later(review.id, hidden(str(exc), review))
     else:
-        if result.run is None:
+        if result.run is None and result.review.served_by is not None and result.review.status != "pending":
+            # The thread is on the LangGraph API server: its caller resumes it with the decision.
+            notice = (
+                "success",
+                f"Review {short_review(review.id)} {result.review.status} (recorded). Its thread is served by "
+                f"{result.review.served_by}: resume it with `gatehouse reviews resume-value {review.id}`.",
+                "",
+            )
+        elif result.run is None:
             notice = (
                 "success",
                 f"Approval recorded ({result.approvals} of {result.required}); it waits for another reviewer.",

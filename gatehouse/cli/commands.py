@@ -219,6 +219,16 @@ def _parser() -> argparse.ArgumentParser:
         help="a server's request for a model completion: the answer it gets (default: the configured model's)",
     )
     add_remember_options(decide_cmd)
+    resume_value_cmd = reviews_actions.add_parser(
+        "resume-value",
+        parents=[common],
+        help="a decided review's decision as JSON, to resume its thread through the LangGraph API",
+    )
+    resume_value_cmd.add_argument(
+        "review_id",
+        metavar="ID",
+        help="the review's full id, or the short one shown on screen if no other shares it",
+    )
     withdraw_cmd = reviews_actions.add_parser(
         "withdraw", parents=[common], help="withdraw your own request while it waits (it ends cancelled)"
     )
@@ -505,9 +515,23 @@ def _run_reviews_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_reviews_resume_value(args: argparse.Namespace) -> int:
+    """The value that resumes a thread the LangGraph API serves with its review's recorded
+    decision (docs/langgraph-studio.md): JSON on one line, whatever --json says."""
+    from gatehouse.display.review_text import dumps
+    from gatehouse.wiring import open_services
+
+    with open_services(_settings(args), connect_servers=False, create_database=False) as services:
+        value = services.reviews.resume_value(services.ledger.resolve_id(args.review_id))
+    _emit(dumps(value))
+    return EXIT_OK
+
+
 def _run_reviews(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _run_reviews_list(args)
+    if args.action == "resume-value":
+        return _run_reviews_resume_value(args)
     from gatehouse.display.render import render_text
     from gatehouse.display.review_text import render_decision, review_row
     from gatehouse.notifications.webhook import notifications_line

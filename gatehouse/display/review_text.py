@@ -40,6 +40,8 @@ def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
         "thread_id": review.thread_id,
         # What the approved call's effect read back as after it ran (None: nothing read back).
         "effect_check": review.effect_check.model_dump() if review.effect_check is not None else None,
+        # Where the thread lives when not here ('langgraph-api'): its caller resumes it.
+        "served_by": review.served_by,
     }
 
 
@@ -77,6 +79,13 @@ def render_decision(report: dict[str, Any]) -> str:
         # No thread resumes: the server's call, waiting for this decision, gets it.
         gets = "the answer" if review["status"] in {"approved", "executed"} else "an error"
         return f"review {review['id']}: {review['status']}; {review['server']} gets {gets}"
+    if report.get("final_output") is None and review.get("served_by") and review["status"] != "pending":
+        # Nothing resumed here: the thread is on the LangGraph API server (docs/langgraph-studio.md).
+        return (
+            f"review {review['id']}: {review['status']} (recorded); its thread is served by "
+            f"{review['served_by']}: resume it with the value `gatehouse reviews resume-value "
+            f"{review['id']}` prints"
+        )
     if report.get("final_output") is None:
         # Approvals count per exact arguments: an edit starts its own count.
         approvals, required = report.get("approvals", 0), report.get("required", review["required_approvals"])

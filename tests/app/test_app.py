@@ -696,3 +696,25 @@ def test_the_servers_page_shows_a_failing_listing_and_when_it_is_tried_again(
 
     assert "connected · listing failed" in page and "tools listing exceeded 1000 pages" in page
     assert re.search(r"tried again in \d+ s", page), page
+
+
+def test_approving_a_review_served_by_langgraph_dev_records_it_and_says_how_its_thread_resumes(
+    app_env: Path,
+) -> None:
+    # A review the graph `langgraph dev` serves opened (gatehouse/served_graph.py): its thread's
+    # checkpoints are on that server, not here.
+    services().ledger.open_review(
+        email_review("served-r1", "served", {"to": "bob@example.com", "body": "hi"}),
+        served_by="langgraph-api",
+    )
+    reviewer = on_page(session("reviewer"), "review_queue")
+    button(reviewer, "Approve").click().run()
+
+    assert not reviewer.exception, reviewer.exception
+    # Shown as the characters they are (markdown_literal escapes them).
+    notices = [s.value.replace("\\", "") for s in reviewer.success]
+    assert any(
+        "served by langgraph-api" in n and "gatehouse reviews resume-value served-r1" in n for n in notices
+    )
+    assert services().ledger.require("served-r1").status == "approved"
+    assert outbox(app_env) == []
