@@ -30,13 +30,14 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from gatehouse.errors import ConfigurationError
+from mcp_host.reported import RefusalError
 
 TOKENS_ENV = "GATEHOUSE_API_TOKENS"
 
 auth = Auth()
 
 
-class CallerRefusedError(Exception):
+class CallerRefusedError(RefusalError):
     """A request the API must not serve: ``status`` is its HTTP status (401 or 403)."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -41,6 +41,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   ├── ThreadNotFoundError                reviews/errors.py
     │   │   │   └── AmbiguousThreadIdError         reviews/errors.py
     │   │   ├── ResumeRefusedError                 graph/context.py
+    │   │   ├── CallerRefusedError                 gatehouse/langgraph_auth.py
     │   │   ├── ReviewError                        reviews/errors.py: every refusal by the review service
     │   │   │   ├── NothingToResumeError           reviews/errors.py
     │   │   │   ├── DecisionNotAllowedError        reviews/errors.py
