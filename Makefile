@@ -100,15 +100,19 @@ eval: $(STAMP) peers
 	$(BIN)/python -m eval $(EVAL_ARGS)
 
 # The official MCP conformance suite's client scenarios against Gatehouse's host
-# (conformance/client.py): Node 22 and the suite, pinned in conformance/package-lock.json, are
-# installed into .conformance/ on the first run. One line per scenario, then "N passed, M
-# failed"; a failed scenario exits 1. `conformance-next` reports the pre-release's scenarios
-# (conformance/next/) without failing.
+# (conformance/client.py), in one run: the stable suite (0.1.16, every scenario must pass), then
+# the pre-release's 2026-07-28 requirement set (conformance/next/), where only the scenarios
+# pinned with a reason in conformance/next/expected_failures.toml may fail and a pinned one that
+# passes fails the run. Node 22 and the suites, pinned in each folder's package-lock.json, are
+# installed into .conformance/ on the first run. One line per scenario, a tally per suite; exit 1
+# on a failure. CONFORMANCE_JOBS scenarios run at once (each waits on its own test server more
+# than it computes). `conformance-next` reports the pre-release's set alone without failing.
+CONFORMANCE_JOBS ?= 2
 conformance: $(STAMP)
-	$(BIN)/python -m conformance
+	$(BIN)/python -m conformance --jobs $(CONFORMANCE_JOBS)
 
 conformance-next: $(STAMP)
-	$(BIN)/python -m conformance --suite next --report-only
+	$(BIN)/python -m conformance --suite next --report-only --jobs $(CONFORMANCE_JOBS)
 
 # Regenerate requirements.lock after changing dependencies in pyproject.toml.
 lock:

@@ -9,6 +9,12 @@ and a call of every tool the server offers, with arguments built from each tool'
 server's question during a call is answered with the form's defaults (SEP-1034), as a
 person who accepts the form as shown would.
 
+Two scenarios of the pre-release (2026-07-28) ask for particular calls instead: one hands the
+calls to make in the context (``toolCalls``: tool names and arguments, to see how the values
+travel as ``Mcp-Param-*`` headers, SEP-2243), and ``json-schema-2020-12-preservation`` asks for
+one tool's input schema back through an echo tool, to see what the host kept of it (SEP-1613).
+The schema sent back is the one in Gatehouse's manifest, so the scenario judges the host.
+
 Signing in goes through mcp_host/oauth.py like any remote server's. What the suite hands over
 in ``MCP_CONFORMANCE_CONTEXT`` (a pre-registered client, a private key, an identity provider's
 token) becomes the entry's ``oauth`` object, exactly what an operator would write, with the
@@ -42,6 +48,12 @@ SERVER = "conformance"
 # The Client ID Metadata Document URL the suite expects a client to present (SEP-991).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 REDIRECT_URI = "http://127.0.0.1:33418/callback"
+# json-schema-2020-12-preservation: the tool whose schema is judged, and the tool to echo it.
+SCHEMA_SCENARIO = "json-schema-2020-12-preservation"
+SCHEMA_TOOL = "json_schema_2020_12_tool"
+SCHEMA_ECHO_TOOL = "json_schema_echo"
+
+ToolCall = tuple[str, dict[str, Any]]
 
 
 class HeadlessAuthorizer:
@@ -87,6 +99,39 @@ def sample_arguments(capability: Capability) -> dict[str, Any]:
         else:
             arguments[name] = "test"
     return arguments
+
+
+def planned_calls(scenario: str, context: dict[str, Any], tools: dict[str, Capability]) -> list[ToolCall]:
+    """The tool calls to make, in order: the ones the scenario asks for, or else every tool
+    once with sample arguments."""
+    if scenario == SCHEMA_SCENARIO and SCHEMA_TOOL in tools:
+        # The schema as the host holds it: whatever discovery dropped is missing from the echo.
+        return [(SCHEMA_ECHO_TOOL, {"schema": tools[SCHEMA_TOOL].input_schema})]
+    scripted = context.get("toolCalls")
+    if isinstance(scripted, list) and scripted:
+        return [(str(call["name"]), dict(call.get("arguments") or {})) for call in scripted]
+    return [(name, sample_arguments(capability)) for name, capability in tools.items()]
+
+
+def exercise(pool: SdkMcpClient, scenario: str, context: dict[str, Any]) -> int:
+    """Discover the server and make the scenario's calls; the number of steps that failed."""
+    failures = 0
+    manifest = pool.discover()
+    for problem in manifest.problems():
+        print(f"discovery: {problem}", file=sys.stderr)
+        failures += 1
+    tools = {c.name: c for c in manifest.capabilities() if c.type == "tool" and c.server == SERVER}
+    for name, arguments in planned_calls(scenario, context, tools):
+        if name not in tools:
+            # Not offered, or set aside by discovery (an invalid x-mcp-header, say): never called.
+            print(f"call {name}: not in the manifest", file=sys.stderr)
+            failures += 1
+            continue
+        result = pool.call_tool(SERVER, name, arguments)
+        status = "ok" if result.success else f"failed: {result.error}"
+        print(f"call {name}: {status}", file=sys.stderr)
+        failures += 0 if result.success else 1
+    return failures
 
 
 def oauth_entry(scenario: str, context: dict[str, Any], url: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -149,19 +194,8 @@ def run(url: str, scenario: str, context: dict[str, Any]) -> int:
         elicitation=accept_defaults,
         sign_in=SignIn(store=MemoryCredentialStore(), authorizer=HeadlessAuthorizer()),
     )
-    failures = 0
     try:
-        manifest = pool.discover()
-        for problem in manifest.problems():
-            print(f"discovery: {problem}", file=sys.stderr)
-            failures += 1
-        for capability in manifest.capabilities():
-            if capability.type != "tool":
-                continue
-            result = pool.call_tool(SERVER, capability.name, sample_arguments(capability))
-            status = "ok" if result.success else f"failed: {result.error}"
-            print(f"call {capability.name}: {status}", file=sys.stderr)
-            failures += 0 if result.success else 1
+        failures = exercise(pool, scenario, context)
     finally:
         pool.close()
     return 0 if failures == 0 else 1

@@ -1,15 +1,24 @@
-"""`python -m conformance` (`make conformance`): every client scenario of the official MCP
-conformance suite against Gatehouse's host (conformance/client.py), one line per scenario and a
-closing ``N passed, M failed``; exit 1 when one failed (0 with ``--report-only``).
+"""`python -m conformance` (`make conformance`): the official MCP conformance suite's client
+scenarios against Gatehouse's host (conformance/client.py), one line per scenario and a closing
+tally per suite; exit 1 when the run fails (0 with ``--report-only``).
 
-The suite and the Node it needs (>= 22; the machine's may be older) are npm packages pinned in
-conformance/package-lock.json (conformance/next/ for the pre-release) and installed into
-.conformance/ the first time, from the npm registry; nothing else is downloaded.
+Two suites, both by default, the stable one first:
+
+- 0.1.16 (conformance/): every client scenario it lists, and each must pass.
+- next, the 0.2.0 pre-release (conformance/next/): the client scenarios of its frozen
+  2026-07-28 requirement set, scored and not scored, run at the 2026-07-28 wire. Each must pass
+  but those pinned, with their reasons, in conformance/next/expected_failures.toml
+  (conformance/expected.py says what keeps that list true).
+
+The suites and the Node they need (>= 22; the machine's may be older) are npm packages pinned
+in each folder's package-lock.json and installed into .conformance/ the first time, from the
+npm registry; nothing else is downloaded.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -17,11 +26,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+from conformance import expected
+from conformance.expected import ExpectedFailure, ExpectedFailuresError, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-PINNED = {"0.1.16": ROOT / "conformance", "next": ROOT / "conformance" / "next"}
 INSTALL_ROOT = ROOT / ".conformance"
 SCENARIO_TIMEOUT_MS = 60_000
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -29,6 +42,45 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _TALLY = re.compile(r"Passed:\s*(\d+)/(\d+),\s*(\d+)\s+failed")
 # "Failed Checks:" then one "  - id: message" line each.
 _FAILED_CHECK = re.compile(r"^\s+-\s+(.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    pinned: Path
+    description: str
+    # The spec revision whose requirement set chooses the scenarios (and their wire); None: all.
+    requirements: str | None = None
+    expected_failures: Path | None = None
+
+
+SUITES = {
+    "0.1.16": Suite("0.1.16", ROOT / "conformance", "every client scenario"),
+    "next": Suite(
+        "next",
+        ROOT / "conformance" / "next",
+        "the client scenarios of the 2026-07-28 requirement set",
+        requirements="2026-07-28",
+        expected_failures=ROOT / "conformance" / "next" / "expected_failures.toml",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ScenarioSet:
+    scenarios: list[str]
+    # Scenarios the suite runs without scoring, with its reason (extension, added-after-release).
+    not_scored: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scored(self) -> set[str]:
+        return set(self.scenarios) - set(self.not_scored)
+
+
+def pinned_version(suite: Suite) -> str:
+    """The suite's version as its package.json pins it."""
+    package = json.loads((suite.pinned / "package.json").read_text(encoding="utf-8"))
+    return str(package["dependencies"]["@modelcontextprotocol/conformance"])
 
 
 class SetupError(RuntimeError):
@@ -52,7 +104,7 @@ class Outcome:
 
 def install(version: str) -> Path:
     """The folder whose node_modules/.bin holds `conformance` and Node 22, installed once."""
-    source = PINNED[version]
+    source = SUITES[version].pinned
     target = INSTALL_ROOT / version
     stamp = target / ".installed"
     lock = source / "package-lock.json"
@@ -85,20 +137,60 @@ def _environment(installed: Path) -> dict[str, str]:
     return env
 
 
-def client_scenarios(installed: Path) -> list[str]:
-    """The suite's own list of client scenarios (`conformance list`)."""
+def _listed(installed: Path, *options: str) -> str:
     listed = subprocess.run(
-        ["conformance", "list"], env=_environment(installed), capture_output=True, text=True, check=False
+        ["conformance", "list", *options],
+        env=_environment(installed),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if listed.returncode != 0:
         raise SetupError(f"conformance list failed: {listed.stderr.strip()[-300:]}")
+    return listed.stdout
+
+
+def client_scenarios(installed: Path) -> list[str]:
+    """The suite's own list of client scenarios (`conformance list`)."""
+    return parse_client_section(_listed(installed))
+
+
+def parse_client_section(listing: str) -> list[str]:
     # The client section runs until the next heading (the pre-release lists more kinds).
-    section = listed.stdout.split("Client scenarios", 1)[-1].split("\n\n", 1)[0]
+    section = listing.split("Client scenarios", 1)[-1].split("\n\n", 1)[0]
     return re.findall(r"^\s*-\s+(\S+)", section, re.MULTILINE)
 
 
-def run_scenario(installed: Path, scenario: str) -> Outcome:
+def parse_requirements(listing: str) -> ScenarioSet:
+    """`conformance list --requirements REVISION`: the client scenarios the revision scores,
+    then those it runs unscored, each under its reason's heading, marked ``[client]``."""
+    required = parse_client_section(listing)
+    not_scored: dict[str, str] = {}
+    _, _, unscored = listing.partition("never scored")
+    reason = ""
+    for line in unscored.splitlines():
+        heading = re.match(r"^\s+([\w-]+) \(\d+\):$", line)
+        entry = re.match(r"^\s+-\s+(\S+)\s+\[client\]$", line)
+        if heading:
+            reason = heading.group(1)
+        elif entry:
+            not_scored[entry.group(1)] = reason
+    if not required:
+        raise SetupError("conformance list --requirements names no client scenario")
+    return ScenarioSet(required + [name for name in not_scored if name not in required], not_scored)
+
+
+def scenario_set(suite: Suite, installed: Path) -> ScenarioSet:
+    if suite.requirements is None:
+        return ScenarioSet(client_scenarios(installed))
+    return parse_requirements(_listed(installed, "--requirements", suite.requirements))
+
+
+def run_scenario(installed: Path, scenario: str, spec_version: str | None = None) -> Outcome:
     command = f"{sys.executable} -m conformance.client"
+    # A requirement set's scenarios run at its revision's wire (stateless for 2026-07-28);
+    # --force runs the extensions it holds too, which carry no spec version of their own.
+    version = ["--spec-version", spec_version, "--force"] if spec_version else []
     started = time.perf_counter()
     done = subprocess.run(
         [
@@ -108,6 +200,7 @@ def run_scenario(installed: Path, scenario: str) -> Outcome:
             command,
             "--scenario",
             scenario,
+            *version,
             "--timeout",
             str(SCENARIO_TIMEOUT_MS),
         ],
@@ -128,33 +221,93 @@ def run_scenario(installed: Path, scenario: str) -> Outcome:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suite", choices=sorted(PINNED), default="0.1.16", help="which pinned suite")
+    parser.add_argument("--suite", choices=sorted(SUITES), help="one pinned suite (default: both)")
     parser.add_argument("-k", dest="selector", metavar="TEXT", help="only scenarios whose name contains TEXT")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="scenarios run at once (default 1)")
     parser.add_argument("--report-only", action="store_true", help="exit 0 whatever the outcome")
     return parser
 
 
+def scenario_line(
+    outcome: Outcome, pinned: ExpectedFailure | None, unscored: str | None
+) -> tuple[Verdict, str]:
+    """The scenario's verdict against the pinned list, and its line: what failed, why it may,
+    or that it passes now although pinned."""
+    verdict = expected.verdict(outcome.passed, pinned is not None)
+    if verdict is Verdict.XFAIL and pinned is not None:
+        note = f"  pinned: {pinned.reason}"
+    elif verdict is Verdict.XPASS:
+        note = "  passes now: take it off the pinned list"
+    elif verdict is Verdict.FAIL and outcome.detail:
+        note = f"  {outcome.detail}"
+    else:
+        note = f"  (not scored: {unscored})" if unscored else ""
+    checks = f"{outcome.passed_checks}/{outcome.checks} checks"
+    return verdict, f"{verdict.value:<5} {outcome.scenario:<45} {checks:>12} {outcome.seconds:5.1f} s{note}"
+
+
+def closing_lines(suite: str, verdicts: dict[str, Verdict], pinned_list: str | None) -> list[str]:
+    """The tally, then (with a pinned list) the scenarios that make it untrue, by name."""
+    count = {v: sum(1 for x in verdicts.values() if x is v) for v in Verdict}
+    pinned_part = f", {count[Verdict.XFAIL]} pinned" if pinned_list else ""
+    stale_part = f", {count[Verdict.XPASS]} pinned but passing" if count[Verdict.XPASS] else ""
+    lines = [
+        f"{count[Verdict.PASS]} passed{pinned_part}, {count[Verdict.FAIL]} failed{stale_part} (conformance suite {suite})"
+    ]
+    newly_failing = [s for s, v in verdicts.items() if v is Verdict.FAIL]
+    newly_passing = [s for s, v in verdicts.items() if v is Verdict.XPASS]
+    if pinned_list and newly_failing:
+        lines.append(f"failing and not on {pinned_list}: {', '.join(newly_failing)}")
+    if pinned_list and newly_passing:
+        lines.append(f"on {pinned_list} but passing, remove them: {', '.join(newly_passing)}")
+    return lines
+
+
+SuiteResult = Literal["held", "failed", "broken", "unselected"]
+
+
+def run_suite(suite: Suite, selector: str | None, jobs: int) -> SuiteResult:
+    """Run one suite and print its lines and tally. "broken": it could not run (setup, or a
+    pinned list the suite contradicts), said on stderr; "unselected": ``-k`` chose none of it."""
+    try:
+        installed = install(suite.name)
+        chosen = scenario_set(suite, installed)
+        pinned = expected.load(suite.expected_failures) if suite.expected_failures else {}
+    except (SetupError, ExpectedFailuresError) as exc:
+        print(f"python -m conformance: {exc}", file=sys.stderr)
+        return "broken"
+    pinned_list = str(suite.expected_failures.relative_to(ROOT)) if suite.expected_failures else None
+    untrue = expected.untrue_entries(pinned, chosen.scenarios, chosen.scored)
+    for problem in untrue:
+        print(f"python -m conformance: {pinned_list}: {problem}", file=sys.stderr)
+    if untrue:
+        return "broken"
+    scenarios = [s for s in chosen.scenarios if not selector or selector in s]
+    if not scenarios:
+        return "unselected"
+    version = pinned_version(suite)
+    label = suite.name if version == suite.name else f"{suite.name} ({version})"
+    print(f"conformance suite {label}: {suite.description}", flush=True)
+    verdicts: dict[str, Verdict] = {}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        # map keeps the suite's order; each line prints as soon as its turn has finished.
+        for outcome in pool.map(lambda s: run_scenario(installed, s, suite.requirements), scenarios):
+            verdict, line = scenario_line(
+                outcome, pinned.get(outcome.scenario), chosen.not_scored.get(outcome.scenario)
+            )
+            verdicts[outcome.scenario] = verdict
+            print(line, flush=True)
+    print("\n".join(closing_lines(suite.name, verdicts, pinned_list)))
+    return "failed" if any(v.fails_run for v in verdicts.values()) else "held"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        installed = install(args.suite)
-        scenarios = client_scenarios(installed)
-    except SetupError as exc:
-        print(f"python -m conformance: {exc}", file=sys.stderr)
+    suites = [SUITES[args.suite]] if args.suite else list(SUITES.values())
+    results = [run_suite(suite, args.selector, args.jobs) for suite in suites]
+    if "broken" in results:
         return EXIT_USAGE
-    if args.selector:
-        scenarios = [s for s in scenarios if args.selector in s]
-    if not scenarios:
+    if all(result == "unselected" for result in results):
         print(f"python -m conformance: no client scenario matches {args.selector!r}", file=sys.stderr)
         return EXIT_USAGE
-    outcomes = []
-    for scenario in scenarios:
-        outcome = run_scenario(installed, scenario)
-        outcomes.append(outcome)
-        mark = "PASS" if outcome.passed else "FAIL"
-        checks = f"{outcome.passed_checks}/{outcome.checks} checks"
-        detail = f"  {outcome.detail}" if outcome.detail and not outcome.passed else ""
-        print(f"{mark} {scenario:<45} {checks:>12} {outcome.seconds:5.1f} s{detail}", flush=True)
-    failed = sum(1 for o in outcomes if not o.passed)
-    print(f"{len(outcomes) - failed} passed, {failed} failed (conformance suite {args.suite})")
-    return EXIT_OK if failed == 0 or args.report_only else EXIT_FAILED
+    return EXIT_FAILED if "failed" in results and not args.report_only else EXIT_OK
