@@ -23,7 +23,7 @@ from storage import Database, open_database
 from storage.database import migrate
 
 # What a Gatehouse token starts with: a reader of a log or a leaked file tells it from others.
-TOKEN_PREFIX = "gh_"
+TOKEN_PREFIX = "gth_"
 DEFAULT_EXPIRY_DAYS = 90
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
