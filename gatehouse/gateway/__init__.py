@@ -7,5 +7,6 @@ does (reviews/requests.py RequestService.call), turns the outcome into an MCP re
 gatehouse/credentials/access_tokens.py).
 
 May import the composition root (gatehouse/*.py), credentials/, display/ and the layers below;
-never cli/, web/ or Streamlit (tests/gatehouse/test_rooms.py).
+never cli/, web/, Streamlit or argparse (tests/gatehouse/test_rooms.py). cli/ starts it
+(`gatehouse serve`); web/ never imports it.
 """
