@@ -690,7 +690,11 @@ def _run_serve(args: argparse.Namespace) -> int:
         _emit(
             f"gatehouse: serving MCP on http://{args.host}:{args.port}{MCP_PATH} (Ctrl-C stops)", error=True
         )
-        serve(services, tokens, host=args.host, port=args.port)
+        try:
+            serve(services, tokens, host=args.host, port=args.port)
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGINT) is how it is stopped: uvicorn has shut down by then.
+            _emit("gatehouse: stopped", error=True)
     return EXIT_OK
 
 

@@ -28,14 +28,18 @@ def _content(item: dict[str, Any]) -> types.TextContent:
     )
 
 
+# What happens once a reviewer decides, by the stage the review was opened at.
+_AFTER_REVIEW = {
+    "before_execution": "When a reviewer approves it, Gatehouse runs this call once itself",
+    "untrusted_output": "The call ran; its result is held until a reviewer releases it",
+    "after_failure": "The call failed in a way a person must look at before anything is tried again",
+}
+
+
 def _waiting(run: RunOutcome, requester: str) -> types.CallToolResult:
     pending = run.pending
     assert pending is not None
-    then = (
-        "When a reviewer approves it, Gatehouse runs this call once itself"
-        if pending["stage"] == "before_execution"
-        else "The call ran; its result is held until a reviewer releases it"
-    )
+    then = _AFTER_REVIEW.get(pending["stage"], _AFTER_REVIEW["before_execution"])
     return error_result(
         f"{run.final_output.response.strip()}\n"
         f"Review {pending['review_id']} waits on Gatehouse's Reviews page (requested by {requester}). "

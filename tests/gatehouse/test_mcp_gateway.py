@@ -68,10 +68,13 @@ def gatehouse_serve(data: Path, servers: Path) -> Iterator[str]:
     finally:
         server.send_signal(signal.SIGINT)
         try:
-            server.wait(timeout=20)
+            stopped = server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+            raise
+    # Ctrl-C is how it is stopped: a clean exit, not an interruption.
+    assert stopped == 0, log.read_text(errors="replace")[-3000:]
 
 
 def _answers(url: str) -> bool:
