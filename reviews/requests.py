@@ -16,10 +16,11 @@ of ``reviews/`` and add a layer between the front ends and it with nothing of it
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from graph.diagram import to_dot
+from graph.planner.client_call import ClientCallPlanner, client_call_text
 from graph.runner import (
     RunOutcome,
     StepListener,
@@ -187,6 +188,37 @@ class RequestService:
             on_step=on_step,
             on_text=on_text,
         )
+        self.reviews.record_run(run, actor=requester)
+        return run
+
+    def call(
+        self,
+        key: str,
+        arguments: dict[str, Any],
+        *,
+        requester: str,
+        client: str | None = None,
+    ) -> RunOutcome:
+        """An MCP client's own call of capability ``key`` with the arguments it supplied, for
+        ``requester`` (the person its token names), on a new thread: through the same graph,
+        policy, grants, review and output checks as an operator's request; only the planning
+        is the client's (graph/planner/client_call.py). ``client``: what the client calls
+        itself, shown in the request's text.
+
+        Raises NotAllowedError for someone off the policy's roster."""
+        if not self.policy.may_request(requester):
+            roster = ", ".join(sorted(self.policy.policy.users)) or "nobody"
+            raise NotAllowedError(
+                f"{requester!r} may not make requests under this policy; its roster: {roster}"
+            )
+        thread = new_thread_id()
+        text = client_call_text(key, client)
+        self.reviews.record_request(text, thread_id=thread, requester=requester)
+        # The context per run: only the planner differs, and only for this thread's first run
+        # (a reviewer's decision resumes it with the process's own context; the approve route
+        # plans nothing).
+        context = replace(self.context, planner=ClientCallPlanner(key, arguments))
+        run = start_request(self.graph, context, text, thread_id=thread, requester=requester)
         self.reviews.record_run(run, actor=requester)
         return run
 

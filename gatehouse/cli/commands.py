@@ -29,6 +29,7 @@ from gatehouse.cli.cli_input import check_text_arguments, json_arguments
 from gatehouse.cli.grant_commands import add_grant_commands, add_remember_options, remember_from
 from gatehouse.cli.policy_change_commands import CHANGE_ACTIONS, add_change_commands
 from gatehouse.cli.suggest_commands import add_suggest_command
+from gatehouse.cli.token_commands import add_serve_command, add_token_commands
 from gatehouse.display.visible_text import visible
 from gatehouse.settings import Settings
 from mcp_host.reported import EXIT_USAGE, ReportedError
@@ -269,6 +270,8 @@ def _parser() -> argparse.ArgumentParser:
     export_cmd.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
 
     add_grant_commands(commands, common)
+    add_token_commands(commands, common)
+    add_serve_command(commands, common)
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
     trace_cmd.add_argument(
@@ -640,6 +643,61 @@ def _run_grants(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_tokens(args: argparse.Namespace) -> int:
+    from gatehouse.cli.token_commands import render_tokens, token_row
+    from gatehouse.credentials.access_tokens import AccessTokenStore
+    from gatehouse.errors import NotAllowedError
+    from gatehouse.wiring import open_services
+
+    with open_services(
+        _settings(args), connect_servers=False, create_database=args.action == "issue"
+    ) as services:
+        # On the services' own database (closed with them): the roster in force is theirs.
+        tokens = AccessTokenStore(services.ledger.database)
+        now = services.ledger.now()
+        if args.action == "issue":
+            if not services.policy.may_request(args.user):
+                roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
+                raise NotAllowedError(
+                    f"{args.user!r} may not make requests under this policy; its roster: {roster}"
+                )
+            issued = tokens.issue(args.user, days=args.expires)
+            report: dict[str, Any] = {"issued": token_row(issued.record, now), "token": issued.token}
+            # Printed as it is: the one time the token is shown (no redaction would leave it).
+            _emit(json.dumps(report, indent=2) if args.json else render_tokens(report))
+            return EXIT_OK
+        if args.action == "revoke":
+            report = {"revoked": token_row(tokens.revoke(args.token_id), now)}
+        else:
+            report = {"issued": [token_row(record, now) for record in tokens.list()]}
+        _print(report, args.json, render_tokens, services.secrets)
+    return EXIT_OK
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from gatehouse.credentials.access_tokens import AccessTokenStore
+    from gatehouse.gateway.server import MCP_PATH, serve
+    from gatehouse.wiring import open_services
+
+    settings = _settings(args)
+    with open_services(settings, servers=_loaded_servers(settings)) as services:
+        # Nobody is at a terminal for a client's call: a server's question is declined, said so.
+        services.questions.decline_all(
+            "the call came through Gatehouse's MCP endpoint, which cannot ask its client yet",
+            lambda line: _emit(f"gatehouse: {line}", error=True),
+        )
+        tokens = AccessTokenStore(services.ledger.database)
+        _emit(
+            f"gatehouse: serving MCP on http://{args.host}:{args.port}{MCP_PATH} (Ctrl-C stops)", error=True
+        )
+        try:
+            serve(services, tokens, host=args.host, port=args.port)
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGINT) is how it is stopped: uvicorn has shut down by then.
+            _emit("gatehouse: stopped", error=True)
+    return EXIT_OK
+
+
 def _run_trace(args: argparse.Namespace) -> int:
     from gatehouse.display.review_text import dumps
     from gatehouse.display.trace_text import render_trace
@@ -730,41 +788,50 @@ def _run_eval(args: argparse.Namespace) -> int:
     return EXIT_OK if evaluation.figures.passed else EXIT_TARGET_MISSED
 
 
+def _run_servers(args: argparse.Namespace) -> int:
+    if args.action == "login":
+        return _run_servers_login(args)
+    if args.action == "logout":
+        from gatehouse.credentials.server_login import logout
+
+        logout(_settings(args), args.name)
+        _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
+        return EXIT_OK
+    if args.action == "key":
+        return _run_servers_key(args)
+    return _run_servers_check(args)
+
+
+def _run_policy(args: argparse.Namespace) -> int:
+    if args.action in CHANGE_ACTIONS:
+        return _run_policy_change(args)
+    if args.action == "suggest":
+        return _run_policy_suggest(args)
+    return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
+
+
+# Each command's runner, by the command's name.
+_RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "eval": _run_eval,
+    "ask": _run_ask,
+    "capabilities": _run_capabilities,
+    "servers": _run_servers,
+    "policy": _run_policy,
+    "reviews": _run_reviews,
+    "audit": _run_audit,
+    "grants": _run_grants,
+    "tokens": _run_tokens,
+    "serve": _run_serve,
+    "trace": _run_trace,
+}
+
+
 def _run(args: argparse.Namespace) -> int:
     check_text_arguments(args)
-    if args.command == "eval":
-        return _run_eval(args)
-    if args.command == "ask":
-        return _run_ask(args)
-    if args.command == "capabilities":
-        return _run_capabilities(args)
-    if args.command == "servers":
-        if args.action == "login":
-            return _run_servers_login(args)
-        if args.action == "logout":
-            from gatehouse.credentials.server_login import logout
-
-            logout(_settings(args), args.name)
-            _emit(f"Signed out of {args.name}: its tokens are gone from the database.")
-            return EXIT_OK
-        if args.action == "key":
-            return _run_servers_key(args)
-        return _run_servers_check(args)
-    if args.command == "policy":
-        if args.action in CHANGE_ACTIONS:
-            return _run_policy_change(args)
-        if args.action == "suggest":
-            return _run_policy_suggest(args)
-        return _run_policy_check(args) if args.action == "check" else _run_policy_explain(args)
-    if args.command == "reviews":
-        return _run_reviews(args)
-    if args.command == "audit":
-        return _run_audit(args)
-    if args.command == "grants":
-        return _run_grants(args)
-    if args.command == "trace":
-        return _run_trace(args)
-    return _usage_error(f"unknown command {args.command}")
+    runner = _RUNNERS.get(args.command)
+    if runner is None:
+        return _usage_error(f"unknown command {args.command}")
+    return runner(args)
 
 
 def _run_reported(args: argparse.Namespace) -> int:

@@ -48,18 +48,21 @@ def suspicious_text(capability: Capability) -> list[str]:
     ]
 
 
-def _without_prose(schema: Any) -> Any:
+def without_prose(schema: Any) -> Any:
+    """``schema`` without the free text a server wrote inside it (descriptions, titles,
+    examples, defaults): what a flagged capability's schema is reduced to, here and at
+    Gatehouse's own MCP endpoint (gatehouse/gateway/catalogue.py)."""
     if isinstance(schema, dict):
-        return {key: _without_prose(value) for key, value in schema.items() if key not in _SCHEMA_PROSE}
+        return {key: without_prose(value) for key, value in schema.items() if key not in _SCHEMA_PROSE}
     if isinstance(schema, list):
-        return [_without_prose(value) for value in schema]
+        return [without_prose(value) for value in schema]
     return schema
 
 
 def _parameters(capability: Capability, flagged: bool) -> dict[str, Any]:
     schema = dict(capability.input_schema or {})
     if flagged:
-        schema = _without_prose(schema)
+        schema = without_prose(schema)
     # $defs are referenced from the schema's root ("#/$defs/X"): they stay at the root.
     definitions = {key: schema.pop(key) for key in ("$defs", "definitions") if key in schema}
     schema.pop("$schema", None)

@@ -1,0 +1,80 @@
+"""`gatehouse tokens issue|list|revoke` and `gatehouse serve`: the bearer tokens MCP clients
+call Gatehouse's MCP endpoint with (gatehouse/credentials/access_tokens.py), and the endpoint
+itself (gatehouse/gateway/, docs/mcp-gateway.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from gatehouse.credentials.access_tokens import TokenRecord
+
+DEFAULT_PORT = 8765
+
+
+def add_token_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    from gatehouse.credentials.access_tokens import DEFAULT_EXPIRY_DAYS
+
+    tokens_cmd = commands.add_parser("tokens", help="bearer tokens for MCP clients of `gatehouse serve`")
+    actions = tokens_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    issue = actions.add_parser(
+        "issue", parents=[common], help="issue a token for a person of the roster (shown once)"
+    )
+    issue.add_argument("user", metavar="USER", help="the roster name the token's calls are requested as")
+    issue.add_argument(
+        "--expires",
+        type=float,
+        default=DEFAULT_EXPIRY_DAYS,
+        metavar="DAYS",
+        help=f"days until the token stops working (default {DEFAULT_EXPIRY_DAYS})",
+    )
+    actions.add_parser("list", parents=[common], help="every token issued: whose, until when, its state")
+    revoke = actions.add_parser("revoke", parents=[common], help="end a token now")
+    revoke.add_argument("token_id", metavar="ID")
+
+
+def add_serve_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="serve the configured servers' tools as an MCP server (Streamable HTTP), every call gated",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    )
+
+
+def token_row(record: TokenRecord, now: datetime) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "user": record.user,
+        "state": record.state(now),
+        "created_at": record.created_at.isoformat(),
+        "expires_at": record.expires_at.isoformat(),
+        "revoked_at": record.revoked_at.isoformat() if record.revoked_at else None,
+    }
+
+
+def render_tokens(report: dict[str, Any]) -> str:
+    if "token" in report:
+        row = report["issued"]
+        return (
+            f"token {row['id']} for {row['user']}, until {row['expires_at']}:\n{report['token']}\n"
+            "It is shown this once: Gatehouse keeps only its hash. Clients send it as "
+            "'Authorization: Bearer TOKEN'."
+        )
+    if "revoked" in report:
+        row = report["revoked"]
+        return f"token {row['id']} of {row['user']} revoked at {row['revoked_at']}"
+    # Listed under "issued": a key named like "tokens" is a secret's to every redactor.
+    rows = report["issued"]
+    if not rows:
+        return "no tokens"
+    return "\n".join(
+        f"{row['id']}  {row['state']:<8} {row['user']}  issued {row['created_at']}, until {row['expires_at']}"
+        for row in rows
+    )

@@ -1,0 +1,153 @@
+"""The MCP server `gatehouse serve` runs: Streamable HTTP, stateless (every request stands
+alone, so several processes can serve one address and MCP 2026-07-28 clients and 2025-11-25
+ones are both served, by the SDK's dual-era loop), every request authenticated by a bearer
+token Gatehouse issued (gatehouse/credentials/access_tokens.py).
+
+The SDK's own pieces do the HTTP work, as its streamable_http_app assembles them for a
+resource server: its bearer-token backend asks this module's verifier, and a request without a
+valid token is answered 401 with ``WWW-Authenticate: Bearer`` before any MCP message is read.
+The person the token names is the caller: the requester of whatever the call opens. Gatehouse's
+services are synchronous (the graph, the stores): each handler runs them on a worker thread,
+never on the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.routing import Route
+
+from gatehouse.gateway.calls import answer_call
+from gatehouse.gateway.catalogue import offered_tools
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from gatehouse.credentials.access_tokens import AccessTokenStore
+    from gatehouse.wiring import Services
+
+MCP_PATH = "/mcp"
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class StoredTokens:
+    """The SDK's TokenVerifier over Gatehouse's token table: the token's person is the caller."""
+
+    def __init__(self, store: AccessTokenStore) -> None:
+        self._store = store
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        record = await anyio.to_thread.run_sync(self._store.verify, token)
+        if record is None:
+            return None
+        return AccessToken(
+            token=token,
+            client_id=record.user,
+            subject=record.user,
+            scopes=[],
+            expires_at=int(record.expires_at.timestamp()),
+            claims={"token_id": record.id},
+        )
+
+
+def _caller() -> str:
+    token = get_access_token()
+    # RequireAuthMiddleware answers 401 before a handler runs without one: never reached.
+    assert token is not None, "an MCP request reached a handler without a verified token"
+    return token.client_id
+
+
+def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    return f"{info.name} {info.version}".strip() if info is not None and info.name else None
+
+
+def mcp_server(services: Services) -> Server[Any]:
+    """The low-level SDK server whose handlers call Gatehouse's services."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        manifest = await anyio.to_thread.run_sync(services.requests.offered)
+        return types.ListToolsResult(tools=offered_tools(manifest))
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        call = partial(
+            answer_call,
+            services,
+            params.name,
+            dict(params.arguments or {}),
+            requester=_caller(),
+            client=_client_name(ctx),
+        )
+        return await anyio.to_thread.run_sync(call)
+
+    return Server(
+        "gatehouse",
+        instructions=(
+            "Gatehouse offers its configured MCP servers' tools under server__name keys. Every call is "
+            "checked against Gatehouse's policy: allowed calls run, refused ones say why, and calls that "
+            "need a person wait for a reviewer (the error names the review)."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "127.0.0.1") -> Starlette:
+    """The ASGI application: ``/mcp`` behind bearer tokens, stateless Streamable HTTP."""
+    security = None
+    if host in _LOCAL_HOSTS:
+        # As the SDK does for a local address: no other site's page can reach it (DNS rebinding).
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    manager = StreamableHTTPSessionManager(
+        app=mcp_server(services), stateless=True, security_settings=security
+    )
+    endpoint: ASGIApp = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), required_scopes=[])
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    return Starlette(
+        routes=[Route(MCP_PATH, endpoint=endpoint)],
+        middleware=[
+            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(StoredTokens(tokens))),
+            Middleware(AuthContextMiddleware),
+        ],
+        lifespan=lifespan,
+    )
+
+
+def serve(services: Services, tokens: AccessTokenStore, *, host: str, port: int) -> None:
+    """Serve until interrupted (SIGINT or SIGTERM end it cleanly)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        gateway_app(services, tokens, host=host), host=host, port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    server.run()
