@@ -33,6 +33,7 @@ names it, so placing an exception changes no existing ``except``.
     │   │   ├── AuditKeyError                      reviews/audit_keys.py
     │   │   ├── CredentialKeyError                 gatehouse/credentials/server_credentials.py (also RuntimeError)
     │   │   ├── BoundsError                        policies/grant_bounds.py (also ValueError)
+    │   │   ├── UnknownTokenError                  gatehouse/credentials/access_tokens.py
     │   │   ├── CasesFileError                     eval/cases.py (also ValueError)
     │   │   └── TelemetryConfigError               telemetry/setup.py (also ValueError)
     │   ├── RefusalError                           the policy, or the state of a thread or a review, does not allow it
