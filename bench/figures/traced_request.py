@@ -9,7 +9,9 @@ of medians; the figure is the median round, against 1.1x.
 OpenTelemetry lets a process set its global tracer provider once, and the MCP SDK's tracer
 follows that global: the figure sets one whose tracers follow a switch, handing out the SDK's
 tracer when on and the API's no-op tracer (what a process without a provider gets) when off,
-so the off requests pay what a process with telemetry off pays."""
+so the off requests pay what a process with telemetry off pays. Gatehouse's own spans take the
+SDK's tracer straight from its provider (telemetry/switch.py use), as in a process that
+telemetry/setup.py turned on: the switch's forwarding is not counted against them."""
 
 from __future__ import annotations
 
@@ -105,7 +107,7 @@ def _telemetry(endpoint: str) -> Iterator[tuple[SwitchedProvider, MeterProvider]
 
 def _turn(switched: SwitchedProvider, meters: MeterProvider, on: bool) -> None:
     switched.on = on
-    switch.use(switched if on else None, meters if on else None)
+    switch.use(switched.real if on else None, meters if on else None)
 
 
 def run(space: Workspace) -> list[Figure]:
@@ -113,43 +115,57 @@ def run(space: Workspace) -> list[Figure]:
     on_samples: list[float] = []
     off_samples: list[float] = []
     round_ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    on_cpu_total = off_cpu_total = 0.0
     per_round = REQUESTS // ROUNDS
     with otlp_sink() as (endpoint, counts), _telemetry(endpoint) as (switched, meters):
         with space.services(settings) as services:
 
-            def timed(on: bool) -> float:
+            def timed(on: bool) -> tuple[float, float]:
+                """The request's wall time, and the CPU time the whole process spent meanwhile
+                (every thread: the batch exporters' too)."""
                 _turn(switched, meters, on)
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), time.process_time()
                 outcome = start_request(services.graph, services.context, READ_REQUEST)
-                seconds = time.perf_counter() - began
+                seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - cpu
                 if outcome.final_output.status != "ok":
                     raise RuntimeError(
                         f"the read-only request did not succeed: {outcome.final_output.response}"
                     )
-                return seconds
+                return seconds, cpu_seconds
 
             for n in range(WARMUP):
                 timed(n % 2 == 0)
             for _ in range(ROUNDS):
-                on_round: list[float] = []
-                off_round: list[float] = []
+                on_round: list[tuple[float, float]] = []
+                off_round: list[tuple[float, float]] = []
                 for n in range(per_round):
                     # Alternating, and which goes first alternating too: load hits both alike.
                     first = n % 2 == 0
                     (on_round if first else off_round).append(timed(first))
                     (off_round if first else on_round).append(timed(not first))
-                round_ratios.append(statistics.median(on_round) / statistics.median(off_round))
-                on_samples += on_round
-                off_samples += off_round
+                on_wall, off_wall = [w for w, _ in on_round], [w for w, _ in off_round]
+                round_ratios.append(statistics.median(on_wall) / statistics.median(off_wall))
+                on_cpu, off_cpu = [c for _, c in on_round], [c for _, c in off_round]
+                cpu_ratios.append(statistics.median(on_cpu) / statistics.median(off_cpu))
+                on_samples += on_wall
+                off_samples += off_wall
+                on_cpu_total += sum(on_cpu)
+                off_cpu_total += sum(off_cpu)
             _turn(switched, meters, False)
         switched.real.force_flush()
         meters.force_flush()
         exported = counts.exports
-    return _figures(on_samples, off_samples, round_ratios, exported)
+    return _figures(on_samples, off_samples, round_ratios, cpu_ratios, on_cpu_total / off_cpu_total, exported)
 
 
 def _figures(
-    on: Sequence[float], off: Sequence[float], ratios: Sequence[float], exports: int
+    on: Sequence[float],
+    off: Sequence[float],
+    ratios: Sequence[float],
+    cpu_ratios: Sequence[float],
+    cpu_total_ratio: float,
+    exports: int,
 ) -> list[Figure]:
     traced, plain = summary_ms(on), summary_ms(off)
     return [
@@ -162,6 +178,17 @@ def _figures(
             f"median of {ROUNDS} rounds, each its own ratio of medians ({listed(ratios)}); "
             f"{len(on)} requests each way after {WARMUP} warm-up, alternating",
             {"rounds": list(ratios)},
+        ),
+        Figure(
+            SECTION,
+            "CPU time, tracing on / off",
+            statistics.median(cpu_ratios),
+            "x",
+            None,
+            f"the process's CPU time (every thread) during each request, median of {ROUNDS} rounds, "
+            f"each its own ratio of medians ({listed(cpu_ratios)}); over the whole run, with the exports "
+            f"and garbage collections that fall on some requests, {cpu_total_ratio:.2f}x",
+            {"rounds": list(cpu_ratios), "whole_run": cpu_total_ratio},
         ),
         Figure(
             SECTION,
