@@ -24,6 +24,7 @@ from streamlit.delta_generator import DeltaGenerator
 from gatehouse.web.decision_style import (
     APPROVE_KEY,
     APPROVE_SHORTCUT,
+    KEYS_HINT_KEY,
     REJECT_KEY,
     REJECT_SHORTCUT,
     SHORTCUT_HINT,
@@ -151,7 +152,8 @@ def decision_bar(review_id: str, asked: object, approve: ApproveButton, words: B
                 args=(review_id, False),
                 shortcut=REJECT_SHORTCUT,
             )
-            st.caption(SHORTCUT_HINT, width="content")
+            with st.container(key=KEYS_HINT_KEY):
+                st.caption(SHORTCUT_HINT, width="content")
         if approve.disabled_because:
             st.caption(markdown_literal(approve.disabled_because))
         if decision is not None:

@@ -34,6 +34,9 @@ MESSAGES_KEY: Final = "sampling-messages-"
 # readers and every test): the keys are said once, beside the buttons, by SHORTCUT_HINT.
 APPROVE_SHORTCUT: Final = "A"
 REJECT_SHORTCUT: Final = "X"
+# The hint's container: hidden on a narrow or touch screen, which has no keys to press, so the
+# preview keeps its place on a phone's first screen.
+KEYS_HINT_KEY: Final = "decision-keys-hint"
 SHORTCUT_HINT: Final = (
     f"Keys: **{APPROVE_SHORTCUT}** approves, **{REJECT_SHORTCUT}** rejects (not while typing in a field)"
 )
@@ -79,6 +82,7 @@ def style_sheet() -> str:
         + f'[class*="st-key-{APPROVE_KEY}"] kbd, [class*="st-key-{REJECT_KEY}"] kbd {{display: none;}}\n'
         + f'[class*="st-key-{PREVIEW_KEY}"], [class*="st-key-{MESSAGES_KEY}"] '
         f"{{max-height: {PREVIEW_MAX_HEIGHT}; overflow-y: auto;}}\n"
+        + f'@media (max-width: 640px), (hover: none) {{[class*="st-key-{KEYS_HINT_KEY}"] {{display: none;}}}}\n'
     )
 
 
