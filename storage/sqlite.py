@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -35,10 +36,30 @@ def connect_sqlite(path: Path, *, isolation_level: IsolationLevel = "DEFERRED") 
     connection = sqlite3.connect(
         str(path), check_same_thread=False, isolation_level=isolation_level, timeout=BUSY_TIMEOUT_SECONDS
     )
-    connection.execute("PRAGMA journal_mode=WAL")
+    _switch_to_wal(connection)
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_SECONDS * 1000}")
     return connection
+
+
+def _switch_to_wal(connection: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, waiting like any write for another process that holds it.
+
+    Switching a new file to WAL takes a lock SQLite does not wait for (its busy handler is not
+    called there): processes opening one fresh file together (replicas started at once, the
+    app beside `gatehouse serve`) failed with "database is locked" at start. A file already in
+    WAL mode answers at once."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    pause = 0.005
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 class SqliteDatabase:

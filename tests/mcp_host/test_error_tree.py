@@ -4,11 +4,13 @@ a new exception that is not placed there fails here."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,10 @@ PACKAGES = (
 # A tree line: its branch characters, the class's name, then its module or its description.
 _LINE = re.compile(r"^(?P<branch>[ │├└─]*)(?P<name>_?[A-Z]\w*)\s{2,}(?P<rest>.*)$")
 _MODULE = re.compile(r"^(?P<path>[\w/]+\.py)\b")
+# Modules that do their work when imported: a command (`python -m`), and the graph `langgraph dev`
+# imports, which opens the configured database and starts the configured servers. Importing them
+# here would do that at collection, in every pytest worker at once. Their source is read instead.
+RUN_ON_IMPORT = ("gatehouse.langgraph_server",)
 
 
 @dataclass(frozen=True)
@@ -60,12 +66,10 @@ def product_exceptions() -> list[type[BaseException]]:
     found: list[type[BaseException]] = []
     for package in PACKAGES:
         root = importlib.import_module(package)
-        names = [package] + [
-            info.name
-            for info in pkgutil.walk_packages(root.__path__, f"{package}.")
-            if not info.name.endswith("__main__")  # a command, run by importing it
-        ]
+        names = [package] + [info.name for info in pkgutil.walk_packages(root.__path__, f"{package}.")]
         for name in names:
+            if name.endswith("__main__") or name in RUN_ON_IMPORT:
+                continue
             module = importlib.import_module(name)
             found += [
                 value
@@ -73,6 +77,12 @@ def product_exceptions() -> list[type[BaseException]]:
                 if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == name
             ]
     return found
+
+
+def classes_defined_in(module_name: str) -> list[str]:
+    """The classes a module's source defines, read without importing it."""
+    source = Path(module_name.replace(".", "/") + ".py").read_text(encoding="utf-8")
+    return [node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ClassDef)]
 
 
 TREE = drawn_tree(tree_module.__doc__ or "")
@@ -123,3 +133,14 @@ def test_an_error_for_a_person_exits_2_or_3_whatever_its_family() -> None:
     reported = [cls for cls in EXCEPTIONS if issubclass(cls, ReportedError)]
     assert reported
     assert {cls.exit_code for cls in reported} <= {EXIT_USAGE, 3}
+
+
+@pytest.mark.parametrize("module_name", [*RUN_ON_IMPORT, "gatehouse.cli.__main__", "eval.__main__"])
+def test_a_module_that_runs_on_import_defines_no_class_the_tree_would_miss(module_name: str) -> None:
+    assert classes_defined_in(module_name) == []
+
+
+def test_collecting_the_exceptions_imports_no_module_that_runs_on_import() -> None:
+    import sys
+
+    assert not [name for name in RUN_ON_IMPORT if name in sys.modules]
