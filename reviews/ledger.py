@@ -12,6 +12,7 @@ import json
 import os
 import re
 import socket
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -225,6 +226,23 @@ class DecisionRecorded(BaseModel):
     final: bool
     approvals: int
     required: int
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """Where a review stands, without its contents (ReviewLedger.latest_states)."""
+
+    review_id: str
+    status: ReviewStatus
+    expires_at: str
+    # When the thread was resumed with the decision (None: pending, or decided and not yet
+    # carried out, e.g. an approved call still running).
+    carried_out_at: str | None
+
+    @property
+    def settled(self) -> bool:
+        """Decided, and the thread resumed with the decision: nothing more happens to it."""
+        return self.status != "pending" and self.carried_out_at is not None
 
 
 def _alive(host: str, pid: int) -> bool:
@@ -563,6 +581,30 @@ class ReviewLedger:
                 (thread_id,),
             ).fetchone()
         return self.get(row["id"]) if row else None
+
+    def latest_states(self, thread_ids: list[str]) -> dict[str, ReviewState]:
+        """The state of the review each thread opened last, in one read: what a process
+        waiting on many threads at once (MCP clients of `gatehouse serve`) looks at every
+        second, without loading the reviews themselves. Threads that opened none are absent."""
+        if not thread_ids:
+            return {}
+        marks = ", ".join("?" for _ in thread_ids)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT thread_id, id, status, expires_at, carried_out_at, created_at FROM reviews"
+                f" WHERE thread_id IN ({marks}) ORDER BY created_at, id",
+                tuple(thread_ids),
+            ).fetchall()
+        # Oldest first: each thread's last row wins.
+        return {
+            row["thread_id"]: ReviewState(
+                review_id=row["id"],
+                status=row["status"],
+                expires_at=row["expires_at"],
+                carried_out_at=row["carried_out_at"],
+            )
+            for row in rows
+        }
 
     # -- transitions -------------------------------------------------------------------------
 

@@ -198,12 +198,14 @@ class RequestService:
         *,
         requester: str,
         client: str | None = None,
+        thread_id: str | None = None,
     ) -> RunOutcome:
         """An MCP client's own call of capability ``key`` with the arguments it supplied, for
         ``requester`` (the person its token names), on a new thread: through the same graph,
         policy, grants, review and output checks as an operator's request; only the planning
         is the client's (graph/planner/client_call.py). ``client``: what the client calls
-        itself, shown in the request's text.
+        itself, shown in the request's text. ``thread_id``: the new thread's id, when the
+        caller recorded it before the run (a client's retry finds the thread by it).
 
         Raises NotAllowedError for someone off the policy's roster."""
         if not self.policy.may_request(requester):
@@ -211,7 +213,7 @@ class RequestService:
             raise NotAllowedError(
                 f"{requester!r} may not make requests under this policy; its roster: {roster}"
             )
-        thread = new_thread_id()
+        thread = thread_id or new_thread_id()
         text = client_call_text(key, client)
         self.reviews.record_request(text, thread_id=thread, requester=requester)
         # The context per run: only the planner differs, and only for this thread's first run

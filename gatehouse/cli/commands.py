@@ -691,7 +691,7 @@ def _run_serve(args: argparse.Namespace) -> int:
             f"gatehouse: serving MCP on http://{args.host}:{args.port}{MCP_PATH} (Ctrl-C stops)", error=True
         )
         try:
-            serve(services, tokens, host=args.host, port=args.port)
+            serve(services, tokens, host=args.host, port=args.port, wait_seconds=args.wait)
         except KeyboardInterrupt:
             # Ctrl-C (or SIGINT) is how it is stopped: uvicorn has shut down by then.
             _emit("gatehouse: stopped", error=True)

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from gatehouse.credentials.access_tokens import TokenRecord
 
 DEFAULT_PORT = 8765
+# What --wait takes: an hour is longer than any client keeps a request open.
+MAX_WAIT_SECONDS = 3600
 
 
 def add_token_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -37,6 +39,8 @@ def add_token_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def add_serve_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS
+
     serve = commands.add_parser(
         "serve",
         parents=[common],
@@ -46,6 +50,28 @@ def add_serve_command(commands: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
     )
+    serve.add_argument(
+        "--wait",
+        type=_positive_seconds,
+        default=DEFAULT_WAIT_SECONDS,
+        metavar="SECONDS",
+        help=(
+            "how long a call that needs a reviewer stays open for a client without the tasks extension "
+            f"(default {DEFAULT_WAIT_SECONDS:g}; calling again with the same arguments keeps waiting)"
+        ),
+    )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds <= MAX_WAIT_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"{text}: give a number of seconds above 0 and at most {MAX_WAIT_SECONDS}"
+        )
+    return seconds
 
 
 def token_row(record: TokenRecord, now: datetime) -> dict[str, Any]:

@@ -1,28 +1,44 @@
-"""One MCP client's call, from its key and arguments to the MCP result, synchronously (the
-server runs it on a worker thread).
+"""One MCP client's call, from its key and arguments to either its MCP result or the open call
+that waits for a reviewer, synchronously (the server runs it on a worker thread).
 
 The arguments are checked against the tool's schema first, with the policy's own check
 (policies/constraints.py schema_flags) and its required list: an agent that sent the wrong
 arguments is told at once, rather than opening a thread that waits for an operator's answer
-nobody will give (a client has no clarification form)."""
+nobody will give (a client has no clarification form).
+
+Then the call is claimed (gatehouse/gateway/client_calls.py): the same call while an earlier
+one is open joins it instead of running again, so a retry of a call waiting for a reviewer
+waits on the same review, and an approved call runs once."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from gatehouse.gateway.call_status import status_of
+from gatehouse.gateway.client_calls import ClientCall, ClientCalls
 from gatehouse.gateway.outcomes import error_result, result_of
+from graph.runner import new_thread_id
 from policies.constraints import schema_flags
-from reviews.errors import NotAllowedError
+from reviews.errors import AlreadyDecidedError, NotAllowedError, NothingToResumeError
 
 if TYPE_CHECKING:
     import mcp_types as types
 
     from gatehouse.wiring import Services
 
+# How long after its decision was carried out an answer nobody fetched is still the answer to
+# the same call: a client that gave up waiting and asks again within this gets the result of
+# the call that ran, not a new review. Later, the same call is a new one.
+JOIN_WINDOW = timedelta(minutes=15)
+# A call whose thread never opened a review nor finished this long after it was claimed was
+# lost with its process (a crash mid-run): the same call again starts afresh.
+LOST_AFTER = timedelta(minutes=10)
 
-def answer_call(
-    services: Services, key: str, arguments: dict[str, Any], *, requester: str, client: str | None = None
-) -> types.CallToolResult:
+
+def problems_with(services: Services, key: str, arguments: dict[str, Any]) -> types.CallToolResult | None:
+    """A tool error when the call cannot be made as sent: no such tool, or arguments its
+    schema refuses. None when it can."""
     capability = services.requests.offered().find(key)
     if capability is None or capability.type != "tool":
         return error_result(f"No configured server offers the tool {key} now (list the tools again).")
@@ -34,12 +50,83 @@ def answer_call(
     problems += [flag.message for flag in schema_flags(capability, arguments)]
     if problems:
         return error_result(f"{key} was not called: " + "; ".join(problems))
+    return None
+
+
+def start_call(
+    services: Services,
+    calls: ClientCalls,
+    key: str,
+    arguments: dict[str, Any],
+    *,
+    requester: str,
+    client: str | None = None,
+) -> types.CallToolResult | ClientCall:
+    """The call's answer when it has one now (run, refused, failed, wrong), else the open call
+    that waits for a reviewer: this one, or the earlier same call it joined."""
+    refused = problems_with(services, key, arguments)
+    if refused is not None:
+        return refused
+    if not services.policy.may_request(requester):
+        roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
+        return error_result(f"{requester!r} may not make requests under this policy; its roster: {roster}")
+    claim = calls.claim(requester, key, arguments, client=client, thread_id=new_thread_id())
+    if not claim.opened and _lost_or_answered_long_ago(services, claim.call):
+        calls.close(claim.call.id, "unclaimed")
+        claim = calls.claim(requester, key, arguments, client=client, thread_id=new_thread_id())
+    if not claim.opened:
+        return claim.call
+    call = claim.call
     try:
-        run = services.requests.call(key, arguments, requester=requester, client=client)
+        run = services.requests.call(
+            key, arguments, requester=requester, client=client, thread_id=call.thread_id
+        )
     except NotAllowedError as exc:
+        calls.close(call.id, "delivered")
         return error_result(str(exc))
+    except BaseException:
+        # Nothing waits on a run that failed to start or finish: the same call may be made again.
+        calls.close(call.id, "unclaimed")
+        raise
     if run.pending is not None and run.pending["stage"] == "clarification":
         # Not reached with the check above unless the policy asks something more: nobody
         # answers a client's thread, so it is withdrawn rather than left waiting.
-        services.reviews.withdraw(run.final_output.thread_id, by=requester)
-    return result_of(run, requester)
+        run = services.reviews.withdraw(run.final_output.thread_id, by=requester)
+    if run.pending is None:
+        calls.close(call.id, "delivered")
+        return result_of(run, requester)
+    return call
+
+
+def _lost_or_answered_long_ago(services: Services, call: ClientCall) -> bool:
+    now = services.ledger.now()
+    review = services.ledger.latest_for_thread(call.thread_id)
+    if review is None:
+        return call.opened_at < now - LOST_AFTER
+    carried_out = review.carried_out_at
+    return (
+        carried_out is not None
+        and review.status != "pending"
+        and datetime.fromisoformat(carried_out) < now - JOIN_WINDOW
+    )
+
+
+def delivered(services: Services, calls: ClientCalls, call: ClientCall) -> types.CallToolResult | None:
+    """The call's result when its thread is done (the call is then closed as delivered),
+    else None."""
+    status = status_of(services, call)
+    if not status.done or status.result is None:
+        return None
+    calls.close(call.id, "delivered")
+    return status.result
+
+
+def withdraw(services: Services, calls: ClientCalls, call: ClientCall) -> bool:
+    """The client gave the call up: its review leaves the queue, withdrawn by the caller, unless a
+    reviewer decided first. True when it was withdrawn."""
+    try:
+        services.reviews.withdraw(call.thread_id, by=call.requester)
+    except (AlreadyDecidedError, NothingToResumeError):
+        return False
+    calls.close(call.id, "cancelled")
+    return True

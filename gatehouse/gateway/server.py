@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
@@ -32,8 +33,13 @@ from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
-from gatehouse.gateway.calls import answer_call
+from gatehouse.gateway import tasks
+from gatehouse.gateway.call_status import status_of
+from gatehouse.gateway.calls import start_call
 from gatehouse.gateway.catalogue import offered_tools
+from gatehouse.gateway.client_calls import ClientCalls
+from gatehouse.gateway.review_watch import ReviewWatch
+from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS, answer_when_done
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -78,8 +84,12 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     return f"{info.name} {info.version}".strip() if info is not None and info.name else None
 
 
-def mcp_server(services: Services) -> Server[Any]:
-    """The low-level SDK server whose handlers call Gatehouse's services."""
+def mcp_server(
+    services: Services, calls: ClientCalls, watch: ReviewWatch, *, wait_seconds: float = DEFAULT_WAIT_SECONDS
+) -> Server[Any]:
+    """The low-level SDK server whose handlers call Gatehouse's services. A call that waits for a
+    reviewer answers with a task handle to a client that declared the tasks extension, and
+    otherwise waits in the request for up to ``wait_seconds``."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -89,30 +99,54 @@ def mcp_server(services: Services) -> Server[Any]:
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        call = partial(
-            answer_call,
+    ) -> types.CallToolResult | dict[str, Any]:
+        start = partial(
+            start_call,
             services,
+            calls,
             params.name,
             dict(params.arguments or {}),
             requester=_caller(),
             client=_client_name(ctx),
         )
-        return await anyio.to_thread.run_sync(call)
+        started = await anyio.to_thread.run_sync(start)
+        if isinstance(started, types.CallToolResult):
+            return started
+        if tasks.declared(ctx):
+            status = await anyio.to_thread.run_sync(status_of, services, started)
+            return tasks.created(started, status)
 
-    return Server(
+        async def report(progress: float, message: str) -> None:
+            await ctx.session.report_progress(progress, None, message)
+
+        return await answer_when_done(
+            services, calls, watch, started, wait_seconds=wait_seconds, report=report
+        )
+
+    server = Server(
         "gatehouse",
         instructions=(
             "Gatehouse offers its configured MCP servers' tools under server__name keys. Every call is "
             "checked against Gatehouse's policy: allowed calls run, refused ones say why, and calls that "
-            "need a person wait for a reviewer (the error names the review)."
+            "need a person wait for a reviewer (with the tasks extension, as a task; otherwise in the "
+            "call, with progress, up to a limit; calling again with the same arguments keeps waiting)."
         ),
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
     )
+    # Registered as a plain handler: a call may answer with the tasks extension's result shape
+    # (CreateTaskResult), which the typed on_call_tool slot does not describe.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
+    tasks.add_task_methods(server, services, calls, _caller)
+    return server
 
 
-def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "127.0.0.1") -> Starlette:
+def gateway_app(
+    services: Services,
+    tokens: AccessTokenStore,
+    *,
+    host: str = "127.0.0.1",
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+) -> Starlette:
     """The ASGI application: ``/mcp`` behind bearer tokens, stateless Streamable HTTP."""
     security = None
     if host in _LOCAL_HOSTS:
@@ -122,15 +156,21 @@ def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "12
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         )
+    calls = ClientCalls(services.ledger.database)
+    watch = ReviewWatch(services.ledger.latest_states, expire=services.reviews.expire_overdue)
     manager = StreamableHTTPSessionManager(
-        app=mcp_server(services), stateless=True, security_settings=security
+        app=mcp_server(services, calls, watch, wait_seconds=wait_seconds),
+        stateless=True,
+        security_settings=security,
     )
     endpoint: ASGIApp = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), required_scopes=[])
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        async with manager.run(), anyio.create_task_group() as background:
+            background.start_soon(watch.run)
             yield
+            background.cancel_scope.cancel()
 
     return Starlette(
         routes=[Route(MCP_PATH, endpoint=endpoint)],
@@ -142,12 +182,22 @@ def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "12
     )
 
 
-def serve(services: Services, tokens: AccessTokenStore, *, host: str, port: int) -> None:
+def serve(
+    services: Services,
+    tokens: AccessTokenStore,
+    *,
+    host: str,
+    port: int,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+) -> None:
     """Serve until interrupted (SIGINT or SIGTERM end it cleanly)."""
     import uvicorn
 
     config = uvicorn.Config(
-        gateway_app(services, tokens, host=host), host=host, port=port, log_level="warning"
+        gateway_app(services, tokens, host=host, wait_seconds=wait_seconds),
+        host=host,
+        port=port,
+        log_level="warning",
     )
     server = uvicorn.Server(config)
     server.run()

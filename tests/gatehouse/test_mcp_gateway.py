@@ -1,7 +1,7 @@
 """`gatehouse serve` is an MCP server an agent calls through: the MCP Python SDK's own client,
 over Streamable HTTP with a token `gatehouse tokens issue` made, lists the configured servers'
 tools under their namespaced keys, runs an allowed read and gets its result, and is told that
-a send waits for a reviewer, naming the review the call opened in the ledger as the token's
+a send waits for a reviewer up to the endpoint's wait, naming the review the call opened in the ledger as the token's
 person's; without a token, or with one made up, the endpoint answers 401 before any MCP
 message is read.
 
@@ -10,14 +10,6 @@ filesystem and e-mail servers (forks of the tests' prefork process), on a SQLite
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -29,60 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 from reviews.ledger import ReviewLedger
-from tests.cli_support import run_cli
-from tests.http_servers import free_port
-from tests.support import bundled_server_entry
+from tests.gatehouse.gateway_support import gatehouse_serve, issue_token, servers_file
 
 pytestmark = pytest.mark.processes
-
-REPO = Path(__file__).resolve().parents[2]
-START_SECONDS = 60
-
-
-def _environment(data: Path, servers: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"GATEHOUSE_DB", "GATEHOUSE_POLICY"}}
-    return env | {"GATEHOUSE_DATA": str(data), "GATEHOUSE_SERVERS": str(servers)}
-
-
-@contextmanager
-def gatehouse_serve(data: Path, servers: Path) -> Iterator[str]:
-    """`gatehouse serve` on a free port; yields the endpoint's URL, stops the process."""
-    port = free_port()
-    log = data / "serve.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gatehouse.cli", "serve", "--port", str(port)],
-            cwd=REPO,
-            env=_environment(data, servers),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while not _answers(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"gatehouse serve did not start:\n{log.read_text(errors='replace')[-3000:]}")
-            time.sleep(0.1)
-        yield url
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            stopped = server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-            raise
-    # Ctrl-C is how it is stopped: a clean exit, not an interruption.
-    assert stopped == 0, log.read_text(errors="replace")[-3000:]
-
-
-def _answers(url: str) -> bool:
-    try:
-        httpx.post(url, json={}, timeout=1)
-    except httpx.HTTPError:
-        return False
-    return True
 
 
 async def _calls(url: str, auth: dict[str, str]) -> tuple[list[str], CallToolResult, CallToolResult]:
@@ -97,23 +38,15 @@ async def _calls(url: str, auth: dict[str, str]) -> tuple[list[str], CallToolRes
     return [tool.name for tool in tools.tools], read, send
 
 
-def _servers_file(data: Path) -> Path:
-    demo = data / "demo"
-    entries = {name: bundled_server_entry(name, demo) for name in ("filesystem", "email")}
-    path = data / "servers.json"
-    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
-    return path
-
-
 def test_an_mcp_client_calls_through_gatehouse_with_its_token_and_sends_wait_for_a_reviewer(
     data_dir: Path,
 ) -> None:
-    servers = _servers_file(data_dir)
-    issued = run_cli("tokens", "issue", "operator", "--json", env=_environment(data_dir, servers))
-    assert issued.returncode == 0, issued.stderr
-    token = json.loads(issued.stdout)["token"]
+    servers = servers_file(data_dir)
+    token = issue_token(data_dir, servers, "operator")
 
-    with gatehouse_serve(data_dir, servers) as url:
+    # A short wait: what a client is told when no reviewer decides in it (test_mcp_gateway_waits.py
+    # has the decisions).
+    with gatehouse_serve(data_dir, servers, "--wait", "1") as url:
         for headers in ({}, {"Authorization": "Bearer gth_made-up"}):
             refused = httpx.post(url, json={}, headers=headers, timeout=10)
             assert refused.status_code == 401
@@ -137,4 +70,7 @@ def test_an_mcp_client_calls_through_gatehouse_with_its_token_and_sends_wait_for
     assert review.requester == "operator"
     assert review.capability_key == "email__send_email"
     assert isinstance(send.content[0], TextContent)
-    assert f"Review {review.id} waits on Gatehouse's Reviews page" in send.content[0].text
+    told = send.content[0].text
+    assert "email__send_email has not been decided after 1 s" in told
+    assert f"Waiting for a reviewer on Gatehouse's Reviews page (review {review.id}" in told
+    assert "Call the tool again with the same arguments to keep waiting" in told

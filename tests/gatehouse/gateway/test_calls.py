@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_types import TextContent
+from mcp_types import CallToolResult, TextContent
 
-from gatehouse.gateway.calls import answer_call
+from gatehouse.gateway.calls import start_call
+from gatehouse.gateway.client_calls import ClientCalls
 from gatehouse.wiring import Services, open_services
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
@@ -24,6 +25,15 @@ def services(data_dir: Path) -> Iterator[Services]:
     settings = settings_for(data_dir, policy=policy_file(data_dir, "policy.toml", DENY_GREETINGS))
     with SdkMcpClient(build_all(data_dir)) as mcp, open_services(settings, mcp=mcp) as opened:
         yield opened
+
+
+def answer_call(
+    services: Services, key: str, arguments: dict[str, object], *, requester: str
+) -> CallToolResult:
+    """The call's answer when it has one at once (these calls never wait for a reviewer)."""
+    answer = start_call(services, ClientCalls(services.ledger.database), key, arguments, requester=requester)
+    assert isinstance(answer, CallToolResult), answer
+    return answer
 
 
 def text_of(result: object) -> str:

@@ -1,0 +1,87 @@
+"""A client without tasks waits for the decision on its call the way every MCP client can: the
+call stays open, with a progress notification every few seconds saying what it waits for
+(clients that sent a progress token show it, and some reset their own timeout on it), up to
+the endpoint's configured wait. Then it ends with the call's result, or with a tool error
+saying the review still waits and that calling again with the same arguments keeps waiting
+on the same review (gatehouse/gateway/calls.py joins it).
+
+A client that gives the call up (it cancels, or closes the request) withdraws its review,
+unless a reviewer decided first: nobody is left to receive the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.to_thread
+
+from gatehouse.gateway.call_status import CallStatus, status_of
+from gatehouse.gateway.calls import withdraw
+from gatehouse.gateway.outcomes import error_result
+
+if TYPE_CHECKING:
+    import mcp_types as types
+
+    from gatehouse.gateway.client_calls import ClientCall, ClientCalls
+    from gatehouse.gateway.review_watch import ReviewWatch
+    from gatehouse.wiring import Services
+    from reviews.ledger import ReviewState
+
+# Under the 60 s a request waits by default in the TypeScript SDK's client (and so in the many
+# clients built on it): a wait that outlived the client's own timeout would end in the client
+# cancelling, which withdraws the review. Longer with `gatehouse serve --wait`.
+DEFAULT_WAIT_SECONDS = 45.0
+PROGRESS_SECONDS = 5.0
+
+# Told a count that only grows and the status's line (the SDK's report_progress, a no-op when
+# the client sent no progress token).
+Report = Callable[[float, str], Awaitable[None]]
+
+
+def still_waiting(call: ClientCall, status: CallStatus, waited: float) -> types.CallToolResult:
+    review = f" review {status.review_id}" if status.review_id else " its review"
+    return error_result(
+        f"{call.capability_key} has not been decided after {waited:g} s. {status.message}\n"
+        f"Call the tool again with the same arguments to keep waiting: the call joins{review} and "
+        "returns its result once a reviewer decides (an approved call runs once, however often it "
+        "is asked for)."
+    )
+
+
+async def answer_when_done(
+    services: Services,
+    calls: ClientCalls,
+    watch: ReviewWatch,
+    call: ClientCall,
+    *,
+    wait_seconds: float,
+    report: Report,
+) -> types.CallToolResult:
+    """The call's result once its thread is done, or a tool error after ``wait_seconds``."""
+    deadline = anyio.current_time() + wait_seconds
+    seen: ReviewState | None = None
+    ticks = 0
+    try:
+        while True:
+            status = await anyio.to_thread.run_sync(status_of, services, call)
+            if status.state == "cancelled":
+                return error_result(
+                    f"{call.capability_key} was withdrawn before a reviewer decided ({status.message}) "
+                    "Call it again to ask anew."
+                )
+            if status.done and status.result is not None:
+                await anyio.to_thread.run_sync(calls.close, call.id, "delivered")
+                return status.result
+            remaining = deadline - anyio.current_time()
+            if remaining <= 0:
+                return still_waiting(call, status, wait_seconds)
+            ticks += 1
+            await report(ticks, status.message)
+            seen = await watch.changed(call.thread_id, seen, min(remaining, PROGRESS_SECONDS))
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(partial(withdraw, services, calls, call))
+        raise
