@@ -33,7 +33,8 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from gatehouse.gateway.calls import answer_call
-from gatehouse.gateway.catalogue import offered_tools
+from gatehouse.gateway.changes import ChangeFeed
+from gatehouse.gateway.offer import serve_offer
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -78,14 +79,10 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     return f"{info.name} {info.version}".strip() if info is not None and info.name else None
 
 
-def mcp_server(services: Services) -> Server[Any]:
-    """The low-level SDK server whose handlers call Gatehouse's services."""
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        manifest = await anyio.to_thread.run_sync(services.requests.offered)
-        return types.ListToolsResult(tools=offered_tools(manifest))
+def mcp_server(services: Services, feed: ChangeFeed | None = None) -> Server[Any]:
+    """The low-level SDK server whose handlers call Gatehouse's services; ``feed`` carries the
+    list changes its listening clients hear (the app's lifespan follows the services with it).
+    Without one, ``subscriptions/listen`` is not served and clients are told nothing changes."""
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -100,16 +97,18 @@ def mcp_server(services: Services) -> Server[Any]:
         )
         return await anyio.to_thread.run_sync(call)
 
-    return Server(
+    server: Server[Any] = Server(
         "gatehouse",
         instructions=(
-            "Gatehouse offers its configured MCP servers' tools under server__name keys. Every call is "
-            "checked against Gatehouse's policy: allowed calls run, refused ones say why, and calls that "
-            "need a person wait for a reviewer (the error names the review)."
+            "Gatehouse offers its configured MCP servers' tools, resources and prompts under server__name "
+            "keys, those your role may use. Every call is checked against Gatehouse's policy: allowed calls "
+            "run, refused ones say why, and calls that need a person wait for a reviewer (the error names "
+            "the review)."
         ),
-        on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    serve_offer(server, services, feed, caller=_caller, client_name=_client_name)
+    return server
 
 
 def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "127.0.0.1") -> Starlette:
@@ -122,14 +121,15 @@ def gateway_app(services: Services, tokens: AccessTokenStore, *, host: str = "12
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         )
+    feed = ChangeFeed()
     manager = StreamableHTTPSessionManager(
-        app=mcp_server(services), stateless=True, security_settings=security
+        app=mcp_server(services, feed), stateless=True, security_settings=security
     )
     endpoint: ASGIApp = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), required_scopes=[])
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        async with manager.run(), feed.following(services):
             yield
 
     return Starlette(
