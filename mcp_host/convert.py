@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Literal
 
 from mcp.types import (
     AudioContent,
@@ -154,13 +155,32 @@ def resource_result(
     )
 
 
+PromptRole = Literal["user", "assistant"]
+_PROMPT_LINE = re.compile(r"\[(user|assistant)\] ", re.ASCII)
+
+
+def prompt_line(role: PromptRole, text: str) -> str:
+    """A prompt message's text as a result keeps it: its role first (``[user] ...``), since a
+    content item has no role of its own."""
+    return f"[{role}] {text}"
+
+
+def prompt_role(text: str) -> tuple[PromptRole | None, str]:
+    """The role and text of a line prompt_line wrote; None and the text as it is otherwise."""
+    found = _PROMPT_LINE.match(text)
+    if found is None:
+        return None, text
+    role: PromptRole = "assistant" if found.group(1) == "assistant" else "user"
+    return role, text[found.end() :]
+
+
 def prompt_result(server: str, name: str, result: GetPromptResult, cap: int, duration_ms: float) -> McpResult:
     budget = _Budget(cap)
     content: list[ContentItem] = []
     for message in result.messages:
         item = _content_item(message.content, budget)
         if item.text is not None:
-            item = item.model_copy(update={"text": f"[{message.role}] {item.text}"})
+            item = item.model_copy(update={"text": prompt_line(message.role, item.text)})
         content.append(item)
     return McpResult(
         success=True,

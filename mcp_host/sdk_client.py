@@ -32,6 +32,7 @@ a call timeout is seconds.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -110,6 +111,7 @@ from telemetry.spans import attached, current_context
 from telemetry.switch import observed
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 # A server that keeps handing out cursors must not hang discovery.
 MAX_LIST_PAGES = 1000
@@ -286,6 +288,8 @@ class SdkMcpClient:
         if log_dir is not None:
             route_sdk_logs()
         self._closed = False
+        # Who hears that a server's list changed (when_lists_change), by a token each.
+        self._change_listeners: dict[object, Callable[[str, str], None]] = {}
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
         self._sessions = {name: _Session(name=name, target=target) for name, target in targets.items()}
@@ -529,10 +533,31 @@ class SdkMcpClient:
 
     def _notification_handler(self, session: _Session) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
-            if getattr(message, "method", None) in _LIST_CHANGED:
+            method = getattr(message, "method", None)
+            if method in _LIST_CHANGED:
                 session.manifest = None
+                for listener in tuple(self._change_listeners.values()):
+                    try:
+                        listener(session.name, method)
+                    except Exception:  # noqa: BLE001 - one listener's fault must not stop the session's reader
+                        _log.exception("a listener for %s's list changes failed", session.name)
 
         return handle
+
+    def when_lists_change(self, listener: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``listener(server, method)`` each time a server says one of its lists changed
+        (``method``: ``notifications/tools/list_changed``, or resources', or prompts'), after
+        its cached listing is dropped. It runs on the pool's event loop: it must return at
+        once and not raise. Only sessions on the initialize handshake (2025-11-25 and before)
+        hear this: on 2026-07-28 a server says it on a ``subscriptions/listen`` stream, which
+        the pool does not open. Returns what stops it."""
+        token = object()
+        self._change_listeners[token] = listener
+
+        def stop() -> None:
+            self._change_listeners.pop(token, None)
+
+        return stop
 
     async def _reopen(self, session: _Session) -> None:
         """Ask the keeper to re-open a dead session (once, however many callers noticed)."""

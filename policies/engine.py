@@ -228,6 +228,30 @@ class PolicyEngine:
         risk, definition_flags = self._findings(capability, self.trusts(capability.server))
         return self._applicable_rules(capability, risk, risk.low and not definition_flags), risk
 
+    def refuses_whatever_the_arguments(self, capability: Capability) -> str | None:
+        """The rule that refuses every call of a capability, whatever its arguments (``default``
+        when the policy's default does because no rule covers it), or None when some call of it
+        may be allowed or go to a reviewer.
+
+        ``evaluate`` decides by the rules that apply (deny > review > allow, else the default);
+        arguments change only which of them apply, through the low-risk rating (a rule with
+        ``risk = "low"`` applies only to a call raising no flag), and constraints and holds only
+        ever make a verdict stricter. So a capability is refused always when its rules refuse
+        it both as a flagged call and, where its definition can be rated low at all, as an
+        unflagged one. Who calls does not enter: no rule names a person or a role.
+        """
+        risk, definition_flags = self._findings(capability, self.trusts(capability.server))
+        # A flag (a bad argument, a changed definition) can always be raised; no flag at all
+        # only where the definition itself raises none.
+        ratings = [False, True] if risk.low and not definition_flags else [False]
+        verdicts = [
+            self._rule_verdict(capability, self._applicable_rules(capability, risk, low)) for low in ratings
+        ]
+        if any(verdict.action != "deny" for verdict in verdicts):
+            return None
+        deciding = verdicts[0].deciding
+        return deciding.name if deciding is not None else "default"
+
     def _findings(self, capability: Capability, trusted: bool) -> tuple[Risk, list[Flag]]:
         cache_key = (capability.key, capability.fingerprint, trusted)
         found = self._definition_findings.get(cache_key)

@@ -276,6 +276,15 @@ class RequestService:
         server's listing, from the pool's cache unless it is out of date."""
         return self.context.mcp.discover()
 
+    def when_offer_changes(self, listener: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``listener(server, method)`` when a server says one of its lists changed
+        (mcp_host/sdk_client.py when_lists_change says which servers can, and on what thread);
+        a client handed in that is not the host's own pool says nothing. Returns what stops it."""
+        pool = self.context.mcp
+        if isinstance(pool, SdkMcpClient):
+            return pool.when_lists_change(listener)
+        return lambda: None
+
     def servers_file(self) -> ServersConfig:
         """The servers file the pool was started from, else the file read now (which raises
         ConfigError, a ReportedError, when it cannot be used)."""

@@ -36,8 +36,9 @@ from starlette.routing import Route
 from gatehouse.gateway import tasks
 from gatehouse.gateway.call_status import status_of
 from gatehouse.gateway.calls import start_call
-from gatehouse.gateway.catalogue import offered_tools
+from gatehouse.gateway.changes import ChangeFeed
 from gatehouse.gateway.client_calls import ClientCalls
+from gatehouse.gateway.offer import serve_offer
 from gatehouse.gateway.review_watch import ReviewWatch
 from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS, answer_when_done
 
@@ -85,17 +86,18 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
 
 
 def mcp_server(
-    services: Services, calls: ClientCalls, watch: ReviewWatch, *, wait_seconds: float = DEFAULT_WAIT_SECONDS
+    services: Services,
+    calls: ClientCalls,
+    watch: ReviewWatch,
+    feed: ChangeFeed | None = None,
+    *,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
 ) -> Server[Any]:
     """The low-level SDK server whose handlers call Gatehouse's services. A call that waits for a
     reviewer answers with a task handle to a client that declared the tasks extension, and
-    otherwise waits in the request for up to ``wait_seconds``."""
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        manifest = await anyio.to_thread.run_sync(services.requests.offered)
-        return types.ListToolsResult(tools=offered_tools(manifest))
+    otherwise waits in the request for up to ``wait_seconds``. ``feed`` carries the list changes
+    its listening clients hear (the app's lifespan follows the services with it); without one,
+    ``subscriptions/listen`` is not served and clients are told nothing changes."""
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -123,16 +125,17 @@ def mcp_server(
             services, calls, watch, started, wait_seconds=wait_seconds, report=report
         )
 
-    server = Server(
+    server: Server[Any] = Server(
         "gatehouse",
         instructions=(
-            "Gatehouse offers its configured MCP servers' tools under server__name keys. Every call is "
-            "checked against Gatehouse's policy: allowed calls run, refused ones say why, and calls that "
-            "need a person wait for a reviewer (with the tasks extension, as a task; otherwise in the "
-            "call, with progress, up to a limit; calling again with the same arguments keeps waiting)."
+            "Gatehouse offers its configured MCP servers' tools, resources and prompts under server__name "
+            "keys, those your role may use. Every call is checked against Gatehouse's policy: allowed calls "
+            "run, refused ones say why, and calls that need a person wait for a reviewer (with the tasks "
+            "extension, as a task; otherwise in the call, with progress, up to a limit; calling again with "
+            "the same arguments keeps waiting)."
         ),
-        on_list_tools=list_tools,
     )
+    serve_offer(server, services, feed, caller=_caller, client_name=_client_name)
     # Registered as a plain handler: a call may answer with the tasks extension's result shape
     # (CreateTaskResult), which the typed on_call_tool slot does not describe.
     server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
@@ -158,8 +161,9 @@ def gateway_app(
         )
     calls = ClientCalls(services.ledger.database)
     watch = ReviewWatch(services.ledger.latest_states, expire=services.reviews.expire_overdue)
+    feed = ChangeFeed()
     manager = StreamableHTTPSessionManager(
-        app=mcp_server(services, calls, watch, wait_seconds=wait_seconds),
+        app=mcp_server(services, calls, watch, feed, wait_seconds=wait_seconds),
         stateless=True,
         security_settings=security,
     )
@@ -167,7 +171,7 @@ def gateway_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run(), anyio.create_task_group() as background:
+        async with manager.run(), feed.following(services), anyio.create_task_group() as background:
             background.start_soon(watch.run)
             yield
             background.cancel_scope.cancel()
