@@ -4,7 +4,9 @@ the pages. It offers the configured servers' tools under their namespaced keys
 (catalogue.py), sends every call through the request service's graph and policy, as the chat
 does (reviews/requests.py RequestService.call), turns the outcome into an MCP result
 (outcomes.py), and knows who calls by the bearer token each request carries (server.py,
-gatehouse/credentials/access_tokens.py).
+gatehouse/credentials/access_tokens.py). `gatehouse bridge` is the same door over stdio, for
+clients that only start local servers: an MCP server that forwards each request to an endpoint
+over HTTP (bridge.py, upstream.py).
 
 May import the composition root (gatehouse/*.py), credentials/, display/ and the layers below;
 never cli/, web/, Streamlit or argparse (tests/gatehouse/test_rooms.py). cli/ starts it
