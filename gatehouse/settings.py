@@ -56,6 +56,9 @@ SERVERS_PAGE_PATH = "servers"
 # The Reviews page's address (app.py), where a notification's link to a review goes; the one it had
 # before, /review_queue, still opens it.
 REVIEWS_PAGE_PATH = "reviews"
+# The bearer token `gatehouse bridge` calls a `gatehouse serve` endpoint with (gatehouse/gateway/
+# upstream.py): read from the environment only, since a command line is visible to everyone (ps).
+BRIDGE_TOKEN_ENV = "GATEHOUSE_TOKEN"
 # Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
 PYTHON_VARIABLE = "GATEHOUSE_PYTHON"
 DEMO_DATA_VARIABLE = "GATEHOUSE_DEMO_DATA"

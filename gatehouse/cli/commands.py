@@ -29,7 +29,7 @@ from gatehouse.cli.cli_input import check_text_arguments, json_arguments
 from gatehouse.cli.grant_commands import add_grant_commands, add_remember_options, remember_from
 from gatehouse.cli.policy_change_commands import CHANGE_ACTIONS, add_change_commands
 from gatehouse.cli.suggest_commands import add_suggest_command
-from gatehouse.cli.token_commands import add_serve_command, add_token_commands
+from gatehouse.cli.token_commands import add_bridge_command, add_serve_command, add_token_commands
 from gatehouse.display.visible_text import visible
 from gatehouse.settings import Settings
 from mcp_host.reported import EXIT_USAGE, ReportedError
@@ -272,6 +272,7 @@ def _parser() -> argparse.ArgumentParser:
     add_grant_commands(commands, common)
     add_token_commands(commands, common)
     add_serve_command(commands, common)
+    add_bridge_command(commands)
 
     trace_cmd = commands.add_parser("trace", parents=[common], help="a thread's steps from its checkpoints")
     trace_cmd.add_argument(
@@ -698,6 +699,16 @@ def _run_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_bridge(args: argparse.Namespace) -> int:
+    from gatehouse.gateway.bridge import run
+    from gatehouse.gateway.upstream import endpoint_from
+
+    # The token from the environment only: a command line is visible to every user (`ps`).
+    endpoint = endpoint_from(args.url, os.environ)
+    run(endpoint, _warn)
+    return EXIT_OK
+
+
 def _run_trace(args: argparse.Namespace) -> int:
     from gatehouse.display.review_text import dumps
     from gatehouse.display.trace_text import render_trace
@@ -822,6 +833,7 @@ _RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "grants": _run_grants,
     "tokens": _run_tokens,
     "serve": _run_serve,
+    "bridge": _run_bridge,
     "trace": _run_trace,
 }
 

@@ -1,11 +1,14 @@
-"""`gatehouse tokens issue|list|revoke` and `gatehouse serve`: the bearer tokens MCP clients
-call Gatehouse's MCP endpoint with (gatehouse/credentials/access_tokens.py), and the endpoint
-itself (gatehouse/gateway/, docs/mcp-gateway.md)."""
+"""`gatehouse tokens issue|list|revoke`, `gatehouse serve` and `gatehouse bridge`: the bearer
+tokens MCP clients call Gatehouse's MCP endpoint with (gatehouse/credentials/access_tokens.py),
+the endpoint itself, and the stdio bridge to it for clients that only start local servers
+(gatehouse/gateway/, docs/mcp-gateway.md)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING, Any
+
+from gatehouse.settings import BRIDGE_TOKEN_ENV
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -72,6 +75,19 @@ def _positive_seconds(text: str) -> float:
             f"{text}: give a number of seconds above 0 and at most {MAX_WAIT_SECONDS}"
         )
     return seconds
+
+
+def add_bridge_command(commands: Any) -> None:
+    bridge = commands.add_parser(
+        "bridge",
+        help="an MCP server over stdio that forwards every request to a `gatehouse serve` endpoint",
+        description=(
+            "Serve MCP over stdin and stdout for a client that only starts local servers, forwarding "
+            f"every request to URL with the token in ${BRIDGE_TOKEN_ENV} (never on the command line). "
+            "Plain http only to this machine."
+        ),
+    )
+    bridge.add_argument("url", metavar="URL", help="the endpoint, e.g. http://127.0.0.1:8765/mcp")
 
 
 def token_row(record: TokenRecord, now: datetime) -> dict[str, Any]:
