@@ -316,7 +316,12 @@ def test_a_client_with_tasks_gets_a_handle_that_resolves_once_a_reviewer_decides
             review = await pending_review(gateway, body)
             # Longer than the endpoint's 1 s wait in a call: a task is not bound by it.
             await anyio.sleep(2)
-            # The handle is its caller's: another person's token is told there is no such task.
+            # Another replica answers for the handle (it is kept in the database), to its caller...
+            async with client(gateway.patient, gateway.tokens["operator"], PollingTasks()) as elsewhere:
+                state = await task_state(elsewhere.session, tasks.handles[0].task_id)
+                assert (state["taskId"], state["status"]) == (tasks.handles[0].task_id, "working")
+                assert f"review {review.id}" in state["statusMessage"]
+            # ...and to nobody else: another person's token is told there is no such task.
             async with client(gateway.patient, gateway.tokens["reviewer"], PollingTasks()) as other:
                 with pytest.raises(MCPError, match="no task"):
                     await task_state(other.session, tasks.handles[0].task_id)
