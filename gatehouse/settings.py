@@ -59,6 +59,15 @@ REVIEWS_PAGE_PATH = "reviews"
 # The bearer token `gatehouse bridge` calls a `gatehouse serve` endpoint with (gatehouse/gateway/
 # upstream.py): read from the environment only, since a command line is visible to everyone (ps).
 BRIDGE_TOKEN_ENV = "GATEHOUSE_TOKEN"
+# `gatehouse serve` as an OAuth 2.1 resource server (gatehouse/gateway/resource_server.py): the
+# authorization server whose access tokens it accepts, the endpoint's own address as clients
+# reach it, the audiences tokens must carry (default: that address), the claim naming the roster
+# member (default: the verified e-mail address) and the scopes every token must hold.
+OAUTH_ISSUER_ENV = "GATEHOUSE_OAUTH_ISSUER"
+OAUTH_RESOURCE_ENV = "GATEHOUSE_OAUTH_RESOURCE"
+OAUTH_AUDIENCE_ENV = "GATEHOUSE_OAUTH_AUDIENCE"
+OAUTH_CLAIM_ENV = "GATEHOUSE_OAUTH_CLAIM"
+OAUTH_SCOPES_ENV = "GATEHOUSE_OAUTH_SCOPES"
 # Set by Gatehouse for its configuration files only (helper_variables), never read from outside.
 PYTHON_VARIABLE = "GATEHOUSE_PYTHON"
 DEMO_DATA_VARIABLE = "GATEHOUSE_DEMO_DATA"

@@ -90,6 +90,7 @@ names it, so placing an exception changes no existing ``except``.
     │   ├── ModelFailure                           graph/planner/model_calls.py
     │   ├── SimilarityUnavailableError             graph/planner/similarity.py (also RuntimeError)
     │   ├── DeliveryError                          gatehouse/notifications/webhook.py
+    │   ├── IssuerUnavailableError                 gatehouse/gateway/issuer_keys.py
     │   ├── _Timeout                               gatehouse/cli/terminal_questions.py
     │   └── PeersMissingError                      eval/workspace.py (also RuntimeError)
     └── InternalError                              a bug or a misuse of Gatehouse's own code: never expected

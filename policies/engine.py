@@ -580,6 +580,23 @@ class PolicyEngine:
             reviewer_roles=roles,
         )
 
+    # -- callers of the MCP endpoint ---------------------------------------------------------
+
+    def gateway_rate_limit(self, user: str) -> int:
+        """How many requests ``user`` may make to the MCP endpoint (`gatehouse serve`) in a minute.
+
+        Args:
+            user: the caller's roster name.
+
+        Returns:
+            Their role's own limit ([gateway.roles]), else the policy's ``requests_per_minute``
+            (someone off the roster too: what they may do is refused later, with its reason).
+        """
+        policy = self.policy
+        role = policy.users.get(user)
+        gateway = policy.gateway
+        return gateway.roles.get(role, gateway.requests_per_minute) if role else gateway.requests_per_minute
+
     # -- the roster --------------------------------------------------------------------------
 
     def trusts(self, server: str) -> bool:

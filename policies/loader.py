@@ -98,12 +98,20 @@ def _check_references(policy: PolicyFile, source: str) -> None:
                     f"{source}: rules[{index}] ({rule.name}).constraints.numeric.{argument}",
                     f"min {bound.min:g} is above max {bound.max:g}: no value could pass",
                 )
+    _check_section_roles(policy, source, roles)
+
+
+def _check_section_roles(policy: PolicyFile, source: str, roles: set[str]) -> None:
+    """The roles the sections outside [roles] and [[rules]] name exist."""
     for role in policy.defaults.reviewer_roles:
         if roles and role not in roles:
             raise PolicyError(f"{source}: defaults.reviewer_roles", f"unknown role {role!r}")
     for role in policy.sampling.reviewer_roles or []:
         if roles and role not in roles:
             raise PolicyError(f"{source}: sampling.reviewer_roles", f"unknown role {role!r}")
+    for role in policy.gateway.roles:
+        if role not in roles:
+            raise PolicyError(f"{source}: gateway.roles.{role}", f"unknown role {role!r}")
 
 
 def read_policy_text(path: Path) -> str:

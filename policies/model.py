@@ -239,6 +239,17 @@ class Elicitation(_Strict):
     secret_forms: Literal["decline", "ask"] = "decline"
 
 
+class Gateway(_Strict):
+    """Clients calling through Gatehouse's MCP endpoint, `gatehouse serve` (docs/mcp-gateway.md)."""
+
+    # HTTP requests to the endpoint one caller (a roster member, whichever of their tokens they
+    # send) may make in a minute, counted in the database across every `gatehouse serve` on it;
+    # more are answered 429 with Retry-After before any MCP message is read.
+    requests_per_minute: int = Field(default=120, ge=1, le=100_000)
+    # A role's own limit (role name = requests per minute) instead of requests_per_minute.
+    roles: dict[str, Annotated[int, Field(ge=1, le=100_000)]] = Field(default_factory=dict)
+
+
 class PolicyChanges(_Strict):
     """Changes to this policy proposed from the app or the command line."""
 
@@ -358,6 +369,7 @@ class PolicyFile(_Strict):
     users: dict[str, str] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
     sampling: Sampling = Field(default_factory=Sampling)
+    gateway: Gateway = Field(default_factory=Gateway)
     policy_changes: PolicyChanges = Field(default_factory=PolicyChanges)
     grants: Grants = Field(default_factory=Grants)
     effects: list[EffectDeclaration] = Field(default_factory=lambda: list(_SHIPPED_EFFECTS))

@@ -677,10 +677,13 @@ def _run_tokens(args: argparse.Namespace) -> int:
 
 def _run_serve(args: argparse.Namespace) -> int:
     from gatehouse.credentials.access_tokens import AccessTokenStore
+    from gatehouse.gateway.resource_server import oauth_resource_from
     from gatehouse.gateway.server import MCP_PATH, serve
     from gatehouse.wiring import open_services
 
     settings = _settings(args)
+    # Checked before the servers start: a mistake in it is one line naming the variable.
+    oauth = oauth_resource_from(os.environ)
     with open_services(settings, servers=_loaded_servers(settings)) as services:
         # Nobody is at a terminal for a client's call: a server's question is declined, said so.
         services.questions.decline_all(
@@ -691,8 +694,13 @@ def _run_serve(args: argparse.Namespace) -> int:
         _emit(
             f"gatehouse: serving MCP on http://{args.host}:{args.port}{MCP_PATH} (Ctrl-C stops)", error=True
         )
+        if oauth is not None:
+            _emit(
+                f"gatehouse: accepting access tokens from {oauth.issuer} issued for {oauth.resource}",
+                error=True,
+            )
         try:
-            serve(services, tokens, host=args.host, port=args.port, wait_seconds=args.wait)
+            serve(services, tokens, host=args.host, port=args.port, wait_seconds=args.wait, oauth=oauth)
         except KeyboardInterrupt:
             # Ctrl-C (or SIGINT) is how it is stopped: uvicorn has shut down by then.
             _emit("gatehouse: stopped", error=True)

@@ -20,6 +20,9 @@ EMAIL = "email"
 # The secrets.toml table and key that choose another claim than the verified e-mail address.
 CONFIG_TABLE = "identity"
 CONFIG_KEY = "claim"
+# Where the app's choice is set, for messages; `gatehouse serve` names its own setting for the
+# access tokens an authorization server issues (gatehouse/gateway/issuer_tokens.py).
+APP_SETTING = f".streamlit/secrets.toml [{CONFIG_TABLE}] {CONFIG_KEY}"
 # Standard claims (OpenID Connect Core 5.1) that the person edits at the provider, or that many
 # people share: none of them may identify anyone.
 SELF_ASSERTED = frozenset(
@@ -48,32 +51,30 @@ class SignInRefused(SignInError):
     """The provider signed the person in, but no claim it vouches for names them."""
 
 
-def identity_claim(configured: object) -> str:
-    """The claim that names people: ``configured`` (the ``[identity] claim`` setting, None when
-    absent), else the verified e-mail address. Raises ConfigurationError for a claim a person
-    chooses for themselves."""
+def identity_claim(configured: object, setting: str = APP_SETTING) -> str:
+    """The claim that names people: ``configured`` (the ``setting``, None when absent), else
+    the verified e-mail address. Raises ConfigurationError, naming ``setting``, for a claim a
+    person chooses for themselves."""
     if configured is None:
         return EMAIL
-    where = f"[{CONFIG_TABLE}] {CONFIG_KEY}"
     if not isinstance(configured, str) or not configured.strip():
-        raise ConfigurationError(
-            f".streamlit/secrets.toml {where}: expected a claim's name, got {configured!r}"
-        )
+        raise ConfigurationError(f"{setting}: expected a claim's name, got {configured!r}")
     claim = configured.strip()
     if claim in SELF_ASSERTED:
         raise ConfigurationError(
-            f".streamlit/secrets.toml {where} = {claim!r}: people choose that claim's value "
+            f"{setting} = {claim!r}: people choose that claim's value "
             "themselves at the identity provider, so it cannot identify anyone; use a claim the "
             f"provider assigns, such as 'sub', or leave it out for the verified {EMAIL!r}"
         )
     return claim
 
 
-def signed_in_user(claims: Mapping[str, object], claim: str = EMAIL) -> str:
+def signed_in_user(claims: Mapping[str, object], claim: str = EMAIL, setting: str = APP_SETTING) -> str:
     """The user name ``claims`` (the provider's signed claims) give under ``claim``; raises
-    SignInRefused, saying why, when the provider does not vouch for one."""
+    SignInRefused, saying why (and that ``setting`` chooses another claim), when the provider
+    does not vouch for one."""
     if claim == EMAIL:
-        return _verified_email(claims)
+        return _verified_email(claims, setting)
     value = claims.get(claim)
     if not isinstance(value, str) or not value.strip():
         raise SignInRefused(
@@ -82,12 +83,12 @@ def signed_in_user(claims: Mapping[str, object], claim: str = EMAIL) -> str:
     return value
 
 
-def _verified_email(claims: Mapping[str, object]) -> str:
+def _verified_email(claims: Mapping[str, object], setting: str) -> str:
     email = claims.get(EMAIL)
     if not isinstance(email, str) or not email.strip():
         raise SignInRefused(
             "the identity provider gave no e-mail address, and only a verified address identifies "
-            "people here (or the claim set as [identity] claim in .streamlit/secrets.toml)"
+            f"people here (or the claim set as {setting})"
         )
     if not _is_true(claims.get("email_verified")):
         raise SignInRefused(

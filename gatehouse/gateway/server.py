@@ -1,11 +1,13 @@
 """The MCP server `gatehouse serve` runs: Streamable HTTP, stateless (every request stands
 alone, so several processes can serve one address and MCP 2026-07-28 clients and 2025-11-25
 ones are both served, by the SDK's dual-era loop), every request authenticated by a bearer
-token Gatehouse issued (gatehouse/credentials/access_tokens.py).
+token Gatehouse issued (gatehouse/credentials/access_tokens.py) or, where one is configured, an
+authorization server did, and held to its caller's rate limit (door.py).
 
 The SDK's own pieces do the HTTP work, as its streamable_http_app assembles them for a
-resource server: its bearer-token backend asks this module's verifier, and a request without a
-valid token is answered 401 with ``WWW-Authenticate: Bearer`` before any MCP message is read.
+resource server: its bearer-token backend asks this module's verifier (and door.py's for an
+authorization server's tokens), and a request without a valid token is answered 401 with
+``WWW-Authenticate: Bearer`` before any MCP message is read.
 The person the token names is the caller: the requester of whatever the call opens. Gatehouse's
 services are synchronous (the graph, the stores): each handler runs them on a worker thread,
 never on the event loop.
@@ -21,16 +23,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from gatehouse.gateway import tasks
@@ -38,6 +37,7 @@ from gatehouse.gateway.call_status import status_of
 from gatehouse.gateway.calls import start_call
 from gatehouse.gateway.changes import ChangeFeed
 from gatehouse.gateway.client_calls import ClientCalls
+from gatehouse.gateway.door import door
 from gatehouse.gateway.offer import serve_offer
 from gatehouse.gateway.review_watch import ReviewWatch
 from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS, answer_when_done
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
     from gatehouse.credentials.access_tokens import AccessTokenStore
+    from gatehouse.gateway.resource_server import OAuthResource
     from gatehouse.wiring import Services
 
 MCP_PATH = "/mcp"
@@ -149,8 +150,11 @@ def gateway_app(
     *,
     host: str = "127.0.0.1",
     wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    oauth: OAuthResource | None = None,
 ) -> Starlette:
-    """The ASGI application: ``/mcp`` behind bearer tokens, stateless Streamable HTTP."""
+    """The ASGI application: ``/mcp`` behind bearer tokens (Gatehouse's, and ``oauth``'s
+    authorization server's when configured) and each caller's rate limit (gateway/door.py),
+    stateless Streamable HTTP."""
     security = None
     if host in _LOCAL_HOSTS:
         # As the SDK does for a local address: no other site's page can reach it (DNS rebinding).
@@ -167,7 +171,8 @@ def gateway_app(
         stateless=True,
         security_settings=security,
     )
-    endpoint: ASGIApp = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), required_scopes=[])
+    entry = door(services, StoredTokens(tokens), oauth)
+    endpoint: ASGIApp = entry.guard(StreamableHTTPASGIApp(manager))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -177,11 +182,8 @@ def gateway_app(
             background.cancel_scope.cancel()
 
     return Starlette(
-        routes=[Route(MCP_PATH, endpoint=endpoint)],
-        middleware=[
-            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(StoredTokens(tokens))),
-            Middleware(AuthContextMiddleware),
-        ],
+        routes=[Route(MCP_PATH, endpoint=endpoint), *entry.routes],
+        middleware=entry.middleware,
         lifespan=lifespan,
     )
 
@@ -193,12 +195,13 @@ def serve(
     host: str,
     port: int,
     wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    oauth: OAuthResource | None = None,
 ) -> None:
     """Serve until interrupted (SIGINT or SIGTERM end it cleanly)."""
     import uvicorn
 
     config = uvicorn.Config(
-        gateway_app(services, tokens, host=host, wait_seconds=wait_seconds),
+        gateway_app(services, tokens, host=host, wait_seconds=wait_seconds, oauth=oauth),
         host=host,
         port=port,
         log_level="warning",

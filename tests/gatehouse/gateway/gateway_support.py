@@ -8,12 +8,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from typing import Any
 
 import httpx2
 import uvicorn
 from mcp import Client
 from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
+from starlette.types import ASGIApp
 
 from gatehouse.credentials.access_tokens import AccessTokenStore
 from gatehouse.gateway.server import MCP_PATH, gateway_app
@@ -45,19 +47,26 @@ class Gateway:
 
 
 @contextmanager
-def serving_gateway(services: Services) -> Iterator[Gateway]:
+def serving_gateway(services: Services, *, port: int | None = None, **options: Any) -> Iterator[Gateway]:
+    """The endpoint on ``port`` (a free one unless given), ``options`` as gateway_app takes them."""
     tokens = AccessTokenStore(services.ledger.database)
-    port = free_port()
-    config = uvicorn.Config(gateway_app(services, tokens), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="gateway", daemon=True)
+    with serving_app(gateway_app(services, tokens, **options), port=port) as served:
+        yield Gateway(f"http://127.0.0.1:{served}{MCP_PATH}", tokens)
+
+
+@contextmanager
+def serving_app(app: ASGIApp, *, port: int | None = None) -> Iterator[int]:
+    """``app`` served by uvicorn on 127.0.0.1 in a thread of its own; yields its port."""
+    port = port or free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="served-app", daemon=True)
     thread.start()
     try:
         deadline = time.monotonic() + START_SECONDS
         while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "the gateway did not start"
+            assert thread.is_alive() and time.monotonic() < deadline, "the app did not start"
             time.sleep(0.02)
-        yield Gateway(f"http://127.0.0.1:{port}{MCP_PATH}", tokens)
+        yield port
     finally:
         server.should_exit = True
         thread.join(timeout=20)
