@@ -31,6 +31,8 @@ FIGURES = (
     "grant_cover",
     "suggest_rules",
     "traced_request",
+    "gateway_call",
+    "gateway_waits",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -63,10 +63,13 @@ async def answer_when_done(
     """The call's result once its thread is done, or a tool error after ``wait_seconds``."""
     deadline = anyio.current_time() + wait_seconds
     seen: ReviewState | None = None
+    before: ReviewState | None = None
+    status: CallStatus | None = None
     ticks = 0
     try:
         while True:
-            status = await anyio.to_thread.run_sync(status_of, services, call)
+            if status is None or status.state != "waiting" or seen != before:
+                status = await anyio.to_thread.run_sync(status_of, services, call)
             if status.state == "cancelled":
                 return error_result(
                     f"{call.capability_key} was withdrawn before a reviewer decided ({status.message}) "
@@ -80,6 +83,13 @@ async def answer_when_done(
                 return still_waiting(call, status, wait_seconds)
             ticks += 1
             await report(ticks, status.message)
+            # A review waiting for a reviewer moves on only by a change in the ledger, which the
+            # watch's one read per interval sees for every waiting call: until it does, the
+            # status is the same and is not read again (a hundred waiting calls would otherwise
+            # read it twenty times a second, each on a worker thread). A call with no review
+            # yet, or one being carried out, can finish with no change the watch sees: it looks
+            # for itself each tick.
+            before = seen
             seen = await watch.changed(call.thread_id, seen, min(remaining, PROGRESS_SECONDS))
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True):
