@@ -8,9 +8,11 @@ event loop, until someone answers or the policy's ``[elicitation] timeout_second
 the call goes on with "cancel" and the question is marked expired.
 
 The answer comes from wherever the person is: the chat page of any replica (``answer``), or the
-terminal of `gatehouse ask` (``ask_on_terminal``). A command with no terminal to ask on declines
-every question at once and says so (``decline_all``), rather than leave a call waiting for an
-answer nobody can give.
+terminal of `gatehouse ask` (``ask_on_terminal``), or the MCP client whose call it is
+(`gatehouse serve`, gatehouse/gateway/client_questions.py, which reads the row and answers it
+here like the chat). A command with no terminal to ask on declines every question at once and
+says so (``decline_all``), rather than leave a call waiting for an answer nobody can give; the
+endpoint declines those of the calls whose client cannot be asked (``decline_when``).
 
 The audit log records each question asked, refused, answered and expired: the server, the
 mode, the domain of a URL, the flags and the names of the fields answered, never their values.
@@ -55,6 +57,11 @@ from storage.transactions import one_transaction
 POLL_SECONDS = 0.25
 
 
+# Why a question must be declined without asking anyone, given its thread, the server that
+# asked and its mode; None when it may be asked.
+DeclineReason = Callable[[str, str, QuestionMode], str | None]
+
+
 @dataclass(frozen=True)
 class Answer:
     action: AnswerAction
@@ -94,7 +101,7 @@ class OperatorQuestions:
         self._secrets = secrets
         self._poll = poll_seconds
         self._terminal: tuple[TerminalAsker, str] | None = None
-        self._declining: tuple[str, Callable[[str], None]] | None = None
+        self._declining: tuple[DeclineReason, Callable[[str], None]] | None = None
 
     # -- where questions go ------------------------------------------------------------------
 
@@ -107,6 +114,12 @@ class OperatorQuestions:
 
     def decline_all(self, reason: str, tell: Callable[[str], None]) -> None:
         """Every question is declined at once, for ``reason``; ``tell`` says so to the person."""
+        self.decline_when(lambda thread_id, server, mode: reason, tell)
+
+    def decline_when(self, reason: DeclineReason, tell: Callable[[str], None]) -> None:
+        """A question the policy lets through is declined at once when ``reason`` gives a reason
+        for it (its thread's caller cannot be asked, say), and ``tell`` says so; the others are
+        asked as usual."""
         self._declining = (reason, tell)
 
     @property
@@ -143,13 +156,15 @@ class OperatorQuestions:
             await self._refused(facts, verdict.refusal, owner.thread_id, owner.requester)
             return ElicitResult(action="decline")
         if self._declining is not None:
-            reason, tell = self._declining
-            await self._refused(facts, reason, owner.thread_id, owner.requester)
-            tell(
-                f"{server} asked a question during the call "
-                f"({self._secrets.text(request.message, thread_id=owner.thread_id)!r}); declined: {reason}"
-            )
-            return ElicitResult(action="decline")
+            reason_for, tell = self._declining
+            reason = reason_for(owner.thread_id, server, mode)
+            if reason is not None:
+                await self._refused(facts, reason, owner.thread_id, owner.requester)
+                tell(
+                    f"{server} asked a question during the call "
+                    f"({self._secrets.text(request.message, thread_id=owner.thread_id)!r}); declined: {reason}"
+                )
+                return ElicitResult(action="decline")
         message = self._secrets.text(request.message, thread_id=owner.thread_id)
         # Answers to fields that could hold a secret are sealed to this key (in memory only).
         key = AnswerKey() if secret_fields(self._secrets, message, fields) else None

@@ -685,11 +685,6 @@ def _run_serve(args: argparse.Namespace) -> int:
     # Checked before the servers start: a mistake in it is one line naming the variable.
     oauth = oauth_resource_from(os.environ)
     with open_services(settings, servers=_loaded_servers(settings)) as services:
-        # Nobody is at a terminal for a client's call: a server's question is declined, said so.
-        services.questions.decline_all(
-            "the call came through Gatehouse's MCP endpoint, which cannot ask its client yet",
-            lambda line: _emit(f"gatehouse: {line}", error=True),
-        )
         tokens = AccessTokenStore(services.ledger.database)
         _emit(
             f"gatehouse: serving MCP on http://{args.host}:{args.port}{MCP_PATH} (Ctrl-C stops)", error=True
@@ -700,7 +695,17 @@ def _run_serve(args: argparse.Namespace) -> int:
                 error=True,
             )
         try:
-            serve(services, tokens, host=args.host, port=args.port, wait_seconds=args.wait, oauth=oauth)
+            # A server's question goes to the client whose call it is; one it cannot be put to
+            # (a 2025-11-25 client, say) is declined, and said so here.
+            serve(
+                services,
+                tokens,
+                host=args.host,
+                port=args.port,
+                wait_seconds=args.wait,
+                oauth=oauth,
+                tell=lambda line: _emit(f"gatehouse: {line}", error=True),
+            )
         except KeyboardInterrupt:
             # Ctrl-C (or SIGINT) is how it is stopped: uvicorn has shut down by then.
             _emit("gatehouse: stopped", error=True)

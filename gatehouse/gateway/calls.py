@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from gatehouse.gateway.call_status import status_of
-from gatehouse.gateway.client_calls import ClientCall, ClientCalls
+from gatehouse.gateway.client_calls import Claim, ClientCall, ClientCalls
 from gatehouse.gateway.outcomes import error_result, result_of
 from graph.runner import new_thread_id
 from policies.constraints import schema_flags
@@ -53,7 +53,7 @@ def problems_with(services: Services, key: str, arguments: dict[str, Any]) -> ty
     return None
 
 
-def start_call(
+def claim_call(
     services: Services,
     calls: ClientCalls,
     key: str,
@@ -61,9 +61,10 @@ def start_call(
     *,
     requester: str,
     client: str | None = None,
-) -> types.CallToolResult | ClientCall:
-    """The call's answer when it has one now (run, refused, failed, wrong), else the open call
-    that waits for a reviewer: this one, or the earlier same call it joined."""
+) -> types.CallToolResult | Claim:
+    """The call's answer when it cannot be made (wrong arguments, a caller off the roster), else
+    its claim: opened (the caller runs it, ``run_claimed``) or joined (an earlier same call is
+    open)."""
     refused = problems_with(services, key, arguments)
     if refused is not None:
         return refused
@@ -74,14 +75,25 @@ def start_call(
     if not claim.opened and _lost_or_answered_long_ago(services, claim.call):
         calls.close(claim.call.id, "unclaimed")
         claim = calls.claim(requester, key, arguments, client=client, thread_id=new_thread_id())
-    if not claim.opened:
-        return claim.call
-    call = claim.call
+    return claim
+
+
+def run_claimed(
+    services: Services, calls: ClientCalls, call: ClientCall, arguments: dict[str, Any]
+) -> types.CallToolResult | None:
+    """Run an opened call through the graph: its answer when it has one (the call stays open
+    until that answer reached the client: whoever hands it over closes it), None when it waits
+    for a reviewer. Blocks while the call waits on a server's question."""
     try:
         run = services.requests.call(
-            key, arguments, requester=requester, client=client, thread_id=call.thread_id
+            call.capability_key,
+            arguments,
+            requester=call.requester,
+            client=call.client,
+            thread_id=call.thread_id,
         )
     except NotAllowedError as exc:
+        # Nothing was opened in the thread: the same call again is a new one.
         calls.close(call.id, "delivered")
         return error_result(str(exc))
     except BaseException:
@@ -91,11 +103,33 @@ def start_call(
     if run.pending is not None and run.pending["stage"] == "clarification":
         # Not reached with the check above unless the policy asks something more: nobody
         # answers a client's thread, so it is withdrawn rather than left waiting.
-        run = services.reviews.withdraw(run.final_output.thread_id, by=requester)
+        run = services.reviews.withdraw(run.final_output.thread_id, by=call.requester)
     if run.pending is None:
-        calls.close(call.id, "delivered")
-        return result_of(run, requester)
-    return call
+        return result_of(run, call.requester)
+    return None
+
+
+def start_call(
+    services: Services,
+    calls: ClientCalls,
+    key: str,
+    arguments: dict[str, Any],
+    *,
+    requester: str,
+    client: str | None = None,
+) -> types.CallToolResult | ClientCall:
+    """The call's answer when it has one now (run, refused, failed, wrong), delivered, else the
+    open call that waits for a reviewer: this one, or the earlier same call it joined."""
+    claimed = claim_call(services, calls, key, arguments, requester=requester, client=client)
+    if not isinstance(claimed, Claim):
+        return claimed
+    if not claimed.opened:
+        return claimed.call
+    result = run_claimed(services, calls, claimed.call, arguments)
+    if result is None:
+        return claimed.call
+    calls.close(claimed.call.id, "delivered")
+    return result
 
 
 def _lost_or_answered_long_ago(services: Services, call: ClientCall) -> bool:

@@ -15,9 +15,9 @@ never on the event loop.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -33,14 +33,15 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from gatehouse.gateway import tasks
-from gatehouse.gateway.call_status import status_of
-from gatehouse.gateway.calls import start_call
+from gatehouse.gateway.background import BackgroundRuns
 from gatehouse.gateway.changes import ChangeFeed
 from gatehouse.gateway.client_calls import ClientCalls
+from gatehouse.gateway.client_reach import ClientReaches
 from gatehouse.gateway.door import door
 from gatehouse.gateway.offer import serve_offer
 from gatehouse.gateway.review_watch import ReviewWatch
-from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS, answer_when_done
+from gatehouse.gateway.tool_calls import ToolCalls
+from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from gatehouse.credentials.access_tokens import AccessTokenStore
     from gatehouse.gateway.resource_server import OAuthResource
     from gatehouse.wiring import Services
+
+log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -92,39 +95,24 @@ def mcp_server(
     watch: ReviewWatch,
     feed: ChangeFeed | None = None,
     *,
+    runs: BackgroundRuns,
+    reaches: ClientReaches,
     wait_seconds: float = DEFAULT_WAIT_SECONDS,
 ) -> Server[Any]:
     """The low-level SDK server whose handlers call Gatehouse's services. A call that waits for a
     reviewer answers with a task handle to a client that declared the tasks extension, and
-    otherwise waits in the request for up to ``wait_seconds``. ``feed`` carries the list changes
-    its listening clients hear (the app's lifespan follows the services with it); without one,
+    otherwise waits in the request for up to ``wait_seconds``; a server's question during a call
+    is put to a client that can be asked (gatehouse/gateway/tool_calls.py; calls run on
+    ``runs``, their clients' reach kept in ``reaches``). ``feed`` carries the list changes its
+    listening clients hear (the app's lifespan follows the services with it); without one,
     ``subscriptions/listen`` is not served and clients are told nothing changes."""
+
+    tool_calls = ToolCalls(services, calls, watch, runs, reaches, wait_seconds)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | dict[str, Any]:
-        start = partial(
-            start_call,
-            services,
-            calls,
-            params.name,
-            dict(params.arguments or {}),
-            requester=_caller(),
-            client=_client_name(ctx),
-        )
-        started = await anyio.to_thread.run_sync(start)
-        if isinstance(started, types.CallToolResult):
-            return started
-        if tasks.declared(ctx):
-            status = await anyio.to_thread.run_sync(status_of, services, started)
-            return tasks.created(started, status)
-
-        async def report(progress: float, message: str) -> None:
-            await ctx.session.report_progress(progress, None, message)
-
-        return await answer_when_done(
-            services, calls, watch, started, wait_seconds=wait_seconds, report=report
-        )
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        return await tool_calls.answer(ctx, params, requester=_caller(), client=_client_name(ctx))
 
     server: Server[Any] = Server(
         "gatehouse",
@@ -151,10 +139,12 @@ def gateway_app(
     host: str = "127.0.0.1",
     wait_seconds: float = DEFAULT_WAIT_SECONDS,
     oauth: OAuthResource | None = None,
+    tell: Callable[[str], None] = log.warning,
 ) -> Starlette:
     """The ASGI application: ``/mcp`` behind bearer tokens (Gatehouse's, and ``oauth``'s
     authorization server's when configured) and each caller's rate limit (gateway/door.py),
-    stateless Streamable HTTP."""
+    stateless Streamable HTTP. ``tell`` says each server's question it declines (its client
+    cannot be asked)."""
     security = None
     if host in _LOCAL_HOSTS:
         # As the SDK does for a local address: no other site's page can reach it (DNS rebinding).
@@ -166,8 +156,12 @@ def gateway_app(
     calls = ClientCalls(services.ledger.database)
     watch = ReviewWatch(services.ledger.latest_states, expire=services.reviews.expire_overdue)
     feed = ChangeFeed()
+    runs = BackgroundRuns()
+    reaches = ClientReaches()
+    # A question is put to the client whose call it is, when it can be asked; never left waiting.
+    services.questions.decline_when(reaches.decline_reason, tell)
     manager = StreamableHTTPSessionManager(
-        app=mcp_server(services, calls, watch, feed, wait_seconds=wait_seconds),
+        app=mcp_server(services, calls, watch, feed, runs=runs, reaches=reaches, wait_seconds=wait_seconds),
         stateless=True,
         security_settings=security,
     )
@@ -178,6 +172,8 @@ def gateway_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with manager.run(), feed.following(services), anyio.create_task_group() as background:
             background.start_soon(watch.run)
+            # Started before the first request: a call may need a run at once.
+            await background.start(runs.serve)
             yield
             background.cancel_scope.cancel()
 
@@ -196,12 +192,13 @@ def serve(
     port: int,
     wait_seconds: float = DEFAULT_WAIT_SECONDS,
     oauth: OAuthResource | None = None,
+    tell: Callable[[str], None] = log.warning,
 ) -> None:
     """Serve until interrupted (SIGINT or SIGTERM end it cleanly)."""
     import uvicorn
 
     config = uvicorn.Config(
-        gateway_app(services, tokens, host=host, wait_seconds=wait_seconds, oauth=oauth),
+        gateway_app(services, tokens, host=host, wait_seconds=wait_seconds, oauth=oauth, tell=tell),
         host=host,
         port=port,
         log_level="warning",

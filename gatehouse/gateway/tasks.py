@@ -8,13 +8,17 @@ call's id (gatehouse/gateway/client_calls.py), kept in the database: any replica
 it, after a restart too, and only to the caller it belongs to (anyone else is told there is no
 such task, as if it did not exist). ``tasks/cancel`` withdraws the call's review unless a
 reviewer decided first (cancellation is cooperative in the extension: the task then ends as
-the decision says). No Gatehouse task asks its client for input, so ``tasks/update`` has
-nothing to take: it is acknowledged, as the extension says of answers to no open request.
+the decision says).
+
+A server's question during the call makes the task ``input_required``: ``tasks/get`` carries
+the pending questions as ``inputRequests`` (keyed by question id, as gatehouse/gateway/
+client_questions.py asks them), and ``tasks/update`` takes the client's ``inputResponses``,
+answered as the chat answers a question; then the task is ``working`` again until it ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +28,7 @@ from mcp_types import INVALID_PARAMS, CancelTaskRequestParams, GetTaskRequestPar
 
 from gatehouse.gateway.call_status import CallState, CallStatus, status_of
 from gatehouse.gateway.calls import withdraw
+from gatehouse.gateway.client_questions import answer_inputs, input_requests, pending_questions
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
 
     from gatehouse.gateway.client_calls import ClientCall, ClientCalls
     from gatehouse.wiring import Services
+    from reviews.questions import Question
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 # A reviewer takes minutes, not milliseconds; a decision shows within the watch's second anyway.
@@ -50,12 +56,16 @@ def declared(ctx: ServerRequestContext[Any]) -> bool:
     return bool(extensions) and EXTENSION in (extensions or {})
 
 
-def task_of(call: ClientCall, status: CallStatus) -> dict[str, Any]:
-    """The extension's DetailedTask for the call as it stands."""
+def task_of(call: ClientCall, status: CallStatus, questions: Sequence[Question] = ()) -> dict[str, Any]:
+    """The extension's DetailedTask for the call as it stands, with the questions it waits on
+    its caller's answers to."""
+    asking = bool(questions) and not status.done
     task: dict[str, Any] = {
         "taskId": call.id,
-        "status": _TASK_STATUS[status.state],
-        "statusMessage": status.message,
+        "status": "input_required" if asking else _TASK_STATUS[status.state],
+        "statusMessage": (
+            f"{questions[0].server} asks a question during the call." if asking else status.message
+        ),
         "createdAt": call.opened_at.isoformat(),
         "lastUpdatedAt": status.changed_at or call.opened_at.isoformat(),
         # The call is kept in the database with its review: no deadline of the task's own
@@ -63,14 +73,19 @@ def task_of(call: ClientCall, status: CallStatus) -> dict[str, Any]:
         "ttlMs": None,
         "pollIntervalMs": POLL_INTERVAL_MS,
     }
+    if asking:
+        task["inputRequests"] = {
+            key: request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            for key, request in input_requests(list(questions)).items()
+        }
     if status.state == "completed" and status.result is not None:
         task["result"] = status.result.model_dump(by_alias=True, mode="json", exclude_none=True)
     return task
 
 
-def created(call: ClientCall, status: CallStatus) -> dict[str, Any]:
+def created(call: ClientCall, status: CallStatus, questions: Sequence[Question] = ()) -> dict[str, Any]:
     """The CreateTaskResult a tools/call answers with instead of its result."""
-    return {"resultType": "task", **task_of(call, status)}
+    return {"resultType": "task", **task_of(call, status, questions)}
 
 
 class _UpdateTaskParams(RequestParams):
@@ -94,10 +109,11 @@ def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls
 
     async def get_task(ctx: ServerRequestContext[Any], params: GetTaskRequestParams) -> dict[str, Any]:
         call = await owned(params.task_id)
+        questions = await anyio.to_thread.run_sync(pending_questions, services, call)
         status = await anyio.to_thread.run_sync(status_of, services, call)
         if status.state == "completed":
             await anyio.to_thread.run_sync(calls.close, call.id, "delivered")
-        return {"resultType": "complete", **task_of(call, status)}
+        return {"resultType": "complete", **task_of(call, status, questions)}
 
     async def cancel_task(ctx: ServerRequestContext[Any], params: CancelTaskRequestParams) -> dict[str, Any]:
         call = await owned(params.task_id)
@@ -105,7 +121,12 @@ def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls
         return {"resultType": "complete"}
 
     async def update_task(ctx: ServerRequestContext[Any], params: _UpdateTaskParams) -> dict[str, Any]:
-        await owned(params.task_id)
+        call = await owned(params.task_id)
+        if params.input_responses:
+            # An answer that came too late changes nothing: the task says how the call went on.
+            await anyio.to_thread.run_sync(
+                partial(answer_inputs, services, call, params.input_responses, by=call.requester)
+            )
         return {"resultType": "complete"}
 
     handlers: list[tuple[str, type[RequestParams], Callable[..., Awaitable[dict[str, Any]]]]] = [

@@ -7,6 +7,10 @@ on the same review (gatehouse/gateway/calls.py joins it).
 
 A client that gives the call up (it cancels, or closes the request) withdraws its review,
 unless a reviewer decided first: nobody is left to receive the answer.
+
+A client that can be asked (gatehouse/gateway/client_reach.py) stops waiting when a server asks
+it a question during the call: the question is its answer (gatehouse/gateway/tool_calls.py puts
+it to the client), and its retry with the answer waits here again.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import anyio.to_thread
 
 from gatehouse.gateway.call_status import CallStatus, status_of
 from gatehouse.gateway.calls import withdraw
+from gatehouse.gateway.client_questions import pending_questions
 from gatehouse.gateway.outcomes import error_result
 
 if TYPE_CHECKING:
@@ -29,12 +34,16 @@ if TYPE_CHECKING:
     from gatehouse.gateway.review_watch import ReviewWatch
     from gatehouse.wiring import Services
     from reviews.ledger import ReviewState
+    from reviews.questions import Question
 
 # Under the 60 s a request waits by default in the TypeScript SDK's client (and so in the many
 # clients built on it): a wait that outlived the client's own timeout would end in the client
 # cancelling, which withdraws the review. Longer with `gatehouse serve --wait`.
 DEFAULT_WAIT_SECONDS = 45.0
 PROGRESS_SECONDS = 5.0
+# How often a call the graph is running is looked at: its end and a server's question show
+# within this.
+RUNNING_POLL_SECONDS = 0.5
 
 # Told a count that only grows and the status's line (the SDK's report_progress, a no-op when
 # the client sent no progress token).
@@ -59,9 +68,13 @@ async def answer_when_done(
     *,
     wait_seconds: float,
     report: Report,
-) -> types.CallToolResult:
-    """The call's result once its thread is done, or a tool error after ``wait_seconds``."""
+    asking: bool = False,
+) -> types.CallToolResult | list[Question]:
+    """The call's result once its thread is done, or a tool error after ``wait_seconds``. With
+    ``asking`` (a client that can be asked), the questions a server asks during the call (the
+    decision being carried out, say) end the wait too: they are returned, to be put to it."""
     deadline = anyio.current_time() + wait_seconds
+    next_report = anyio.current_time()
     seen: ReviewState | None = None
     before: ReviewState | None = None
     status: CallStatus | None = None
@@ -69,6 +82,10 @@ async def answer_when_done(
     try:
         while True:
             if status is None or status.state != "waiting" or seen != before:
+                if asking:
+                    questions = await anyio.to_thread.run_sync(pending_questions, services, call)
+                    if questions:
+                        return questions
                 status = await anyio.to_thread.run_sync(status_of, services, call)
             if status.state == "cancelled":
                 return error_result(
@@ -78,20 +95,38 @@ async def answer_when_done(
             if status.done and status.result is not None:
                 await anyio.to_thread.run_sync(calls.close, call.id, "delivered")
                 return status.result
-            remaining = deadline - anyio.current_time()
+            if status.state == "running" and await anyio.to_thread.run_sync(_run_failed, calls, call):
+                return error_result(
+                    f"{call.capability_key} failed before it had an answer (the log of gatehouse serve says "
+                    "why). Call it again to ask anew."
+                )
+            now = anyio.current_time()
+            remaining = deadline - now
             if remaining <= 0:
                 return still_waiting(call, status, wait_seconds)
-            ticks += 1
-            await report(ticks, status.message)
+            if now >= next_report:
+                ticks += 1
+                await report(ticks, status.message)
+                next_report = now + PROGRESS_SECONDS
+            pause = min(remaining, next_report - now)
+            if status.state == "running":
+                # The graph is at work: its end, or a server's question, changes no review.
+                pause = min(pause, RUNNING_POLL_SECONDS)
             # A review waiting for a reviewer moves on only by a change in the ledger, which the
             # watch's one read per interval sees for every waiting call: until it does, the
             # status is the same and is not read again (a hundred waiting calls would otherwise
             # read it twenty times a second, each on a worker thread). A call with no review
-            # yet, or one being carried out, can finish with no change the watch sees: it looks
-            # for itself each tick.
+            # yet, or one being carried out, can finish (or be asked a question) with no change
+            # the watch sees: it looks for itself each time.
             before = seen
-            seen = await watch.changed(call.thread_id, seen, min(remaining, PROGRESS_SECONDS))
+            seen = await watch.changed(call.thread_id, seen, pause)
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(partial(withdraw, services, calls, call))
         raise
+
+
+def _run_failed(calls: ClientCalls, call: ClientCall) -> bool:
+    """Whether the call's run ended without an answer (it raised: the call was let go)."""
+    current = calls.get(call.id)
+    return current is not None and current.closed_how == "unclaimed"

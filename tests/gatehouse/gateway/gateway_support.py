@@ -36,12 +36,13 @@ class Gateway:
         return self._tokens.issue(user).token
 
     @asynccontextmanager
-    async def client(self, user: str, *, mode: ConnectMode = "auto") -> AsyncIterator[Client]:
-        """The SDK's client for ``user``: 2026-07-28 unless ``mode`` says otherwise."""
+    async def client(self, user: str, *, mode: ConnectMode = "auto", **options: Any) -> AsyncIterator[Client]:
+        """The SDK's client for ``user``: 2026-07-28 unless ``mode`` says otherwise; ``options``
+        are the Client's own (its callbacks)."""
         auth = {"Authorization": f"Bearer {self.token(user)}"}
         async with (
             httpx2.AsyncClient(headers=auth, timeout=60) as http,
-            Client(streamable_http_client(self.url, http_client=http), mode=mode) as client,
+            Client(streamable_http_client(self.url, http_client=http), mode=mode, **options) as client,
         ):
             yield client
 
