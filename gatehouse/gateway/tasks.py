@@ -9,7 +9,9 @@ it, after a restart too, and only to the caller it belongs to (anyone else is to
 such task, as if it did not exist). ``tasks/cancel`` withdraws the call's review unless a
 reviewer decided first (cancellation is cooperative in the extension: the task then ends as
 the decision says). No Gatehouse task asks its client for input, so ``tasks/update`` has
-nothing to take: it is acknowledged, as the extension says of answers to no open request.
+nothing to take: it is acknowledged, as the extension says of answers to no open request. A
+client that did not declare the extension is refused the three methods with -32021 naming it
+(SEP-2575's missing required client capability, as the extension requires).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
+from mcp.server.mcpserver import require_client_extension
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CancelTaskRequestParams, GetTaskRequestParams, RequestParams
 
@@ -84,7 +87,8 @@ Caller = Callable[[], str]
 def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls, caller: Caller) -> None:
     """Serve tasks/get, tasks/cancel and tasks/update, and advertise the extension."""
 
-    async def owned(task_id: str) -> ClientCall:
+    async def owned(ctx: ServerRequestContext[Any], task_id: str) -> ClientCall:
+        require_client_extension(ctx, EXTENSION)
         call = await anyio.to_thread.run_sync(calls.get, task_id)
         if call is None or call.requester != caller():
             raise MCPError(
@@ -93,19 +97,19 @@ def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls
         return call
 
     async def get_task(ctx: ServerRequestContext[Any], params: GetTaskRequestParams) -> dict[str, Any]:
-        call = await owned(params.task_id)
+        call = await owned(ctx, params.task_id)
         status = await anyio.to_thread.run_sync(status_of, services, call)
         if status.state == "completed":
             await anyio.to_thread.run_sync(calls.close, call.id, "delivered")
         return {"resultType": "complete", **task_of(call, status)}
 
     async def cancel_task(ctx: ServerRequestContext[Any], params: CancelTaskRequestParams) -> dict[str, Any]:
-        call = await owned(params.task_id)
+        call = await owned(ctx, params.task_id)
         await anyio.to_thread.run_sync(partial(withdraw, services, calls, call))
         return {"resultType": "complete"}
 
     async def update_task(ctx: ServerRequestContext[Any], params: _UpdateTaskParams) -> dict[str, Any]:
-        await owned(params.task_id)
+        await owned(ctx, params.task_id)
         return {"resultType": "complete"}
 
     handlers: list[tuple[str, type[RequestParams], Callable[..., Awaitable[dict[str, Any]]]]] = [
