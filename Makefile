@@ -103,10 +103,13 @@ eval: $(STAMP) peers
 # (conformance/client.py), in one run: the stable suite (0.1.16, every scenario must pass), then
 # the pre-release's 2026-07-28 requirement set (conformance/next/), where only the scenarios
 # pinned with a reason in conformance/next/expected_failures.toml may fail and a pinned one that
-# passes fails the run. Node 22 and the suites, pinned in each folder's package-lock.json, are
-# installed into .conformance/ on the first run. One line per scenario, a tally per suite; exit 1
-# on a failure. CONFORMANCE_JOBS scenarios run at once (each waits on its own test server more
-# than it computes). `conformance-next` reports the pre-release's set alone without failing.
+# passes fails the run. Then both suites' server scenarios against a real `gatehouse serve`
+# (conformance/endpoint.py), failing only as pinned in each folder's
+# server_expected_failures.toml. Node 22 and the suites, pinned in each folder's
+# package-lock.json, are installed into .conformance/ on the first run. One line per scenario, a
+# tally per suite; exit 1 on a failure. CONFORMANCE_JOBS client scenarios run at once (each waits
+# on its own test server more than it computes). `conformance-next` reports the pre-release's
+# sets alone without failing.
 CONFORMANCE_JOBS ?= 2
 conformance: $(STAMP)
 	$(BIN)/python -m conformance --jobs $(CONFORMANCE_JOBS)

@@ -1,10 +1,15 @@
-"""The pinned list of scenarios a suite may fail (conformance/next/expected_failures.toml), and
-the verdict on each scenario against it.
+"""The pinned lists of scenarios a suite may fail (conformance/next/expected_failures.toml, and
+the server scenarios' server_expected_failures.toml in conformance/ and conformance/next/), and
+the verdict on each scenario against them.
 
-The list stays true both ways: a scenario that fails without being on it fails the run, and so
-does one on it that passes (take it off), one it names that the suite no longer runs, and one
-the suite scores: only what the suite runs without scoring (extensions, scenarios added after
-the revision shipped) may be excused, each with the reason Gatehouse does without it.
+A list stays true both ways: a scenario that fails without being on it fails the run, and so
+does one on it that passes (take it off), and one it names that the suite no longer runs. An
+entry may name the checks of its scenario that may fail (``checks``): then any other failing
+check fails the run, and so does a named one that passes. For the client scenarios only what
+the suite runs without scoring (extensions, scenarios added after the revision shipped) may be
+excused, each with the reason Gatehouse does without it. Gatehouse's endpoint is a gateway, not
+the suite's fixture server, so its lists may excuse scored server scenarios too, each with what
+Gatehouse does not offer and why.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ class ExpectedFailuresError(ValueError):
 class ExpectedFailure:
     scenario: str
     reason: str
+    # The checks that may fail; empty: the whole scenario may.
+    checks: frozenset[str] = frozenset()
 
 
 class Verdict(Enum):
@@ -51,14 +58,22 @@ def load(path: Path) -> dict[str, ExpectedFailure]:
     entries: dict[str, ExpectedFailure] = {}
     for index, entry in enumerate(document.get("failure", []), start=1):
         where = f"{path}: failure {index}"
-        if not isinstance(entry, dict) or set(entry) != {"scenario", "reason"}:
-            raise ExpectedFailuresError(f"{where}: needs exactly 'scenario' and 'reason'")
-        scenario, reason = entry["scenario"], entry["reason"]
+        if not isinstance(entry, dict) or not {"scenario", "reason"} <= set(entry) <= {
+            "scenario",
+            "reason",
+            "checks",
+        }:
+            raise ExpectedFailuresError(f"{where}: needs 'scenario' and 'reason' (and 'checks' only)")
+        scenario, reason, checks = entry["scenario"], entry["reason"], entry.get("checks", [])
         if not isinstance(scenario, str) or not isinstance(reason, str) or not reason.strip():
             raise ExpectedFailuresError(f"{where}: 'scenario' and 'reason' must be non-empty strings")
+        if "checks" in entry and (
+            not isinstance(checks, list) or not checks or not all(isinstance(c, str) and c for c in checks)
+        ):
+            raise ExpectedFailuresError(f"{where}: 'checks' must be a non-empty list of check ids")
         if scenario in entries:
             raise ExpectedFailuresError(f"{where}: {scenario!r} is listed twice")
-        entries[scenario] = ExpectedFailure(scenario, reason.strip())
+        entries[scenario] = ExpectedFailure(scenario, reason.strip(), frozenset(checks))
     return entries
 
 
@@ -79,3 +94,14 @@ def verdict(passed: bool, pinned: bool) -> Verdict:
     if passed:
         return Verdict.XPASS if pinned else Verdict.PASS
     return Verdict.XFAIL if pinned else Verdict.FAIL
+
+
+def check_verdict(failed: Collection[str], passed: Collection[str], pinned: Collection[str]) -> Verdict:
+    """A scenario pinned check by check: it fails the run when a check not named fails, or when
+    a named one passes, or none fails (take it off); else it is excused. A named check the
+    scenario did not reach (it stopped earlier) is neither."""
+    if set(failed) - set(pinned):
+        return Verdict.FAIL
+    if set(passed) & set(pinned) or not failed:
+        return Verdict.XPASS
+    return Verdict.XFAIL

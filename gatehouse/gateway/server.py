@@ -44,6 +44,7 @@ from gatehouse.gateway.tool_calls import ToolCalls
 from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
+    import uvicorn
     from starlette.types import ASGIApp
 
     from gatehouse.credentials.access_tokens import AccessTokenStore
@@ -197,11 +198,21 @@ def serve(
     """Serve until interrupted (SIGINT or SIGTERM end it cleanly)."""
     import uvicorn
 
-    config = uvicorn.Config(
+    config = http_config(
         gateway_app(services, tokens, host=host, wait_seconds=wait_seconds, oauth=oauth, tell=tell),
         host=host,
         port=port,
-        log_level="warning",
     )
     server = uvicorn.Server(config)
     server.run()
+
+
+def http_config(app: ASGIApp, *, host: str, port: int) -> uvicorn.Config:
+    """How uvicorn serves the endpoint. Its HTTP/1.1 parser is h11, not httptools (uvicorn's
+    choice when installed): httptools keeps a header value's trailing whitespace, which is no
+    part of the value (RFC 9110 section 5.5), and the SDK compares Mcp-Method and Mcp-Name with
+    the request body as they arrive, so ``Mcp-Name: tool  `` was refused (the conformance
+    suite's sep-2243-server-accepts-whitespace-header-value). A call costs the same either way."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", http="h11")

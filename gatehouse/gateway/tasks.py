@@ -8,7 +8,8 @@ call's id (gatehouse/gateway/client_calls.py), kept in the database: any replica
 it, after a restart too, and only to the caller it belongs to (anyone else is told there is no
 such task, as if it did not exist). ``tasks/cancel`` withdraws the call's review unless a
 reviewer decided first (cancellation is cooperative in the extension: the task then ends as
-the decision says).
+the decision says). A client that did not declare the extension is refused the three methods
+with -32021 naming it (SEP-2575's missing required client capability, as the extension requires).
 
 A server's question during the call makes the task ``input_required``: ``tasks/get`` carries
 the pending questions as ``inputRequests`` (keyed by question id, as gatehouse/gateway/
@@ -23,6 +24,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
+from mcp.server.mcpserver import require_client_extension
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CancelTaskRequestParams, GetTaskRequestParams, RequestParams
 
@@ -99,7 +101,8 @@ Caller = Callable[[], str]
 def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls, caller: Caller) -> None:
     """Serve tasks/get, tasks/cancel and tasks/update, and advertise the extension."""
 
-    async def owned(task_id: str) -> ClientCall:
+    async def owned(ctx: ServerRequestContext[Any], task_id: str) -> ClientCall:
+        require_client_extension(ctx, EXTENSION)
         call = await anyio.to_thread.run_sync(calls.get, task_id)
         if call is None or call.requester != caller():
             raise MCPError(
@@ -108,7 +111,7 @@ def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls
         return call
 
     async def get_task(ctx: ServerRequestContext[Any], params: GetTaskRequestParams) -> dict[str, Any]:
-        call = await owned(params.task_id)
+        call = await owned(ctx, params.task_id)
         questions = await anyio.to_thread.run_sync(pending_questions, services, call)
         status = await anyio.to_thread.run_sync(status_of, services, call)
         if status.state == "completed":
@@ -116,12 +119,12 @@ def add_task_methods(server: Server[Any], services: Services, calls: ClientCalls
         return {"resultType": "complete", **task_of(call, status, questions)}
 
     async def cancel_task(ctx: ServerRequestContext[Any], params: CancelTaskRequestParams) -> dict[str, Any]:
-        call = await owned(params.task_id)
+        call = await owned(ctx, params.task_id)
         await anyio.to_thread.run_sync(partial(withdraw, services, calls, call))
         return {"resultType": "complete"}
 
     async def update_task(ctx: ServerRequestContext[Any], params: _UpdateTaskParams) -> dict[str, Any]:
-        call = await owned(params.task_id)
+        call = await owned(ctx, params.task_id)
         if params.input_responses:
             # An answer that came too late changes nothing: the task says how the call went on.
             await anyio.to_thread.run_sync(

@@ -10,7 +10,7 @@ import pytest
 
 from conformance import expected
 from conformance.expected import ExpectedFailuresError, Verdict
-from conformance.run import SUITES
+from conformance.run import SERVER_SUITES, SUITES
 
 
 def _written(tmp_path: Path, text: str) -> Path:
@@ -28,7 +28,7 @@ def test_each_entry_is_read_with_its_scenario_and_reason(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("text", "complaint"),
     [
-        ('[[failure]]\nscenario = "auth/dpop"\n', "exactly 'scenario' and 'reason'"),
+        ('[[failure]]\nscenario = "auth/dpop"\n', "needs 'scenario' and 'reason'"),
         ('[[failure]]\nscenario = "auth/dpop"\nreason = " "\n', "non-empty"),
         ('[[failure]]\nscenario = "a"\nreason = "r"\n[[failure]]\nscenario = "a"\nreason = "r"\n', "twice"),
         ('[[failures]]\nscenario = "a"\nreason = "r"\n', "unknown key 'failures'"),
@@ -82,3 +82,42 @@ def test_the_shipped_list_excuses_only_dpop_and_workload_identity_each_with_a_re
 
     assert sorted(pinned) == ["auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer"]
     assert all("extension" in entry.reason for entry in pinned.values())
+
+
+def test_an_entry_may_name_the_checks_that_may_fail(tmp_path: Path) -> None:
+    path = _written(tmp_path, '[[failure]]\nscenario = "s"\nchecks = ["a", "b"]\nreason = "why"\n')
+
+    assert expected.load(path)["s"].checks == {"a", "b"}
+
+
+@pytest.mark.parametrize("checks", ["[]", '"a"', "[1]", '[""]'])
+def test_checks_must_be_a_list_of_check_ids(tmp_path: Path, checks: str) -> None:
+    with pytest.raises(ExpectedFailuresError, match="non-empty list of check ids"):
+        expected.load(_written(tmp_path, f'[[failure]]\nscenario = "s"\nchecks = {checks}\nreason = "r"\n'))
+
+
+@pytest.mark.parametrize(
+    ("failed", "passed", "verdict"),
+    [
+        (["pinned"], ["other"], Verdict.XFAIL),
+        (["pinned", "other"], [], Verdict.FAIL),
+        (["other"], ["pinned"], Verdict.FAIL),
+        ([], ["pinned", "other"], Verdict.XPASS),
+        (["pinned"], ["also pinned"], Verdict.XPASS),
+        ([], ["other"], Verdict.XPASS),
+    ],
+)
+def test_a_scenario_pinned_by_check_fails_the_run_when_another_check_fails_or_a_pinned_one_passes(
+    failed: list[str], passed: list[str], verdict: Verdict
+) -> None:
+    assert expected.check_verdict(failed, passed, {"pinned", "also pinned"}) is verdict
+
+
+def test_the_server_lists_name_scenarios_and_checks_with_their_reasons() -> None:
+    for suite in SERVER_SUITES.values():
+        assert suite.expected_failures is not None
+        pinned = expected.load(suite.expected_failures)
+        assert pinned and all(entry.reason for entry in pinned.values())
+        # Pinned by check wherever a check fails: the scenario's other checks keep counting.
+        whole = {name for name, entry in pinned.items() if not entry.checks}
+        assert whole <= {"server-sse-multiple-streams", "tasks-status-notifications"}

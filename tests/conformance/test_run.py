@@ -4,7 +4,14 @@ suite itself runs in `make conformance`."""
 from __future__ import annotations
 
 from conformance.expected import ExpectedFailure, Verdict
-from conformance.run import Outcome, closing_lines, parse_client_section, parse_requirements, scenario_line
+from conformance.outcome import Outcome
+from conformance.run import (
+    closing_lines,
+    parse_client_section,
+    parse_requirements,
+    parse_section,
+    scenario_line,
+)
 
 # `conformance list --requirements 2026-07-28` of 0.2.0-alpha.12, shortened.
 REQUIREMENTS_LISTING = """Required for 2026-07-28 (69 scenarios, frozen; run at the 2026-07-28 wire):
@@ -89,3 +96,42 @@ def test_a_suite_without_a_pinned_list_closes_with_the_plain_tally() -> None:
     lines = closing_lines("0.1.16", {"tools_call": Verdict.PASS, "sse-retry": Verdict.FAIL}, None)
 
     assert lines == ["1 passed, 1 failed (conformance suite 0.1.16)"]
+
+
+def test_a_requirement_set_runs_its_server_scenarios_then_the_unscored_server_ones() -> None:
+    chosen = parse_requirements(REQUIREMENTS_LISTING, "server")
+
+    assert chosen.scenarios == ["server-stateless", "tools-list", "tasks-lifecycle", "json-schema-2020-12"]
+    assert chosen.not_scored == {"tasks-lifecycle": "extension", "json-schema-2020-12": "pending"}
+
+
+def test_the_plain_listing_yields_the_server_section_without_the_spec_versions() -> None:
+    listing = (
+        "Server scenarios (test against a server):\n"
+        "  - server-initialize [2025-06-18,2025-11-25]\n"
+        "  - ping [2025-06-18,2025-11-25]\n\n"
+        "Client scenarios (test against a client):\n"
+        "  - initialize [2025-06-18,2025-11-25]\n"
+    )
+
+    assert parse_section(listing, "server") == ["server-initialize", "ping"]
+    assert parse_section(listing, "client") == ["initialize"]
+
+
+def _checked(failed: tuple[str, ...], passed: tuple[str, ...]) -> Outcome:
+    return Outcome(
+        "server-stateless", len(passed), len(passed) + len(failed), len(failed), 0.5, "x", failed, passed
+    )
+
+
+def test_a_scenario_pinned_by_check_names_the_check_that_fails_unpinned_or_passes_now() -> None:
+    pinned = ExpectedFailure("server-stateless", "bare name", frozenset({"needs-fixture"}))
+
+    excused, excused_line = scenario_line(_checked(("needs-fixture",), ("wire",)), pinned, None)
+    failed, failed_line = scenario_line(_checked(("needs-fixture", "wire"), ()), pinned, None)
+    stale, stale_line = scenario_line(_checked((), ("needs-fixture", "wire")), pinned, None)
+
+    assert (excused, failed, stale) == (Verdict.XFAIL, Verdict.FAIL, Verdict.XPASS)
+    assert excused_line.endswith("pinned (needs-fixture): bare name")
+    assert failed_line.endswith("not pinned: wire")
+    assert stale_line.endswith("needs-fixture passes now: take it off the pinned list")

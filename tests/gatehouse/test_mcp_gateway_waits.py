@@ -7,7 +7,8 @@ way, and an approved call runs once however the client comes back for it:
 - a client whose wait ran out calls again with the same arguments and joins the same review,
   and receives the result of the one call that ran; the same call after that is a new call;
 - a client with the tasks extension gets a task handle at once, which `tasks/get` resolves once
-  a reviewer decides; the handle is its caller's only, and `tasks/cancel` withdraws the review.
+  a reviewer decides; the handle is its caller's only, and `tasks/cancel` withdraws the review;
+  a client without it is refused the task methods with the error naming the extension.
 
 Decisions are taken by `gatehouse reviews decide` in this process, on the same database: another
 process than the endpoint's, as a reviewer on the app or another replica would be. Two endpoints
@@ -31,6 +32,7 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolResult,
     CancelTaskRequest,
     CancelTaskRequestParams,
@@ -356,3 +358,18 @@ def test_cancelling_a_task_withdraws_its_review(gateway: Gateway) -> None:
     run(scenario)
     [review] = gateway.ledger_reviews(body)
     assert (review.status, review.decided_by) == ("cancelled", "operator")
+
+
+def test_a_client_without_the_tasks_extension_is_refused_the_task_methods_naming_it(gateway: Gateway) -> None:
+    async def scenario() -> None:
+        async with client(gateway.brief, gateway.tokens["operator"]) as agent:
+            for request in (
+                GetTaskRequest(params=GetTaskRequestParams(task_id="gate-test")),
+                CancelTaskRequest(params=CancelTaskRequestParams(task_id="gate-test")),
+            ):
+                with pytest.raises(MCPError) as refused:
+                    await agent.session.send_request(request, TaskState)
+                assert refused.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY, refused.value.message
+                assert refused.value.data["requiredCapabilities"] == {"extensions": {TASKS: {}}}
+
+    run(scenario)
