@@ -12,11 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
 
+from reviews.ledger import Review, ReviewLedger
+from servers.email import OUTBOX_FILE
 from tests.cli_support import run_cli
 from tests.http_servers import free_port
 from tests.support import bundled_server_entry
@@ -99,3 +102,45 @@ def issue_token(data: Path, servers: Path, user: str) -> str:
     assert issued.returncode == 0, issued.stderr
     token: str = json.loads(issued.stdout)["token"]
     return token
+
+
+@dataclass
+class Gateway:
+    """Endpoints on one database, the tokens issued there, and what the tests read of it: the
+    reviews a send opened, the e-mail outbox, and decisions taken as `gatehouse reviews decide`
+    takes them (another process than the endpoints', as a reviewer elsewhere would)."""
+
+    data: Path
+    servers: Path
+    patient: str  # the endpoint that waits long in a call (60 s in the tests)
+    brief: str  # one that waits briefly (1 s), or the same endpoint
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def ledger_reviews(self, body: str) -> list[Review]:
+        """The reviews of sends of ``body``, oldest first."""
+        ledger = ReviewLedger(self.data / "gatehouse.db")
+        try:
+            reviews = ledger.queue()
+        finally:
+            ledger.close()
+        return sorted(
+            (r for r in reviews if r.arguments.get("body") == body), key=lambda r: (r.created_at, r.id)
+        )
+
+    def sent(self, body: str) -> int:
+        """How many messages with ``body`` the e-mail server wrote to its outbox."""
+        outboxes = list(self.data.glob(f"**/{OUTBOX_FILE}"))
+        lines = [line for outbox in outboxes for line in outbox.read_text(encoding="utf-8").splitlines()]
+        return sum(1 for line in lines if json.loads(line).get("body") == body)
+
+    def decide(self, review_id: str, *verdict: str) -> None:
+        decided = run_cli(
+            "reviews",
+            "decide",
+            review_id,
+            *verdict,
+            "--reviewer",
+            "reviewer",
+            env=serve_environment(self.data, self.servers),
+        )
+        assert decided.returncode == 0, decided.stderr

@@ -16,11 +16,8 @@ serve the same database: one waits 60 s in a call, the other 1 s."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -43,54 +40,14 @@ from mcp_types import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviews.ledger import Review, ReviewLedger
-from servers.email import OUTBOX_FILE
-from tests.cli_support import run_cli
-from tests.gatehouse.gateway_support import gatehouse_serves, issue_token, serve_environment, servers_file
+from reviews.ledger import Review
+from tests.gatehouse.gateway_support import Gateway, gatehouse_serves, issue_token, servers_file
 
 pytestmark = pytest.mark.processes
 
 SEND = "email__send_email"
 TASKS = "io.modelcontextprotocol/tasks"
 LIMIT_SECONDS = 90
-
-
-@dataclass
-class Gateway:
-    data: Path
-    servers: Path
-    patient: str  # waits 60 s in a call
-    brief: str  # waits 1 s in a call
-    tokens: dict[str, str] = field(default_factory=dict)
-
-    def ledger_reviews(self, body: str) -> list[Review]:
-        """The reviews of sends of ``body``, oldest first."""
-        ledger = ReviewLedger(self.data / "gatehouse.db")
-        try:
-            reviews = ledger.queue()
-        finally:
-            ledger.close()
-        return sorted(
-            (r for r in reviews if r.arguments.get("body") == body), key=lambda r: (r.created_at, r.id)
-        )
-
-    def sent(self, body: str) -> int:
-        """How many messages with ``body`` the e-mail server wrote to its outbox."""
-        outboxes = list(self.data.glob(f"**/{OUTBOX_FILE}"))
-        lines = [line for outbox in outboxes for line in outbox.read_text(encoding="utf-8").splitlines()]
-        return sum(1 for line in lines if json.loads(line).get("body") == body)
-
-    def decide(self, review_id: str, *verdict: str) -> None:
-        decided = run_cli(
-            "reviews",
-            "decide",
-            review_id,
-            *verdict,
-            "--reviewer",
-            "reviewer",
-            env=serve_environment(self.data, self.servers),
-        )
-        assert decided.returncode == 0, decided.stderr
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,12 @@ FILESYSTEM_JS = NODE_MODULES / "@modelcontextprotocol" / "server-filesystem" / "
 EVERYTHING_JS = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 # The 2025.9.25 release under an npm alias: the last one whose resource listing is paginated.
 EVERYTHING_PAGED_JS = NODE_MODULES / "server-everything-paged" / "dist" / "index.js"
+# Clients, not servers: the TypeScript SDK's client and the MCP Inspector's launcher (its --cli
+# mode), which tests/gatehouse/test_npm_clients.py points at Gatehouse's endpoint.
+TS_CLIENT_JS = NODE_MODULES / "@modelcontextprotocol" / "client" / "dist" / "index.mjs"
+INSPECTOR_JS = (
+    NODE_MODULES / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
+)
 MEMORY_JS = NODE_MODULES / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
 TIME_BIN = PEERS / "venv-time" / "bin" / "mcp-server-time"
 GIT_BIN = PEERS / "venv-git" / "bin" / "mcp-server-git"
@@ -87,7 +93,8 @@ def _node() -> str:
     return node
 
 
-def _npm_entry(script: Path) -> tuple[str, Path]:
+def npm_entry(script: Path) -> tuple[str, Path]:
+    """Node and ``script`` (a file under NODE_MODULES), or a skip saying to run `make peers`."""
     node = _node()
     # The stamp is written only after `npm ci` succeeded: a half-done install counts as missing.
     if not (NPM_PREFIX / STAMP).is_file() or not script.is_file():
@@ -107,25 +114,25 @@ def _python_entry(executable: Path) -> Path:
 
 def filesystem_server(root: Path) -> StdioServerParameters:
     """@modelcontextprotocol/server-filesystem confined to ``root``."""
-    node, script = _npm_entry(FILESYSTEM_JS)
+    node, script = npm_entry(FILESYSTEM_JS)
     return StdioServerParameters(command=node, args=[str(script), str(root)])
 
 
 def everything_server() -> StdioServerParameters:
     """@modelcontextprotocol/server-everything (the pinned current release) over stdio."""
-    node, script = _npm_entry(EVERYTHING_JS)
+    node, script = npm_entry(EVERYTHING_JS)
     return StdioServerParameters(command=node, args=[str(script), "stdio"])
 
 
 def everything_paged_server() -> StdioServerParameters:
     """server-everything 2025.9.25: 100 static resources, listed 10 per page."""
-    node, script = _npm_entry(EVERYTHING_PAGED_JS)
+    node, script = npm_entry(EVERYTHING_PAGED_JS)
     return StdioServerParameters(command=node, args=[str(script), "stdio"])
 
 
 def memory_server(memory_file: Path) -> StdioServerParameters:
     """@modelcontextprotocol/server-memory; its graph file must not default into node_modules."""
-    node, script = _npm_entry(MEMORY_JS)
+    node, script = npm_entry(MEMORY_JS)
     return StdioServerParameters(command=node, args=[str(script)], env={"MEMORY_FILE_PATH": str(memory_file)})
 
 
@@ -263,7 +270,7 @@ def everything_over_http(log_path: Path, attempts: int = 3) -> Iterator[str]:
     is preloaded to keep it on 127.0.0.1. A port taken between choosing and binding makes the
     server exit at once; that is retried on another port.
     """
-    node, script = _npm_entry(EVERYTHING_JS)
+    node, script = npm_entry(EVERYTHING_JS)
     for _ in range(attempts):
         port = free_port()
         with log_path.open("ab") as log:
