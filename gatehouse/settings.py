@@ -59,6 +59,12 @@ REVIEWS_PAGE_PATH = "reviews"
 # The bearer token `gatehouse bridge` calls a `gatehouse serve` endpoint with (gatehouse/gateway/
 # upstream.py): read from the environment only, since a command line is visible to everyone (ps).
 BRIDGE_TOKEN_ENV = "GATEHOUSE_TOKEN"
+# How long `gatehouse serve` keeps open a call waiting for a reviewer, for a client without the
+# tasks extension (gatehouse/gateway/waits.py; `--wait`). Under the 60 s a request waits by
+# default in the TypeScript SDK's client (and so in the many clients built on it): a wait that
+# outlived the client's own timeout would end in the client cancelling, which withdraws the
+# review. Here, not in the gateway, so that `gatehouse --help` imports no MCP SDK.
+DEFAULT_GATEWAY_WAIT_SECONDS = 45.0
 # `gatehouse serve` as an OAuth 2.1 resource server (gatehouse/gateway/resource_server.py): the
 # authorization server whose access tokens it accepts, the endpoint's own address as clients
 # reach it, the audiences tokens must carry (default: that address), the claim naming the roster

@@ -42,7 +42,7 @@ def add_token_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def add_serve_command(commands: Any, common: argparse.ArgumentParser) -> None:
-    from gatehouse.gateway.waits import DEFAULT_WAIT_SECONDS
+    from gatehouse.settings import DEFAULT_GATEWAY_WAIT_SECONDS as DEFAULT_WAIT_SECONDS
 
     serve = commands.add_parser(
         "serve",

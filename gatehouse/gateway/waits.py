@@ -26,6 +26,7 @@ from gatehouse.gateway.call_status import CallStatus, status_of
 from gatehouse.gateway.calls import withdraw
 from gatehouse.gateway.client_questions import pending_questions
 from gatehouse.gateway.outcomes import error_result
+from gatehouse.settings import DEFAULT_GATEWAY_WAIT_SECONDS
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -36,10 +37,8 @@ if TYPE_CHECKING:
     from reviews.ledger import ReviewState
     from reviews.questions import Question
 
-# Under the 60 s a request waits by default in the TypeScript SDK's client (and so in the many
-# clients built on it): a wait that outlived the client's own timeout would end in the client
-# cancelling, which withdraws the review. Longer with `gatehouse serve --wait`.
-DEFAULT_WAIT_SECONDS = 45.0
+# Why 45 s: gatehouse/settings.py. Longer with `gatehouse serve --wait`.
+DEFAULT_WAIT_SECONDS = DEFAULT_GATEWAY_WAIT_SECONDS
 PROGRESS_SECONDS = 5.0
 # How often a call the graph is running is looked at: its end and a server's question show
 # within this.
