@@ -15,7 +15,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from gatehouse.gateway.call_status import status_of
 from gatehouse.gateway.client_calls import Claim, ClientCall, ClientCalls
 from gatehouse.gateway.outcomes import error_result, result_of
 from graph.runner import new_thread_id
@@ -143,16 +142,6 @@ def _lost_or_answered_long_ago(services: Services, call: ClientCall) -> bool:
         and review.status != "pending"
         and datetime.fromisoformat(carried_out) < now - JOIN_WINDOW
     )
-
-
-def delivered(services: Services, calls: ClientCalls, call: ClientCall) -> types.CallToolResult | None:
-    """The call's result when its thread is done (the call is then closed as delivered),
-    else None."""
-    status = status_of(services, call)
-    if not status.done or status.result is None:
-        return None
-    calls.close(call.id, "delivered")
-    return status.result
 
 
 def withdraw(services: Services, calls: ClientCalls, call: ClientCall) -> bool:
