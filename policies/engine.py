@@ -623,6 +623,14 @@ class PolicyEngine:
         role = self.role(user)
         return role is not None and role.request
 
+    def refusal_to_request(self, user: str) -> str | None:
+        """Why ``user`` may not ask for calls (naming the roster, so the caller sees who may),
+        or None when they may: the one wording the chat, the CLI and the gateway all give."""
+        if self.may_request(user):
+            return None
+        roster = ", ".join(sorted(self.policy.users)) or "nobody"
+        return f"{user!r} may not make requests under this policy; its roster: {roster}"
+
     def may_take_over(self, user: str) -> bool:
         """Whether this person may continue (or withdraw) a thread somebody else started;
         False for someone not in the roster."""

@@ -153,11 +153,9 @@ class RequestService:
         Raises NotAllowedError for someone off the policy's roster or another person's thread,
         ThreadBusyError for a thread waiting for a reviewer, NothingToResumeError for answers
         to a thread that asks nothing (answered or withdrawn meanwhile)."""
-        if not self.policy.may_request(requester):
-            roster = ", ".join(sorted(self.policy.policy.users)) or "nobody"
-            raise NotAllowedError(
-                f"{requester!r} may not make requests under this policy; its roster: {roster}"
-            )
+        refusal = self.policy.refusal_to_request(requester)
+        if refusal is not None:
+            raise NotAllowedError(refusal)
         if thread_id is not None:
             self._check_ownership(thread_id, requester)
             pending = pending_interrupt(self.graph, thread_id)
@@ -208,11 +206,9 @@ class RequestService:
         caller recorded it before the run (a client's retry finds the thread by it).
 
         Raises NotAllowedError for someone off the policy's roster."""
-        if not self.policy.may_request(requester):
-            roster = ", ".join(sorted(self.policy.policy.users)) or "nobody"
-            raise NotAllowedError(
-                f"{requester!r} may not make requests under this policy; its roster: {roster}"
-            )
+        refusal = self.policy.refusal_to_request(requester)
+        if refusal is not None:
+            raise NotAllowedError(refusal)
         thread = thread_id or new_thread_id()
         text = client_call_text(key, client)
         self.reviews.record_request(text, thread_id=thread, requester=requester)

@@ -657,11 +657,9 @@ def _run_tokens(args: argparse.Namespace) -> int:
         tokens = AccessTokenStore(services.ledger.database)
         now = services.ledger.now()
         if args.action == "issue":
-            if not services.policy.may_request(args.user):
-                roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
-                raise NotAllowedError(
-                    f"{args.user!r} may not make requests under this policy; its roster: {roster}"
-                )
+            refusal = services.policy.refusal_to_request(args.user)
+            if refusal is not None:
+                raise NotAllowedError(refusal)
             issued = tokens.issue(args.user, days=args.expires)
             report: dict[str, Any] = {"issued": token_row(issued.record, now), "token": issued.token}
             # Printed as it is: the one time the token is shown (no redaction would leave it).

@@ -67,9 +67,9 @@ def claim_call(
     refused = problems_with(services, key, arguments)
     if refused is not None:
         return refused
-    if not services.policy.may_request(requester):
-        roster = ", ".join(sorted(services.policy.policy.users)) or "nobody"
-        return error_result(f"{requester!r} may not make requests under this policy; its roster: {roster}")
+    refusal = services.policy.refusal_to_request(requester)
+    if refusal is not None:
+        return error_result(refusal)
     claim = calls.claim(requester, key, arguments, client=client, thread_id=new_thread_id())
     if not claim.opened and _lost_or_answered_long_ago(services, claim.call):
         calls.close(claim.call.id, "unclaimed")
@@ -106,29 +106,6 @@ def run_claimed(
     if run.pending is None:
         return result_of(run, call.requester)
     return None
-
-
-def start_call(
-    services: Services,
-    calls: ClientCalls,
-    key: str,
-    arguments: dict[str, Any],
-    *,
-    requester: str,
-    client: str | None = None,
-) -> types.CallToolResult | ClientCall:
-    """The call's answer when it has one now (run, refused, failed, wrong), delivered, else the
-    open call that waits for a reviewer: this one, or the earlier same call it joined."""
-    claimed = claim_call(services, calls, key, arguments, requester=requester, client=client)
-    if not isinstance(claimed, Claim):
-        return claimed
-    if not claimed.opened:
-        return claimed.call
-    result = run_claimed(services, calls, claimed.call, arguments)
-    if result is None:
-        return claimed.call
-    calls.close(claimed.call.id, "delivered")
-    return result
 
 
 def _lost_or_answered_long_ago(services: Services, call: ClientCall) -> bool:

@@ -729,6 +729,22 @@ def test_the_roster_says_who_may_request() -> None:
     assert policy_engine.role_of("aud") == "auditor"
 
 
+def test_a_refusal_to_request_names_the_person_and_the_roster_and_none_is_given_to_who_may() -> None:
+    policy_engine = engine(
+        defaults={"reviewer_roles": ["operator"]},
+        roles={"operator": {"request": True}, "auditor": {"request": False}},
+        users={"olga": "operator", "aud": "auditor"},
+    )
+
+    assert policy_engine.refusal_to_request("olga") is None
+    assert policy_engine.refusal_to_request("aud") == (
+        "'aud' may not make requests under this policy; its roster: aud, olga"
+    )
+    assert policy_engine.refusal_to_request("stranger") == (
+        "'stranger' may not make requests under this policy; its roster: aud, olga"
+    )
+
+
 # -- pinned definitions ------------------------------------------------------------------------
 
 NOTES = tool("read_notes", description="Read the notes.", properties={"topic": STRING}, annotations=READ_ONLY)

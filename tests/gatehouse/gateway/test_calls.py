@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from mcp_types import CallToolResult, TextContent
 
-from gatehouse.gateway.calls import start_call
-from gatehouse.gateway.client_calls import ClientCalls
+from gatehouse.gateway.calls import claim_call, run_claimed
+from gatehouse.gateway.client_calls import Claim, ClientCalls
 from gatehouse.wiring import Services, open_services
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
@@ -30,9 +30,16 @@ def services(data_dir: Path) -> Iterator[Services]:
 def answer_call(
     services: Services, key: str, arguments: dict[str, object], *, requester: str
 ) -> CallToolResult:
-    """The call's answer when it has one at once (these calls never wait for a reviewer)."""
-    answer = start_call(services, ClientCalls(services.ledger.database), key, arguments, requester=requester)
+    """The call's answer when it has one at once (these calls never wait for a reviewer): the
+    gateway's own path, claimed then run, as tools/call takes it."""
+    calls = ClientCalls(services.ledger.database)
+    claimed = claim_call(services, calls, key, arguments, requester=requester)
+    if not isinstance(claimed, Claim):
+        return claimed
+    assert claimed.opened, claimed
+    answer = run_claimed(services, calls, claimed.call, arguments)
     assert isinstance(answer, CallToolResult), answer
+    calls.close(claimed.call.id, "delivered")
     return answer
 
 
