@@ -9,11 +9,13 @@ from eval.scoring import (
     TARGET_ACCURACY,
     TARGET_INVARIANTS,
     TARGET_INVENTED,
+    TARGET_OTHER_LANGUAGES_REACHED,
     TARGET_SIDE_EFFECTS,
     BatchFigure,
     CaseResult,
     Figures,
     GroupFigure,
+    LanguageFigure,
 )
 
 
@@ -57,7 +59,19 @@ def _batch_lines(figure: BatchFigure) -> list[str]:
         lines.append(
             f"    {name:<12} {server:<50} now {_score(now.right, now.cases):<12} before tuning {_before(before)}"
         )
+    if figure.other_languages.cases:
+        lines.append(f"    {languages_line(figure.other_languages)}")
     return lines
+
+
+def languages_line(figure: LanguageFigure) -> str:
+    """The requests in other languages: how many reached the right capability, and which ran
+    another."""
+    wrong = f" ({', '.join(figure.ran_wrong)})" if figure.ran_wrong else ""
+    return (
+        f"requests in other languages: {figure.cases}; reached the right capability (chosen or among the"
+        f" choices): {figure.reached} ({figure.share:.0%}); run wrong: {len(figure.ran_wrong)}{wrong}"
+    )
 
 
 def invariants_line(figures: Figures) -> str:
@@ -102,6 +116,8 @@ def render_text(
         f"expected arguments all right, where the capability was (context): "
         f"{figures.arguments_right} of {figures.arguments_checked}",
         invariants_line(figures),
+        languages_line(figures.other_languages)
+        + f"   target >= {TARGET_OTHER_LANGUAGES_REACHED:.0%} reached, 0 run wrong  {_verdict(met['other_languages'])}",
     ]
     if figures.batches:
         lines += ["", "Batches (right now, beside the score recorded before the planner was tuned for them):"]
@@ -140,6 +156,7 @@ def _case_json(result: CaseResult) -> dict[str, Any]:
             "arguments": answer.arguments,
             "missing": list(answer.missing),
             "response": answer.response,
+            "choices": list(answer.choices),
         },
         "right": result.right,
         "capability_right": result.capability_right,
@@ -159,6 +176,10 @@ def _tally_json(tally: Tally | None) -> dict[str, Any] | None:
     return {"right": tally.right, "of": tally.of, "accuracy": tally.accuracy}
 
 
+def _languages_json(figure: LanguageFigure) -> dict[str, Any]:
+    return {"cases": figure.cases, "reached": figure.reached, "ran_wrong": figure.ran_wrong}
+
+
 def _batch_json(figure: BatchFigure) -> dict[str, Any]:
     batch = figure.batch
     return {
@@ -173,6 +194,7 @@ def _batch_json(figure: BatchFigure) -> dict[str, Any]:
             "accuracy": figure.overall.accuracy,
         },
         "before_tuning": _tally_json(batch.before_tuning.get(OVERALL)),
+        "other_languages": _languages_json(figure.other_languages),
         "groups": {
             g.group: {
                 "server": batch.servers.get(g.group),
@@ -195,6 +217,7 @@ def render_json(
             "side_effects": TARGET_SIDE_EFFECTS,
             "invented": TARGET_INVENTED,
             "invariants": TARGET_INVARIANTS,
+            "other_languages_reached": TARGET_OTHER_LANGUAGES_REACHED,
         },
         "figures": {
             "accuracy": figures.overall.accuracy,
@@ -212,6 +235,7 @@ def render_json(
                 "write_answered_by_read": figures.write_answered_by_read,
                 "ran_for_nothing": figures.ran_for_nothing,
             },
+            "other_languages": _languages_json(figures.other_languages),
         },
         "batches": [_batch_json(b) for b in figures.batches],
         "targets_met": figures.targets_met,

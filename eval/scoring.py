@@ -13,6 +13,12 @@ scoring is tested on hand-made answers without any server (tests/eval/test_scori
   (``read_only`` false) answered by running a capability the host does not rate as acting, with
   the status ``ok``; and a request that expects no capability answered by running one. "Running"
   is the status ``ok`` with a capability selected: what the operator reads as done.
+- **Other languages**: a request in another language (its id ends in the language's code, as
+  ``-de``, or the planner reads it as one) *reaches* the right capability when it is chosen,
+  whatever the status (held for a reviewer, asking for a value), or is among the choices of a
+  question; for a case that expects none, when nothing ran. It *runs wrong* when the status is
+  ``ok`` with another capability (or any, where none is expected). The bar: none run wrong and at
+  least half reach it.
 - **Invented argument**: a proposed argument that the case does not expect with that value, whose
   value the request does not state (after normalising case, spaces, quotes and trailing
   slashes) and that is not the default the capability's schema declares.
@@ -36,6 +42,15 @@ TARGET_ACCURACY = 0.90
 TARGET_SIDE_EFFECTS = 0
 TARGET_INVENTED = 0
 TARGET_INVARIANTS = 0
+TARGET_OTHER_LANGUAGES_REACHED = 0.5
+
+# The languages a case's id may name at its end ("h3-vault-apollo-de"): ISO 639-1 codes of
+# languages operators write in, English aside. A closed list, so "-v2" or "-db" is no language.
+_LANGUAGE_CODES = frozenset(
+    "ar bg ca cs da de el es et fa fi fr he hi hr hu id it ja ko lt lv ms nb nl nn no pl pt ro ru sk sl sr sv "
+    "th tr uk vi zh".split()
+)
+_ID_LANGUAGE = re.compile(r"-([a-z]{2})$")
 
 # The invariants a case can break, as the report names them.
 WRITE_ANSWERED_BY_READ = "a write request answered by running a read"
@@ -51,11 +66,14 @@ class Answer:
     arguments: dict[str, Any]
     missing: tuple[str, ...]
     response: str = ""
+    # The capabilities a question offered the operator to choose between (a clarification).
+    choices: tuple[str, ...] = ()
 
 
 def answer_from_output(output: Mapping[str, Any]) -> Answer:
     selected = output.get("selected_capability")
     key = f"{selected['server']}__{selected['name']}" if selected else None
+    review = output.get("review") or {}
     return Answer(
         status=str(output.get("status")),
         capability=key,
@@ -63,7 +81,18 @@ def answer_from_output(output: Mapping[str, Any]) -> Answer:
         arguments=dict(output.get("arguments") or {}),
         missing=tuple(output.get("missing_arguments") or ()),
         response=str(output.get("response") or ""),
+        choices=tuple(str(choice["key"]) for choice in review.get("choices") or ()),
     )
+
+
+def case_language(case: Case) -> str | None:
+    """The language a case's request is written in, English being None: the code its id ends
+    in, else the one the planner reads it as. The id comes first so a language the planner does
+    not know still counts (and counts against it)."""
+    named = _ID_LANGUAGE.search(case.id)
+    if named and named.group(1) in _LANGUAGE_CODES:
+        return named.group(1)
+    return languages.detect(case.request)
 
 
 # -- values ----------------------------------------------------------------------------------
@@ -275,6 +304,28 @@ class CaseResult:
         return self.capability_right and self.status_right
 
     @property
+    def ran(self) -> bool:
+        """Whether the operator reads it as done: a capability ran (status ok)."""
+        return self.answer is not None and self.answer.status == "ok" and self.answer.capability is not None
+
+    @property
+    def reached(self) -> bool:
+        """The right capability chosen, whatever the status, or offered among a question's
+        choices; for a case that expects none, nothing ran."""
+        answer = self.answer
+        if answer is None:
+            return False
+        if not self.case.capabilities:
+            return not self.ran
+        return answer.capability in self.case.capabilities or bool(
+            set(answer.choices) & set(self.case.capabilities)
+        )
+
+    @property
+    def ran_wrong(self) -> bool:
+        return self.ran and not self.capability_right
+
+    @property
     def problems(self) -> list[str]:
         found = []
         if self.failure:
@@ -361,12 +412,40 @@ class GroupFigure:
 
 
 @dataclass(frozen=True)
+class LanguageFigure:
+    """The requests in other languages: how many reached the right capability, and the ids of
+    those that ran another."""
+
+    cases: int = 0
+    reached: int = 0
+    ran_wrong: list[str] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return self.reached / self.cases if self.cases else 0.0
+
+    @property
+    def met(self) -> bool:
+        return not self.ran_wrong and (not self.cases or self.share >= TARGET_OTHER_LANGUAGES_REACHED)
+
+
+def _language_figure(results: Iterable[CaseResult]) -> LanguageFigure:
+    foreign = [r for r in results if case_language(r.case) is not None]
+    return LanguageFigure(
+        cases=len(foreign),
+        reached=sum(r.reached for r in foreign),
+        ran_wrong=[r.case.id for r in foreign if r.ran_wrong],
+    )
+
+
+@dataclass(frozen=True)
 class BatchFigure:
     """One batch's score now, overall and per group, beside what it recorded before tuning."""
 
     batch: Batch
     overall: GroupFigure
     groups: list[GroupFigure]
+    other_languages: LanguageFigure = field(default_factory=LanguageFigure)
 
 
 @dataclass(frozen=True)
@@ -382,6 +461,7 @@ class Figures:
     write_answered_by_read: list[str] = field(default_factory=list)
     ran_for_nothing: list[str] = field(default_factory=list)
     batches: list[BatchFigure] = field(default_factory=list)
+    other_languages: LanguageFigure = field(default_factory=LanguageFigure)
 
     @property
     def invariants_broken(self) -> int:
@@ -394,6 +474,7 @@ class Figures:
             "side_effects": self.side_effects <= TARGET_SIDE_EFFECTS,
             "invented": self.invented <= TARGET_INVENTED,
             "invariants": self.invariants_broken <= TARGET_INVARIANTS,
+            "other_languages": self.other_languages.met,
         }
 
     @property
@@ -422,7 +503,9 @@ def figures(
         members = [r for r in results if r.case.batch == batch.id]
         if members:
             overall = GroupFigure(batch.id, len(members), sum(r.right for r in members))
-            by_batch.append(BatchFigure(batch, overall, _group_figures(members, order)))
+            by_batch.append(
+                BatchFigure(batch, overall, _group_figures(members, order), _language_figure(members))
+            )
     with_arguments = [r for r in results if r.capability_right and r.case.arguments]
     return Figures(
         groups=groups,
@@ -434,4 +517,5 @@ def figures(
         write_answered_by_read=[r.case.id for r in results if WRITE_ANSWERED_BY_READ in r.broken],
         ran_for_nothing=[r.case.id for r in results if RAN_FOR_NOTHING in r.broken],
         batches=by_batch,
+        other_languages=_language_figure(results),
     )

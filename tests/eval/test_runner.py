@@ -71,6 +71,8 @@ def test_the_deterministic_planner_on_the_whole_benchmark_never_acts_for_a_read_
     assert figures["side_effects"] == 0
     # No write answered by a read with ok, nothing run where nothing was expected (issue 30).
     assert figures["invariants"]["broken"] == 0, figures["invariants"]
+    # A request in another language never runs another capability (issue 30).
+    assert figures["other_languages"]["ran_wrong"] == [], figures["other_languages"]
     assert figures["invented"] == 0
     tuned = {b["id"] for b in report["batches"] if (b["source"] or "").endswith("selection_cases.json")}
     tuned_cases = [case for case in report["cases"] if case["batch"] in tuned]

@@ -264,6 +264,7 @@ def test_figures_per_group_and_against_the_targets() -> None:
         "side_effects": False,
         "invented": False,
         "invariants": True,
+        "other_languages": True,  # none of these requests is in another language
     }
     assert not summary.passed
     assert broken.problems == ["gatehouse ask exited 2: bad"]
