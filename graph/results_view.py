@@ -81,11 +81,27 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+# Fields a listing carries beside its list that say nothing of their own.
+_LISTING_FIELDS = frozenset({"total", "count", "cursor", "nextcursor", "page", "offset", "limit", "hasmore"})
+
+
+def _says_more(structured: dict[str, Any]) -> bool:
+    """Whether an object holds a number or yes/no of its own besides its lists, a listing's
+    counts and paging, and text naming what was listed (``{"path": "sub", "entries": []}`` is
+    an empty folder)."""
+    return any(
+        isinstance(value, int | float) and key.replace("_", "").lower() not in _LISTING_FIELDS
+        for key, value in structured.items()
+    )
+
+
 def describe(context: ContextUpdate, limit: int) -> str:
     """One readable answer from the context: the records listed, or the text quoted."""
     source = context["source"]
     items = context.get("records")
     structured = context.get("structured") or {}
+    if items is not None and not items and _says_more(structured):
+        items = None  # an object whose one list is empty, not an empty listing: show the object
     if items is not None:
         if not items:
             return f"{source} found nothing matching the request."

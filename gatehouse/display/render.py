@@ -91,7 +91,9 @@ def render_text(output: dict[str, Any]) -> str:
     if choices:
         lines.append("choose:     " + "; ".join(f"{c['key']} ({c['title']})" for c in choices))
         lines.append(f'answer with: gatehouse ask --thread {output["thread_id"]} "{choices[0]["key"]}"')
-    if output.get("missing_arguments"):
+    # Only a thread that waits for the operator's answer is offered one (as in the chat): a
+    # refused call may lack an argument too, and no answer makes it run.
+    if status == "needs_clarification" and output.get("missing_arguments"):
         lines.append(_field("missing", ", ".join(output["missing_arguments"])))
         example = f"{output['missing_arguments'][0]}=..."
         lines.append(f'answer with: gatehouse ask --thread {output["thread_id"]} "{example}"')

@@ -242,8 +242,18 @@ def boolean_words(name: str, text: str) -> Reading | None:
         return False, f"'{negative.group(0)}' in the request"
     positive = re.search(yes, text, re.IGNORECASE)
     if positive:
+        # The words may be followed by the value itself ("next thought needed false",
+        # "recursive: no"): that value, never the yes the words alone would mean. On and off are
+        # left out (prepositions: "recursively on /srv"), yes and no need a separator.
+        said = _SAID_AFTER.match(text, positive.end())
+        if said:
+            value = said.group(1) or said.group(2)
+            return value.lower() in {"true", "yes"}, f"'{positive.group(0)}{said.group(0)}' in the request"
         return True, f"'{positive.group(0)}' in the request"
     return None
+
+
+_SAID_AFTER = re.compile(r"\s*(?:[=:]\s*|is\s+)?\b(true|false)\b|\s*[=:]\s*(yes|no)\b", re.IGNORECASE)
 
 
 def conversion_unit(name: str, shape: dict[str, Any], text: str) -> tuple[Any, str, str] | None:

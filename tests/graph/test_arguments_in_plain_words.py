@@ -113,6 +113,24 @@ def test_a_yes_or_no_said_as_the_propertys_own_word_is_read_and_left_for_a_revie
     assert extraction.provenance["recursive"].kind == "derived"
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("next thought needed false", False),
+        ("next thought needed: false", False),
+        ("next thought needed is false", False),
+        ("next thought needed true", True),
+        ("next thought needed = no", False),
+    ],
+)
+def test_a_yes_or_no_written_after_the_propertys_own_words_is_that_value(text: str, value: bool) -> None:
+    # sequential-thinking's nextThoughtNeeded: "needed false" was read as true, from the
+    # property's words alone, and the word the operator wrote after them was dropped.
+    tool = schema(nextThoughtNeeded={"type": ["boolean", "string"]})
+
+    assert extract_arguments(tool, f"Use the thinking tool, {text}").arguments == {"nextThoughtNeeded": value}
+
+
 def test_a_list_of_things_to_include_is_read_from_including_and_without() -> None:
     tool = schema(include_archived={"type": "boolean"})
 
