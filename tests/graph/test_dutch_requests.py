@@ -227,3 +227,33 @@ def test_a_german_request_stays_german(text: str) -> None:
 @pytest.mark.parametrize("text", ENGLISH)
 def test_an_english_request_with_dutch_names_stays_english(text: str) -> None:
     assert detect(text) is None
+
+
+# Written with the reading (after the requests above): the rules it reads Dutch by.
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        # A compound of two nouns, and a hyphenated one whose first part is a name.
+        ("Wat is de bestandsnaam van het klantnummer?", "what is the file name of the customer number?"),
+        ("Toon de Excel-bestanden in /srv", "show the Excel files in /srv"),
+        # A noun right after a thing known by its name is that name; so is a family name.
+        (
+            "Verwijder de kolom prijs uit de tabel producten",
+            "delete the column prijs from the table producten",
+        ),
+        ("Toon de bestellingen van klant Jan van Dijk", "show the orders of customer Jan van Dijk"),
+        # Prepositions read by the verb: a setting's new value, what is searched for, a range.
+        ("Stel de tijdzone in op Europe/Amsterdam", "set the timezone to Europe/Amsterdam"),
+        ("Zoek in de map documenten naar Alice", "search in the folder documenten for Alice"),
+        ("Toon de regels van 3 tot 8", "show the lines from 3 to 8"),
+        ("Sla het bestand op de server op", "write the file on the server"),
+        ("Voer de query SELECT 1 uit", "run the query SELECT 1"),
+        ("Maak de laatste commit ongedaan", "undo the last commit"),
+        (
+            "Hoeveel is tweehonderdvijftig gedeeld door vijf?",
+            "how much is two hundred and fifty divided by five?",
+        ),
+    ],
+)
+def test_dutch_grammar_is_read(text: str, english: str) -> None:
+    assert read(text).text == english
