@@ -1,4 +1,4 @@
-"""Arithmetic and units in German, Spanish and French, read into the English words
+"""Arithmetic and units in German, Spanish, French and Dutch, read into the English words
 graph/planner/calculation.py and graph/planner/word_problems.py know ("dividido entre" is
 "divided by", "kilomètres" is "kilometres"). Kept apart from the general glossary
 (graph/planner/languages.py), which merges these in.
@@ -34,6 +34,21 @@ PHRASES: dict[str, dict[str, str]] = {
         "multiplié par": "multiplied by",
         "racine carrée de": "square root of",
         "moyenne de": "average of",
+    },
+    "nl": {
+        "gedeeld door": "divided by",
+        "vermenigvuldigd met": "multiplied by",
+        "tot de macht": "to the power of",
+        "vierkantswortel van": "square root of",
+        "vierkantswortel uit": "square root of",
+        "wortel van": "square root of",
+        "wortel uit": "square root of",
+        "derdemachtswortel van": "cube root of",
+        "derdemachtswortel uit": "cube root of",
+        "gemiddelde van": "average of",
+        "in het kwadraat": "squared",
+        "de helft van": "half of",
+        "het dubbele van": "double",
     },
 }
 
@@ -78,6 +93,21 @@ _UNITS = {
         # "3,5 kilomètres en mètres", "renomme la feuille Q3 en T3": what something becomes.
         "en": "to",
     },
+    "nl": {
+        **dict.fromkeys("kilometer kilometers".split(), "kilometres"),
+        **dict.fromkeys("meter meters".split(), "metres"),
+        **dict.fromkeys("centimeter centimeters".split(), "centimetres"),
+        "mijl": "mile",
+        "mijlen": "miles",
+        "voet": "feet",
+        **dict.fromkeys("gram grammen".split(), "grams"),
+        **dict.fromkeys("kilogram kilo kilo's".split(), "kilograms"),
+        **dict.fromkeys("liter liters".split(), "litres"),
+        "milliliter": "millilitres",
+        "graden": "degrees",
+        "procent": "percent",
+        "fooi": "tip",
+    },
 }
 WORDS: dict[str, dict[str, str]] = {language: dict(units) for language, units in _UNITS.items()}
 # Words only these languages write: evidence of the language as any marker is.
@@ -85,6 +115,9 @@ MARKERS: dict[str, frozenset[str]] = {
     "de": frozenset({"geteilt", "multipliziert", "quadratwurzel", "durchschnitt", "viele"}),
     "es": frozenset({"dividido", "multiplicado", "elevado", "raíz", "promedio", "cuántos", "cuántas"}),
     "fr": frozenset({"font", "multiplié", "racine", "moyenne", "kilomètres", "mètres", "centimètres"}),
+    "nl": frozenset(
+        {"gedeeld", "vermenigvuldigd", "vierkantswortel", "wortel", "gemiddelde", "keer", "maal"}
+    ),
 }
 
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2}|\d{4,})(?![\d,])")

@@ -1,4 +1,4 @@
-"""Requests written in German, Spanish or French, read in English words.
+"""Requests written in German, Spanish, French, Italian, Portuguese or Dutch, read in English words.
 
 The planner's word tables and the embedding model (graph/planner/similarity.py) are English;
 a request such as "zeige die Dateien im Ordner /srv" shares no word with list_directory. This
@@ -6,7 +6,9 @@ module recognises a request in one of these languages by its function words, and
 word for word in English from a small glossary of what operators ask for (verbs such as show,
 write, delete; nouns such as file, folder, time). Values are left exactly as written: quoted
 text, paths, file names, addresses, numbers and words the glossary does not know (names,
-places). The English is rough, so a planner treats it with less confidence (it asks rather
+places). Where a language orders its words unlike English (Dutch splits a verb around what it
+acts on: "Voeg een rij toe"), graph/planner/word_order.py puts them in the order the glossary
+reads first. The English is rough, so a planner treats it with less confidence (it asks rather
 than runs when two capabilities come close, and before anything acts).
 """
 
@@ -16,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graph.planner import arithmetic_words, glossary
+from graph.planner import arithmetic_words, glossary, number_words, word_order
 
 # Words that mark a language and are not English words (nor common values): the language
 # with most of them, at least two, is the request's.
@@ -38,7 +40,14 @@ _MARKERS: dict[str, frozenset[str]] = {
     ),
 }
 _MARKERS |= glossary.MARKERS
-LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "pt": "Portuguese"}
+LANGUAGE_NAMES = {
+    "de": "German",
+    "es": "Spanish",
+    "fr": "French",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+}
 # Glossary words that are English words too: no evidence of another language.
 _ENGLISH = frozenset(
     "a an in on the me my for with is it to was date plus note person mal as no do nos e i o "
@@ -357,17 +366,47 @@ for _language in _PHRASES:
 
 @lru_cache(maxsize=1)
 def _markers() -> dict[str, frozenset[str]]:
-    """Each language's marker words and the words of its glossary (less English ones)."""
+    """Each language's marker words and the words of its glossary (less English ones, and less
+    the words it shares with a neighbour: glossary.SHARED)."""
     return {
-        language: (markers | frozenset(_WORDS[language])) - _ENGLISH for language, markers in _MARKERS.items()
+        language: (markers | frozenset(_WORDS[language]))
+        - _ENGLISH
+        - glossary.SHARED.get(language, frozenset())
+        for language, markers in _MARKERS.items()
     }
 
 
+def _particles_of_names(written: list[str], particles: frozenset[str]) -> set[int]:
+    """The positions of ``written`` (a request's words as written) that join a family name: a
+    run of "van", "de", "der" ... before a capitalised word, that starts with "van" or follows
+    a first name ("customer van Dijk", "Jan van der Berg", "Pieter de Vries"; not "Toon de
+    Excel-bestanden", where "de" is the article)."""
+    found: set[int] = set()
+    index = 0
+    while index < len(written):
+        end = index
+        while end < len(written) and written[end] in particles:
+            end += 1
+        named = end < len(written) and end > index and written[end][:1].isupper()
+        if named and (written[index] == "van" or (index > 1 and written[index - 1][:1].isupper())):
+            found.update(range(index, end))
+        index = max(end, index + 1)
+    return found
+
+
 def detect(text: str) -> str | None:
-    """ "de", "es", "fr", "it" or "pt" when the request is written in that language; None otherwise."""
-    plain = _VALUE.sub(" ", text).lower()
-    tokens = _WORD.findall(plain)
-    counts = {language: sum(1 for t in tokens if t in markers) for language, markers in _markers().items()}
+    """ "de", "es", "fr", "it", "pt" or "nl" when the request is written in that language; None
+    otherwise."""
+    written = _WORD.findall(_VALUE.sub(" ", text))
+    tokens = [t.lower() for t in written]
+    counts = {}
+    for language, markers in _markers().items():
+        names = _particles_of_names(written, glossary.NAME_PARTICLES.get(language, frozenset()))
+        counts[language] = sum(
+            1
+            for i, t in enumerate(tokens)
+            if (t in markers or number_words.in_english(t, language)) and i not in names
+        )
     language, found = max(counts.items(), key=lambda item: item[1])
     # Two marker words (one in a request of three words or fewer), and more than any other language.
     needed = 1 if len(tokens) <= 3 else 2
@@ -377,33 +416,113 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _translated(text: str, language: str) -> tuple[str, tuple[str, ...]]:
-    glossary = _WORDS[language]
-    left: list[str] = []
-    phrases = _PHRASES[language]
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)) + r")\b",
+@lru_cache(maxsize=8)
+def _phrase_or_word(language: str) -> re.Pattern[str]:
+    """A language's phrases (longest first) or else a word: one pass reads both, so a phrase's
+    English is never read again as the language's words ("of" is Dutch for "or")."""
+    phrases = sorted(_PHRASES[language], key=len, reverse=True)
+    return re.compile(
+        r"(?P<phrase>\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b)|" + _WORD.pattern,
         re.IGNORECASE,
     )
 
-    def word(match: re.Match[str]) -> str:
-        written = match.group(0)
-        english = glossary.get(written.lower())
-        if english is None:
-            left.append(written)
-        return english or written
 
-    def words(segment: str) -> str:
-        segment = pattern.sub(lambda m: phrases[m.group(0).lower()], segment)
-        return _WORD.sub(word, segment)
+_SENTENCE_START = re.compile(r"(?:^|[.?!:\n])[\s\"'“«(¿¡]*$")
+
+
+def _compound(word: str, language: str) -> str | None:
+    """A compound of two nouns the glossary knows, in English ("bestandsnaam" is bestand + s +
+    naam, "file name"; "klantnummer" "customer number"); None when it is none."""
+    nouns = glossary.COMPOUND_NOUNS.get(language, frozenset())
+    lowered = word.lower()
+    for cut in range(len(lowered) - 3, 2, -1):
+        head, tail = lowered[:cut], lowered[cut:]
+        if tail not in nouns:
+            continue
+        for joiner in ("", "s", "en", "e"):
+            if joiner and not head.endswith(joiner):
+                continue
+            first = head[: len(head) - len(joiner)]
+            if first in nouns:
+                return f"{_WORDS[language][first]} {_WORDS[language][tail]}"
+    return None
+
+
+def _word_in_english(written: str, language: str) -> str | None:
+    """One word of ``language`` in English words; None when nothing reads it."""
+    lowered = written.lower()
+    english = _WORDS[language].get(lowered) or number_words.in_english(lowered, language)
+    if english is not None or language not in glossary.COMPOUND_NOUNS:
+        return english
+    if "-" in written:
+        # "Word-bestanden", "csv-bestand": each part, names and unknown parts as written.
+        parts = written.split("-")
+        read_parts = [_word_in_english(part, language) for part in parts]
+        if read_parts[-1] is None:
+            return None
+        return " ".join(english or part for part, english in zip(parts, read_parts, strict=True))
+    return _compound(written, language) if len(written) > 6 else None
+
+
+def _is_a_name(word: str, before: str, after: str, language: str) -> bool:
+    """Whether ``word``, between the words ``before`` and ``after`` it, is a name being given,
+    the name of a thing ("een map genaamd archief", "de tabel klanten", "#algemeen") or part
+    of a family name ("Jan van Dijk"): kept as written."""
+    naming = glossary.NAMING.get(language)
+    if (naming is not None and naming.search(before)) or before.endswith(("#", "@")):
+        return True
+    particles = glossary.NAME_PARTICLES.get(language, frozenset())
+    if word in particles:
+        run = "|".join(particles)
+        first_name = re.search(rf"(?<!\w)([A-Z]\w*)\s+(?:(?:{run})\s+)*$", before)
+        return (
+            first_name is not None
+            and re.match(rf"\s+(?:(?:{run})\s+)*[A-Z]", after) is not None
+            and not _SENTENCE_START.search(before, 0, first_name.start())
+        )
+    previous = re.search(r"(\w+)\s+$", before)
+    return (
+        previous is not None
+        and previous.group(1).lower() in glossary.NAMED_THINGS.get(language, frozenset())
+        and (word not in _WORDS[language] or word in glossary.COMPOUND_NOUNS.get(language, frozenset()))
+        and number_words.in_english(word, language) is None
+    )
+
+
+def _translated(text: str, language: str) -> tuple[str, tuple[str, ...]]:
+    left: list[str] = []
+    phrases = _PHRASES[language]
+    pattern = _phrase_or_word(language)
+    # Dutch capitalises only names: a capital inside a sentence is a name, kept as written.
+    names_capitalised = language in glossary.CAPITALISED_NAMES
+    masked = _VALUE.sub(lambda m: word_order.BLANK * len(m.group(0)), text)
+    text = word_order.in_reading_order(text, masked, language)
+
+    def words(segment: str, offset: int) -> str:
+        def word(match: re.Match[str]) -> str:
+            written = match.group(0)
+            if match.group("phrase") is not None:
+                return phrases[written.lower()]
+            before = text[: offset + match.start()]
+            if names_capitalised and (
+                (written[:1].isupper() and "-" not in written and not _SENTENCE_START.search(before))
+                or _is_a_name(written.lower(), before, text[offset + match.end() :], language)
+            ):
+                return written
+            english = _word_in_english(written, language)
+            if english is None:
+                left.append(written)
+            return english or written
+
+        return pattern.sub(word, segment)
 
     out: list[str] = []
     last = 0
     for match in _VALUE.finditer(text):
-        out.append(words(text[last : match.start()]))
+        out.append(words(text[last : match.start()], last))
         out.append(match.group(0))
         last = match.end()
-    out.append(words(text[last:]))
+    out.append(words(text[last:], last))
     # Inverted marks and stray apostrophes are no English: "¿qué hora es?" reads "what time is?".
     english = re.sub(r"[¿¡]", "", "".join(out))
     # A phrase's English ("Mexico City", "what time") is read, not left over.
