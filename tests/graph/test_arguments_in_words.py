@@ -227,3 +227,65 @@ def test_a_number_or_option_that_is_not_the_parameters_is_asked_for_not_read(
 
     assert {name: extraction.arguments.get(name) for name in unread} == dict.fromkeys(unread)
     assert set(unread) <= set(extraction.missing)
+
+
+def test_the_plural_of_a_lists_noun_lists_no_value_of_its_last_letter() -> None:
+    extraction = read(MANAGE_TAGS, "Something is off with the tags on Ideas.md")
+
+    assert "tags" not in extraction.arguments
+
+
+@pytest.mark.parametrize(
+    "tool_schema",
+    [
+        MANAGE_TAGS,
+        schema(
+            required=["path", "operation"],
+            tags=STRINGS,
+            operation=MANAGE_TAGS["properties"]["operation"],
+            path=PATH,
+        ),
+    ],
+)
+def test_the_tags_a_verb_puts_on_a_note_are_after_with_not_the_note(tool_schema: dict[str, Any]) -> None:
+    extraction = read(tool_schema, "Tag Projects/Zeus.md with urgent and q4")
+
+    assert extraction.arguments == {"path": "Projects/Zeus.md", "operation": "add", "tags": ["urgent", "q4"]}
+
+
+INSERT_LINE = schema(
+    required=["filename"], filename=FILENAME, target_text=STRING, line_text=STRING, position=STRING
+)
+
+
+@pytest.mark.parametrize(
+    ("tool_schema", "text", "expected"),
+    [
+        # The quotation after a placing word is where; the one after the thing's noun is what.
+        (
+            INSERT_LINE,
+            "Right after 'Total: 12' in notes.docx, insert the line 'Checked by Ana.'",
+            {"filename": "notes.docx", "target_text": "Total: 12", "line_text": "Checked by Ana."},
+        ),
+        (
+            INSERT_LINE,
+            "In notes.docx, add something after the line 'Total: 12'",
+            {"target_text": "Total: 12"},
+        ),
+        # The name compared is the one before "differ" when "from" is followed by no name.
+        (
+            GIT_DIFF,
+            "How does hotfix-7 differ from what I have checked out in /repos/site?",
+            {"target": "hotfix-7"},
+        ),
+    ],
+)
+def test_text_placed_by_its_words_goes_to_the_parameter_that_takes_it(
+    tool_schema: dict[str, Any], text: str, expected: dict[str, Any]
+) -> None:
+    extraction = read(tool_schema, text)
+
+    assert {name: extraction.arguments.get(name) for name in expected} == expected
+    assert "line_text" not in expected or extraction.provenance["line_text"].kind == "stated"
+    if "line_text" not in expected:
+        assert "line_text" not in extraction.arguments
