@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from graph.planner import plain_words, replacements, spreadsheet_words, store_words
+from graph.planner import (
+    counted_words,
+    placed_words,
+    plain_words,
+    replacements,
+    spreadsheet_words,
+    store_words,
+)
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
@@ -47,7 +54,7 @@ _NUMBER = re.compile(r"(?<![\w.])#?(-?\d+(?:\.\d+)?)(?!\w|\.\d)")
 # A JSON object or array written out in the request: one value, whatever quotes it holds.
 _JSON_LITERAL = re.compile(r"(?<![\w])(\{.*\}|\[.*\])(?![\w])", re.DOTALL)
 _CONTENT_LEAD = re.compile(
-    r"\b(?:saying|that says|which says|with (?:the )?(?:message|body|text|content)|containing|reading"
+    r"\b(?:saying:?|that says:?|which says:?|with (?:the )?(?:message|body|text|content)|containing|reading"
     r"|tell (?:him|her|them)(?: that)?|let \S+ know(?: that)?)"
     r"\s+(.+)$",
     # MULTILINE: a clarification's answer is appended on its own line, and the request's own
@@ -466,12 +473,17 @@ def _list_value(name: str, shape: dict[str, Any], text: str, used: set[str]) -> 
     return None
 
 
-def _counted_things(description: str, text: str) -> tuple[str, str] | None:
+def _counted_things(description: str, text: str, name: str = "") -> tuple[str, str] | None:
     """A number before the things a count property counts: "5 resource links" for a count
-    described as "Number of resource links to return"."""
+    described as "Number of resource links to return", "2 columns" for ``cols`` (a name's word
+    may abbreviate the noun). "One row per member" counts no rows: it is a rate."""
     counted = {stem(w) for w in re.findall(r"[a-z]+", description.lower())} - {stem(w) for w in STOPWORDS}
-    for match in re.finditer(r"(?<![\w.])(\d+)\s+([A-Za-z]+)", text):
-        if stem(match.group(2).lower()) in counted - {"number"}:
+    abbreviated = [w for w in counted_words.nouns(name, {}) if w not in STOPWORDS] if name else []
+    for match in re.finditer(
+        r"(?<![\w.])(\d+)\s+([A-Za-z]+)\b(?!\s+(?:per|each|apiece|for\s+(?:each|every))\b)", text
+    ):
+        said = stem(match.group(2).lower())
+        if said in counted - {"number"} or counted_words.names_noun(said, abbreviated):
             return match.group(1), f"'{match.group(0)}' in the request"
     return None
 
@@ -490,6 +502,7 @@ _COMPARED = re.compile(
     r"\b(?:against|versus|vs\.?|compared?\s+(?:to|with)|differ(?:s|ent)?\s+from)\s+(?:the\s+)?([\w][\w./~^-]*)",
     re.IGNORECASE,
 )
+_COMPARED_BEFORE = re.compile(r"\b([\w][\w./-]*[-./\d][\w./-]*)\s+(differs?|compares?)\b", re.IGNORECASE)
 _BASED = re.compile(
     r"\b(?:off|from|based\s+on|starting\s+(?:at|from))\s+(?:the\s+)?([\w][\w./-]*)", re.IGNORECASE
 )
@@ -549,6 +562,11 @@ def _reference_value(name: str, text: str, used: set[str]) -> tuple[str, str] | 
     if match and match.group(1).lower() not in STOPWORDS and match.group(1) not in used:
         value = match.group(1).rstrip(".,;:!?")
         return value, f"the name after '{match.group(0).split()[0]}'"
+    # "How does feature-search differ from what I have checked out?": the name compared is
+    # the one before "differ" (only a token no word could be).
+    before = _COMPARED_BEFORE.search(text) if lead is _COMPARED else None
+    if before and before.group(1) not in used:
+        return before.group(1), f"the name before '{before.group(2)}'"
     return None
 
 
@@ -642,6 +660,18 @@ def _not_in_used(values: Any, used: set[str]) -> Any:
     return next((v for v in values if v not in used), None)
 
 
+def _anchor_quoted(p: _Property) -> RoleVerdict:
+    """The text a tool looks for to place something (search_text, anchor_text): the quotation
+    after "after" or "before" ("add a footnote right after '48,000 euros'")."""
+    return placed_words.anchor_text(p.name, p.text, p.used) if p.textual else None
+
+
+def _folder_in_words(p: _Property) -> RoleVerdict:
+    """A folder named in words ("the Meetings folder"), for a property that takes a folder
+    (pathPrefix, a path described as a directory)."""
+    return placed_words.folder_named(p.name, p.shape, p.text, p.used) if p.textual else None
+
+
 def _copies(p: _Property) -> RoleVerdict:
     """Copies (cc, bcc) only where the request labels them: "cc grace@example.org and
     bob@x.org"; any other address is the recipient's."""
@@ -667,7 +697,7 @@ def _list_of_values(p: _Property) -> RoleVerdict:
         return rows
     listed = _list_value(p.name, p.shape, p.text, p.used)
     if listed is None and _types(property_shape(p.shape.get("items") or {})) <= {"string"}:
-        return _decided(plain_words.listed_values(p.name, p.text))
+        return _decided(plain_words.listed_values(p.name, p.text, p.used))
     return _decided(listed)
 
 
@@ -860,7 +890,7 @@ def _folder_path(p: _Property) -> RoleVerdict:
             and not is_zone_name(cleaned)
         ):
             return cleaned, "folder path in the request"
-    return NO_VALUE
+    return _decided(placed_words.folder_named(p.name, p.shape, p.text, p.used))
 
 
 def _file_path(p: _Property) -> RoleVerdict:
@@ -902,6 +932,20 @@ def _number_after_its_name(p: _Property) -> RoleVerdict:
     return (near, f"number after '{p.name}'") if near is not None else None
 
 
+def _said_by_its_noun(p: _Property) -> RoleVerdict:
+    """A number matched to the property by the noun it counts or places, in digits or words
+    (graph/planner/counted_words.py): a range's start or end ("lines ten through twenty"), an
+    ordinal for a position ("the first table" is 0 for table_index), a most for a limit ("at
+    most ten")."""
+    if _is_identifier(p.name) or not p.numeric:
+        return None
+    return (
+        counted_words.range_value(p.name, p.shape, p.text)
+        or counted_words.position_value(p.name, p.shape, p.text, p.used)
+        or counted_words.most_value(p.name, p.shape, p.text)
+    )
+
+
 def _count_stated(p: _Property) -> RoleVerdict:
     """A count (limit, max_results) takes "the first 5", "top 10"."""
     if p.key not in _COUNT_NAMES:
@@ -915,7 +959,7 @@ def _things_counted(p: _Property) -> RoleVerdict:
     the description places first or last is looked for by _count_placed."""
     if not p.numeric or re.search(r"\b(?:first|last)\s+n\b", p.description):
         return None
-    return _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", p.text)
+    return _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", p.text, p.name)
 
 
 def _count_in_words(p: _Property) -> RoleVerdict:
@@ -929,7 +973,7 @@ def _count_in_words(p: _Property) -> RoleVerdict:
     near = _number_near(p.name, spelled)
     if near is not None:
         return near, f"number after '{p.name}'"
-    counted = _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", spelled)
+    counted = _counted_things(f"{p.description} {' '.join(split_identifier(p.name))}", spelled, p.name)
     return (counted[0], "a number written in words") if counted else None
 
 
@@ -956,6 +1000,7 @@ def _the_only_number(p: _Property) -> RoleVerdict:
 # For a number or an id, in order: the first rule that finds a value decides.
 NUMBER_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
     _number_after_its_name,
+    _said_by_its_noun,
     _count_stated,
     _things_counted,
     _count_in_words,
@@ -984,10 +1029,31 @@ def _text_after_its_colon(p: _Property) -> RoleVerdict:
     )
 
 
+def _takes_content(name: str) -> bool:
+    """A message's content (body, text), or a named thing's text (footnote_text, comment_text),
+    not text a tool looks for or replaces (search_text, old_text, header_text)."""
+    words = split_identifier(name)
+    if name.lower() in _CONTENT_NAMES:
+        return True
+    qualifiers = set(words[:-1])
+    return (
+        len(words) > 1
+        and words[-1] in _CONTENT_NAMES
+        and not placed_words.takes_an_anchor(name)
+        and not qualifiers & {"old", "new", "replace", "replacement", "header", "heading", "title", "alt"}
+    )
+
+
 def _content_said(p: _Property) -> RoleVerdict:
-    """A message's content (body, text): what follows "saying", or a JSON literal written out."""
-    if p.key not in _CONTENT_NAMES:
+    """A message's content (body, text): what follows "saying", or a JSON literal written out;
+    a named thing's text (line_text) is also the quotation right after its noun ("insert the
+    line 'Apologies: none.'")."""
+    if not _takes_content(p.name) or (p.key not in _CONTENT_NAMES and not p.textual):
         return None
+    nouns = split_identifier(p.name)[:-1]
+    quoted = placed_words.quote_after_noun(nouns[-1], p.text, p.used) if nouns else None
+    if quoted is not None:
+        return quoted
     match = _CONTENT_LEAD.search(p.text)
     if match:
         return _content(match.group(1)), "text after 'saying'"
@@ -1070,6 +1136,7 @@ ROLE_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
     _list_of_values,
     _in_plain_words,
     _sql_never_made_up,
+    _anchor_quoted,
     _quantity_in_its_unit,
     _declared_uri,
     _pattern,
@@ -1088,6 +1155,7 @@ ROLE_RULES: tuple[Callable[[_Property], RoleVerdict], ...] = (
     _folder_path,
     _file_path,
     _file_name,
+    _folder_in_words,
     _uri,
     _number_or_id,
     _text_after_its_colon,
@@ -1313,7 +1381,7 @@ def _take_option(
         take(name, converted[0], converted[1], schema, converted[2])
     elif option is not None:
         take(name, option, f"'{option}' stated in the request", schema)
-    elif (verbed := plain_words.option_of_the_verb(enum, text)) is not None:
+    elif (verbed := plain_words.option_of_the_verb(enum, text, name)) is not None:
         take(name, verbed[0], f"the option the request's verb names ({verbed[1]})", schema, verbed[1])
 
 
@@ -1370,11 +1438,24 @@ def _take_numbers_in_order(
     ]
     if not open_numbers:
         return
-    # Numbers inside a time, a date or a revision (HEAD~2) are parts of those.
-    plain = _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", text)))
+    # Numbers inside a time, a date, a revision (HEAD~2) or a quotation are parts of those.
+    plain = _QUOTED.sub(" ", _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", text))))
     if any(_is_identifier(n) for n in open_numbers):
         plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
-    stated = [n for n in _NUMBER.findall(plain) if n not in used]
+    # "version 2", "room 101", "Windows 11": a number a noun or a name labels is that thing's,
+    # unless an open property names the noun ("row 7" for at_row).
+    # An identifier takes such a number ("ticket 42" for an id).
+    named = [noun for n in open_numbers for noun in counted_words.nouns(n, property_shape(properties[n]))]
+    stated = [
+        m.group(1)
+        for m in _NUMBER.finditer(plain)
+        if m.group(1) not in used
+        and (
+            any(_is_identifier(n) for n in open_numbers)
+            or (label := counted_words.label_of(plain, m.start())) is None
+            or counted_words.names_noun(label, named)
+        )
+    ]
     if len(stated) == len(open_numbers):
         for name, number in zip(open_numbers, stated, strict=True):
             take(name, number, "number in the request", properties[name])

@@ -26,7 +26,7 @@ from graph.planner.calculation import (
     unit_option,
     unit_role,
 )
-from graph.planner.text import STOPWORDS, split_identifier
+from graph.planner.text import STOPWORDS, abbreviates, split_identifier
 
 Reading = tuple[Any, str]
 # (graph/planner/arguments.py counts a value read so as distinctive of the capability.)
@@ -148,7 +148,12 @@ def rename_role(name: str, properties: dict[str, Any]) -> str | None:
 def _container_name(name: str, text: str) -> Reading | None:
     """A table (or another container) named beside its noun: "the orders table", "table orders"."""
     words = split_identifier(name)
-    nouns = [w for w in words if w in _CONTAINER_NOUNS]
+    # "tbl" is the table, "coll" the collection: a name's word may abbreviate the noun.
+    nouns = [
+        next((n for n in sorted(_CONTAINER_NOUNS) if w == n or abbreviates(w, n)), "")
+        for w in words
+        if w in _CONTAINER_NOUNS or any(abbreviates(w, n) for n in _CONTAINER_NOUNS)
+    ]
     if not nouns or {"path", "file", "dir", "directory", "uri", "url"} & set(words):
         return None
     noun = nouns[0]
@@ -193,24 +198,31 @@ def _range_value(name: str, text: str) -> Reading | None:
     return None
 
 
-def listed_values(name: str, text: str) -> Reading | None:
-    """Several words after the property's name: "tags a, b and c", "labels: bug, ui"."""
+def listed_values(name: str, text: str, used: frozenset[str] | set[str] = frozenset()) -> Reading | None:
+    """Several words after the property's name: "tags a, b and c", "labels: bug, ui"; or after
+    "with" when the name's noun is the verb ("Tag Projects/Apollo.md with q4": the note tagged
+    is another property's value, ``used``)."""
     words = split_identifier(name)
     if not words:
         return None
     noun = words[-1].removesuffix("s")
     item = r"[\w][\w.#/-]*"
-    found = re.search(
-        rf"\b{re.escape(noun)}s?\s*(?::|=)?\s*((?:{item}\s*,\s*)*{item}(?:,?\s+(?:and|or)\s+{item})?){_LIST_END}",
-        text,
-        re.IGNORECASE,
+    listed = rf"((?:{item}\s*,\s*)*{item}(?:,?\s+(?:and|or)\s+{item})?){_LIST_END}"
+    patterns = (
+        # The values start after a colon, an equals sign or a space, never inside the noun's
+        # own word ("the tags on X" lists no tag "s").
+        rf"\b{re.escape(noun)}s?(?:\s*[:=]\s*|\s+){listed}",
+        rf"\b{re.escape(noun)}\w*(?:\s+(?!with\b)\S+){{1,3}}\s+with\s+(?!(?:the|a|an|this|that)\b){listed}",
     )
-    if not found:
-        return None
-    values = [v.strip() for v in re.split(r"\s*,\s*|\s+(?:and|or)\s+", found.group(1)) if v.strip()]
-    if not values or (len(values) == 1 and values[0].lower() in STOPWORDS):
-        return None  # "tag it with the label" lists nothing
-    return values, f"the {noun}s listed in the request ({found.group(1)})"
+    for pattern in patterns:
+        for found in re.finditer(pattern, text, re.IGNORECASE):
+            values = [v.strip() for v in re.split(r"\s*,\s*|\s+(?:and|or)\s+", found.group(1)) if v.strip()]
+            if not values or (len(values) == 1 and values[0].lower() in STOPWORDS):
+                return None  # "tag it with the label" lists nothing
+            if all(v in used or re.search(r"/|\.[A-Za-z]\w{0,7}$", v) for v in values):
+                continue  # "Tag Projects/Apollo.md ...": the note, not a tag
+            return values, f"the {noun}s listed in the request ({found.group(1)})"
+    return None
 
 
 def _forms(word: str) -> list[str]:
@@ -271,9 +283,31 @@ def conversion_unit(name: str, shape: dict[str, Any], text: str) -> tuple[Any, s
     return value, f"the unit converted {'from' if role == 'source' else 'to'} ({written})", written
 
 
-def option_of_the_verb(options: list[Any], text: str) -> tuple[Any, str] | None:
+# The verbs that mean an option of what to do ("Tag X with q4" adds a tag, "Block port 8080"
+# denies it), by option: read only for a property that says what to do (operation, action).
+_VERBS_OF_OPTIONS: dict[str, frozenset[str]] = {
+    option: frozenset(verbs.split())
+    for option, verbs in {
+        "add": "tag label attach apply append assign give insert",
+        "remove": "untag unlabel detach strip unassign drop delete erase",
+        "delete": "remove drop erase",
+        "create": "make",
+        "list": "show display enumerate",
+        "deny": "block forbid disallow ban reject refuse blacklist",
+        "allow": "permit unblock whitelist accept",
+        "enable": "activate",
+        "disable": "deactivate",
+    }.items()
+}
+# Names of a property that says what to do.
+_ACTION_WORDS = frozenset({"operation", "action", "op", "command", "cmd", "verb", "mode"})
+
+
+def option_of_the_verb(options: list[Any], text: str, name: str = "") -> tuple[Any, str] | None:
     """The option a request's opening verb puts a thing in: "Close ticket 7" is ``closed``,
-    "Reopen ticket 11" is ``open``, "Archive it" is ``archived``; with the verb as written."""
+    "Reopen ticket 11" is ``open``, "Archive it" is ``archived``; for a property that says what
+    to do (``operation``, ``action``), the option the verb means ("Tag X with q4" is ``add``,
+    "Block port 8080" is ``deny``); with the verb as written."""
     opening = re.match(
         r"^\W*(?:(?:please|can|could|would|you|kindly|just)\s+)*([A-Za-z]+)\b", text, re.IGNORECASE
     )
@@ -284,6 +318,8 @@ def option_of_the_verb(options: list[Any], text: str) -> tuple[Any, str] | None:
     if verb.startswith("re") and len(verb) > 4:
         forms.add(verb[2:])  # reopen: open again
     stated = [option for option in options if str(option).lower() in forms]
+    if not stated and set(split_identifier(name)) & _ACTION_WORDS:
+        stated = [option for option in options if verb in _VERBS_OF_OPTIONS.get(str(option).lower(), ())]
     return (stated[0], opening.group(1)) if len(stated) == 1 else None
 
 
@@ -400,7 +436,7 @@ def restated(value: Any, words: str, name: str) -> tuple[str, str] | None:
     """The words a value is read from when one of these rules put it in another form, and how:
     "17 times 23" as 17*23, "kilometres" as the option km, "A1 to C5" as A1:C5, "recursively"
     as yes. None when no rule reads ``value`` from ``words``."""
-    verbed = option_of_the_verb([value], words) if isinstance(value, str) else None
+    verbed = option_of_the_verb([value], words, name) if isinstance(value, str) else None
     if verbed is not None:
         return verbed[1], f"'{verbed[1]}' as the option {value}"
     # (A yes or no said as the property's own word, "recursively", stays derived: a reviewer

@@ -8,6 +8,8 @@ that this module shows and tests:
 
 - an option of the schema written in another case ("HIGH" for the enum value "high");
 - a number written in digits or words ("#42", "five", "twenty-one");
+- a position said as an ordinal before the argument's noun ("the first table" is index 0 for
+  ``table_index``, "the third slide" 3 for ``slide_number``: graph/planner/counted_words.py);
 - a yes or no written right after the argument's name ("recursive=yes");
 - a quantity converted to the unit the argument names ("2 hours" for ``timeout_seconds``);
 - a time of day as HH:MM ("9am" and "9:00" are 09:00);
@@ -47,6 +49,7 @@ from graph.planner.arguments import (
     property_shape,
     referenced,
 )
+from graph.planner.counted_words import ordinal_stated
 from graph.planner.languages import places_written, written_for
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
@@ -184,7 +187,7 @@ def _stated_number(
         if _same_number(value, number):
             how = "as written" if written.lstrip("#") == str(value) else f"'{written}' as a number"
             return written, how
-    return _converted(value, words, name, schema)
+    return _converted(value, words, name, schema) or ordinal_stated(value, words, name, schema)
 
 
 def _stated_boolean(value: bool, text: str, span: tuple[int, int], name: str) -> tuple[str, str] | None:

@@ -245,6 +245,19 @@ for _label in sorted({label for labels in _SYNONYMS.values() for label in labels
     _CONCEPTS.setdefault(stem(_label), (_label,))
 
 
+def abbreviates(short: str, word: str) -> bool:
+    """Whether a name's word ``short`` abbreviates ``word``: its first letters ("cols" for
+    columns, "desc" for description) or its consonants ("tbl" for table, "msgs" for messages),
+    three letters at least, in the singular or the plural."""
+    short, word = short.lower(), word.lower()
+    short = short[:-1] if len(short) > 3 and short.endswith("s") else short
+    word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    if len(short) < 3 or len(short) >= len(word) or short[0] != word[0]:
+        return False
+    consonants = re.sub(r"(.)\1+", r"\1", re.sub(r"(?<=.)[aeiou]", "", word))
+    return word.startswith(short) or short == consonants
+
+
 def split_identifier(name: str) -> list[str]:
     """``list_directory``, ``listDirectory`` and ``list-directory`` all give list, directory."""
     return list(_identifier_words(name))

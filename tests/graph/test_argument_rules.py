@@ -147,6 +147,13 @@ ROLE_CASES = [
     ),
     Case(arguments._time_of_day_rule, "time", TEXT, "time foo", None),
     Case(
+        arguments._anchor_quoted,
+        "search_text",
+        TEXT,
+        "add a footnote right after '48,000 euros' saying: see Q3",
+        ("48,000 euros", "the text after 'after' (48,000 euros)"),
+    ),
+    Case(
         arguments._email_address,
         "to",
         TEXT,
@@ -163,6 +170,13 @@ ROLE_CASES = [
     Case(arguments._folder_path, "repo", TEXT, "repo foo", None),
     Case(arguments._file_path, "path", TEXT, "read notes.md", ("notes.md", "file name in the request")),
     Case(
+        arguments._folder_in_words,
+        "pathPrefix",
+        TEXT,
+        "look only in the Meetings folder",
+        ("Meetings", "the folder named in the request (Meetings)"),
+    ),
+    Case(
         arguments._file_name,
         "doc_name",
         described("the file to open"),
@@ -174,6 +188,13 @@ ROLE_CASES = [
     ),
     Case(arguments._number_or_id, "limit", NUMBER, "limit 5", ("5", "number after 'limit'")),
     Case(arguments._number_after_its_name, "limit", NUMBER, "limit 5", ("5", "number after 'limit'")),
+    Case(
+        arguments._said_by_its_noun,
+        "start_line",
+        NUMBER,
+        "show lines ten through twenty",
+        (10, "the start of 'lines ten through twenty' (ten)"),
+    ),
     Case(arguments._count_stated, "limit", NUMBER, "the first 5 please", ("5", "'first 5' in the request")),
     Case(
         arguments._things_counted,
