@@ -245,17 +245,44 @@ for _label in sorted({label for labels in _SYNONYMS.values() for label in labels
     _CONCEPTS.setdefault(stem(_label), (_label,))
 
 
+# The abbreviations names use by convention, each with the words it stands for. Only these
+# stand for a word they begin: "col" begins column and color alike, and a schema's "cols" is
+# columns; a word's consonants ("tbl", "msgs") abbreviate it without a list.
+_CONVENTIONAL_ABBREVIATIONS: dict[str, frozenset[str]] = {
+    short: frozenset(words.split())
+    for short, words in {
+        "addr": "address", "app": "application", "arg": "argument", "attr": "attribute",
+        "auth": "authentication authorization", "avg": "average", "calc": "calculation",
+        "cat": "category", "cfg": "configuration", "char": "character", "coll": "collection",
+        "col": "column", "config": "configuration", "cnt": "count", "def": "definition default",
+        "desc": "description", "dest": "destination", "dict": "dictionary", "dir": "directory",
+        "doc": "document", "dst": "destination", "env": "environment", "ext": "extension",
+        "fmt": "format", "freq": "frequency", "hdr": "header", "horiz": "horizontal", "idx": "index",
+        "img": "image", "info": "information", "lang": "language", "lat": "latitude", "len": "length",
+        "lng": "longitude", "lon": "longitude", "max": "maximum", "min": "minimum", "msg": "message",
+        "num": "number", "opt": "option", "org": "organization organisation", "param": "parameter",
+        "pct": "percent percentage", "pos": "position", "pref": "preference", "prev": "previous",
+        "prio": "priority", "proj": "project", "pwd": "password", "qty": "quantity", "ref": "reference",
+        "repo": "repository", "sec": "second", "seq": "sequence", "spec": "specification",
+        "src": "source", "stat": "statistic", "sync": "synchronization", "tbl": "table",
+        "temp": "temperature temporary", "tmp": "temporary", "txt": "text", "val": "value",
+        "ver": "version", "vert": "vertical",
+    }.items()
+}  # fmt: skip
+
+
 def abbreviates(short: str, word: str) -> bool:
-    """Whether a name's word ``short`` abbreviates ``word``: its first letters ("cols" for
-    columns, "desc" for description) or its consonants ("tbl" for table, "msgs" for messages),
-    three letters at least, in the singular or the plural."""
+    """Whether a name's word ``short`` abbreviates ``word``: by a convention names follow
+    ("cols" for columns, "desc" for description, never "cols" for colors) or by its consonants
+    ("tbl" for table, "msgs" for messages), three letters at least, in the singular or the
+    plural."""
     short, word = short.lower(), word.lower()
     short = short[:-1] if len(short) > 3 and short.endswith("s") else short
     word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
     if len(short) < 3 or len(short) >= len(word) or short[0] != word[0]:
         return False
     consonants = re.sub(r"(.)\1+", r"\1", re.sub(r"(?<=.)[aeiou]", "", word))
-    return word.startswith(short) or short == consonants
+    return short == consonants or word in _CONVENTIONAL_ABBREVIATIONS.get(short, frozenset())
 
 
 def split_identifier(name: str) -> list[str]:

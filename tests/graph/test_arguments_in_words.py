@@ -218,6 +218,9 @@ def test_a_number_read_in_words_is_shown_to_a_reviewer_as_stated_with_its_words(
         (LIST_COMMITS, "List the commits from the first sprint in /repos/app", ["max_count"]),
         (MANAGE_TAGS, "Something is off with the tags on Ideas.md", ["operation"]),
         (FORECAST, "What's the forecast for Paris on day two of the trip?", ["days"]),
+        # "cols" abbreviates columns, not every word that begins "col".
+        (ADD_TABLE, "Add a table in two colors with three rows to plan.docx", ["cols"]),
+        (ADD_TABLE, "Add a table with three rows and four colleagues' names to plan.docx", ["cols"]),
     ],
 )
 def test_a_number_or_option_that_is_not_the_parameters_is_asked_for_not_read(
