@@ -24,6 +24,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from graph.builder import CompiledGraph
+from graph.planner.in_digits import in_digits
+from graph.planner.quantities import spoken_numbers
 from mcp_host.sdk_client import SdkMcpClient
 from servers.catalog import build_all
 from tests.calculator_server import evaluate
@@ -49,7 +51,9 @@ def _jobs() -> MCPServer:
     server = MCPServer(name="jobs")
 
     @server.tool()
-    def set_timeout(seconds: Annotated[int, Field(description="Timeout for background jobs, in seconds.")]) -> str:
+    def set_timeout(
+        seconds: Annotated[int, Field(description="Timeout for background jobs, in seconds.")],
+    ) -> str:
         """Sets the timeout of background jobs."""
         return f"timeout {seconds}s"
 
@@ -168,3 +172,32 @@ def test_numbers_that_are_not_arithmetic_never_go_to_the_calculator(
 
     selected = outcome.state.get("selected_capability") or {}
     assert selected.get("key") != CALCULATE, outcome.state.get("proposed_arguments")
+
+
+@pytest.mark.parametrize(
+    ("words", "numbers"),
+    [
+        ("one hundred and five", ["105"]),
+        ("three thousand two hundred", ["3200"]),
+        ("twelve hundred", ["1200"]),
+        ("a dozen, two dozen and half a dozen", ["12", "24", "6"]),
+        ("1.5 million", ["1500000"]),
+        # "and" joins a number only after a hundred, a thousand or a million.
+        ("six and nine", ["6", "9"]),
+        ("five six", ["5", "6"]),
+        ("nineteen eighty-four", ["19", "84"]),
+        ("a man and a dog", []),
+        ("hundreds of files", []),
+    ],
+)
+def test_numbers_in_words_are_read_as_english_writes_them(words: str, numbers: list[str]) -> None:
+    assert [n.digits for n in spoken_numbers(words)] == numbers
+
+
+def test_what_a_rule_reads_in_digits_maps_back_to_the_requests_own_words() -> None:
+    said = in_digits("If four of us split a $1,250 bill, how much each?")
+
+    assert said.text == "If 4 of us split a 1,250 bill, how much each?"
+    start = said.text.index("4 of us")
+    end = said.text.index(" bill")
+    assert said.words(start, end) == "four of us split a $1,250"
