@@ -2,8 +2,9 @@
 takes only an expression (``calculate(expression)``).
 
 "square root of 144", "average of 12, 15 and 21", "an 18% tip" on a bill, "split 1,250
-between 4", "the remainder when 100 is divided by 7", "5000 after 3 years at 4% interest
-compounded yearly", "convert 5 miles to km", "98.6 °F in Celsius". Each is put in symbols only
+between 4", "four of us split a 1,250 bill", "at 45 per hour, how much is 8 hours?", "20% off
+59.99", "the remainder when 100 is divided by 7", "5000 after 3 years at 4% interest compounded
+yearly", "convert 5 miles to km", "98.6 °F in Celsius", "how many seconds in a week". Each is put in symbols only
 where the words fix the expression exactly (a conversion only between units whose factor is
 defined exactly: lengths, masses, times, volumes, temperatures; never bytes, where 1000 and 1024
 both have their users, nor money, whose rate changes daily); anything else is left for the
@@ -11,6 +12,8 @@ operator to state. Nothing is computed: the server computes.
 
 The words each expression is read from are a span of the request, so graph/planner/provenance.py
 can show a reviewer which words said it (calculation.expression_in reads the same span again).
+The rules read the request with its numbers in digits (graph/planner/in_digits.py), so "four of
+us split 1,250" and "4 of us split 1,250" are one rule's.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from graph.planner.in_digits import in_digits
+
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_LIST = rf"{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*,?\s+and\s+{_NUMBER}"
+# Two or more numbers listed: "4, 8, 10 and 14", "1,200 and 345".
+LIST = rf"{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*,?\s+and\s+{_NUMBER}"
 
 
 Builder = Callable[[re.Match[str]], str]
@@ -41,30 +47,106 @@ def _average(found: re.Match[str]) -> str:
     return f"({'+'.join(numbers)})/{len(numbers)}"
 
 
-def _template(template: str) -> Builder:
-    return lambda found: template.format(*(_plain(g) for g in found.groups()))
+def listed(operator: str) -> Builder:
+    """The numbers of a list (its first group) joined by ``operator``: the sum of 1, 2 and 3 is 1+2+3."""
+    return lambda found: operator.join(_numbers(found.group(1)))
+
+
+def template(written: str) -> Builder:
+    """The groups of a rule's match put in ``written`` ("{1}*{0}/100"), each as a calculator reads it."""
+    return lambda found: written.format(*(_plain(g) for g in found.groups()))
 
 
 # A share of an amount that is itself an amount (a tip, a tax): "an 18% tip" on 86.40 is 86.40*18/100.
 _SHARE_NOUNS = r"(?:tip|gratuity|tax|vat|sales\s+tax|commission|service\s+charge)"
 _PROBLEMS: tuple[tuple[re.Pattern[str], Builder], ...] = (
-    (re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), _template("{0}**0.5")),
-    (re.compile(rf"\bcube\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), _template("{0}**(1/3)")),
-    (re.compile(rf"\b(?:the\s+)?(?:average|mean)\s+of\s+({_LIST})(?![\w]|\.\d)", re.I), _average),
+    (re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), template("{0}**0.5")),
+    (re.compile(rf"\bcube\s+root\s+of\s+({_NUMBER})(?![\w]|\.\d)", re.I), template("{0}**(1/3)")),
+    (re.compile(rf"\b(?:the\s+)?(?:average|mean)\s+of\s+({LIST})(?![\w]|\.\d)", re.I), _average),
     (
         re.compile(
             rf"\bremainder\s+(?:when|of|if)\s+({_NUMBER})\s+(?:is\s+)?divided\s+by\s+({_NUMBER})(?![\w]|\.\d)",
             re.I,
         ),
-        _template("{0}%{1}"),
+        template("{0}%{1}"),
     ),
+    # Splits: "split 1,800 between 3", "share a 1,250 bill among four", "split 120 into 4".
     (
         re.compile(
-            rf"\bsplit\s+({_NUMBER})(?:\s+[A-Za-z]+)?(?:\s+evenly|\s+equally)?\s+(?:between|among|by|into)\s+"
+            rf"\bsplit\s+({_NUMBER})(?:\s+[A-Za-z]+)?(?:\s+evenly|\s+equally)?\s+(?:by|into)\s+"
             rf"({_NUMBER})(?![\w]|\.\d)",
             re.I,
         ),
-        _template("{0}/{1}"),
+        template("{0}/{1}"),
+    ),
+    (
+        # (Only among people or parts: "divide 10 files into 2 folders" moves files.)
+        re.compile(
+            rf"\b(?:split|share|divide)\s+(?:up\s+)?(?:(?:an?|the)\s+)?({_NUMBER})(?:\s+[A-Za-z]+){{0,2}}?"
+            rf"(?:\s+evenly|\s+equally)?\s+(?:between|among(?:st)?|across)\s+({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        template("{0}/{1}"),
+    ),
+    (
+        re.compile(rf"\b(?:split|share|divide)\s+(?:up\s+)?({_NUMBER})\s+({_NUMBER})\s+ways\b", re.I),
+        template("{0}/{1}"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})\s+(?:of\s+us|of\s+them|[A-Za-z]+)\s+(?:will\s+|want\s+to\s+|are\s+)?"
+            rf"(?:split|share|splitting|sharing|divide|dividing)\s+(?:up\s+)?(?:an?\s+|the\s+)?({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        template("{1}/{0}"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})(?:\s+[A-Za-z]+){{0,2}}?\s+(?:(?:is|are|was|were|gets?|being)\s+)?"
+            rf"(?:split|shared|divided)\s+(?:evenly\s+|equally\s+)?(?:between|among(?:st)?|across)\s+"
+            rf"({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        template("{0}/{1}"),
+    ),
+    # Rates: "at 45 per hour, how much is 8 hours?", "8 hours at 45 an hour".
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})(?:\s+[A-Za-z]+)?\s+(?:per|an?|each|every)\s+([A-Za-z]+?)(?:s)?\b"
+            rf"[^.?!]{{0,12}}?[,;.]?\s*how\s+(?:much|many|far|long)\b[^.?!\d]{{0,40}}?"
+            rf"(?<![\w.])({_NUMBER})\s+(\2s?)\b",
+            re.I,
+        ),
+        template("{0}*{2}"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})\s+([A-Za-z]+?)(?:s)?\s+at\s+({_NUMBER})\s+(?:per|an?|each)\s+(\2)\b",
+            re.I,
+        ),
+        template("{0}*{2}"),
+    ),
+    # A change by a percentage: "increase 250 by 8%", "20% off 59.99".
+    (
+        re.compile(
+            rf"\b(?:increase|raise|grow|mark\s+up)\s+({_NUMBER})\s+by\s+({_NUMBER})\s*(?:%|percent|per\s*cent)",
+            re.I,
+        ),
+        template("{0}*(100+{1})/100"),
+    ),
+    (
+        re.compile(
+            rf"\b(?:decrease|reduce|discount|lower|cut)\s+({_NUMBER})\s+by\s+({_NUMBER})\s*(?:%|percent|per\s*cent)",
+            re.I,
+        ),
+        template("{0}*(100-{1})/100"),
+    ),
+    (
+        re.compile(
+            rf"(?<![\w.])({_NUMBER})\s*(?:%|percent|per\s*cent)\s+off\s+(?:of\s+)?({_NUMBER})(?![\w]|\.\d)",
+            re.I,
+        ),
+        template("{1}*(100-{0})/100"),
     ),
     (
         re.compile(
@@ -72,7 +154,7 @@ _PROBLEMS: tuple[tuple[re.Pattern[str], Builder], ...] = (
             rf"({_NUMBER})(?![\w]|\.\d)",
             re.I,
         ),
-        _template("{1}*{0}/100"),
+        template("{1}*{0}/100"),
     ),
     (
         # "Our bill is 86.40. How much is an 18% tip?": the amount first, the share after it.
@@ -80,7 +162,7 @@ _PROBLEMS: tuple[tuple[re.Pattern[str], Builder], ...] = (
             rf"(?<![\w.])({_NUMBER})(?![\w]|\.\d)[^%\d]{{0,40}}?(?<![\w.])({_NUMBER})\s*(?:%|percent)\s+{_SHARE_NOUNS}\b",
             re.I,
         ),
-        _template("{0}*{1}/100"),
+        template("{0}*{1}/100"),
     ),
     (
         re.compile(
@@ -88,7 +170,7 @@ _PROBLEMS: tuple[tuple[re.Pattern[str], Builder], ...] = (
             r"(?:\s+(?:interest|a\s+year|per\s+year|annually))*\s*,?\s+compounded\s+(?:yearly|annually)\b",
             re.I,
         ),
-        _template("{0}*(1+{2}/100)**{1}"),
+        template("{0}*(1+{2}/100)**{1}"),
     ),
 )
 
@@ -102,11 +184,13 @@ class Problem:
 
 
 def word_problem_in(text: str) -> Problem | None:
-    """The first word problem ``text`` states whose expression its words fix exactly."""
+    """The first word problem ``text`` states whose expression its words fix exactly; its
+    words are a span of ``text`` however its numbers were written."""
+    said = in_digits(text)
     for pattern, build in _PROBLEMS:
-        found = pattern.search(text)
+        found = pattern.search(said.text)
         if found:
-            return Problem(build(found), found.group(0).strip())
+            return Problem(build(found), said.words(*found.span()))
     return None
 
 
@@ -124,6 +208,7 @@ _EXACT: dict[str, tuple[str, Fraction]] = {
     "mg": ("mass", Fraction(1, 1_000_000)),
     "g": ("mass", Fraction(1, 1000)),
     "kg": ("mass", Fraction(1)),
+    "tonne": ("mass", Fraction(1000)),
     "lb": ("mass", Fraction(45359237, 100_000_000)),
     "oz": ("mass", Fraction(45359237, 1_600_000_000)),
     "ml": ("volume", Fraction(1, 1000)),
@@ -133,6 +218,8 @@ _EXACT: dict[str, tuple[str, Fraction]] = {
     "min": ("time", Fraction(60)),
     "h": ("time", Fraction(3600)),
     "d": ("time", Fraction(86400)),
+    "wk": ("time", Fraction(604800)),
+    "ms": ("time", Fraction(1, 1000)),
     "mph": ("speed", Fraction(1609344, 3_600_000)),
     "km/h": ("speed", Fraction(1000, 3600)),
 }
