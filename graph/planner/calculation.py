@@ -184,14 +184,25 @@ def expression_in(text: str) -> Expression | None:
     """The first arithmetic expression ``text`` states, in symbols or in words; its words are
     a span of ``text`` however its numbers were written."""
     said = in_digits(text)
-    return (
-        _symbolic(said)
-        or _spoken(said)
-        or _operation(said)
-        # Word problems and conversions an expression-only calculator can be given, where exact.
-        or _problem(text)
-        or _converted(text)
-    )
+    found = [
+        expression
+        for expression in (
+            _symbolic(said),
+            _spoken(said),
+            _operation(said),
+            # Word problems and conversions an expression-only calculator can be given, where exact.
+            _problem(text),
+            _converted(text),
+        )
+        if expression is not None
+    ]
+    if not found:
+        return None
+    # A reading that holds another's words is the fuller one: "the remainder of 1234 divided by
+    # 7" is 1234%7, not the division inside it. Otherwise the first reader, in the order above.
+    first = found[0]
+    wider = [e for e in found[1:] if first.words in e.words and len(e.words) > len(first.words)]
+    return max(wider, key=lambda e: len(e.words)) if wider else first
 
 
 def _symbolic(said: InDigits) -> Expression | None:

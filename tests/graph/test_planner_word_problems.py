@@ -59,6 +59,8 @@ graph = memory_graph
         ("We owe 1,800 for rent. Split 1,800 between 3 flatmates", "1800/3", "Split 1,800 between 3", "600"),
         ("The taxi fare was 40. How much is a 15% tip?", "40*15/100", "40. How much is a 15% tip", "6"),
         ("remainder when 50 is divided by 6", "50%6", "remainder when 50 is divided by 6", "2"),
+        # A division inside a word problem is the problem's, not a division of its own.
+        ("what's the remainder of 1234 divided by 7?", "1234%7", "remainder of 1234 divided by 7", "2"),
     ],
 )
 def test_a_word_problem_or_conversion_goes_to_an_expression_calculator_with_the_expression_stated(
