@@ -12,7 +12,11 @@ One broken entry (a bad key, a missing command, an unset variable, a bad URL, a 
 twice inside it) costs only that entry when the file is read with ``skip_broken``: the others
 load, and the broken one is kept as a ConfigProblem on the config, for the Servers page and
 the command line to name. A name given twice (JSON would keep the last without a word) loads
-the first; each repeat is a problem of its own (``crm (2nd)``). A file
+the first; each repeat is a problem of its own (``crm (2nd)``).
+
+A ``command`` written as a relative path is taken from the entry's ``cwd``, else from the
+file's folder (like ``cwd`` and ``roots``); a bare name is looked up on the PATH when the server
+starts, as other hosts do. ``args`` are passed as written. A file
 that cannot be read at all, and one that names one of Gatehouse's own secrets (a file out to
 take them, whichever entry asks), load nothing. Gatehouse's own ``capabilities`` key holds an
 admin's example requests and aliases per capability (mcp_host/capability_notes.py,
@@ -130,6 +134,9 @@ class StdioServer(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
+    # The folder a command written as a relative path (``./bin/server``) was taken from: the
+    # entry's cwd, else the servers file's folder; None for an absolute path or a bare name.
+    command_from: str | None = None
     timeout: float | None = None
     # Empty: the entry declares no roots (and the host does not offer the roots capability).
     roots: list[ServerRoot] = Field(default_factory=list)
@@ -357,9 +364,16 @@ def _stdio_entry(
             raise ConfigError(f"{where}.cwd", "must be a string")
         cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
     command = _expand(command, environ, f"{where}.command")
+    # A relative path is taken from where the file says (its cwd, itself relative to the file),
+    # never from wherever Gatehouse happens to run; a bare name is looked up on the PATH.
+    command_from = None
+    if "/" in command and not Path(command).is_absolute():
+        command_from = cwd or str(base_dir.resolve())
+        command = str(Path(command_from) / command)
     return StdioServer(
         name=name,
         command=command,
+        command_from=command_from,
         args=args,
         env=env,
         cwd=cwd,
