@@ -31,10 +31,11 @@ def _place(text: str, offset: int) -> str:
     return f"line {line}, column {column}"
 
 
-def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH, unique_names: bool = False) -> Any:
-    """``json.loads`` for text nested at most ``max_depth`` arrays and objects deep; with
-    ``unique_names``, an object naming a member twice is an error (JSON keeps the last one
-    without a word, so a configuration's first entry of that name would silently vanish)."""
+def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH, repeats: bool = False) -> Any:
+    """``json.loads`` for text nested at most ``max_depth`` arrays and objects deep. With
+    ``repeats``, every object is a JsonObject: the first member of each name, and the names
+    given again kept aside (JSON keeps the last one without a word, so a configuration's first
+    entry of a name would silently vanish; the reader decides what a repeat costs)."""
     depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
@@ -48,18 +49,51 @@ def loads_bounded(text: str, *, max_depth: int = MAX_DEPTH, unique_names: bool =
         elif token in ("]", "}"):
             depth -= 1
     try:
-        return json.loads(text, object_pairs_hook=_unique_members if unique_names else None)
+        return json.loads(text, object_pairs_hook=JsonObject.of if repeats else None)
     except json.JSONDecodeError as exc:
         raise BoundedJsonError(f"not valid JSON: {exc.msg} at {_place(text, exc.pos)}") from exc
 
 
-def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    members: dict[str, Any] = {}
-    for name, value in pairs:
-        if name in members:
-            raise BoundedJsonError(f"{name!r} is named twice in one object (JSON would keep only the last)")
-        members[name] = value
-    return members
+class JsonObject(dict[str, Any]):
+    """A JSON object as read with ``repeats``: a dict of the first member of each name, and
+    ``members``, every member in the order written, repeats included."""
+
+    members: list[tuple[str, Any]]
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> JsonObject:
+        read = cls()
+        for name, value in pairs:
+            read.setdefault(name, value)
+        read.members = pairs
+        return read
+
+    def repeated(self) -> list[str]:
+        """The names given more than once, each once, in the order of their first repeat."""
+        seen: set[str] = set()
+        again: list[str] = []
+        for name, _ in self.members:
+            if name in seen and name not in again:
+                again.append(name)
+            seen.add(name)
+        return again
+
+
+def first_repeat(value: Any) -> tuple[list[str], str] | None:
+    """Where in ``value`` (read with ``repeats``) the first object naming a member twice is,
+    as the keys that lead to it, and that member's name; None when no object does."""
+    pending: list[tuple[Any, list[str]]] = [(value, [])]
+    while pending:
+        item, keys = pending.pop(0)
+        if isinstance(item, JsonObject):
+            again = item.repeated()
+            if again:
+                return keys, again[0]
+        if isinstance(item, dict):
+            pending.extend((child, [*keys, str(name)]) for name, child in item.items())
+        elif isinstance(item, list):
+            pending.extend((child, [*keys, f"[{index}]"]) for index, child in enumerate(item))
+    return None
 
 
 def nesting_depth(value: Any) -> int:

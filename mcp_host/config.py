@@ -8,9 +8,15 @@ also the folders the policy confines its path arguments to (policies/engine.py).
 (mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file.
 Every problem is reported as one line naming the file, the entry and the reason.
 
-One broken entry (a bad key, a missing command, an unset variable, a bad URL) costs only that
-entry when the file is read with ``skip_broken``: the others load, and the broken one is kept
-as a ConfigProblem on the config, for the Servers page and the command line to name. A file
+One broken entry (a bad key, a missing command, an unset variable, a bad URL, a key given
+twice inside it) costs only that entry when the file is read with ``skip_broken``: the others
+load, and the broken one is kept as a ConfigProblem on the config, for the Servers page and
+the command line to name. A name given twice (JSON would keep the last without a word) loads
+the first; each repeat is a problem of its own (``crm (2nd)``).
+
+A ``command`` written as a relative path is taken from the entry's ``cwd``, else from the
+file's folder (like ``cwd`` and ``roots``); a bare name is looked up on the PATH when the server
+starts, as other hosts do. ``args`` are passed as written. A file
 that cannot be read at all, and one that names one of Gatehouse's own secrets (a file out to
 take them, whichever entry asks), load nothing. Gatehouse's own ``capabilities`` key holds an
 admin's example requests and aliases per capability (mcp_host/capability_notes.py,
@@ -34,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from mcp_host.bounded_json import BoundedJsonError, loads_bounded
+from mcp_host.bounded_json import BoundedJsonError, JsonObject, first_repeat, loads_bounded
 from mcp_host.capability_notes import CapabilityNotes, NotesError, parse_capability_notes
 from mcp_host.errors import McpHostError
 from mcp_host.manifest import KEY_SEPARATOR
@@ -128,6 +134,9 @@ class StdioServer(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
+    # The folder a command written as a relative path (``./bin/server``) was taken from: the
+    # entry's cwd, else the servers file's folder; None for an absolute path or a bare name.
+    command_from: str | None = None
     timeout: float | None = None
     # Empty: the entry declares no roots (and the host does not offer the roots capability).
     roots: list[ServerRoot] = Field(default_factory=list)
@@ -309,6 +318,13 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
         )
     if not isinstance(raw, dict):
         raise ConfigError(where, "must be an object")
+    repeat = first_repeat(raw)
+    if repeat is not None:
+        keys, member = repeat
+        inside = f"{where}.{_key_path(keys)}" if keys else where
+        raise ConfigError(
+            f"{inside}.{member}", "is named twice in one object (JSON would keep only the last): give it once"
+        )
     if raw.get("disabled") is True:
         return None
     kind = str(raw.get("type", "stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
@@ -348,9 +364,16 @@ def _stdio_entry(
             raise ConfigError(f"{where}.cwd", "must be a string")
         cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
     command = _expand(command, environ, f"{where}.command")
+    # A relative path is taken from where the file says (its cwd, itself relative to the file),
+    # never from wherever Gatehouse happens to run; a bare name is looked up on the PATH.
+    command_from = None
+    if "/" in command and not Path(command).is_absolute():
+        command_from = cwd or str(base_dir.resolve())
+        command = str(Path(command_from) / command)
     return StdioServer(
         name=name,
         command=command,
+        command_from=command_from,
         args=args,
         env=env,
         cwd=cwd,
@@ -410,11 +433,18 @@ def parse_servers_config(
     entries = data[key]
     if not isinstance(entries, dict):
         raise ConfigError(f"{source}: {key}", "must be an object of named servers")
+    _no_repeats_outside(data, key, source)
     servers: list[ServerEntry] = []
     problems: list[ConfigProblem] = []
     seen: dict[str, str] = {}
-    for name, raw in entries.items():
+    given: dict[str, int] = {}
+    members = entries.members if isinstance(entries, JsonObject) else list(entries.items())
+    for name, raw in members:
+        given[name] = given.get(name, 0) + 1
+        entry_name = name if given[name] == 1 else f"{name} ({_ordinal(given[name])})"
         try:
+            if given[name] > 1:
+                raise _given_again(name, given[name], source, key)
             entry = _entry(name, raw, f"{source}: {key}.{name}", env, base_dir or Path.cwd())
             if entry is not None:
                 _one_spelling_each(seen, name, source, key)
@@ -424,8 +454,38 @@ def parse_servers_config(
         except ConfigError as exc:
             if not skip_broken:
                 raise
-            problems.append(ConfigProblem.of(exc, name))
+            problems.append(ConfigProblem.of(exc, entry_name))
     return ServersConfig(source=source, servers=servers, problems=problems)
+
+
+def _ordinal(count: int) -> str:
+    return {2: "2nd", 3: "3rd"}.get(count, f"{count}th")
+
+
+def _given_again(name: str, count: int, source: str, key: str) -> ConfigError:
+    """The error of an entry whose name an earlier entry has already: the first keeps it (JSON
+    would keep the last without a word, and the first would vanish)."""
+    return ConfigError(
+        f"{source}: {key}.{name} ({_ordinal(count)})",
+        f"{key}.{name} is given {count} times in the file: the first loads and this one is left "
+        "out; rename it or remove it",
+    )
+
+
+def _no_repeats_outside(data: dict[str, Any], key: str, source: str) -> None:
+    """Refuse the file when an object outside the servers object names a member twice (which
+    of two ``mcpServers`` objects, say, would be the file's?); a repeat inside an entry costs
+    only that entry (_entry), and a repeated entry only the repeat."""
+    if isinstance(data, JsonObject) and data.repeated():
+        raise ConfigError(source, f"{data.repeated()[0]!r} is named twice at the top level: give it once")
+    found = first_repeat({name: value for name, value in data.items() if name != key})
+    if found is not None:
+        keys, name = found
+        raise ConfigError(f"{source}: {_key_path(keys)}", f"{name!r} is named twice: give it once")
+
+
+def _key_path(keys: list[str]) -> str:
+    return "".join(k if k.startswith("[") or not index else f".{k}" for index, k in enumerate(keys))
 
 
 def _one_spelling_each(seen: dict[str, str], name: str, source: str, key: str) -> None:
@@ -456,7 +516,7 @@ def load_servers_config(
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), f"not valid UTF-8 (byte {exc.start} of the file)") from exc
     try:
-        data = loads_bounded(text, unique_names=True)
+        data = loads_bounded(text, repeats=True)
     except BoundedJsonError as exc:
         raise ConfigError(str(path), str(exc)) from exc
     return parse_servers_config(

@@ -95,11 +95,13 @@ class ServerHealth(BaseModel):
     def reason_in_log(self) -> str | None:
         """For a server that cannot be used: the error line its log's last run ends with (a
         Python exception, say: mcp_host/server_logs.py log_reason), unless the last error
-        quotes it already; None when it works, wrote no log, or its log names no error."""
+        quotes it already; None when it works, wrote no log, or its log names no error. Only
+        the server's own lines count: the host's records about it (the parse error of a line on
+        its stdout that is not JSON-RPC, with its traceback) are not its words."""
         log = self.written_log()
         if log is None or self.verdict != "failed":
             return None
-        line = log_reason(Path(log), errors_only=True)
+        line = log_reason(Path(log), errors_only=True, own_only=True)
         if line is None or line in (self.last_error or ""):
             return None
         return line

@@ -45,7 +45,7 @@ from typing import Any, TypeVar, cast
 import anyio
 import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.session import (
     ClientRequestContext,
     ElicitationFnT,
@@ -97,6 +97,7 @@ from mcp_host.errors import (
     error_from_exception,
 )
 from mcp_host.folders import configured_folders
+from mcp_host.handshake import failed_open
 from mcp_host.health import ServerHealth
 from mcp_host.manifest import Manifest, MissingMethod, ServerManifest
 from mcp_host.oauth import SignIn, SignInRequired, server_auth, watched
@@ -209,6 +210,9 @@ class _Session:
     # Why the server last ended its session (its process exited, say), as the transport told
     # it (mcp_host/stdio_transport.py); kept after the session is re-opened, for health().
     ended: ErrorInfo | None = None
+    # The first line a stdio server wrote on stdout that is not JSON-RPC since its process last
+    # started: what a program that is not an MCP server printed instead (mcp_host/handshake.py).
+    stdout_noise: str | None = None
     # The last listing, when it failed, kept until listing_retry_at (the pool's clock): every
     # request meanwhile gets it instead of listing again. listing_failures counts the failures
     # in a row (the back-off doubles with each); a listing that works, or reconnect(), ends it.
@@ -311,9 +315,8 @@ class SdkMcpClient:
         """After waiting the connect timeout: a session still opening has timed out (its keeper
         bounds the open the same way; this is the caller's side of the same deadline)."""
         if not ready.done():
-            session.error = ErrorInfo(
-                kind="timeout", message=f"no session within {self._connect_timeout:g} s"
-            )
+            timeout = ErrorInfo(kind="timeout", message=f"no session within {self._connect_timeout:g} s")
+            session.error = self._failed_open(session, timeout, None, ended=False)
             if session.keeper is not None:
                 session.keeper.cancel()
 
@@ -393,6 +396,9 @@ class SdkMcpClient:
         started = time.perf_counter()
         connected = False
         ended_before = session.ended
+        session.stdout_noise = None
+        raised: BaseException | None = None
+        timed_out = False
         # The open is bounded by the connect timeout, whoever opens it (the first connect, the
         # keeper after the session died, reconnect() after a sign-in): a server that trickles
         # its answer a byte at a time resets the HTTP read timeout with every byte, so without
@@ -411,6 +417,7 @@ class SdkMcpClient:
                         message_cap_bytes=self._message_cap,
                         on_oversize=_oversize_recorder(session),
                         on_end=_end_recorder(session),
+                        on_noise=_noise_recorder(session),
                     ),
                     cache=None,  # the host decides when a manifest is fresh
                     client_info=CLIENT_INFO,
@@ -435,7 +442,8 @@ class SdkMcpClient:
                     if not ready.done():
                         ready.set_result(None)
                     await session.wake.wait()
-            if opening.cancelled_caught and not session.stopping:
+            timed_out = opening.cancelled_caught and not session.stopping
+            if timed_out:
                 session.error = ErrorInfo(
                     kind="timeout", message=f"no session within {self._connect_timeout:g} s"
                 )
@@ -446,13 +454,36 @@ class SdkMcpClient:
             # ModuleNotFoundError ...") than the SDK's "Connection closed".
             ended = session.ended if session.ended is not ended_before else None
             session.error = ended if ended is not None and not connected else _classify(session, exc)
+            raised = exc
         finally:
             session.client = None
             session.manifest = None
             session.opening = None
+        if not connected and session.error is not None and (raised is not None or timed_out):
+            session.error = self._failed_open(
+                session, session.error, raised, ended=session.ended is not ended_before
+            )
         if not ready.done():
             ready.set_result(None)
         return connected
+
+    def _failed_open(
+        self, session: _Session, error: ErrorInfo, raised: BaseException | None, ended: bool
+    ) -> ErrorInfo:
+        """A stdio server's failure to open its session, in words that name the program and
+        what it did instead of answering as an MCP server (mcp_host/handshake.py)."""
+        target = session.target
+        if not isinstance(target, StdioServer | StdioServerParameters):
+            return error
+        return failed_open(
+            target,
+            error,
+            raised=raised,
+            ended=ended,
+            stdout_line=session.stdout_noise,
+            log=server_log_path(self._log_dir, session.name),
+            connect_timeout=self._connect_timeout,
+        )
 
     def _auth_for(self, session: _Session) -> httpx2.Auth | None:
         if session.auth is None and isinstance(session.target, HttpServer):
@@ -1101,6 +1132,16 @@ def _end_recorder(session: _Session) -> Callable[[str], None]:
         session.ended = ErrorInfo(kind="unavailable", message=why)
         session.error = session.ended
         _mark_dead(session)
+
+    return record
+
+
+def _noise_recorder(session: _Session) -> Callable[[str], None]:
+    """Keeps the first line a stdio server wrote on stdout that is not JSON-RPC."""
+
+    def record(line: str) -> None:
+        if session.stdout_noise is None:
+            session.stdout_noise = line
 
     return record
 

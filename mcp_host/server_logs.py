@@ -43,6 +43,11 @@ _REASON_CHARS = 500
 # The host's line before each start of a stdio server's process: a person reading the log sees
 # where each run begins, and the reason for a failure is read from the last run's lines only.
 START_MARK = "---- gatehouse starts the server:"
+# The first line of a record the host writes to a server's log (_FORMAT, with logging's time).
+_LOGGER_NAMES = "|".join(re.escape(name) for name in _ROUTED_LOGGERS)
+_HOST_RECORD = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ (?:" + _LOGGER_NAMES + r")(?:\.[\w.]+)?: "
+)
 
 _server_log: ContextVar[Path | None] = ContextVar("gatehouse_server_log", default=None)
 _installing = threading.Lock()
@@ -59,19 +64,48 @@ def start_line(argv: Sequence[str]) -> str:
     return f"{START_MARK} {when}: {shlex.join(DEFAULT_REDACTOR.argv(argv))}\n"
 
 
-def useful_line(text: str, *, errors_only: bool = False) -> str | None:
+def useful_line(text: str, *, errors_only: bool = False, own_only: bool = False) -> str | None:
     """The line of a server's output that says why it failed: the last that reads like an
     error (an exception's last line, an ``error:`` line), else the last line (None with
     ``errors_only``); None for no output. A traceback ends with its exception, Node's ends
-    with its version: the error line is the one a person needs, wherever it sits."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    with its version: the error line is the one a person needs, wherever it sits. With
+    ``own_only``, only the process's own lines (its stderr) count, not the host's records
+    about it (own_lines)."""
+    written = own_lines(text) if own_only else text.splitlines()
+    lines = [line.strip() for line in written if line.strip()]
     found = next((line for line in reversed(lines) if _FAILURE_LINE.search(line)), None)
     if found is None and not errors_only and lines:
         found = lines[-1]
     return found[:_REASON_CHARS] if found is not None else None
 
 
-def log_reason(path: Path, start: int = 0, *, errors_only: bool = False) -> str | None:
+def own_lines(text: str) -> list[str]:
+    """The lines of a log the server's process wrote, without the host's records about it
+    (_FORMAT's lines and the traceback each may carry: the SDK logs a line on stdout that is
+    not JSON-RPC with the parse error's traceback, whose last line reads like the server's
+    error and is not)."""
+    kept: list[str] = []
+    # "record": after a record's first line; "traceback": in its traceback; "raised": after
+    # the traceback's exception line, whose indented continuation lines are the record's too.
+    state: str | None = None
+    for line in text.splitlines():
+        if _HOST_RECORD.match(line):
+            state = "record"
+        elif state == "record" and line.startswith("Traceback ("):
+            state = "traceback"
+        elif state == "traceback" and not line[:1].isspace():
+            state = "raised"
+        elif state in ("traceback", "raised") and line[:1].isspace():
+            pass
+        else:
+            state = None
+            kept.append(line)
+    return kept
+
+
+def log_reason(
+    path: Path, start: int = 0, *, errors_only: bool = False, own_only: bool = False
+) -> str | None:
     """The useful line (see useful_line) of the end of a server's log, from byte ``start`` on
     (where a process's own lines begin) and after the last start of its process (START_MARK);
     None when the log is missing, unreadable or says nothing that fits."""
@@ -86,7 +120,7 @@ def log_reason(path: Path, start: int = 0, *, errors_only: bool = False) -> str 
     if started != -1:
         # An older run's failure is not this one's reason.
         tail = tail[started:].partition("\n")[2]
-    return useful_line(tail, errors_only=errors_only)
+    return useful_line(tail, errors_only=errors_only, own_only=own_only)
 
 
 def log_to(path: Path | None) -> None:

@@ -57,6 +57,7 @@ from mcp_types import RequestId
 
 from mcp_host.errors import MESSAGE_TOO_LARGE, MessageTooLargeError
 from mcp_host.server_logs import log_reason
+from policies.secrets import DEFAULT_REDACTOR
 
 # The SDK's grace periods: for the server to exit once its stdin closes, then after SIGTERM.
 EXIT_GRACE_SECONDS = 2.0
@@ -66,6 +67,11 @@ _EXIT_POLL_SECONDS = 0.01
 OversizeListener = Callable[[MessageTooLargeError], None]
 # Told why the session ended when the server ended it (not when the host stopped it).
 EndListener = Callable[[str], None]
+# Told each line the server wrote on stdout that is not JSON-RPC (cut, secrets hidden): what a
+# program that is not an MCP server prints instead (its usage, a banner, the request echoed).
+NoiseListener = Callable[[str], None]
+# How much of such a line is told.
+_NOISE_CHARS = 200
 # How long an ended session waits for the process's exit status before saying it without one.
 _EXIT_STATUS_WAIT_SECONDS = 1.0
 # Routed to the server's own log file, like the SDK's records (mcp_host/server_logs.py).
@@ -281,7 +287,8 @@ def _last_line(log: TextIO, start: int | None) -> str | None:
         log.flush()
     except (OSError, ValueError):
         return None
-    return log_reason(Path(name), start)
+    # The process's own lines: the host's records about its stdout are not why it ended.
+    return log_reason(Path(name), start, own_only=True)
 
 
 def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | Exception:
@@ -293,6 +300,13 @@ def _parse(line: bytes, parameters: StdioServerParameters) -> SessionMessage | E
         # A server that prints anything else on stdout: noise for its log, with what it printed.
         logger.exception("Failed to parse JSONRPC message from server")
         return exc
+
+
+def _noise_line(line: bytes, parameters: StdioServerParameters) -> str:
+    """A line that is not JSON-RPC as a person reads it: decoded, cut, secrets hidden."""
+    text = line.decode(parameters.encoding, "replace").strip()
+    cut = text if len(text) <= _NOISE_CHARS else text[:_NOISE_CHARS] + "…"
+    return DEFAULT_REDACTOR.text(cut)
 
 
 def _refusal(request_id: RequestId, refused: MessageTooLargeError) -> SessionMessage:
@@ -310,6 +324,7 @@ async def _read(
     deliver: MemoryObjectSendStream[SessionMessage | Exception],
     on_oversize: OversizeListener,
     ending: _Ending,
+    on_noise: NoiseListener | None = None,
 ) -> None:
     answered = False  # whether the refused message under way was answered already
     try:
@@ -318,7 +333,10 @@ async def _read(
                 async for chunk in stdout:
                     for item in splitter.feed(chunk):
                         if isinstance(item, bytes):
-                            await deliver.send(_parse(item, parameters))
+                            parsed = _parse(item, parameters)
+                            if isinstance(parsed, Exception) and on_noise is not None:
+                                on_noise(_noise_line(item, parameters))
+                            await deliver.send(parsed)
                             continue
                         request_id = item.answers()
                         if request_id is not None and not answered:
@@ -401,12 +419,13 @@ async def capped_stdio_client(
     on_oversize: OversizeListener,
     errlog: TextIO | None = None,
     on_end: EndListener | None = None,
+    on_noise: NoiseListener | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """The streams of a stdio server's session, reading at most ``max_message_bytes`` of any
     one message. ``on_oversize`` is told when one that names no call passed it, just before the
     session is ended for it (one that answers a call fails only that call). ``on_end`` is told
     why, in words, when the server ends the session (never when the host does), before the
-    session's calls fail. Each request is counted in the ``tracked_writes`` record of the task
+    session's calls fail. ``on_noise`` is told each line on its stdout that is not JSON-RPC. Each request is counted in the ``tracked_writes`` record of the task
     that sent it once it is whole in the server's stdin."""
     log = errlog if errlog is not None else sys.stderr
     if sys.platform == "win32":  # pragma: no cover - the host runs on Linux
@@ -433,7 +452,7 @@ async def capped_stdio_client(
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(
-                _read, server, process.stdout, splitter, parameters, to_session, on_oversize, ending
+                _read, server, process.stdout, splitter, parameters, to_session, on_oversize, ending, on_noise
             )
             group.start_soon(_write, process.stdin, parameters, from_session, to_session, ending)
             try:

@@ -28,7 +28,7 @@ from mcp_host.config import HttpServer, ServerEntry, StdioServer
 from mcp_host.errors import MessageTooLargeError
 from mcp_host.results import DEFAULT_MESSAGE_CAP_BYTES
 from mcp_host.server_logs import server_log_path, start_line
-from mcp_host.stdio_transport import EndListener, OversizeListener, capped_stdio_client
+from mcp_host.stdio_transport import EndListener, NoiseListener, OversizeListener, capped_stdio_client
 
 ServerTarget = MCPServer | Server[Any] | StdioServerParameters | str | ServerEntry
 """What a pool can connect to: a configured entry, SDK stdio parameters, a Streamable HTTP
@@ -87,6 +87,7 @@ async def _stdio_transport(
     message_cap_bytes: int,
     on_oversize: OversizeListener | None,
     on_end: EndListener | None = None,
+    on_noise: NoiseListener | None = None,
 ) -> AsyncIterator[TransportStreams]:
     # A server's stderr is its log: kept in a file per server, not mixed into the host's output.
     log: TextIO | None = None
@@ -103,6 +104,7 @@ async def _stdio_transport(
             on_oversize=on_oversize or _ignore_oversize,
             errlog=log,
             on_end=on_end,
+            on_noise=on_noise,
         ) as streams:
             yield streams
     finally:
@@ -124,18 +126,20 @@ def client_target(
     message_cap_bytes: int = DEFAULT_MESSAGE_CAP_BYTES,
     on_oversize: OversizeListener | None = None,
     on_end: EndListener | None = None,
+    on_noise: NoiseListener | None = None,
 ) -> Any:
     """The value to hand to ``mcp.Client`` for one server; ``auth`` signs a remote server's
     requests (mcp_host/oauth.py). A stdio server's messages are read up to
     ``message_cap_bytes`` each; ``on_oversize`` hears of one that was longer
-    (mcp_host/stdio_transport.py), and ``on_end`` why the server ended its session."""
+    (mcp_host/stdio_transport.py), ``on_end`` why the server ended its session, and
+    ``on_noise`` each line on its stdout that is not JSON-RPC."""
     log_path = server_log_path(log_dir, name)
     if isinstance(target, StdioServer):
         return _stdio_transport(
-            name, stdio_parameters(target), log_path, message_cap_bytes, on_oversize, on_end
+            name, stdio_parameters(target), log_path, message_cap_bytes, on_oversize, on_end, on_noise
         )
     if isinstance(target, StdioServerParameters):
-        return _stdio_transport(name, target, log_path, message_cap_bytes, on_oversize, on_end)
+        return _stdio_transport(name, target, log_path, message_cap_bytes, on_oversize, on_end, on_noise)
     if isinstance(target, HttpServer):
         headers = {key: value.get_secret_value() for key, value in target.headers.items()}
         return _http_transport(target.url, headers, on_auth_failure, auth)

@@ -35,10 +35,13 @@ _ADDRESS = re.compile(r"[^\s<>,;\"']+@[^\s<>,;\"']+")
 
 @dataclass(frozen=True)
 class Roots:
-    """The folders path arguments were checked against, and where they were set (for messages)."""
+    """The folders path arguments were checked against, and where they were set (for messages).
+    ``catch_all``: the policy's [paths] roots, held to because nothing names folders for the
+    server itself (no [paths.servers] entry, no declared roots, no folder it is started on)."""
 
     paths: tuple[str, ...]
     origin: str
+    catch_all: bool = False
 
 
 @dataclass(frozen=True)

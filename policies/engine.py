@@ -317,7 +317,7 @@ class PolicyEngine:
         started_on = self.declared_roots.started_on.get(server)
         if started_on:
             return started_on_roots(server, started_on, paths.roots)
-        return Roots(tuple(paths.roots), "the policy's [paths] roots")
+        return Roots(tuple(paths.roots), "the policy's [paths] roots", catch_all=True)
 
     def _review_terms(self, rule: Rule | None, category: str | None) -> ReviewTerms:
         policy = self.policy

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gatehouse.display.visible_text import continued
@@ -55,7 +57,14 @@ def roots_line(engine: PolicyEngine, server: str) -> str:
     line (the Servers page): "Paths stay in: /srv/team (the folders server 'files' is started
     on (from its arguments))"."""
     roots = engine.roots_for(server)
-    return f"Paths stay in: {', '.join(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+    return f"Paths stay in: {_folders(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+
+
+def _folders(paths: Sequence[str]) -> str:
+    """The folders, each one that does not exist on this machine marked so: a root is kept as
+    written (a path argument must still resolve inside it), but a reader should not take a
+    folder nobody created for one the server works in."""
+    return ", ".join(path if Path(path).is_dir() else f"{path} (missing)" for path in paths)
 
 
 class UnknownCapabilityError(InvalidValueError, LookupError):
@@ -83,8 +92,24 @@ def _roots(engine: PolicyEngine, capability: Capability) -> dict[str, Any] | Non
     None for one that takes no path."""
     if not any(is_path_argument(name) for name in capability.properties):
         return None
-    roots = engine.roots_for(capability.server)
-    return {"paths": list(roots.paths), "origin": roots.origin}
+    server = capability.server
+    roots = engine.roots_for(server)
+    missing = [path for path in roots.paths if not Path(path).is_dir()]
+    notes = []
+    if roots.catch_all:
+        notes.append(
+            f"server '{server}' has no folders of its own (no [paths.servers] entry, no roots in the"
+            " servers file, no folder it is started on), so the policy's [paths] roots hold its"
+            " path arguments under rules with paths_within_roots"
+        )
+    if missing:
+        notes.append(
+            f"{', '.join(missing)} {'does' if len(missing) == 1 else 'do'} not exist on this machine:"
+            " kept as written, a path argument must still resolve inside, and any other still fails"
+            " paths_within_roots; create the folder, or name the server's own under [paths.servers]"
+            " or as roots in its servers-file entry"
+        )
+    return {"paths": list(roots.paths), "origin": roots.origin, "missing": missing, "notes": notes}
 
 
 def render_explanation(report: dict[str, Any]) -> str:
@@ -100,7 +125,8 @@ def render_explanation(report: dict[str, Any]) -> str:
     ]
     roots = report.get("roots")
     if roots:
-        lines.append(continued(f"  roots: {', '.join(roots['paths']) or 'none'} ({roots['origin']})", 9))
+        lines.append(continued(f"  roots: {_folders(roots['paths']) or 'none'} ({roots['origin']})", 9))
+        lines.extend(continued(f"         {note}", 9) for note in roots.get("notes", []))
     lines.extend(f"  [{f['severity']}] {f['code']}: {continued(f['message'], 4)}" for f in report["flags"])
     if report["action"] == "review":
         terms = report["review"]

@@ -93,3 +93,24 @@ def test_a_copy_of_the_shipped_servers_file_runs_in_the_app(servers_file: Path) 
 
     assert not page.error and not _notices(page)
     assert markdown_literal("connected · 1 tool, 0 prompts, 0 resources") in markdown_text(page)
+
+
+@pytest.mark.processes
+def test_a_name_given_twice_is_two_boxes_on_the_servers_page_the_first_connected(servers_file: Path) -> None:
+    glossary = {
+        "command": sys.executable,
+        "args": ["-m", "tests.mcp_host.partial_server"],
+        "cwd": str(REPO_ROOT),
+    }
+    servers_file.write_text(
+        f'{{"mcpServers": {{"glossary": {json.dumps(glossary)}, "glossary": {{"command": "/bin/cat"}}}}}}',
+        encoding="utf-8",
+    )
+
+    page = on_page(session("admin"), "servers")
+
+    assert not page.exception
+    text = markdown_text(page)
+    assert markdown_literal("connected · 1 tool, 1 prompt, 1 resource") in text
+    named = f"{servers_file}: mcpServers.glossary (2nd): mcpServers.glossary is given 2 times in the file"
+    assert markdown_literal(f"not started: {named}") in text, text

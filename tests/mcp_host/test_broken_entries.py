@@ -5,10 +5,17 @@ secrets is still refused as a whole. And the health a broken entry has in every 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
-from mcp_host.config import ConfigError, ConfigProblem, parse_servers_config
+from mcp_host.config import (
+    ConfigError,
+    ConfigProblem,
+    ServersConfig,
+    load_servers_config,
+    parse_servers_config,
+)
 from mcp_host.health import broken_entry
 
 GOOD = {"command": "python", "args": ["-m", "server"]}
@@ -65,3 +72,63 @@ def test_a_broken_entry_is_not_started_and_failed_with_its_problem_as_the_last_e
 
     assert (health.name, health.connection, health.verdict) == ("typo", "not_started", "failed")
     assert health.last_error == "s.json: mcpServers.typo.argz: unknown key for a stdio server"
+
+
+def _read(tmp_path: Path, text: str) -> ServersConfig:
+    path = tmp_path / "servers.json"
+    path.write_text(text, encoding="utf-8")
+    return load_servers_config(path, environ={}, skip_broken=True)
+
+
+def test_of_one_name_given_twice_the_first_loads_and_the_second_is_its_own_broken_entry(
+    tmp_path: Path,
+) -> None:
+    # JSON itself keeps the last of two equal names without a word: the file is read as written.
+    config = _read(
+        tmp_path,
+        '{"mcpServers": {"crm": {"command": "trusted-crm"}, "other": {"command": "x"},'
+        ' "crm": {"command": "impostor"}, "crm": {"command": "third"}}}',
+    )
+
+    assert config.names() == ["crm", "other"]
+    assert config.describe()["servers"]["crm"]["command"] == "trusted-crm"
+    path = tmp_path / "servers.json"
+    assert [(p.entry, p.message) for p in config.problems] == [
+        (
+            "crm (2nd)",
+            f"{path}: mcpServers.crm (2nd): mcpServers.crm is given 2 times in the file: the first loads"
+            " and this one is left out; rename it or remove it",
+        ),
+        (
+            "crm (3rd)",
+            f"{path}: mcpServers.crm (3rd): mcpServers.crm is given 3 times in the file: the first loads"
+            " and this one is left out; rename it or remove it",
+        ),
+    ]
+
+
+def test_a_key_given_twice_inside_an_entry_costs_that_entry_naming_the_key(tmp_path: Path) -> None:
+    config = _read(
+        tmp_path,
+        '{"mcpServers": {"good": {"command": "x"},'
+        ' "shell": {"command": "sh", "env": {"ALLOW": "ls", "ALLOW": "rm"}}}}',
+    )
+
+    assert config.names() == ["good"]
+    [problem] = config.problems
+    assert problem.entry == "shell"
+    assert problem.where == f"{tmp_path / 'servers.json'}: mcpServers.shell.env.ALLOW"
+    assert problem.reason.startswith("is named twice in one object")
+
+
+def test_a_servers_object_given_twice_refuses_the_whole_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"'mcpServers' is named twice at the top level"):
+        _read(tmp_path, '{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {"b": {"command": "y"}}}')
+
+
+def test_without_skip_broken_a_name_given_twice_raises_naming_the_repeat(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {"crm": {"command": "a"}, "crm": {"command": "b"}}}', encoding="utf-8")
+
+    with pytest.raises(ConfigError, match=r"mcpServers\.crm \(2nd\): mcpServers\.crm is given 2 times"):
+        load_servers_config(path, environ={})

@@ -51,8 +51,9 @@ def test_a_disabled_entry_takes_no_name_from_an_enabled_one() -> None:
     assert config.names() == ["my-server"]
 
 
-def test_a_servers_file_naming_one_server_twice_is_refused(tmp_path: Path) -> None:
-    # JSON keeps the last of two equal names without a word: the first entry would vanish.
+def test_a_servers_file_naming_one_server_twice_refuses_the_second_not_the_first(tmp_path: Path) -> None:
+    # JSON keeps the last of two equal names without a word: the first entry would vanish, and
+    # the one that ran would be the impostor. Read strictly, the repeat is the error.
     path = tmp_path / "servers.json"
     path.write_text(
         '{"mcpServers": {"crm": {"command": "trusted-crm"}, "crm": {"command": "other"}}}', encoding="utf-8"
@@ -61,7 +62,9 @@ def test_a_servers_file_naming_one_server_twice_is_refused(tmp_path: Path) -> No
     with pytest.raises(ConfigError) as caught:
         load_servers_config(path)
 
-    assert str(caught.value) == f"{path}: 'crm' is named twice in one object (JSON would keep only the last)"
+    assert caught.value.where == f"{path}: mcpServers.crm (2nd)"
+    loaded = load_servers_config(path, skip_broken=True).describe()["servers"]
+    assert loaded["crm"]["command"] == "trusted-crm"
 
 
 def _priced(name: str, tool: str) -> MCPServer:

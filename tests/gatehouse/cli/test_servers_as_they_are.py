@@ -140,3 +140,26 @@ def test_servers_check_says_why_a_server_failed_its_command_and_where_its_log_is
     log = tmp_path / "data" / "logs" / "servers" / "node.log"
     assert f"        log: {log}" in lines
     assert secret not in done.stdout
+
+
+@pytest.mark.processes
+def test_servers_check_loads_the_first_of_a_name_given_twice_and_fails_the_second(tmp_path: Path) -> None:
+    # Written as text: a JSON object with one name twice, as a person's editor lets them.
+    first, second = json.dumps(_partial()), json.dumps({"command": "/bin/cat"})
+    servers = tmp_path / "servers.json"
+    servers.write_text(
+        f'{{"mcpServers": {{"glossary": {first}, "echo": {second}, "glossary": {second}}}}}', encoding="utf-8"
+    )
+
+    done = _gatehouse(tmp_path, "servers", "check", "--servers", str(servers))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("  ok    glossary ") for line in lines), lines
+    [repeat] = [line for line in lines if line.startswith("  FAIL  glossary (2nd) ")]
+    assert (
+        f"config: {servers}: mcpServers.glossary (2nd): mcpServers.glossary is given 2 times in the file:"
+        " the first loads and this one is left out; rename it or remove it"
+    ) in repeat
+    [echo] = [line for line in lines if line.startswith("  FAIL  echo ")]
+    assert "protocol: /bin/cat did not answer as an MCP server: it answered initialize" in echo
