@@ -24,6 +24,9 @@ _VALUE_TOKENS = re.compile(
     r"""|(?<![\w@])(?:~|\.{1,2})?/[\w.~/*-]*|\b[\w.-]+/[\w./*-]*"""
     r"""|(?<![\w@/.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])"""
     r"""|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"""
+    # A store's key: parts joined by colons ("config:feature_flags", "session:*"). A colon
+    # before a space ("Note: ...") is punctuation.
+    r"""|(?<![\w:/])[A-Za-z][\w.-]*(?::[\w.*-]+)+(?![\w:/])"""
 )
 
 STOPWORDS = frozenset(
