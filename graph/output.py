@@ -7,7 +7,7 @@ kind of sentence either way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graph.accessors import manifest, validation_flags
@@ -31,8 +31,9 @@ from graph.state import (
     ReviewSummary,
     Status,
 )
+from mcp_host.manifest import Capability
 from mcp_host.results import McpResult
-from policies.decision import Flag
+from policies.decision import Flag, StandingRefusal
 
 
 def _capability_ref(state: GraphState) -> CapabilityRef | None:
@@ -59,38 +60,107 @@ def _describe_argument(name: str, schema: dict[str, Any]) -> str:
 CLOSEST_NAMED = 3
 NOTHING_FITS = "Nothing configured can do that"
 
+# What the policy refuses whatever the arguments (policies/engine.py standing_refusal).
+RefusalOf = Callable[[Capability], StandingRefusal | None]
 
-def no_match_sentence(candidates: Sequence[ScoredCapability]) -> str:
+
+def refusal_sentence(rule: str, key: str, explanation: str) -> str:
+    """A refusal by the policy in words: its rule, the capability and why. The one wording for
+    a refused call (validate_capability) and a refused closest fit (select_capability)."""
+    return f"policy rule {rule} refused {key}: {explanation}"
+
+
+def _named(capability: Capability) -> str:
+    """A capability as the operator reads it: what it does, and whose it is."""
+    return f"{in_plain_words(capability).rstrip('.')} ({capability.server})"
+
+
+def _never(capability: Capability) -> StandingRefusal | None:
+    return None
+
+
+def _closest(
+    candidates: Sequence[ScoredCapability], refusal_of: RefusalOf, *, referred_only: bool = False
+) -> tuple[list[ScoredCapability], list[tuple[ScoredCapability, StandingRefusal]]]:
+    """The closest candidates that may be asked for (at most CLOSEST_NAMED, each description
+    once), and the refused ones ranked among them: those the old list would have offered."""
+    named: list[ScoredCapability] = []
+    words: set[str] = set()
+    refused: list[tuple[ScoredCapability, StandingRefusal]] = []
+    for scored in candidates:
+        if len(named) == CLOSEST_NAMED:
+            break
+        if referred_only and not scored.referred_to:
+            continue
+        said = _named(scored.capability)
+        refusal = refusal_of(scored.capability)
+        if refusal is not None:
+            if said not in {_named(r.capability) for r, _ in refused}:
+                refused.append((scored, refusal))
+        elif said not in words:
+            words.add(said)
+            named.append(scored)
+    return named, refused
+
+
+def _refused_near(refused: Sequence[tuple[ScoredCapability, StandingRefusal]]) -> str:
+    """The refused capabilities the closest would have named, each with the rule that refuses
+    it: said, never offered as something to ask for."""
+    return "".join(
+        f" Not offered: {_named(scored.capability)}, which the policy refuses whatever the arguments "
+        f"({refusal_sentence(refusal.rule, scored.capability.key, refusal.explanation.rstrip('.'))})."
+        for scored, refusal in refused
+    )
+
+
+def no_match_sentence(candidates: Sequence[ScoredCapability], refusal_of: RefusalOf | None = None) -> str:
     """Why nothing was run when no capability fits, in words: nothing configured can do it, and
     what the closest capabilities do (their descriptions, never the planner's scores, which
-    mean nothing to the person who asked)."""
-    if not candidates:
+    mean nothing to the person who asked). One the policy refuses whatever the arguments
+    (``refusal_of``) is not offered among them: it is named apart, with the rule that refuses it."""
+    named, refused = _closest(candidates, refusal_of or _never)
+    also = _refused_near(refused)
+    if not named:
+        if refused:
+            return f"{NOTHING_FITS}, so nothing was run.{also}"
         return (
             f"{NOTHING_FITS}: the configured servers offer no capability for it, so nothing was run. "
             "Ask for something the servers can do."
         )
-    first = candidates[0]
+    first = named[0]
     change = change_nothing_can_make(first.reasons)
     if change is not None:
         # A read was the nearest thing: say that nothing can make the change, not a score.
-        name = f"{in_plain_words(first.capability).rstrip('.')} ({first.capability.server})"
         return (
-            f"{NOTHING_FITS}: the request asks to {change}, and the closest capability, {name}, "
-            "only reads. Nothing was run."
+            f"{NOTHING_FITS}: the request asks to {change}, and the closest capability, "
+            f"{_named(first.capability)}, only reads. Nothing was run.{also}"
         )
-    named: list[str] = []
-    for scored in candidates:
-        words = f"{in_plain_words(scored.capability).rstrip('.')} ({scored.capability.server})"
-        if words not in named:
-            named.append(words)
-        if len(named) == CLOSEST_NAMED:
-            break
-    closest = "; ".join(f"{index}) {words}" for index, words in enumerate(named, start=1))
+    closest = "; ".join(f"{index}) {_named(s.capability)}" for index, s in enumerate(named, start=1))
     return (
         f"{NOTHING_FITS}, so nothing was run. The closest capabilities: {closest}. If you meant one of "
         "these, say so in other words; what you can ask (in the chat, or `gatehouse capabilities`) "
-        "lists everything the servers can do."
+        f"lists everything the servers can do.{also}"
     )
+
+
+def refused_fit_sentence(
+    candidates: Sequence[ScoredCapability], refusal: StandingRefusal, refusal_of: RefusalOf
+) -> str:
+    """Why nothing was run when the capability closest to the request (the first of
+    ``candidates``, which the request referred to) is one the policy refuses whatever the
+    arguments: that capability, the rule and its reason, as a refused call says them, and the
+    others the request referred to that may be asked for."""
+    best = candidates[0].capability
+    said = (
+        f"The closest fit for this request, {_named(best)}, is refused by the policy whatever the "
+        f"arguments: {refusal_sentence(refusal.rule, best.key, refusal.explanation.rstrip('.'))}. "
+        "Nothing was run."
+    )
+    others, _ = _closest(candidates[1:], refusal_of, referred_only=True)
+    if not others:
+        return said
+    listed = "; ".join(f"{index}) {_named(s.capability)}" for index, s in enumerate(others, start=1))
+    return f"{said} Also near it: {listed}. If you meant one of these, say so in other words."
 
 
 def clarification_question(state: GraphState) -> str:
@@ -180,6 +250,16 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
         return f"The review of {label} expired before anyone decided. Nothing was run."
     if status == "cancelled":
         return f"{by if decided else 'The requester'} withdrew the request for {label}. Nothing was run."
+    return _error_response(state, reason)
+
+
+def _error_response(state: GraphState, reason: str | None) -> str:
+    """Why a request failed or was refused, for the person who asked."""
+    if state.get("fallback_text") and not state.get("selected_capability") and not state.get("mcp_result"):
+        # Stopped before anything was chosen or called, with Gatehouse's own sentence for the
+        # person who asked (a closest fit the policy refuses, servers with nothing usable):
+        # that sentence, not the machine's.
+        return str(state["fallback_text"])
     # Another server's trouble is no part of why this request failed (graph/server_notes.py).
     errors = answer_errors(state)
     return "; ".join(errors) if errors else (reason or "The request failed.")

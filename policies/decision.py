@@ -57,6 +57,15 @@ class PolicyDecision(BaseModel):
 
 
 @dataclass(frozen=True)
+class StandingRefusal:
+    """A capability the policy refuses whatever the arguments: the rule that does (``default``
+    when the policy's default does) and its explanation, as a refused call is told them."""
+
+    rule: str
+    explanation: str
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """What evaluating a call found: the decision, and the pins it would record.
 
@@ -89,6 +98,11 @@ class Policy(Protocol):
     ) -> Evaluation:
         """The decision on calling ``capability`` with ``arguments`` (``derived``: those nobody
         stated, with the words each was derived from); stores nothing."""
+        ...
+
+    def standing_refusal(self, capability: Capability) -> StandingRefusal | None:
+        """The rule that refuses every call of ``capability`` whatever its arguments, with its
+        explanation; None when some call of it may be allowed or go to a reviewer."""
         ...
 
     def record_pins(self, pins: Mapping[str, Pin]) -> None:

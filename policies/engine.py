@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags, started_on_roots
-from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms
+from policies.decision import Action, Evaluation, Flag, PolicyDecision, ReviewTerms, StandingRefusal
 from policies.injection import hidden_character_reasons, suspicious_reasons
 from policies.names import key_matches, normalise_glob, normalise_key
 from policies.output import OutputRules
@@ -231,7 +231,14 @@ class PolicyEngine:
     def refuses_whatever_the_arguments(self, capability: Capability) -> str | None:
         """The rule that refuses every call of a capability, whatever its arguments (``default``
         when the policy's default does because no rule covers it), or None when some call of it
-        may be allowed or go to a reviewer.
+        may be allowed or go to a reviewer (standing_refusal, without the explanation)."""
+        refusal = self.standing_refusal(capability)
+        return refusal.rule if refusal is not None else None
+
+    def standing_refusal(self, capability: Capability) -> StandingRefusal | None:
+        """The rule that refuses every call of a capability, whatever its arguments, and its
+        explanation (the default's when no rule covers it), or None when some call of it may be
+        allowed or go to a reviewer.
 
         ``evaluate`` decides by the rules that apply (deny > review > allow, else the default);
         arguments change only which of them apply, through the low-risk rating (a rule with
@@ -250,7 +257,11 @@ class PolicyEngine:
         if any(verdict.action != "deny" for verdict in verdicts):
             return None
         deciding = verdicts[0].deciding
-        return deciding.name if deciding is not None else "default"
+        # The verdict on a flagged call, which every capability can get: its rule and
+        # explanation are what evaluate tells such a call.
+        return StandingRefusal(
+            rule=deciding.name if deciding is not None else "default", explanation=verdicts[0].explanation
+        )
 
     def _findings(self, capability: Capability, trusted: bool) -> tuple[Risk, list[Flag]]:
         cache_key = (capability.key, capability.fingerprint, trusted)

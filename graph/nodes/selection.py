@@ -8,11 +8,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.accessors import capability_data, manifest
+from graph.accessors import capability_data, errors_with, manifest
 from graph.context import GraphContext
-from graph.output import no_match_sentence
+from graph.output import no_match_sentence, refusal_sentence, refused_fit_sentence
 from graph.planner.arguments import Extraction
-from graph.planner.protocol import PlanningRequest
+from graph.planner.protocol import PlanningRequest, Selection
 from graph.planner.provenance import Provenance
 from graph.planner.scoring import ScoredCapability
 from graph.state import Candidate, GraphState, ProvenanceData, SelectedCapability
@@ -61,12 +61,13 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     ``candidate_capabilities``, ``selected_capability`` and resets ``review_stage``,
     ``needs_human_review`` and ``mcp_request``; with a choice also the proposed arguments,
     their sources, evidence, invalid and missing ones, and clears ``fallback_reason`` and
-    ``fallback_text``; without one, sets them. A re-run asks the planner again (nothing is
-    written outside the state).
+    ``fallback_text``; without one, sets them, and ``status`` and ``errors`` when the closest
+    capability is one the policy refuses whatever the arguments. A re-run asks the planner
+    again (nothing is written outside the state).
 
     Args:
         state: the request's state after discovery (or after a failed call or an answer).
-        runtime: the run's context (its planner and limits).
+        runtime: the run's context (its planner, policy and limits).
 
     Returns:
         The selection, or the reason there is none.
@@ -87,14 +88,7 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         "mcp_request": None,
     }
     if selection_.chosen is None:
-        closest = selection_.candidates[0] if selection_.candidates else None
-        best_of = f" (best: {closest.capability.key}, score {closest.score:g})" if closest else ""
-        return update | {
-            "selected_capability": None,
-            "fallback_reason": f"no capability matches the request well enough{best_of}; "
-            f"the threshold is {limits.min_score:g}",
-            "fallback_text": selection_.no_match or no_match_sentence(selection_.candidates),
-        }
+        return update | _nothing_chosen(state, selection_, runtime)
     best, runner_up = selection_.chosen, selection_.ambiguous_with
     named = _named_in_reply(selection_.candidates, latest) if latest else None
     if named is not None:
@@ -128,6 +122,43 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         "fallback_text": None,
     }
     return update
+
+
+def _nothing_chosen(state: GraphState, selection_: Selection, runtime: Runtime[GraphContext]) -> GraphState:
+    """Why nothing was chosen. Capabilities the policy refuses whatever the arguments stay
+    among the candidates (a request the planner is sure of is refused by validate_capability,
+    naming the rule); when the closest one, which the request pointed at, is refused, that is
+    the answer: a refusal by the policy (status ``error``, as validate_capability's), not
+    "nothing configured can do that". Otherwise the refused ones are named apart from the
+    closest capabilities, never offered as something to ask for."""
+    refusal_of = runtime.context.policy.standing_refusal
+    min_score = runtime.context.limits.min_score
+    closest = selection_.candidates[0] if selection_.candidates else None
+    best_of = f" (best: {closest.capability.key}, score {closest.score:g})" if closest else ""
+    refusal = refusal_of(closest.capability) if closest is not None and closest.referred_to else None
+    if closest is not None and refusal is not None:
+        key = closest.capability.key
+        return {
+            "selected_capability": None,
+            "status": "error",
+            # As validate_capability's refusal says it (the scores stay in the candidates).
+            "fallback_reason": f"refused by policy: {refusal.explanation}",
+            "fallback_text": _prefaced(
+                selection_, refused_fit_sentence(selection_.candidates, refusal, refusal_of)
+            ),
+            "errors": errors_with(state, refusal_sentence(refusal.rule, key, refusal.explanation)),
+        }
+    text = selection_.no_match or no_match_sentence(selection_.candidates, refusal_of)
+    return {
+        "selected_capability": None,
+        "fallback_reason": f"no capability matches the request well enough{best_of}; "
+        f"the threshold is {min_score:g}",
+        "fallback_text": _prefaced(selection_, text),
+    }
+
+
+def _prefaced(selection_: Selection, text: str) -> str:
+    return f"{selection_.no_match_preface} {text}" if selection_.no_match_preface else text
 
 
 def _with_answers(extraction: Extraction, capability: Capability, answered: dict[str, Any]) -> Extraction:

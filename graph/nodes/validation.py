@@ -22,6 +22,7 @@ from graph.accessors import (
 )
 from graph.context import CallToCover, GraphContext
 from graph.nodes.shared import current_listing, server_down
+from graph.output import refusal_sentence
 from graph.planner.scoring import is_unbounded_listing
 from graph.state import (
     CapabilityValidation,
@@ -181,9 +182,7 @@ def _decision_update(
         return {
             "status": "error",
             "fallback_reason": f"refused by policy: {policy.explanation}",
-            "errors": errors_with(
-                state, f"policy rule {policy.rule} refused {capability.key}: {policy.explanation}"
-            ),
+            "errors": errors_with(state, refusal_sentence(policy.rule, capability.key, policy.explanation)),
         }
     if decision == "unusable":
         # Nothing will be asked of the operator: an unusable capability needs no arguments.

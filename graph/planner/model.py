@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from graph.output import no_match_sentence
 from graph.planner.citations import verify_arguments
 from graph.planner.deterministic import DeterministicPlanner
 from graph.planner.model_calls import ModelCaller, ModelFailure
@@ -249,9 +248,9 @@ class ModelPlanner:
         selection = self._fallback.select(request, capabilities, limits)
         selection.fallback = f"{why}; the deterministic planner chose instead"
         if selection.chosen is None:
-            selection.no_match = (
+            selection.no_match_preface = (
                 f"The language model could not plan this request ({why}), and the deterministic planner "
-                f"found nothing either. {selection.no_match or no_match_sentence(selection.candidates)}"
+                "found nothing either."
             )
             return selection
         selection.arguments = self._fallback.extract(selection.chosen.capability, request)

@@ -61,6 +61,9 @@ class Selection:
     ambiguous_with: ScoredCapability | None = None
     explanation: str = ""
     no_match: str | None = None
+    # Said before why nothing fits, when another planner looked too (a model that failed):
+    # the graph says why nothing fits itself, knowing what the policy refuses.
+    no_match_preface: str | None = None
     arguments: Extraction | None = None
     fallback: str | None = None
     # Further tool calls a model proposed in the same reply, as "key(arguments)": never run.

@@ -322,6 +322,10 @@ class ScoredCapability:
     similarity_points: float = field(default=0.0, compare=False)
     # Nothing but its meaning pointed at it: no word, value or argument of the request did.
     by_meaning_only: bool = field(default=False, compare=False)
+    # Something in the request pointed at it (a word, a value only it takes, or its meaning)
+    # before the bonuses that only rank what a request is about (kind, preference, stated
+    # arguments): a candidate nothing pointed at is near the request only for want of a better.
+    referred_to: bool = field(default=False, compare=False)
 
 
 @per_definition
@@ -475,10 +479,14 @@ class _Scoring:
     # read (set by _note_topic).
     said_by_words: bool = False
     topical: bool = False
+    # Whether any rule so far gave it points (a word, a value or its meaning pointed at it):
+    # a rule that takes points away ("the request names another server") points elsewhere.
+    pointed_at: bool = False
 
     def add(self, points: float, reason: str) -> None:
         self.scored.score += points
         self.scored.reasons.append(f"{points:+g} {reason}")
+        self.pointed_at = self.pointed_at or points > 0
 
     @cached_property
     def server_concepts(self) -> set[str]:
@@ -815,6 +823,7 @@ def _note_topic(s: _Scoring) -> None:
     extraction = s.extraction
     s.scored.extraction = extraction
     s.topical = bool(s.scored.reasons) or bool(extraction.distinctive)
+    s.scored.referred_to = s.pointed_at or bool(extraction.distinctive)
     s.scored.by_meaning_only = s.topical and not (s.said_by_words or extraction.distinctive)
 
 

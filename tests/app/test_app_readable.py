@@ -5,6 +5,7 @@ details); a sentence where the machine's words (scores, thresholds) would mean n
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -23,6 +24,7 @@ from tests.app.test_app import (  # noqa: F401 (app_env: a fixture)
     page_text,
     session,
 )
+from tests.reviews.review_support import NO_WRITES, policy_file
 from tests.reviews.test_ledger_paging import open_all
 
 # The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
@@ -171,3 +173,25 @@ def test_a_thread_link_that_names_no_thread_says_so() -> None:
         "no thread ffffffff" in box.value.replace("\\", "")
         for box in [*linked.warning, *linked.info, *linked.error]
     )
+
+
+def test_a_request_whose_closest_fit_the_policy_refuses_says_so_with_the_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = policy_file(tmp_path, "no-writes.toml", NO_WRITES)
+    monkeypatch.setenv("GATEHOUSE_POLICY", str(policy))
+    refusal = "policy rule no writes refused filesystem__write_file: Agents write nothing."
+
+    app = ask(session(), "Save my notes")
+
+    text = page_text(app)
+    markdown = [block.value for block in app.markdown]
+    # A refusal by the policy, badged as a refused call is: not "nothing configured can do that".
+    assert ":red-badge[error]" in markdown
+    assert (
+        "The closest fit for this request, Create or overwrite a UTF-8 text file in the managed project "
+        f"folder with the given content (filesystem), is refused by the policy whatever the arguments: {refusal} "
+        "Nothing was run." in text
+    )
+    assert "Nothing configured can do that" not in text and "nothing configured" not in text
+    assert any(markdown_literal(refusal) in block and ":red[" in block for block in markdown)

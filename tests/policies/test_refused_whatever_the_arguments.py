@@ -68,3 +68,16 @@ def test_a_deny_limited_to_low_risk_calls_leaves_a_read_usable() -> None:
 
     assert policy_engine.refuses_whatever_the_arguments(READ) is None
     assert actions(policy_engine, READ, {"path": "notes.md"}, {"path": 3}) == {"deny", "review"}
+
+
+def test_the_standing_refusal_names_the_rule_and_the_explanation_a_refused_call_is_told() -> None:
+    for policy_engine in (
+        engine(rules=[LOW_RISK_READS, rule("no notes", ["srv__send_*"], "deny")]),
+        engine(defaults={"action": "deny"}),
+    ):
+        refusal = policy_engine.standing_refusal(SEND)
+        decision = policy_engine.evaluate(SEND, {"to": "a@example.com", "body": "hi"}).decision
+
+        assert refusal is not None
+        assert (refusal.rule, refusal.explanation) == (decision.rule, decision.explanation)
+    assert engine().standing_refusal(SEND) is None

@@ -76,6 +76,15 @@ def policy_file(data: Path, name: str, *edits: tuple[str, str], users: dict[str,
     return path
 
 
+# An edit for policy_file: a rule before the shipped ones that refuses the demo's file writes
+# whatever the arguments.
+NO_WRITES = (
+    '[[rules]]\nname = "shell access"\n',
+    '[[rules]]\nname = "no writes"\nmatch = ["filesystem__write_file"]\naction = "deny"\n'
+    'explanation = "Agents write nothing."\n\n[[rules]]\nname = "shell access"\n',
+)
+
+
 # Set by tests/reviews/conftest.py for the PostgreSQL variant of each test.
 TEST_DB_URL = "GATEHOUSE_TEST_DB_URL"
 

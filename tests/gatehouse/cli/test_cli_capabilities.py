@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli_support import Ran, run_cli
+from tests.reviews.review_support import NO_WRITES, policy_file
 from tests.support import bundled_server_entry
 
 # The bundled servers run in this process (tests/in_process_servers.py): in `make quick`.
@@ -130,3 +131,33 @@ def test_an_alias_from_the_servers_file_selects_its_capability_end_to_end(tmp_pa
 
     assert output["selected_capability"] == {"server": "tickets", "type": "tool", "name": "search_tickets"}
     assert output["status"] == "ok"
+
+
+def test_ask_says_the_closest_fit_is_refused_by_the_policy_naming_its_rule(tmp_path: Path) -> None:
+    entries = {name: bundled_server_entry(name, tmp_path / "demo") for name in ("filesystem", "tickets")}
+    servers = tmp_path / "files-servers.json"
+    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    policy = policy_file(tmp_path, "no-writes.toml", NO_WRITES)
+    refusal = "policy rule no writes refused filesystem__write_file: Agents write nothing."
+
+    done = gatehouse(tmp_path, "ask", "--servers", str(servers), "--policy", str(policy), "Save my notes")
+    as_json = json.loads(
+        gatehouse(
+            tmp_path, "ask", "--json", "--servers", str(servers), "--policy", str(policy), "Save my notes"
+        ).stdout
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # A refusal by the policy, as a refused call shows one: not "nothing configured can do that".
+    assert lines[0] == "status:     error"
+    assert lines[1].startswith(
+        "response:   The closest fit for this request, Create or overwrite a UTF-8 text file in the managed "
+        "project folder with the given content (filesystem), is refused by the policy whatever the arguments: "
+        f"{refusal} Nothing was run."
+    )
+    assert "reason:     refused by policy: Agents write nothing." in lines
+    assert f"error:      {refusal}" in lines
+    assert "score" not in done.stdout and "threshold" not in done.stdout
+    assert "nothing configured" not in done.stdout.lower()
+    assert (as_json["status"], as_json["no_call_reason"], as_json["errors"]) == ("error", None, [refusal])
