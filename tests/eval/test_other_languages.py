@@ -67,7 +67,9 @@ def test_the_language_is_the_ids_suffix_or_what_the_planner_reads() -> None:
     assert case_language(_case(id="vault-apollo", request="Show me the note Projects/Apollo.md")) is None
     # A version or a count at the end of an id is no language, nor an English abbreviation.
     assert case_language(_case(id="vault-apollo-v2", request="Show me the note Projects/Apollo.md")) is None
-    assert case_language(_case(id="ticket-missing-id", request="Look up a single ticket by its number")) is None
+    assert (
+        case_language(_case(id="ticket-missing-id", request="Look up a single ticket by its number")) is None
+    )
 
 
 def test_chosen_or_among_the_choices_reaches_it_and_running_another_is_running_wrong() -> None:
