@@ -71,13 +71,20 @@ def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], mi
     """Why a choice the scores allow should still be asked about (None: it may stand): one
     that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
     close to a sum tool), or one that acts, for a request in another language of which some
-    words were not read ("Leg ... an": what is done with the file is unread)."""
+    words were not read ("Leg ... an": what is done with the file is unread), or that leaves
+    a capitalised word unread (a noun or a name the request is about)."""
     acts = capability_action(chosen.capability).acts
     carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
     if carried or chosen.by_meaning_only:
         return "chosen by meaning more than by words"
     if reading.foreign and acts and unread:
         return f"a request in another language, for a capability that acts ({', '.join(unread)} not read)"
+    # A capitalised word left unread in German is a noun the glossary does not know or a name:
+    # what the request is about, and the chosen read takes none of it ("Welche Kommentare hat
+    # Tomas ... hinterlassen?": comments by Tomas, not all comments).
+    untaken = [word for word in unread if word[:1].isupper()]
+    if reading.foreign and untaken:
+        return f"a request in another language, for a capability that takes none of {', '.join(untaken)}"
     return None
 
 

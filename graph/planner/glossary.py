@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from graph.planner import tool_words
 from graph.planner.number_words import dutch_number, english_words
 
 
@@ -815,6 +816,17 @@ WORDS["nl"] |= _table(_DUTCH_NOUNS) | {
     ).split()
     if (number := dutch_number(word)) is not None
 }
+# The vocabulary of what operators ask of MCP tools across the ecosystem (tasks, events, slides,
+# bookmarks, contacts; complete, schedule, share; graph/planner/tool_words.py): the tables above
+# keep their choices where both have a word.
+for _language, _spec in {
+    **tool_words.WORDS,
+    "nl": {**tool_words.WORDS["nl"], **tool_words.DUTCH_NOUNS},
+}.items():
+    for _word, _english in _table(_spec).items():
+        WORDS[_language].setdefault(_word, _english)
+    for _word in tool_words.LOANWORDS:
+        WORDS[_language].setdefault(_word, _word)
 
 # Phrases read before words (word by word they would read wrongly).
 PHRASES: dict[str, dict[str, str]] = {
@@ -888,6 +900,38 @@ PHRASES: dict[str, dict[str, str]] = {
     },
 }
 
+for _language, _phrased in tool_words.PHRASES.items():
+    for _phrase, _english in _phrased.items():
+        PHRASES.setdefault(_language, {}).setdefault(_phrase, _english)
+
+# Words elided before a vowel, read as the word they are ("l'attività" is the task, "d'équipe"
+# of the team, "j'ai" I have): the rest is read as any word is.
+ELISIONS: dict[str, dict[str, str]] = {
+    "fr": {
+        "l'": "the", "d'": "of", "j'": "I", "m'": "me", "t'": "you", "n'": "not", "c'": "it",
+        "qu'": "that", "jusqu'": "until", "lorsqu'": "when", "puisqu'": "since",
+    },
+    "it": {
+        "l'": "the", "un'": "a", "d'": "of", "dell'": "of the", "all'": "to the", "nell'": "in the",
+        "dall'": "from the", "sull'": "on the", "quest'": "this", "quell'": "that", "c'": "there",
+        "dov'": "where", "com'": "how", "cos'": "what", "anch'": "also",
+    },
+}  # fmt: skip
+# Pronouns written after a verb with a hyphen ("ai-je", "donne-moi", "mostre-me", "a-t-il"),
+# in English; "" for one English leaves unsaid.
+CLITICS: dict[str, dict[str, str]] = {
+    "fr": {
+        "moi": "me", "toi": "you", "je": "I", "tu": "you", "il": "it", "elle": "it", "on": "we",
+        "nous": "us", "vous": "you", "ils": "they", "elles": "they", "le": "it", "la": "it",
+        "les": "them", "lui": "him", "leur": "them", "y": "there", "en": "", "t": "", "ce": "it",
+    },
+    "pt": {
+        "me": "me", "te": "you", "se": "", "lhe": "him", "lhes": "them", "nos": "us", "vos": "you",
+        "o": "it", "a": "it", "os": "them", "as": "them", "lo": "it", "la": "it", "los": "them",
+        "las": "them",
+    },
+}  # fmt: skip
+
 # Words that mark Italian and Portuguese (the glossary's own words count too, as for the others).
 MARKERS: dict[str, frozenset[str]] = {
     "it": frozenset("il lo gli che sono della delle degli nella nel dal dalla adesso quanto".split()),
@@ -931,11 +975,14 @@ NAMED_THINGS: dict[str, frozenset[str]] = {
     )
 }
 # Nouns a compound is read from ("bestandsnaam" is bestand + naam, "file name").
-COMPOUND_NOUNS: dict[str, frozenset[str]] = {"nl": frozenset(_table(_DUTCH_NOUNS))}
+COMPOUND_NOUNS: dict[str, frozenset[str]] = {
+    "nl": frozenset(_table(_DUTCH_NOUNS)) | frozenset(_table(tool_words.DUTCH_NOUNS))
+}
 
 # Places as these languages write them, read as the English name the time-zone table knows.
 PLACES: dict[str, str] = {
     "ciudad de méxico": "Mexico City",
+    "são paulo": "São Paulo",
     "cidade do méxico": "Mexico City",
     "mexiko-stadt": "Mexico City",
     "nueva york": "New York",

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graph.planner import arithmetic_words, glossary, number_words, word_order
+from graph.planner import arithmetic_words, glossary, number_words, tool_words, word_order
 
 # Words that mark a language and are not English words (nor common values): the language
 # with most of them, at least two, is the request's.
@@ -49,10 +49,13 @@ LANGUAGE_NAMES = {
     "nl": "Dutch",
 }
 # Glossary words that are English words too: no evidence of another language.
-_ENGLISH = frozenset(
-    "a an in on the me my for with is it to was date plus note person mal as no do nos e i o "
-    "file files data database formula repository text name come con da ora mi su al ai chi dove due "
-    "ore leg hat base favor change client clients structure observation pasta sobre bd uno una".split()
+_ENGLISH = (
+    frozenset(
+        "a an in on the me my for with is it to was date plus note person mal as no do nos e i o "
+        "file files data database formula repository text name come con da ora mi su al ai chi dove due "
+        "ore leg hat base favor change client clients structure observation pasta sobre bd uno una".split()
+    )
+    | tool_words.ENGLISH_TOO
 )
 
 # Phrases first (they would be read wrongly word by word), then words. Each maps to English
@@ -331,8 +334,9 @@ for _language, _phrased in glossary.PHRASES.items():
 
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’-][^\W\d_]+)*(?!\w)", re.UNICODE)
 # Values the operator wrote: kept exactly (quoted text, addresses, URIs, paths, file names).
+# Quoted text may hold an apostrophe between letters ("'Réunion d'équipe'", "'l'ordine'").
 _VALUE = re.compile(
-    r""""[^"]*"|“[^”]*”|«[^»]*»|(?<!\w)'[^']*'(?!\w)|\S+@\S+|\b\w+://\S+|\S*/\S*|\b[\w-]+\.[A-Za-z][\w]{0,7}\b"""
+    r""""[^"]*"|“[^”]*”|«[^»]*»|(?<!\w)'(?:[^']|(?<=\w)'(?=\w))*'(?!\w)|\S+@\S+|\b\w+://\S+|\S*/\S*|\b[\w-]+\.[A-Za-z][\w]{0,7}\b"""
     # A key or a label with a colon inside ("tema:color", "config:*"): a value, as written.
     r"""|(?<![\w:])[A-Za-z_][\w.-]*:[\w.*:-]+"""
     # A name that mixes letters and digits across a joiner ("release-2026", "Q3-final"): a value.
@@ -405,7 +409,10 @@ def detect(text: str) -> str | None:
         counts[language] = sum(
             1
             for i, t in enumerate(tokens)
-            if (t in markers or number_words.in_english(t, language)) and i not in names
+            if (t in markers or number_words.in_english(t, language))
+            and i not in names
+            # A word in capitals is an abbreviation ("CET", "[DIR]"), no word of a language.
+            and not (len(t) > 1 and written[i].isupper())
         )
     language, found = max(counts.items(), key=lambda item: item[1])
     # Two marker words (one in a request of three words or fewer), and more than any other language.
@@ -448,10 +455,38 @@ def _compound(word: str, language: str) -> str | None:
     return None
 
 
+def _with_clitics(written: str, language: str) -> str | None:
+    """A verb written with the pronouns it takes after a hyphen, in English ("ai-je" is "have
+    I", "mostre-me" "show me", "a-t-il" "has it"); None unless every part reads."""
+    clitics = glossary.CLITICS.get(language)
+    parts = written.lower().split("-")
+    if clitics is None or len(parts) < 2 or parts[0] not in _WORDS[language]:
+        return None
+    read_parts = [_WORDS[language][parts[0]]] + [clitics.get(part) for part in parts[1:]]
+    if any(part is None for part in read_parts):
+        return None
+    return " ".join(part for part in read_parts if part)
+
+
+def _elided(written: str, language: str) -> tuple[str, str] | None:
+    """A word that begins with an article, a preposition or a pronoun elided before it, as that
+    word in English and the rest as written ("l'attività": "the", "attività"; "d'équipe": "of",
+    "équipe"); None for a word the glossary reads whole ("aujourd'hui") or any other."""
+    if written.lower() in _WORDS[language]:
+        return None
+    match = re.match(r"([^\W\d_]+['’])(\w.*)$", written)
+    if match is None:
+        return None
+    english = glossary.ELISIONS.get(language, {}).get(match.group(1).lower().replace("’", "'"))
+    return None if english is None else (english, match.group(2))
+
+
 def _word_in_english(written: str, language: str) -> str | None:
     """One word of ``language`` in English words; None when nothing reads it."""
     lowered = written.lower()
     english = _WORDS[language].get(lowered) or number_words.in_english(lowered, language)
+    if english is None and "-" in written:
+        english = _with_clitics(written, language)
     if english is not None or language not in glossary.COMPOUND_NOUNS:
         return english
     if "-" in written:
@@ -504,13 +539,24 @@ def _translated(text: str, language: str) -> tuple[str, tuple[str, ...]]:
             if match.group("phrase") is not None:
                 return phrases[written.lower()]
             before = text[: offset + match.start()]
+            if before.endswith(("#", "@")):
+                return written  # a channel's or a person's handle ("#allgemein", "@lena"): a name
             if names_capitalised and (
                 (written[:1].isupper() and "-" not in written and not _SENTENCE_START.search(before))
                 or _is_a_name(written.lower(), before, text[offset + match.end() :], language)
             ):
                 return written
+            elided = _elided(written, language)
+            if elided is not None:
+                # "l'attività", "dell'evento": the elided word, then the word it is elided before.
+                article, rest = elided
+                english = _word_in_english(rest, language)
+                if english is None:
+                    left.append(rest)
+                return f"{article} {english or rest}"
             english = _word_in_english(written, language)
-            if english is None:
+            if english is None and not (len(written) > 1 and written.isupper()):
+                # (A word in capitals is an abbreviation, kept as written: "CSV", "PDF".)
                 left.append(written)
             return english or written
 

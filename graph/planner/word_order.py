@@ -52,7 +52,86 @@ _SEPARABLE: dict[str, dict[str, dict[str, str]]] = {
         "ongedaan": {"maak": "ongedaan"},
         "open": {"maak": "openen", "doe": "openen"},
         "dicht": {"doe": "sluiten"},
-    }
+    },
+    # German sends the particle to the end of the clause as Dutch does ("Füge ... hinzu", "Lege
+    # ... an", "Sage ... ab"); each verb as an order says it, to a friend or formally ("füg",
+    # "füge", "fügen Sie").
+    "de": {
+        "hinzu": dict.fromkeys(["füge", "füg", "fügen"], "hinzufügen"),
+        "an": {
+            **dict.fromkeys(["lege", "leg", "legen"], "anlegen"),
+            **dict.fromkeys(["zeige", "zeig", "zeigen"], "anzeigen"),
+            **dict.fromkeys(["hänge", "häng", "hängen"], "anhängen"),
+            **dict.fromkeys(["sieh", "schau", "schaue", "sehen", "schauen"], "ansehen"),
+            **dict.fromkeys(["rufe", "ruf", "rufen"], "anrufen"),
+            **dict.fromkeys(["halte", "halt", "halten"], "anhalten"),
+            **dict.fromkeys(["hefte", "heft", "heften"], "anheften"),
+            **dict.fromkeys(["passe", "pass", "passen"], "anpassen"),
+        },
+        "ein": {
+            **dict.fromkeys(["füge", "füg", "fügen"], "einfügen"),
+            **dict.fromkeys(["trage", "trag", "tragen"], "eintragen"),
+            **dict.fromkeys(["stelle", "stell", "stellen"], "einstellen"),
+            **dict.fromkeys(["schalte", "schalt", "schalten"], "einschalten"),
+            **dict.fromkeys(["lade", "lad", "laden"], "einladen"),
+            **dict.fromkeys(["plane", "plan", "planen"], "einplanen"),
+        },
+        "aus": {
+            **dict.fromkeys(["führe", "führ", "führen"], "ausführen"),
+            **dict.fromkeys(["schalte", "schalt", "schalten"], "ausschalten"),
+            **dict.fromkeys(["gib", "geben"], "anzeigen"),
+            **dict.fromkeys(["lies", "lesen"], "auslesen"),
+        },
+        "ab": {
+            **dict.fromkeys(["sage", "sag", "sagen"], "absagen"),
+            **dict.fromkeys(["schließe", "schließ", "schließen"], "abschließen"),
+            **dict.fromkeys(["hake", "hak", "haken"], "abhaken"),
+            **dict.fromkeys(["rufe", "ruf", "rufen"], "abrufen"),
+            **dict.fromkeys(["brich", "brechen"], "abbrechen"),
+            **dict.fromkeys(["frage", "frag", "fragen"], "abfragen"),
+        },
+        "auf": {
+            **dict.fromkeys(["liste", "listen"], "auflisten"),
+            **dict.fromkeys(["rufe", "ruf", "rufen"], "aufrufen"),
+            **dict.fromkeys(["mache", "mach", "machen"], "öffnen"),
+            **dict.fromkeys(["räume", "räum", "räumen"], "bereinigen"),
+        },
+        "um": {
+            **dict.fromkeys(["benenne", "benenn", "benennen"], "umbenennen"),
+            **dict.fromkeys(["rechne", "rechnen"], "umrechnen"),
+            **dict.fromkeys(["wandle", "wandeln"], "umwandeln"),
+        },
+        "zu": {
+            **dict.fromkeys(["weise", "weis", "weisen"], "zuweisen"),
+            **dict.fromkeys(["ordne", "ordnen"], "zuordnen"),
+            **dict.fromkeys(["mache", "mach", "machen"], "schließen"),
+        },
+        "zurück": {
+            **dict.fromkeys(["setze", "setz", "setzen"], "zurücksetzen"),
+            **dict.fromkeys(["nimm", "nehmen"], "rückgängig"),
+            **dict.fromkeys(["rufe", "ruf", "rufen"], "anrufen"),
+            **dict.fromkeys(["hole", "hol", "holen"], "wiederherstellen"),
+        },
+        "her": dict.fromkeys(["stelle", "stell", "stellen"], "wiederherstellen"),
+        "weiter": dict.fromkeys(["leite", "leit", "leiten"], "weiterleiten"),
+        "hoch": dict.fromkeys(["lade", "lad", "laden"], "hochladen"),
+        "herunter": dict.fromkeys(["lade", "lad", "laden"], "herunterladen"),
+        "runter": dict.fromkeys(["lade", "lad", "laden"], "herunterladen"),
+        "nach": {
+            **dict.fromkeys(["sieh", "sehen"], "nachsehen"),
+            **dict.fromkeys(["schau", "schaue", "schauen"], "nachschauen"),
+            **dict.fromkeys(["schlage", "schlag", "schlagen"], "nachschlagen"),
+        },
+        "fest": dict.fromkeys(["lege", "leg", "legen"], "festlegen"),
+        "frei": dict.fromkeys(["gib", "geben"], "freigeben"),
+        "fort": dict.fromkeys(["setze", "setz", "setzen"], "fortsetzen"),
+        "zusammen": {
+            **dict.fromkeys(["fasse", "fass", "fassen"], "zusammenfassen"),
+            **dict.fromkeys(["führe", "führ", "führen"], "zusammenführen"),
+        },
+        "vor": dict.fromkeys(["lies", "lesen"], "vorlesen"),
+        "durch": dict.fromkeys(["suche", "such", "suchen"], "durchsuchen"),
+    },
 }  # fmt: skip
 # Words that begin what a preposition is about ("aan het blad", "op de server"): after one, a
 # particle-like word is a preposition.
@@ -60,7 +139,15 @@ _DETERMINERS: dict[str, frozenset[str]] = {
     "nl": frozenset(
         "de het een mijn je jouw uw zijn haar hun ons onze deze die dit dat elke elk iedere alle "
         "alles welke geen".split()
-    )
+    ),
+    # And the pronouns a German preposition takes ("an mich", "für uns").
+    "de": frozenset(
+        "der die das den dem des ein eine einen einem einer eines mein meine meinen meinem meiner meines "
+        "dein deine deinen deinem deiner unser unsere unseren unserem unserer ihr ihre ihren ihrem ihrer "
+        "sein seine seinen seinem seiner diese dieser dieses diesen diesem alle allen allem jede jeden "
+        "jedem jeder kein keine keinen keinem welche welchen welchem mich dich ihn sie uns euch mir dir "
+        "ihm es".split()
+    ),
 }
 # A preposition that, after one of these verbs and before a value, says what something becomes:
 # read as the word given ("naar", to). "in" only before a quotation or a number ("Verander de
@@ -73,11 +160,16 @@ _BECOMES: dict[str, dict[str, tuple[frozenset[str], str]]] = {
         "over": (frozenset("verdeel verdelen".split()), "tussen"),
         # "Zoek in de map X naar Y": what is searched for.
         "naar": (frozenset("zoek zoeken doorzoek doorzoeken".split()), "voor"),
-    }
+    },
+    # "Suche in den Notizen nach Hermes": what is searched for.
+    "de": {"nach": (frozenset("suche such suchen durchsuche durchsuchen".split()), "für")},
 }
 _ONLY_BEFORE_VALUES = {"in"}
-_WHATEVER_FOLLOWS = {"naar"}
-_JOINERS = frozenset("en of dan daarna".split())
+# Languages that capitalise every noun: a capitalised word after a particle begins what the
+# particle is about, and a capitalised word inside a clause is no verb.
+_NOUNS_CAPITALISED = frozenset({"de"})
+_WHATEVER_FOLLOWS = {"naar", "nach"}
+_JOINERS = frozenset("en of dan daarna und oder dann danach".split())
 # "van 3 tot 8", "van A1 tot C5": a range, from one to the other.
 _RANGES: dict[str, tuple[re.Pattern[str], str]] = {
     "nl": (re.compile(r"\bvan(\s+\S+\s+)(?=tot\b)", re.IGNORECASE), r"vanaf\1"),
@@ -115,7 +207,18 @@ def _begins_something(masked: str, end: int, language: str) -> bool:
     if rest[0] == BLANK or rest[0].isdigit() or rest[0] in "\"'“«":
         return True
     following = _WORD.match(rest)
+    if following is not None and language in _NOUNS_CAPITALISED and following.group(0)[:1].isupper():
+        return True  # "ein Bild", "an Lena": a noun or a name
     return following is not None and following.group(0).lower() in _DETERMINERS[language]
+
+
+def _is_verb(clause: list[re.Match[str]], index: int, stems: set[str], language: str) -> bool:
+    """Whether the clause's word at ``index`` is one of the verbs ``stems``: in German a
+    capitalised word inside a clause is a noun ("der Liste"), never the verb."""
+    word = clause[index].group(0)
+    if language in _NOUNS_CAPITALISED and index > 0 and word[:1].isupper():
+        return False
+    return word.lower() in stems
 
 
 def _separable(text: str, masked: str, language: str) -> list[tuple[int, int, str]]:
@@ -126,11 +229,11 @@ def _separable(text: str, masked: str, language: str) -> list[tuple[int, int, st
         taken: set[int] = set()
         for index, verb in enumerate(clause):
             stem = verb.group(0).lower()
-            if stem not in stems:
+            if not _is_verb(clause, index, stems, language):
                 continue
-            for later in clause[index + 1 :]:
+            for offset, later in enumerate(clause[index + 1 :], start=index + 1):
                 word = later.group(0).lower()
-                if word in stems:
+                if _is_verb(clause, offset, stems, language):
                     break  # the next verb's particles are its own
                 joined = table.get(word, {}).get(stem)
                 if (
@@ -188,5 +291,7 @@ def in_reading_order(text: str, masked: str, language: str) -> str:
     text, masked = _edited(text, becomes), _edited(masked, becomes)
     joined = _separable(text, masked, language)
     text = _edited(text, joined)
+    if language not in _RANGES:
+        return text
     pattern, replacement = _RANGES[language]
     return pattern.sub(replacement, text)

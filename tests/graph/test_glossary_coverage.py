@@ -246,3 +246,69 @@ def test_a_german_request_read_before_is_planned_as_before(text: str, key: str) 
     assert detect(text) == "de"
     assert selection.chosen is not None, read(text)
     assert selection.chosen.capability.key == key, read(text)
+
+
+COMMENTS = [
+    tool("docs", "get_all_comments", "Get all comments in a document.", {"filename": _TEXT}, ["filename"], _READ),
+    tool("docs", "get_comments_by_author", "Get the comments one author left in a document.",
+         {"filename": _TEXT, "author": _TEXT}, ["filename", "author"], _READ),
+    tool("docs", "get_document_text", "Get the text of a document.", {"filename": _TEXT}, ["filename"], _READ),
+    tool("docs", "add_paragraph", "Add a paragraph to a document.", {"filename": _TEXT, "text": _TEXT},
+         ["filename", "text"]),
+]  # fmt: skip
+
+
+def test_a_read_that_takes_none_of_a_german_name_left_unread_is_asked_about() -> None:
+    # "Tomas" is a name or a noun the glossary does not know; the listing of all comments takes
+    # nothing to put it in, so it is not run on a guess.
+    text = "Welche Kommentare hat Tomas in bericht.docx hinterlassen?"
+    selection = DeterministicPlanner().select(PlanningRequest(text=text), COMMENTS, Limits())
+
+    assert selection.chosen is not None, read(text)
+    assert selection.ambiguous_with is not None, read(text)
+    asked = {selection.chosen.capability.key, selection.ambiguous_with.capability.key}
+    assert asked == {"docs__get_all_comments", "docs__get_comments_by_author"}
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        # German separable verbs, joined wherever the particle stands.
+        ("Füge ein Bild ein", "insert a image"),
+        ("Hänge 'Lena anrufen' an die letzte Notiz an", "append 'Lena anrufen' to the last note"),
+        ("Sage den Termin am Freitag ab", "cancel the event on friday"),
+        ("Zeige mir die offenen Issues im Repository", "show me the open issues in the repository"),
+        # Elided words and pronouns after a hyphen; quoted text is kept whole, apostrophe and all.
+        ("Quels rendez-vous ai-je vendredi ?", "what event have I friday ?"),
+        ("Crée un événement 'Réunion d'équipe' demain", "create a event 'Réunion d'équipe' tomorrow"),
+        ("Cancella l'evento dall'agenda", "delete the event from the calendar"),
+        ("Mostre-me as tarefas", "show me the tasks"),
+        # A place is no word ("são" is "are"), and a channel's name is a name.
+        ("Que horas são em São Paulo?", "what time is it in São Paulo?"),
+        ("Envía un mensaje al canal #general", "send a message to the channel #general"),
+        # An abbreviation is kept as written, and not counted as a word left unread.
+        ("Exportiere die Tabelle als CSV", "export the table as CSV"),
+    ],
+)
+def test_the_grammar_around_the_words_is_read(text: str, english: str) -> None:
+    reading = read(text)
+
+    assert reading.text == english
+    assert reading.untranslated == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Abbreviations in capitals are no words of a language ("CET", "IST", "DIR").
+        "14:33 CET",
+        "19:03 IST",
+        "[DIR] drafts",
+        # English words the other languages use as they are.
+        "Show the open issues of the repo",
+        "Merge the pull request and delete the branch",
+        "Post the meeting notes to the team chat",
+    ],
+)
+def test_abbreviations_and_loanwords_are_no_evidence_of_another_language(text: str) -> None:
+    assert detect(text) is None
