@@ -59,6 +59,7 @@ from graph.planner.text import (
     asks_about_a_name,
     concepts,
     concepts_of_words,
+    key_parts,
     path_kinds,
     split_identifier,
     stated_paths,
@@ -1487,10 +1488,13 @@ def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The request's words that could name a topic, each with its concepts."""
     # A capitalised word inside a sentence is a name (Bob, Acme): a value, not a topic.
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
+    # A key's parts point at no capability (they are a value), but they say what the request is
+    # about: "until session:bob expires" is about sessions, which no capability may mention.
+    said = words(_PATHS.sub(" ", without_values(affirmed(text)))) + key_parts(text)
     return tuple(
         (word, frozenset(concepts_of_words([word])))
-        for word in words(_PATHS.sub(" ", without_values(affirmed(text))))
-        if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER
+        for word in dict.fromkeys(said)
+        if word not in names and len(word) >= 3 and not word.isdigit() and word not in _FILLER | STOPWORDS
     )
 
 

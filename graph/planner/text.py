@@ -24,10 +24,18 @@ _VALUE_TOKENS = re.compile(
     r"""|(?<![\w@])(?:~|\.{1,2})?/[\w.~/*-]*|\b[\w.-]+/[\w./*-]*"""
     r"""|(?<![\w@/.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b(?![@.\w])"""
     r"""|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"""
-    # A store's key: parts joined by colons ("config:feature_flags", "session:*"). A colon
-    # before a space ("Note: ...") is punctuation.
+    # A store's key (STORE_KEY below).
     r"""|(?<![\w:/])[A-Za-z][\w.-]*(?::[\w.*-]+)+(?![\w:/])"""
 )
+# A store's key: parts joined by colons ("config:feature_flags", "session:*"); a colon before a
+# space ("Note: ...") is punctuation.
+STORE_KEY = re.compile(r"(?<![\w:/])[A-Za-z][\w.-]*(?::[\w.*-]+)+(?![\w:/])")
+
+
+def key_parts(text: str) -> list[str]:
+    """The words the store keys of ``text`` are made of ("session:bob": session, bob)."""
+    return [part for key in STORE_KEY.findall(text.lower()) for part in re.split(r"[:_.*-]+", key) if part]
+
 
 STOPWORDS = frozenset(
     "a an the in on of to for from and or with by at as is are was were be been this that these those "
