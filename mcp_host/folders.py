@@ -54,12 +54,13 @@ def root_folders(target: ServerTarget) -> list[str]:
     Returns:
         The folders, resolved, in the order of the arguments; empty for a remote server.
     """
+    folders = [folder for option, folder in _folder_arguments(target) if option not in _PROGRAM_OPTIONS]
+    if not folders:
+        # Most servers are started on no folder, and every command asks this of every server:
+        # the user database is read only for those that are.
+        return []
     homes = _home_directories()
-    return [
-        folder
-        for option, folder in _folder_arguments(target)
-        if option not in _PROGRAM_OPTIONS and not _holds_a_home(folder, homes)
-    ]
+    return [folder for folder in folders if not _holds_a_home(folder, homes)]
 
 
 def _folder_arguments(target: ServerTarget) -> list[tuple[str | None, str]]:

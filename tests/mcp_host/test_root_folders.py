@@ -4,6 +4,7 @@ never do."""
 
 from __future__ import annotations
 
+import pwd
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,15 @@ def test_a_launchers_program_folder_is_not_a_root_but_the_folder_given_to_the_se
 def test_the_working_folder_and_a_remote_server_give_no_roots(tmp_path: Path) -> None:
     assert root_folders(stdio("-m", "server", cwd=str(tmp_path))) == []
     assert root_folders(HttpServer(name="remote", url="http://127.0.0.1:9/mcp")) == []
+
+
+def test_a_server_started_on_no_folder_is_answered_without_reading_the_user_database(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every command asks this of every server it configures; few are started on a folder.
+    def user_database() -> list[object]:
+        raise AssertionError("the user database was read")
+
+    monkeypatch.setattr(pwd, "getpwall", user_database)
+
+    assert root_folders(stdio("-y", "@modelcontextprotocol/server-everything", "stdio")) == []
