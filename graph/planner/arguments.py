@@ -27,7 +27,7 @@ from graph.planner import (
     store_words,
 )
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
-from graph.planner.text import STOPWORDS, split_identifier, stem
+from graph.planner.text import STOPWORDS, compiled, split_identifier, stem
 from graph.planner.zones import is_zone_name, zone_mentions
 from mcp_host.reported import InvalidValueError
 
@@ -80,7 +80,7 @@ def _after_its_colon(name: str, is_content: bool, text: str) -> str | None:
     if re.search(r"[\"”'’»]$", lead):
         return None  # '"apiKey": "..."': a key and its value written out, not a lead-in's colon
     quoted = _AROUND.match(value)
-    named = any(re.search(rf"\b{re.escape(v)}s?\b", lead, re.IGNORECASE) for v in _name_variants(name))
+    named = any(compiled(rf"\b{re.escape(v)}s?\b", re.IGNORECASE).search(lead) for v in _name_variants(name))
     if named and len(split_identifier(name)) >= 1 and len(value.split()) >= 2:
         return quoted.group(1) if quoted else value
     if is_content and quoted:
@@ -274,14 +274,15 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
     label = "|".join(re.escape(v) for v in _name_variants(name))
     for option in options:
         word = re.escape(str(option).lower())
-        if re.search(rf"\b{word}[\s-]+(?:{label})\b|\b(?:{label})\s*(?:is\s+|of\s+)?{word}\b", lowered):
+        if compiled(rf"\b{word}[\s-]+(?:{label})\b|\b(?:{label})\s*(?:is\s+|of\s+)?{word}\b").search(lowered):
             return option
     # An option of punctuation alone (a decimal separator ".") is no word: the dot of
     # "sales.xlsx" states no separator. It counts only beside the property's name, above.
     stated = [
         option
         for option in options
-        if re.search(r"\w", str(option)) and re.search(rf"\b{re.escape(str(option).lower())}\b", lowered)
+        if re.search(r"\w", str(option))
+        and compiled(rf"\b{re.escape(str(option).lower())}\b").search(lowered)
     ]
     if not stated:
         # A plural option said in the singular with its label: "delete column C" is the
@@ -291,7 +292,7 @@ def _enum_value(name: str, options: list[Any], text: str) -> Any | None:
             for option in options
             if str(option).lower().endswith("s")
             and len(str(option)) > 3
-            and re.search(rf"\b{re.escape(str(option).lower()[:-1])}\s+(?:[A-Z]{{1,3}}|\d+)\b", text)
+            and compiled(rf"\b{re.escape(str(option).lower()[:-1])}\s+(?:[A-Z]{{1,3}}|\d+)\b").search(text)
         ]
     return stated[0] if len(stated) == 1 else None
 
@@ -301,10 +302,11 @@ def _number_near(name: str, text: str) -> str | None:
     label = "|".join(
         re.escape(v) for v in sorted(_name_variants(name) | _id_variants(name), key=len, reverse=True)
     )
-    match = re.search(rf"\b(?:{label})\s*(?:#|no\.?|number)?\s*(-?\d+(?:\.\d+)?)\b", text, re.IGNORECASE)
+    after = compiled(rf"\b(?:{label})\s*(?:#|no\.?|number)?\s*(-?\d+(?:\.\d+)?)\b", re.IGNORECASE)
+    match = after.search(text)
     if match:
         return match.group(1)
-    before = re.search(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s+(?:{label})s?\b", text, re.IGNORECASE)
+    before = compiled(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s+(?:{label})s?\b", re.IGNORECASE).search(text)
     return before.group(1) if before else None
 
 
@@ -339,7 +341,9 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
     def after(*leads: str) -> list[Any]:
         lead = "|".join(re.escape(word) for word in leads)
         return [
-            m for m in mentions if re.search(rf"(?:^|[\s(])(?:{lead})\s*$", text[: m.start], re.IGNORECASE)
+            m
+            for m in mentions
+            if compiled(rf"(?:^|[\s(])(?:{lead})\s*$", re.IGNORECASE).search(text[: m.start])
         ]
 
     towards = after("to", "into", "->", "→", "for", "for the")
@@ -492,9 +496,9 @@ def _labelled_name(noun: str, text: str) -> str | None:
     """An identifier written beside the noun it names: "the feature-search branch", "branch
     release/2.1". Only a token no word could be (a hyphen, a slash, a dot or a digit in it)."""
     token = r"([\w][\w./-]*[-./\d][\w./-]*)"
-    match = re.search(rf"\b{token}\s+{re.escape(noun)}\b", text, re.IGNORECASE) or re.search(
-        rf"\b{re.escape(noun)}\s+{token}", text, re.IGNORECASE
-    )
+    match = compiled(rf"\b{token}\s+{re.escape(noun)}\b", re.IGNORECASE).search(text) or compiled(
+        rf"\b{re.escape(noun)}\s+{token}", re.IGNORECASE
+    ).search(text)
     return match.group(1).rstrip(".,;:!?") if match else None
 
 
@@ -980,8 +984,8 @@ def _count_in_words(p: _Property) -> RoleVerdict:
 def _count_placed(p: _Property) -> RoleVerdict:
     """A count the description places ("returns only the last N lines"): "the last 3 lines"."""
     for place in ("first", "last"):
-        if re.search(rf"\b{place}\s+n\b", p.description):
-            stated = re.search(rf"\b{place}\s+(\d+)\b", p.text, re.IGNORECASE)
+        if compiled(rf"\b{place}\s+n\b").search(p.description):
+            stated = compiled(rf"\b{place}\s+(\d+)\b", re.IGNORECASE).search(p.text)
             if stated:
                 return stated.group(1), f"'{stated.group(0)}' in the request"
     return None
@@ -1108,7 +1112,7 @@ def _name_before_its_label(p: _Property) -> RoleVerdict:
     if not p.textual or p.key in STOPWORDS or p.key in _PERSON_NAMES:
         return None
     label = "|".join(re.escape(v) for v in _name_variants(p.name))
-    beside = re.search(rf"(?<=[\w,:;] )([A-Z][\w-]*)\s+(?i:{label})\b", p.text)
+    beside = compiled(rf"(?<=[\w,:;] )([A-Z][\w-]*)\s+(?i:{label})\b").search(p.text)
     return (
         (beside.group(1), f"the name before '{p.name}'") if beside and beside.group(1) not in p.used else None
     )
@@ -1120,7 +1124,7 @@ def _word_after_its_label(p: _Property) -> RoleVerdict:
     if not p.textual or p.key in STOPWORDS:
         return None
     label = "|".join(re.escape(v) for v in _name_variants(p.name))
-    match = re.search(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", p.text, re.IGNORECASE)
+    match = compiled(rf"\b(?:{label})\s+(?:is\s+|of\s+)?([\w][\w.@/-]*)", re.IGNORECASE).search(p.text)
     if match and match.group(1).lower() not in STOPWORDS | _PREPOSITIONS:
         return match.group(1).rstrip(".,;:!?"), f"word after '{p.name}'"
     return None

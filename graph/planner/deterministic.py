@@ -17,7 +17,7 @@ from graph.planner.provenance import with_provenance
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, known_concepts, rank
 from graph.planner.similarity import is_one_token
 from graph.planner.spelling import respelled
-from graph.planner.text import STOPWORDS, concepts_of_words
+from graph.planner.text import STOPWORDS, compiled, concepts_of_words
 
 if TYPE_CHECKING:
     from graph.context import Limits
@@ -64,7 +64,7 @@ def unread_by(chosen: ScoredCapability, unread: Sequence[str]) -> list[str]:
     """``unread`` less the words the chosen capability's arguments take as values: "Alice" in
     "Suche im Wissensgraphen nach Alice" is the query, read as written."""
     values = " ".join(str(v) for v in (chosen.extraction.arguments.values() if chosen.extraction else ()))
-    return [w for w in unread if not re.search(rf"(?<!\w){re.escape(w)}(?!\w)", values)]
+    return [w for w in unread if not compiled(rf"(?<!\w){re.escape(w)}(?!\w)").search(values)]
 
 
 def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float) -> str | None:

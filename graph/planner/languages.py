@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from graph.planner import arithmetic_words, glossary, number_words, tool_words, word_order
+from graph.planner.text import compiled
 
 # Words that mark a language and are not English words (nor common values): the language
 # with most of them, at least two, is the request's.
@@ -604,7 +605,7 @@ def places_written(text: str) -> list[tuple[str, str]]:
     ("Ciudad de México", "Mexico City")."""
     found = []
     for written, english in glossary.PLACES.items():
-        match = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", text, re.IGNORECASE)
+        match = compiled(rf"(?<!\w){re.escape(written)}(?!\w)", re.IGNORECASE).search(text)
         if match is not None:
             found.append((match.group(0), english))
     return found

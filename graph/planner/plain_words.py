@@ -26,7 +26,7 @@ from graph.planner.calculation import (
     unit_option,
     unit_role,
 )
-from graph.planner.text import STOPWORDS, abbreviates, split_identifier
+from graph.planner.text import STOPWORDS, abbreviates, compiled, split_identifier
 
 Reading = tuple[Any, str]
 # (graph/planner/arguments.py counts a value read so as distinctive of the capability.)
@@ -165,7 +165,7 @@ def _container_name(name: str, text: str) -> Reading | None:
         rf"\b(?:the|a|an|my|our|from|in|into|of)\s+([\w][\w.-]*)\s+{noun}\b",
         rf"\b(?:from|in|into|of|on)\s+(?:the\s+)?{noun}\s+(?:called\s+|named\s+)?([\w][\w.-]*)",
     ):
-        found = re.search(pattern, text, re.IGNORECASE)
+        found = compiled(pattern, re.IGNORECASE).search(text)
         if found and found.group(1).lower() not in _DETERMINERS | _CONTAINER_NOUNS:
             value = found.group(1)
             return value, f"the {noun} named in the request ({value})"
@@ -215,7 +215,7 @@ def listed_values(name: str, text: str, used: frozenset[str] | set[str] = frozen
         rf"\b{re.escape(noun)}\w*(?:\s+(?!with\b)\S+){{1,3}}\s+with\s+(?!(?:the|a|an|this|that)\b){listed}",
     )
     for pattern in patterns:
-        for found in re.finditer(pattern, text, re.IGNORECASE):
+        for found in compiled(pattern, re.IGNORECASE).finditer(text):
             values = [v.strip() for v in re.split(r"\s*,\s*|\s+(?:and|or)\s+", found.group(1)) if v.strip()]
             if not values or (len(values) == 1 and values[0].lower() in STOPWORDS):
                 return None  # "tag it with the label" lists nothing
@@ -249,10 +249,10 @@ def boolean_words(name: str, text: str) -> Reading | None:
         subject = r"[\s-]+".join(rf"(?:{'|'.join(map(re.escape, _forms(w)))})" for w in words)
         yes = rf"\b{subject}\b"
         no = rf"\b{_NEGATIONS}[\s-]*(?:\w+\s+)?{subject}\b"
-    negative = re.search(no, text, re.IGNORECASE)
+    negative = compiled(no, re.IGNORECASE).search(text)
     if negative:
         return False, f"'{negative.group(0)}' in the request"
-    positive = re.search(yes, text, re.IGNORECASE)
+    positive = compiled(yes, re.IGNORECASE).search(text)
     if positive:
         # The words may be followed by the value itself ("next thought needed false",
         # "recursive: no"): that value, never the yes the words alone would mean. On and off are
@@ -374,9 +374,9 @@ def identifier_beside_noun(name: str, text: str) -> Reading | None:
     if len(words) < 2 or words[-1] != "id":
         return None
     noun = r"[\s_-]+".join(map(re.escape, words[:-1]))
-    found = re.search(
-        rf"\b{noun}s?\s+(?:id\s+)?(?:\"([^\"]+)\"|'([^']+)'|([\w][\w.-]*[-_.\d][\w.-]*))", text, re.IGNORECASE
-    )
+    found = compiled(
+        rf"\b{noun}s?\s+(?:id\s+)?(?:\"([^\"]+)\"|'([^']+)'|([\w][\w.-]*[-_.\d][\w.-]*))", re.IGNORECASE
+    ).search(text)
     if not found:
         return None
     value = next(g for g in found.groups() if g is not None).rstrip(".")

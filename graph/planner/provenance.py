@@ -53,7 +53,7 @@ from graph.planner.counted_words import ordinal_stated
 from graph.planner.languages import places_written, written_for
 from graph.planner.plain_words import restated
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
-from graph.planner.text import split_identifier
+from graph.planner.text import compiled, split_identifier
 from graph.planner.zones import is_zone_name, zone_mentions
 
 Kind = Literal["stated", "derived"]
@@ -195,7 +195,8 @@ def _stated_boolean(value: bool, text: str, span: tuple[int, int], name: str) ->
     or the citation being that word alone."""
     words = text[span[0] : span[1]]
     label = "|".join(re.escape(v) for v in {name, name.replace("_", " "), " ".join(split_identifier(name))})
-    for match in re.finditer(rf"(?:\b(?:{label})\s*[=:]?\s*)?\b(true|yes|on|false|no|off)\b", words, re.I):
+    said = compiled(rf"(?:\b(?:{label})\s*[=:]?\s*)?\b(true|yes|on|false|no|off)\b", re.I)
+    for match in said.finditer(words):
         named = match.group(0) != match.group(1)
         alone = match.group(1) == words.strip(" \"'.")
         if (named or alone) and _BOOLEAN_WORDS[match.group(1).lower()] is value:

@@ -57,6 +57,7 @@ from graph.planner.text import (
     STOPWORDS,
     affirmed,
     asks_about_a_name,
+    compiled,
     concepts,
     concepts_of_words,
     key_parts,
@@ -262,7 +263,7 @@ def _servers_named(text: str, vocabulary: Vocabulary) -> frozenset[str]:
     for server in {s for servers in vocabulary.servers_of.values() for s in servers}:
         parts = split_identifier(server)
         spelled = _ANY_SEPARATOR.join(map(re.escape, parts))
-        said_as_server = re.search(rf"\b{spelled}(?:'s)?\s+(?:server|mcp)\b", text, re.IGNORECASE)
+        said_as_server = compiled(rf"\b{spelled}(?:'s)?\s+(?:server|mcp)\b", re.IGNORECASE).search(text)
         if said_as_server or (concepts_of_words(parts) & wanted and not vocabulary.other_servers_use(server)):
             named.add(server)
     # "The shop database": a place only one server's capabilities work on, and no other
@@ -378,7 +379,7 @@ def _undoes(capability: Capability, text: str) -> tuple[str, str] | None:
     if not own:
         return None
     if asked.lower() in _TAKING_BACK:
-        after = re.search(rf"\b{re.escape(asked)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
+        after = compiled(rf"\b{re.escape(asked)}\b(.*)$", re.IGNORECASE | re.DOTALL).search(text)
         taken_back = {stem(w) for w in words(after.group(1))} if after else set()
         return (asked, own[0]) if stem(own[0]) in taken_back else None
     return (asked, own[0]) if opposite(asked, own[0]) else None
@@ -426,7 +427,7 @@ def _object_named(capability: Capability, text: str) -> str | None:
         return None
     if stem(own[0]) != stem(verb) and not concepts_of_words([own[0]]) & concepts_of_words([verb]):
         return None
-    after = re.search(rf"\b{re.escape(verb)}\s+(.*)$", text, re.IGNORECASE | re.DOTALL)
+    after = compiled(rf"\b{re.escape(verb)}\s+(.*)$", re.IGNORECASE | re.DOTALL).search(text)
     if after is None:
         return None
     # The object as a noun and its label: "column C", "row 4", "tab 2" (an adjective such as
@@ -449,7 +450,7 @@ def _uri_matches(capability: Capability, text: str) -> bool:
         return True
     # A resource named like a file ("features.md") is named by that file name.
     named = rf"(?<![\w./-]){re.escape(capability.name)}(?![\w/-])"
-    if capability.type != "tool" and "." in capability.name and re.search(named, text, re.IGNORECASE):
+    if capability.type != "tool" and "." in capability.name and compiled(named, re.IGNORECASE).search(text):
         return True
     if capability.uri_template:
         prefix = capability.uri_template.split("{", 1)[0]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from graph.planner.languages import read
 from graph.planner.scoring import rank
 from graph.planner.similarity import similarities
+from graph.planner.text import compiled
 
 if TYPE_CHECKING:
     from graph.planner.protocol import PlanningRequest
@@ -30,7 +31,7 @@ _NAMED_LENGTH = 4
 def _named(capability: Capability, text: str) -> bool:
     """Whether the request names ``capability`` by its key or its (distinctive) name."""
     for name in (capability.key, capability.name):
-        if len(name) >= _NAMED_LENGTH and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+        if len(name) >= _NAMED_LENGTH and compiled(rf"(?<![\w-]){re.escape(name)}(?![\w-])").search(text):
             return True
     return False
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graph.planner.text import split_identifier
+from graph.planner.text import compiled, split_identifier
 
 Reading = tuple[Any, str]
 
@@ -25,7 +25,7 @@ _COLUMN = re.compile(r"\bcolumn\s+(?P<letters>[A-Z]{1,3})\b(?!\d)")
 
 def _describes(name: str, shape: dict[str, Any], word: str) -> bool:
     description = str(shape.get("description") or "").lower()
-    return word in split_identifier(name) or bool(re.search(rf"\b{word}\b", description))
+    return word in split_identifier(name) or bool(compiled(rf"\b{word}\b").search(description))
 
 
 def one_cell(name: str, shape: dict[str, Any], text: str) -> Reading | None:

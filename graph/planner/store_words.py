@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graph.planner.text import split_identifier
+from graph.planner.text import compiled, split_identifier
 
 Reading = tuple[Any, str]
 
@@ -85,9 +85,9 @@ def _accepts_a_list(schema: dict[str, Any]) -> bool:
 def _value_after_key(key: str, text: str) -> str | None:
     """The value a request sets a key to: "Set otp:4471 to 839201", "Change session:bob to
     logged-in" (a quotation or one token after "to")."""
-    found = re.search(
-        rf"{re.escape(key)}\s+(?:to|=)\s+(?:\"([^\"]+)\"|'([^']+)'|“([^”]+)”|([^\s,;]+))", text, re.IGNORECASE
-    )
+    found = compiled(
+        rf"{re.escape(key)}\s+(?:to|=)\s+(?:\"([^\"]+)\"|'([^']+)'|“([^”]+)”|([^\s,;]+))", re.IGNORECASE
+    ).search(text)
     if not found:
         return None
     value = next(g for g in found.groups() if g is not None)

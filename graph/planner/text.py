@@ -8,6 +8,17 @@ from functools import lru_cache
 
 from graph.planner.zones import is_zone_name
 
+
+# Patterns built per call from a name, a label or a word (rf"\b{word}\b"): every request scores
+# every capability's every property, so the same few thousand patterns come back each time. The
+# re module keeps only 512 compiled patterns (its own and the libraries' too), which these crowd
+# out and recompile; here they are kept apart, and looked up without re's own checks.
+@lru_cache(maxsize=8192)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, compiled once."""
+    return re.compile(pattern, flags)
+
+
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 # Argument values are not vocabulary: an address, a URI, a quotation, a path or a file name says

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from graph.planner.actions import capability_action, is_known_verb, leading_verb, request_action
 from graph.planner.calculation import expression_in
-from graph.planner.text import STOPWORDS, concepts_of_words, split_identifier, stem, words
+from graph.planner.text import STOPWORDS, compiled, concepts_of_words, split_identifier, stem, words
 from policies.risk import is_read_word
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def _order_verb(text: str) -> str | None:
         return None
     if is_known_verb(verb) and not _FILE_CONVERSION.match(text):
         return None
-    opened = re.search(rf"\b{re.escape(verb)}\b(.*)$", text, re.IGNORECASE | re.DOTALL)
+    opened = compiled(rf"\b{re.escape(verb)}\b(.*)$", re.IGNORECASE | re.DOTALL).search(text)
     if opened is None or not (
         _OBJECT_START.match(opened.group(1)) or _FROM_VALUE_TO_VALUE.match(opened.group(1))
     ):
@@ -156,7 +156,8 @@ def _denies_running(capability: Capability, opening: str | None) -> str | None:
     if opening is None or opening.lower() not in _RUNNING_VERBS:
         return None
     forms = "|".join(re.escape(f) for f in {opening.lower(), "run", "execute", "executed", "runs"})
-    if re.search(rf"\b(?:never|not|no)\s+(?:be\s+)?(?:{forms})\b", capability.description, re.IGNORECASE):
+    denial = compiled(rf"\b(?:never|not|no)\s+(?:be\s+)?(?:{forms})\b", re.IGNORECASE)
+    if denial.search(capability.description):
         return f"the request asks to {opening.lower()}{_ONLY_READS}: it says it never does"
     return None
 
