@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from gatehouse.wiring import bundled_servers_config
 from mcp_host.config import StdioServer
@@ -556,31 +557,45 @@ def _run_seed(python_path: Path, server: str, script: str, *args: str) -> None:
         raise PeersMissingError(f"seeding {server}'s data with {python} failed: {done.stderr.strip()}")
 
 
-def _redis_command(connection: socket.socket, *words: str) -> bytes:
-    """One command in the Redis protocol (RESP); the reply's first line."""
+def _redis_command(connection: socket.socket, replies: BinaryIO, *words: str) -> bytes:
+    """One command in the Redis protocol (RESP); the reply's first line (read from ``replies``,
+    the connection's one reader: a reader per reply could buffer the next one away)."""
     encoded = b"".join(b"$%d\r\n%s\r\n" % (len(w.encode()), w.encode()) for w in words)
     connection.sendall(b"*%d\r\n" % len(words) + encoded)
-    reply = connection.makefile("rb").readline()
-    if reply.startswith(b"-"):
+    return _redis_reply(replies, words[0])
+
+
+def _redis_reply(replies: BinaryIO, command: str) -> bytes:
+    reply = replies.readline()
+    if reply.startswith(b"-") or not reply:
         raise PeersMissingError(
-            f"Redis at {REDIS_HOST}:{REDIS_PORT} refused {words[0]}: {reply.decode().strip()}"
+            f"Redis at {REDIS_HOST}:{REDIS_PORT} refused {command}: {reply.decode().strip() or 'no reply'}"
         )
     return reply
 
 
 def _seed_redis() -> str:
-    """Empty the benchmark's Redis database, seed it, and return its URL."""
+    """Empty the benchmark's Redis database, seed it, and return its URL.
+
+    In one transaction (MULTI ... EXEC): two runs share the database (`python -m eval --jobs`,
+    a test beside the runner), and a server already started on it must never see it emptied
+    and half seeded, only whole (each run writes the same keys)."""
     try:
         connection = socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=5)
     except OSError as exc:
         raise PeersMissingError(
             f"no Redis at {REDIS_HOST}:{REDIS_PORT} (server-redis needs one): {exc}"
         ) from exc
-    with connection:
-        _redis_command(connection, "SELECT", str(REDIS_DB))
-        _redis_command(connection, "FLUSHDB")
+    with connection, connection.makefile("rb") as replies:
+        _redis_command(connection, replies, "SELECT", str(REDIS_DB))
+        _redis_command(connection, replies, "MULTI")
+        _redis_command(connection, replies, "FLUSHDB")
         for key, value in REDIS_KEYS.items():
-            _redis_command(connection, "SET", key, value)
+            _redis_command(connection, replies, "SET", key, value)
+        done = _redis_command(connection, replies, "EXEC")
+        # EXEC's reply: an array of each command's reply (an error among them is one line).
+        for _ in range(int(done[1:])):
+            _redis_reply(replies, "a seeding command")
     return f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}"
 
 

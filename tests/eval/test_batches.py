@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any, cast
@@ -13,7 +15,19 @@ import pytest
 
 from eval.asking import offered
 from eval.cases import load_cases, schema_problems
-from eval.workspace import BATCH_SERVERS, PEER_SERVERS, EvalWorkspace, PeersMissingError, build_workspace
+from eval.workspace import (
+    BATCH_SERVERS,
+    PEER_SERVERS,
+    REDIS_DB,
+    REDIS_HOST,
+    REDIS_KEYS,
+    REDIS_PORT,
+    EvalWorkspace,
+    PeersMissingError,
+    _redis_command,
+    _seed_redis,
+    build_workspace,
+)
 from gatehouse.settings import Settings
 from gatehouse.wiring import server_pool
 from mcp_host.client import McpClient
@@ -148,6 +162,37 @@ def test_the_batch_servers_start_on_their_seeded_data_and_list_their_tools(tmp_p
     assert problems == [] or all("-32601" in p for p in problems), problems
     if not problems:
         assert {"sqlite__read_query", "sqlite__write_query", "sqlite__list_tables"} <= tools
+
+
+@pytest.mark.peers
+def test_a_server_on_the_benchmarks_redis_never_sees_it_half_seeded_by_another_run() -> None:
+    # `python -m eval --jobs 2` seeds the database once per process, while the other process's
+    # server-redis may be reading it.
+    try:
+        _seed_redis()
+    except PeersMissingError as exc:
+        missing_peer(str(exc))
+    sizes: list[int] = []
+    seeding = threading.Event()
+    seeding.set()
+
+    def watch() -> None:
+        connection = socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=5)
+        with connection, connection.makefile("rb") as replies:
+            _redis_command(connection, replies, "SELECT", str(REDIS_DB))
+            while seeding.is_set() or not sizes:
+                sizes.append(int(_redis_command(connection, replies, "DBSIZE")[1:]))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(100):
+            _seed_redis()
+    finally:
+        seeding.clear()
+        watcher.join()
+
+    assert set(sizes) == {len(REDIS_KEYS)}, sorted(set(sizes))
 
 
 @pytest.mark.processes
