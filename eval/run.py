@@ -2,15 +2,22 @@
 eval/batches/*.json) through `gatehouse ask --json` on the real servers of the benchmark's
 workspace (eval/workspace.py), scored (eval/asking.py); the figures printed beside their targets,
 each batch's score beside its score before tuning; exit 1 when a target is missed.
+
+``--jobs N`` asks the cases on N processes, each on workspaces and servers of its own (a
+case's answer depends on nothing another case did: what acts is held for a reviewer), and
+prints the same report, in the same order, as one process does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -18,7 +25,7 @@ from eval.asking import Evaluation, Progress, Target, evaluate
 from eval.case_sets import BATCHES_DIR, CaseSet, load_benchmark
 from eval.cases import CASES_FILE, GROUPS, CasesFileError
 from eval.report import render_json, render_text
-from eval.scoring import figures
+from eval.scoring import CaseResult, figures
 from eval.workspace import (
     BATCH_SERVERS,
     DESK_SERVERS,
@@ -52,11 +59,28 @@ def _parser() -> argparse.ArgumentParser:
         help="the folder of batch files read beside the cases file",
     )
     parser.add_argument(
+        "--jobs",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="ask the cases on N processes, each with servers of its own (the same report)",
+    )
+    parser.add_argument(
         "--fresh-servers",
         action="store_true",
         help="start the servers for every case, as a lone `gatehouse ask` does (slow)",
     )
     return parser
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return number
 
 
 @contextmanager
@@ -130,13 +154,89 @@ def _evaluate_on(case_set: CaseSet, *, tier: int, fresh_servers: bool, progress:
         )
 
 
-def _combined(runs: Sequence[Evaluation], case_set: CaseSet) -> Evaluation:
+def _dealt(case_set: CaseSet, count: int) -> list[CaseSet]:
+    """``case_set``'s cases dealt in turn into at most ``count`` sets (the slow cases of a
+    group, written one after the other, are shared out), each with the batches of its cases."""
+    count = min(count, len(case_set.cases))
+    hands = [case_set.cases[n::count] for n in range(count)]
+    return [CaseSet([b for b in case_set.batches if b.id in {c.batch for c in hand}], hand) for hand in hands]
+
+
+def _gathered(case_set: CaseSet, runs: Sequence[Evaluation]) -> Evaluation:
+    """The runs of ``_dealt(case_set, len(runs))`` as one run of ``case_set``: its results in
+    its order."""
+    results: list[CaseResult | None] = [None] * len(case_set.cases)
+    for n, run in enumerate(runs):
+        results[n :: len(runs)] = run.results
+    gathered = [result for result in results if result is not None]
+    return Evaluation(
+        results=gathered,
+        figures=figures(gathered, case_set.groups(GROUPS), case_set.batches),
+        planner=next((run.planner for run in runs if run.planner), None),
+        seconds=max(run.seconds for run in runs),
+        # Each process starts the same servers: a server's problem once.
+        server_problems=list(dict.fromkeys(problem for run in runs for problem in run.server_problems)),
+    )
+
+
+def _evaluate_hand(hand: CaseSet, tier: int, fresh_servers: bool, label: str) -> Evaluation:
+    """One process's share (``--jobs``): its progress on stderr, each line with ``label``."""
+
+    def progress(line: str) -> None:
+        print(f"{label} {line}", file=sys.stderr, flush=True)
+
+    return _evaluate_on(hand, tier=tier, fresh_servers=fresh_servers, progress=progress)
+
+
+def _evaluate_parts(
+    parts: Sequence[tuple[CaseSet, int]], *, jobs: int, fresh_servers: bool, progress: Progress
+) -> tuple[list[Evaluation], float]:
+    """Every part on the servers of its tier, on ``jobs`` processes; the runs in the parts'
+    order and the seconds the cases took."""
+    if jobs == 1:
+        runs = [
+            _evaluate_on(part, tier=tier, fresh_servers=fresh_servers, progress=progress)
+            for part, tier in parts
+        ]
+        return runs, sum(run.seconds for run in runs)
+    started = time.perf_counter()
+    # Spawned, not forked: a process with threads (a test runner's, the servers' readers) is
+    # not safely forked, and each process opens its own servers anyway.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending: list[list[Future[Evaluation]]] = []
+        for part, tier in parts:
+            hands = _dealt(part, jobs)
+            pending.append(
+                [
+                    pool.submit(
+                        _evaluate_hand,
+                        hand,
+                        tier,
+                        fresh_servers,
+                        f"[servers of tier {tier}, share {n}/{len(hands)}]",
+                    )
+                    for n, hand in enumerate(hands, 1)
+                ]
+            )
+        try:
+            runs = [
+                _gathered(part, [f.result() for f in futures])
+                for (part, _), futures in zip(parts, pending, strict=True)
+            ]
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return runs, time.perf_counter() - started
+
+
+def _combined(runs: Sequence[Evaluation], case_set: CaseSet, seconds: float) -> Evaluation:
     results = [result for run in runs for result in run.results]
     return Evaluation(
         results=results,
         figures=figures(results, case_set.groups(GROUPS), case_set.batches),
         planner=next((run.planner for run in runs if run.planner), None),
-        seconds=sum(run.seconds for run in runs),
+        seconds=seconds,
         server_problems=[problem for run in runs for problem in run.server_problems],
     )
 
@@ -158,14 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     try:
-        runs = [
-            _evaluate_on(part, tier=tier, fresh_servers=args.fresh_servers, progress=progress)
-            for part, tier in _by_servers(case_set)
-        ]
+        runs, seconds = _evaluate_parts(
+            _by_servers(case_set), jobs=args.jobs, fresh_servers=args.fresh_servers, progress=progress
+        )
     except PeersMissingError as exc:
         print(f"python -m eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    evaluation = _combined(runs, case_set)
+    evaluation = _combined(runs, case_set, seconds)
     report = (evaluation.results, evaluation.figures)
     if args.json:
         print(
