@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from graph.planner import spreadsheet_words
@@ -172,6 +173,8 @@ def _container_name(name: str, text: str) -> Reading | None:
     return None
 
 
+# Asked for every text property of every capability scored, always of the same request.
+@lru_cache(maxsize=256)
 def cell_range(text: str) -> tuple[str, str, str, str | None] | None:
     """The first range of cells: its start, its end, the words and the sheet named with it."""
     found = _CELL_RANGE.search(text)

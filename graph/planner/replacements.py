@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from graph.planner.text import STOPWORDS, split_identifier
@@ -104,6 +105,12 @@ def _verb_of(match: re.Match[str], previous: str) -> str:
 
 def replacements_in(text: str) -> list[Replacement]:
     """Every replacement ``text`` states, in the order written."""
+    return list(_replacements_in(text))
+
+
+# Asked once for every capability scored, always of the same request.
+@lru_cache(maxsize=256)
+def _replacements_in(text: str) -> tuple[Replacement, ...]:
     found: list[tuple[int, Replacement]] = []
     end = 0
     for match in _STATED.finditer(text):
@@ -130,7 +137,7 @@ def replacements_in(text: str) -> list[Replacement]:
     ordered: dict[tuple[str, str], Replacement] = {}
     for _, pair in sorted(found, key=lambda item: item[0]):
         ordered.setdefault((pair.old, pair.new), pair)  # the same replacement stated twice is made once
-    return list(ordered.values())
+    return tuple(ordered.values())
 
 
 # Words of a field's name that say it takes the old text, or the new.
