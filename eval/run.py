@@ -188,11 +188,20 @@ def _evaluate_hand(hand: CaseSet, tier: int, fresh_servers: bool, label: str) ->
     return _evaluate_on(hand, tier=tier, fresh_servers=fresh_servers, progress=progress)
 
 
+def _shared_out(parts: Sequence[CaseSet], jobs: int) -> list[list[CaseSet]]:
+    """Each part whole, or dealt into shares when it alone holds more than one process's share
+    of all the cases (``--jobs``): a process starts the servers of what it is given for itself,
+    which takes seconds of CPU (more with more servers), so parts are split no more than needed."""
+    fair = -(-sum(len(part.cases) for part in parts) // jobs)
+    return [_dealt(part, -(-len(part.cases) // fair)) for part in parts]
+
+
 def _evaluate_parts(
     parts: Sequence[tuple[CaseSet, int]], *, jobs: int, fresh_servers: bool, progress: Progress
 ) -> tuple[list[Evaluation], float]:
     """Every part on the servers of its tier, on ``jobs`` processes; the runs in the parts'
-    order and the seconds the cases took."""
+    order and the seconds the cases took. The parts and shares go out largest first, each to
+    the next free process."""
     if jobs == 1:
         runs = [
             _evaluate_on(part, tier=tier, fresh_servers=fresh_servers, progress=progress)
@@ -200,29 +209,24 @@ def _evaluate_parts(
         ]
         return runs, sum(run.seconds for run in runs)
     started = time.perf_counter()
+    shared = _shared_out([part for part, _ in parts], jobs)
+    shares = sorted(
+        ((p, n) for p, hands in enumerate(shared) for n in range(len(hands))),
+        key=lambda share: -len(shared[share[0]][share[1]].cases),
+    )
     # Spawned, not forked: a process with threads (a test runner's, the servers' readers) is
     # not safely forked, and each process opens its own servers anyway.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        pending: list[list[Future[Evaluation]]] = []
-        for part, tier in parts:
-            hands = _dealt(part, jobs)
-            pending.append(
-                [
-                    pool.submit(
-                        _evaluate_hand,
-                        hand,
-                        tier,
-                        fresh_servers,
-                        f"[servers of tier {tier}, share {n}/{len(hands)}]",
-                    )
-                    for n, hand in enumerate(hands, 1)
-                ]
-            )
+        pending: dict[tuple[int, int], Future[Evaluation]] = {}
+        for p, n in shares:
+            tier, hands = parts[p][1], shared[p]
+            label = f"[servers of tier {tier}" + (f", share {n + 1}/{len(hands)}]" if len(hands) > 1 else "]")
+            pending[p, n] = pool.submit(_evaluate_hand, hands[n], tier, fresh_servers, label)
         try:
             runs = [
-                _gathered(part, [f.result() for f in futures])
-                for (part, _), futures in zip(parts, pending, strict=True)
+                _gathered(part, [pending[p, n].result() for n in range(len(shared[p]))])
+                for p, (part, _) in enumerate(parts)
             ]
         except BaseException:
             pool.shutdown(cancel_futures=True)

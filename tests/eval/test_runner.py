@@ -12,7 +12,7 @@ import pytest
 from eval.asking import Evaluation
 from eval.case_sets import Batch, CaseSet
 from eval.cases import STATUSES, Case
-from eval.run import EXIT_OK, EXIT_TARGET_MISSED, EXIT_USAGE, _dealt, _gathered, main
+from eval.run import EXIT_OK, EXIT_TARGET_MISSED, EXIT_USAGE, _dealt, _gathered, _shared_out, main
 from eval.scoring import failed_case, figures
 from eval.workspace import PeersMissingError, eval_workspace
 from tests.interop.peers import missing_peer
@@ -54,7 +54,7 @@ def test_the_selected_cases_run_through_gatehouse_ask_and_are_reported(
 
 def _report(text: str) -> dict[str, Any]:
     """A JSON report less what differs from run to run: its seconds and its workspace's folder."""
-    report = json.loads(re.sub(r"/tmp/gatehouse-eval-[\w]+", "<workspace>", text))
+    report: dict[str, Any] = json.loads(re.sub(r"/tmp/gatehouse-eval-[\w]+", "<workspace>", text))
     report.pop("seconds")
     return report
 
@@ -121,6 +121,20 @@ def test_cases_dealt_to_processes_are_gathered_back_in_their_order() -> None:
     assert gathered.server_problems == ["server broken: it failed"]
     # Never more processes than cases.
     assert [len(hand.cases) for hand in _dealt(CaseSet([Batch("first")], cases[:2]), 4)] == [1, 1]
+
+
+def test_a_part_is_shared_out_only_when_it_alone_is_more_than_a_process_can_take() -> None:
+    def part(cases: int) -> CaseSet:
+        return CaseSet([Batch("first")], [_case(n, "first") for n in range(cases)])
+
+    def shares(sizes: list[int], jobs: int) -> list[list[int]]:
+        return [[len(hand.cases) for hand in hands] for hands in _shared_out([part(n) for n in sizes], jobs)]
+
+    # The whole benchmark on two processes: each part whole, on one process's servers.
+    assert shares([363, 292, 135, 108], 2) == [[363], [292], [135], [108]]
+    assert shares([363, 292, 135, 108], 4) == [[182, 181], [146, 146], [135], [108]]
+    assert shares([3], 2) == [[2, 1]]
+    assert shares([1, 1], 8) == [[1], [1]]
 
 
 def test_the_number_of_processes_is_a_whole_number_of_at_least_one(
