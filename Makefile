@@ -93,8 +93,9 @@ bench-page: $(STAMP)
 # eval/batches/*.json through `gatehouse ask` on the peer servers and the bundled ones; accuracy
 # per server group beside the targets, each batch's score beside its before-tuning score, the
 # invariants, a non-zero exit when a target is missed. EVAL_ARGS="-k time" runs a subset (an id,
-# a group or a batch), "--json" prints the report as JSON. `gatehouse eval FILE` does the same
-# with a team's own cases and servers (docs/eval.md).
+# a group or a batch), "--json" prints the report as JSON, "--jobs 2" asks on two processes (the
+# same report). `gatehouse eval FILE` does the same with a team's own cases and servers
+# (docs/eval.md).
 EVAL_ARGS ?=
 eval: $(STAMP) peers
 	$(BIN)/python -m eval $(EVAL_ARGS)
