@@ -52,37 +52,15 @@ QUANTITY = re.compile(
 
 def number_of_words(words: str) -> int | None:
     """``twenty-one`` is 21, ``two hundred and five`` 205; None for words that are no number, or
-    that English reads as two ("six and nine", "five six"): "and" only joins a hundred or a
-    thousand to what follows, and a unit or a teen follows only a ten."""
-    total, current = 0, 0
-    previous = ""  # the kind of the word before: unit, teen, ten, hundred, scale or and
-    for word in re.split(r"[\s-]+", words.lower()):
-        if word == "and":
-            if previous not in {"hundred", "scale"}:
-                return None
-            previous = "and"
-            continue
-        if word in SMALL:
-            kind = "unit" if SMALL[word] < 10 else "teen"
-            if previous in {"unit", "teen"} or (kind == "teen" and previous == "ten"):
-                return None
-            current += SMALL[word]
-        elif word in TENS:
-            kind = "ten"
-            if previous in {"unit", "teen", "ten"}:
-                return None
-            current += TENS[word]
-        elif word in SCALES:
-            scale = SCALES[word]
-            kind = "hundred" if scale == 100 else "scale"
-            if scale == 100:
-                current = max(current, 1) * scale
-            else:
-                total, current = total + max(current, 1) * scale, 0
-        else:
-            return None
-        previous = kind
-    return None if previous == "and" else total + current
+    that English reads as two ("six and nine", "five six"): the grammar spoken_numbers reads
+    (_Reading below). A scale word alone ("hundred") counts one of it."""
+    said = re.split(r"[\s-]+", words.lower())
+    if said[0] in SCALES:
+        said.insert(0, "one")
+    reading = _Reading()
+    if not all(reading.take(word) for word in said) or reading.last in {"", "and"}:
+        return None
+    return reading.value
 
 
 def unit_of(name: str, schema: Mapping[str, Any]) -> tuple[str, str] | None:
