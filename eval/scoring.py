@@ -72,6 +72,11 @@ class Answer:
     # The capabilities a question offered the operator to choose between (a clarification).
     choices: tuple[str, ...] = ()
 
+    @property
+    def ran(self) -> bool:
+        """Whether the operator reads it as done: a capability ran (status ok)."""
+        return self.status == "ok" and self.capability is not None
+
 
 def answer_from_output(output: Mapping[str, Any]) -> Answer:
     selected = output.get("selected_capability")
@@ -308,8 +313,7 @@ class CaseResult:
 
     @property
     def ran(self) -> bool:
-        """Whether the operator reads it as done: a capability ran (status ok)."""
-        return self.answer is not None and self.answer.status == "ok" and self.answer.capability is not None
+        return self.answer is not None and self.answer.ran
 
     @property
     def reached(self) -> bool:
@@ -350,8 +354,7 @@ class CaseResult:
 
 def broken_invariants(case: Case, answer: Answer, selected: CapabilityFacts | None) -> tuple[str, ...]:
     """What the answer breaks that no accuracy makes up for (see the module's docstring)."""
-    ran = answer.status == "ok" and answer.capability is not None
-    if not ran:
+    if not answer.ran:
         return ()
     broken = []
     # A capability the host does not know to act is a read here: a write needs one it does.
