@@ -14,18 +14,7 @@ from mcp_host.config import parse_servers_config
 from mcp_host.manifest import Capability, Manifest, ServerManifest
 from policies.engine import PolicyEngine
 from policies.loader import DEFAULT_POLICY, load_policy
-
-
-def _write_file(server: str) -> Capability:
-    schema = {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}
-    return Capability(
-        key=f"{server}__write_file",
-        server=server,
-        type="tool",
-        name="write_file",
-        description="Write a text file.",
-        input_schema=schema,
-    )
+from tests.policies.test_declared_roots import write_file
 
 
 def _engine(data: Path, entries: dict[str, Any]) -> PolicyEngine:
@@ -51,7 +40,7 @@ def test_a_team_server_held_to_a_demo_root_that_does_not_exist_is_told_so_and_wh
     demo = data / "demo" / "project"
 
     report = explain(
-        engine, _manifest(_write_file("shell")), "shell__write_file", {"path": "/etc/x", "content": ""}
+        engine, _manifest(write_file("shell")), "shell__write_file", {"path": "/etc/x", "content": ""}
     )
     text = render_explanation(report)
 
@@ -72,7 +61,7 @@ def test_a_server_started_on_its_own_folder_shows_that_folder_and_no_catch_all_n
     engine = _engine(tmp_path / "data", {"files": entry})
 
     arguments = {"path": str(team / "plan.md"), "content": ""}
-    report = explain(engine, _manifest(_write_file("files")), "files__write_file", arguments)
+    report = explain(engine, _manifest(write_file("files")), "files__write_file", arguments)
 
     assert report["roots"]["paths"] == [str(team)] and report["roots"]["missing"] == []
     assert report["roots"]["notes"] == []
