@@ -94,14 +94,20 @@ MESSAGE_TOO_LARGE = -32097
 _HTTP_AUTH_STATUSES = (401, 403)
 
 
+def first_leaf(exc: BaseException) -> BaseException:
+    """The first error inside task groups' ExceptionGroups (the SDK wraps failures in them): the
+    one that explains; ``exc`` itself when it is no group."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def error_from_exception(exc: BaseException) -> ErrorInfo:
     """Map whatever an SDK call raised onto the taxonomy, keeping its message."""
     from mcp import MCPError  # local: keeps the taxonomy itself free of the SDK
     from pydantic import ValidationError
 
-    # Task groups inside the SDK wrap failures; the first leaf is the one that explains.
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = first_leaf(exc)
     message = str(exc) or type(exc).__name__
     if isinstance(exc, TimeoutError):
         text = message if str(exc) else "the call timed out"

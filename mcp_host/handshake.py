@@ -23,7 +23,7 @@ from pathlib import Path
 from mcp import MCPError, StdioServerParameters
 
 from mcp_host.config import StdioServer
-from mcp_host.errors import ErrorInfo
+from mcp_host.errors import ErrorInfo, first_leaf
 from mcp_host.server_logs import log_reason
 from policies.secrets import DEFAULT_REDACTOR
 
@@ -49,7 +49,7 @@ def failed_open(
     ``ended``: the process ended during the handshake (``cause`` then says how);
     ``stdout_line``: the first line it wrote on stdout that is not JSON-RPC; ``log``: its log
     (for its stderr's last line)."""
-    leaf = _leaf(raised)
+    leaf = None if raised is None else first_leaf(raised)
     if isinstance(leaf, OSError) and not ended:
         return ErrorInfo(kind="unavailable", message=_cannot_start(target, leaf), sent=False)
     command = DEFAULT_REDACTOR.text(target.command)
@@ -73,13 +73,6 @@ def failed_open(
     if ended:
         message += _relative_arguments_hint(target)
     return cause.model_copy(update={"message": message})
-
-
-def _leaf(raised: BaseException | None) -> BaseException | None:
-    # Task groups inside the SDK wrap failures; the first leaf is the one that explains.
-    while isinstance(raised, BaseExceptionGroup) and raised.exceptions:
-        raised = raised.exceptions[0]
-    return raised
 
 
 def _cannot_start(target: StdioTarget, error: OSError) -> str:
