@@ -39,9 +39,16 @@ from graph.builder import (
 )
 from graph.context import GraphContext, Limits
 from graph.runner import thread_secret_sources
-from mcp_host.config import ConfigError, ConfigProblem, HttpServer, ServersConfig, load_servers_config
+from mcp_host.config import (
+    ConfigError,
+    ConfigProblem,
+    HttpServer,
+    ServersConfig,
+    StdioServer,
+    load_servers_config,
+)
 from mcp_host.elicitation import ElicitationHandler
-from mcp_host.folders import root_folders
+from mcp_host.folders import names_a_place, root_folders
 from mcp_host.oauth import Authorizer, SignIn
 from mcp_host.results import DEFAULT_OUTPUT_CAP_BYTES
 from mcp_host.sampling import SamplingHandler
@@ -324,7 +331,17 @@ def declared_roots(config: ServersConfig | None) -> DeclaredRoots | None:
         for entry in config.servers
         if entry.name not in declared and (folders := root_folders(entry))
     }
-    return DeclaredRoots(source=config.source, servers=declared, started_on=started_on)
+    # A local server given no folder (no roots, none in its arguments) reads a relative path
+    # from where it runs: its cwd, else Gatehouse's, which it inherits.
+    here = os.getcwd()  # noqa: PTH109 - a str is what the roots compare
+    working_folders = {
+        entry.name: entry.cwd or here
+        for entry in config.servers
+        if isinstance(entry, StdioServer) and entry.name not in declared and not names_a_place(entry)
+    }
+    return DeclaredRoots(
+        source=config.source, servers=declared, started_on=started_on, working_folders=working_folders
+    )
 
 
 def server_pool(

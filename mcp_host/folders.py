@@ -63,12 +63,24 @@ def root_folders(target: ServerTarget) -> list[str]:
     return [folder for folder in folders if not _holds_a_home(folder, homes)]
 
 
-def _folder_arguments(target: ServerTarget) -> list[tuple[str | None, str]]:
-    """Each absolute, existing folder among the arguments (never "/"), with the option it is
-    the value of (``--flag /path`` or ``--flag=/path``; None for a bare one)."""
+def names_a_place(target: ServerTarget) -> bool:
+    """Whether a stdio server is given a place to work in among its arguments: an absolute
+    path other than "/", an existing file or a launcher's program folder, whether or not it
+    exists yet (a demo server creates its data folder on its first start). A server given none
+    can only read a relative path argument from the folder it runs in."""
     if not isinstance(target, StdioServer | StdioServerParameters):
-        return []
-    found: list[tuple[str | None, str]] = []
+        return False
+    return any(
+        path.is_absolute() and str(path) != "/" and not path.is_file()
+        for option, path in _arguments(target)
+        if option not in _PROGRAM_OPTIONS
+    )
+
+
+def _arguments(target: StdioServer | StdioServerParameters) -> list[tuple[str | None, Path]]:
+    """Each argument's value as a path, with the option it is the value of (``--flag /path``
+    or ``--flag=/path``; None for a bare one)."""
+    found: list[tuple[str | None, Path]] = []
     previous: str | None = None
     for argument in target.args:
         option = previous if previous is not None and previous.startswith("-") else None
@@ -76,7 +88,17 @@ def _folder_arguments(target: ServerTarget) -> list[tuple[str | None, str]]:
         if argument.startswith("-") and "=" in argument:
             option, value = argument.split("=", 1)
         previous = argument
-        path = Path(value)
+        found.append((option, Path(value)))
+    return found
+
+
+def _folder_arguments(target: ServerTarget) -> list[tuple[str | None, str]]:
+    """Each absolute, existing folder among the arguments (never "/"), with the option it is
+    the value of (``--flag /path`` or ``--flag=/path``; None for a bare one)."""
+    if not isinstance(target, StdioServer | StdioServerParameters):
+        return []
+    found: list[tuple[str | None, str]] = []
+    for option, path in _arguments(target):
         if path.is_absolute() and path.is_dir():
             resolved = str(path.resolve())
             if resolved != "/" and all(resolved != folder for _, folder in found):

@@ -42,6 +42,11 @@ class Roots:
     paths: tuple[str, ...]
     origin: str
     catch_all: bool = False
+    # The folder a server given no folder of its own runs in (its cwd, else the folder
+    # Gatehouse runs in, which the child inherits): with no folder to read a relative path
+    # from, it reads it from there, so the path must land inside from there too. None for a
+    # server given its folders, and for a remote one (where it runs is not known here).
+    working_folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,11 +56,15 @@ class DeclaredRoots:
 
     ``started_on``: for servers that declare none, the folders each is started on
     (mcp_host/folders.py root_folders), which stand for its roots when the policy names none
-    for it either: a file server started on the team's folder is held to that folder."""
+    for it either: a file server started on the team's folder is held to that folder.
+
+    ``working_folders``: for each local server given no folder (neither roots nor one in its
+    arguments: mcp_host/folders.py names_a_place), the folder it runs in (Roots.working_folder)."""
 
     source: str = "the servers file"
     servers: Mapping[str, Sequence[str]] = field(default_factory=dict)
     started_on: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    working_folders: Mapping[str, str] = field(default_factory=dict)
 
 
 def started_on_roots(server: str, folders: Sequence[str], policy_roots: Sequence[str]) -> Roots:
@@ -74,7 +83,7 @@ def started_on_roots(server: str, folders: Sequence[str], policy_roots: Sequence
     roots: list[str] = []
     narrowed = False
     for folder in folders:
-        inner = [root for root in policy_roots if _within(root, folder)]
+        inner = [root for root in policy_roots if is_within(root, folder)]
         narrowed = narrowed or bool(inner)
         roots += [root for root in inner or [folder] if root not in roots]
     origin = f"the folders server '{server}' is started on (from its arguments)"
@@ -83,7 +92,8 @@ def started_on_roots(server: str, folders: Sequence[str], policy_roots: Sequence
     return Roots(tuple(roots), origin)
 
 
-def _within(path: str, folder: str) -> bool:
+def is_within(path: str, folder: str) -> bool:
+    """Whether a path is the folder or inside it, once both are resolved (symlinks followed)."""
     resolved, base = os.path.realpath(path), os.path.realpath(folder)
     return resolved == base or resolved.startswith(base.rstrip(os.sep) + os.sep)
 
@@ -152,15 +162,34 @@ def _values(value: Any) -> list[str]:
     return []
 
 
-def _inside(candidate: str, roots: Sequence[str]) -> bool:
-    if not roots:
-        return False
-    real_roots = [os.path.realpath(root) for root in roots]
+def _lands_inside(path: Path, roots: Sequence[str]) -> bool:
+    # is_within follows every symlink that exists, so a link pointing out is caught too.
+    return any(is_within(str(path), root) for root in roots)
+
+
+def _escape(candidate: str, roots: Roots) -> str | None:
+    """How a path gets out of the roots, in words for the flag's message; None when it stays in.
+
+    An absolute path is read one way. A relative one is read by a server from the folders it
+    was given (the reference filesystem server tries each of its roots), which the roots stand
+    for; one given none (a server the policy's [paths] roots hold) can only read it from the
+    folder it runs in, so it must land inside from there as well. Checking it against the
+    policy's first root alone let a reviewed relative path be written wherever Gatehouse was
+    started."""
+    if not roots.paths:
+        return "resolves outside"
     path = Path(candidate).expanduser()
-    base = path if path.is_absolute() else Path(real_roots[0]) / path
-    # realpath follows every symlink that exists, so a link pointing out is caught too.
-    resolved = os.path.realpath(base)
-    return any(resolved == root or resolved.startswith(root + os.sep) for root in real_roots)
+    if path.is_absolute():
+        return None if _lands_inside(path, roots.paths) else "resolves outside"
+    if not all(_lands_inside(Path(root) / path, roots.paths) for root in roots.paths):
+        return "resolves outside"
+    folder = roots.working_folder
+    if folder is not None and not _lands_inside(Path(folder) / path, roots.paths):
+        return (
+            f"is relative, and the server, given no folder of its own, reads it from the folder it"
+            f" runs in ({folder}: its entry's cwd, else the folder Gatehouse was started in), which puts it outside"
+        )
+    return None
 
 
 def path_flags(arguments: dict[str, Any], roots: Roots) -> list[Flag]:
@@ -177,12 +206,13 @@ def path_flags(arguments: dict[str, Any], roots: Roots) -> list[Flag]:
                         message=f"argument {name}: '{path}' climbs out with '..'",
                     )
                 )
-            if not _inside(path, roots.paths):
+            escape = _escape(path, roots)
+            if escape is not None:
                 flags.append(
                     Flag(
                         code="path_outside_roots",
                         severity="high",
-                        message=f"argument {name}: '{path}' resolves outside {roots.origin} ({', '.join(roots.paths)})",
+                        message=f"argument {name}: '{path}' {escape} {roots.origin} ({', '.join(roots.paths)})",
                     )
                 )
     return flags
@@ -276,7 +306,7 @@ def _outside_folder(path: Any, folder: str) -> str | None:
         problem = "is not an absolute path, so where it leads depends on the server"
     if problem is not None:
         return f"'{path}' {problem}; the rule allows only paths under {folder}"
-    if not _inside(path, [folder]):
+    if not is_within(path, folder):
         return f"'{path}' resolves outside {folder}, the folder the rule allows"
     return None
 

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policies.constraints import DeclaredRoots, Roots, constraint_flags, schema_flags, started_on_roots
@@ -315,6 +315,12 @@ class PolicyEngine:
         Returns:
             The folders, with where they come from (named in a violation's message).
         """
+        # A server given no folder of its own can only read a relative path from where it runs.
+        return replace(
+            self._roots_for(server), working_folder=self.declared_roots.working_folders.get(server)
+        )
+
+    def _roots_for(self, server: str) -> Roots:
         paths = self.policy.paths
         if server in paths.servers:
             return Roots(

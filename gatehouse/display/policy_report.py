@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatehouse.display.visible_text import continued
 from mcp_host.reported import InvalidValueError
-from policies.constraints import is_path_argument
+from policies.constraints import Roots, is_path_argument, is_within
 from policies.engine import PolicyEngine
 
 if TYPE_CHECKING:
@@ -57,7 +57,20 @@ def roots_line(engine: PolicyEngine, server: str) -> str:
     line (the Servers page): "Paths stay in: /srv/team (the folders server 'files' is started
     on (from its arguments))"."""
     roots = engine.roots_for(server)
-    return f"Paths stay in: {_folders(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+    line = f"Paths stay in: {_folders(roots.paths) or 'nowhere (every path is refused)'} ({roots.origin})"
+    if _runs_outside(roots):
+        line += (
+            f"; it runs in {roots.working_folder}, outside them, so a relative path is refused (set its cwd)"
+        )
+    return line
+
+
+def _runs_outside(roots: Roots) -> bool:
+    """Whether the server runs in a folder outside its roots: a relative path read from there
+    lands outside, so every relative path argument fails paths_within_roots."""
+    folder, existing = roots.working_folder, [root for root in roots.paths if Path(root).is_dir()]
+    # With no root there, every path fails anyway, and the note on missing folders says why.
+    return folder is not None and bool(existing) and not any(is_within(folder, root) for root in existing)
 
 
 def _folders(paths: Sequence[str]) -> str:
@@ -102,6 +115,14 @@ def _roots(engine: PolicyEngine, capability: Capability) -> dict[str, Any] | Non
             " servers file, no folder it is started on), so the policy's [paths] roots hold its"
             " path arguments under rules with paths_within_roots"
         )
+    if _runs_outside(roots):
+        notes.append(
+            f"server '{server}' is given no folder of its own (no roots in the servers file, no"
+            f" folder among its arguments), so it reads a relative path from where it runs,"
+            f" {roots.working_folder} (its entry's cwd, else the folder Gatehouse was started in),"
+            " outside these folders: every relative path argument fails paths_within_roots; give"
+            " paths in full, or set the entry's cwd to one of these folders"
+        )
     if missing:
         notes.append(
             f"{', '.join(missing)} {'does' if len(missing) == 1 else 'do'} not exist on this machine:"
@@ -109,7 +130,13 @@ def _roots(engine: PolicyEngine, capability: Capability) -> dict[str, Any] | Non
             " paths_within_roots; create the folder, or name the server's own under [paths.servers]"
             " or as roots in its servers-file entry"
         )
-    return {"paths": list(roots.paths), "origin": roots.origin, "missing": missing, "notes": notes}
+    return {
+        "paths": list(roots.paths),
+        "origin": roots.origin,
+        "working_folder": roots.working_folder,
+        "missing": missing,
+        "notes": notes,
+    }
 
 
 def render_explanation(report: dict[str, Any]) -> str:
