@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from graph.planner.actions import is_known_verb
+from graph.planner.actions import capability_action, imperative_verb, is_known_verb
 from graph.planner.arguments import property_shape
 from graph.planner.text import split_identifier
+from policies.risk import verb_form
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -100,4 +101,13 @@ def example_request(capability: Capability) -> str:
         return f"Read the {' '.join(named)}{arguments}"
     if named and is_known_verb(named[0]):
         return f"{' '.join(named).capitalize()}{arguments}"
+    # A name that does not open with its verb: a tool that acts is asked for with the verb its
+    # name or description says (issue_create is "Create issue"), never as a read, which the
+    # planner would serve with a read of the same thing.
+    verb = imperative_verb(capability)
+    if verb is not None:
+        rest = [word for word in named if verb_form(word) != verb]
+        return " ".join([verb.capitalize(), *rest]) + arguments
+    if capability_action(capability).acts:
+        return f"Use the {' '.join(named)} tool{arguments}"
     return f"Show the {' '.join(named)}{arguments}"

@@ -233,6 +233,24 @@ def action_of_word(word: str) -> Category | None:
     return category if category in ACTING else None
 
 
+def verb_form(word: str) -> str:
+    """The form the tables know an acting word by ("deletes" is delete); the word itself when
+    they know it by no other."""
+    return next((form for form in _forms(word) if form in _NAME_WORDS), word)
+
+
+def described_verbs(text: str) -> list[str]:
+    """The verbs free text says an action with, as stated_actions reads a description (only the
+    words that act whatever their role), in their base form and the order said: "Creates an
+    issue and notifies its watchers" gives create, notify."""
+    found: list[str] = []
+    for word in words(text):
+        form = next((form for form in _forms(word) if form in _DESCRIPTION_WORDS), None)
+        if form is not None and form not in found:
+            found.append(form)
+    return found
+
+
 def is_read_word(word: str) -> bool:
     """Whether a word is one a read says in its name (``get``, ``list``, ``show``...)."""
     return any(form in _READ_WORDS for form in _forms(word))

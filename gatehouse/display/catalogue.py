@@ -90,8 +90,8 @@ def catalogue_data(catalogue: list[ServerCatalogue]) -> dict[str, Any]:
 
 
 def render_catalogue(data: dict[str, Any]) -> str:
-    """The catalogue for a terminal: each server, then each capability on two lines, what it
-    does and a request to try. A server's words cannot start a line of their own."""
+    """The catalogue for a terminal: each server, then each capability: what it does, a request
+    to try, its other names if any, and its key. A server's words cannot start a line of their own."""
     lines: list[str] = []
     for server in data["servers"]:
         if server["problem"]:
@@ -103,6 +103,9 @@ def render_catalogue(data: dict[str, Any]) -> str:
             lines.append(f'    try: "{continued(entry["example"], 4)}"')
             if entry["aliases"]:
                 lines.append(f"    also called: {continued(', '.join(entry['aliases']), 4)}")
+            # What `gatehouse policy explain` and the policy's rules name it by: not always
+            # server__name (a prompt named as a tool has its kind added), so said for every kind.
+            lines.append(f"    key: {continued(entry['key'], 4)}")
         lines.extend(
             f"  note: the servers file gives examples or aliases for {name}, which {server['name']} does not offer"
             for name in server["unused_notes"]

@@ -19,7 +19,7 @@ from graph.planner.definitions import per_definition
 from graph.planner.plain_words import sql_change, sql_reads
 from graph.planner.text import TELL_SOMEONE, affirmed, concepts_of_words, join_phrasal
 from policies.names import words
-from policies.risk import action_of_word, is_read_word, stated_actions
+from policies.risk import action_of_word, described_verbs, is_read_word, stated_actions, verb_form
 
 if TYPE_CHECKING:
     from mcp_host.manifest import Capability
@@ -264,6 +264,9 @@ class CapabilityAction:
 
     categories: frozenset[Category]
     why: str
+    # The words that said it acts, as its name or description has them (none when only an
+    # annotation did).
+    verbs: tuple[str, ...] = ()
 
     @property
     def acts(self) -> bool:
@@ -293,14 +296,20 @@ def capability_action(capability: Capability) -> CapabilityAction:
         if category is not None and not (reads_first and word in _NOUN_LIKE):
             by_name[word] = category
     if by_name:
-        return CapabilityAction(frozenset(by_name.values()), f"its name says {', '.join(by_name)}")
+        return CapabilityAction(
+            frozenset(by_name.values()), f"its name says {', '.join(by_name)}", tuple(by_name)
+        )
     if destructive:
         return CapabilityAction(frozenset({"destructive"}), "the server marks it destructive")
     if reads_first:
         return CapabilityAction(frozenset(), f"its name says {name_words[0]}")
     described = stated_actions(capability.model_copy(update={"name": "", "input_schema": {}}))
     if described:
-        return CapabilityAction(frozenset(described), "its description says it changes something")
+        return CapabilityAction(
+            frozenset(described),
+            "its description says it changes something",
+            tuple(described_verbs(capability.description)),
+        )
     return CapabilityAction(frozenset(), "nothing in its name or description says it changes anything")
 
 
@@ -337,3 +346,16 @@ def acting_verb(word: str) -> Category | None:
 def is_known_verb(word: str) -> bool:
     """Whether a word is one the action tables read (acting or reading) either way."""
     return _acting(word) is not None or is_read_word(word)
+
+
+def imperative_verb(capability: Capability) -> str | None:
+    """The verb to ask a capability that acts with, in its base form; None for one that reads,
+    or one no word says the action of (only an annotation does). The name's word comes first,
+    unless it is a word that names an action only where a verb stands: in channel_message the
+    message is a noun, and the description's "Sends a message" says the verb."""
+    action = capability_action(capability)
+    if not action.acts:
+        return None
+    said = [verb_form(word) for word in action.verbs if word not in _NOUN_LIKE]
+    nouns = [verb_form(word) for word in action.verbs if word in _NOUN_LIKE]
+    return next(iter([*said, *described_verbs(capability.description), *nouns]), None)

@@ -41,20 +41,47 @@ def test_capabilities_lists_each_server_in_plain_words_with_a_request_to_try(tmp
 
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[:3] == [
+    assert lines[:4] == [
         "greeter: 1 capabilities",
         "  greet (tool): Greet a person by name and return the greeting text.",
         '    try: "Greet with name …"',
+        "    key: greeter__greet",
     ]
     update = lines.index(
         "  update_ticket (tool): Change a support ticket's status or priority and/or add an internal note to it."
     )
-    assert lines[update + 1 : update + 3] == ['    try: "Close ticket 7"', "    also called: triage a ticket"]
+    assert lines[update + 1 : update + 4] == [
+        '    try: "Close ticket 7"',
+        "    also called: triage a ticket",
+        "    key: tickets__update_ticket",
+    ]
     assert "  ticket (resource template): One support ticket, by id, as JSON." in lines
     # A name the servers file gives words for that the server does not offer: said, not fatal.
     assert lines[-1] == (
         "  note: the servers file gives examples or aliases for create_ticket, which tickets does not offer"
     )
+
+
+def test_a_prompt_is_listed_with_its_key_as_a_tool_is_and_the_key_explains_it(tmp_path: Path) -> None:
+    entries = {name: bundled_server_entry(name, tmp_path / "demo") for name in ("greeter", "prompts")}
+    servers = tmp_path / "prompt-servers.json"
+    servers.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+
+    done = gatehouse(tmp_path, "capabilities", "--servers", str(servers))
+    prompt = done.stdout.splitlines()[-3:]
+    explained = gatehouse(
+        tmp_path, "policy", "explain", "prompts__summarize_tickets", "--servers", str(servers)
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert prompt == [
+        "  summarize_tickets (prompt): Prompt template: summarize support tickets filtered by priority and status.",
+        '    try: "Use the summarize tickets prompt"',
+        "    key: prompts__summarize_tickets",
+    ]
+    # The key as listed is one the policy's commands take.
+    assert explained.returncode == 0, explained.stderr
+    assert "prompts__summarize_tickets" in explained.stdout.splitlines()[0]
 
 
 def test_capabilities_as_json_says_whose_example_each_is(tmp_path: Path) -> None:
