@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from graph.choice_words import TIE
 from graph.state import (
     ApprovedCall,
+    AskedData,
     CapabilityDefinition,
     CapabilityValidation,
     EffectBinding,
@@ -109,6 +111,20 @@ def selection(state: GraphState) -> SelectedCapability:
     if not selected:
         raise ValueError("no capability is selected: the graph reached a node that needs one")
     return selected
+
+
+def asked_about(selected: SelectedCapability | None) -> tuple[AskedData, list[str]] | None:
+    """Why the operator is asked which capability they mean, with the keys offered (the
+    selected one first); None when the selection stands. A selection checkpointed by an older
+    release has no ``asked``: its ``ambiguous_with`` alone asked, as a tie."""
+    if not selected:
+        return None
+    other = selected.get("ambiguous_with")
+    keys = [selected["key"], *([other] if other else [])]
+    if "asked" in selected:
+        asked = selected["asked"]
+        return (asked, keys) if asked is not None else None
+    return (TIE.copy(), keys) if other else None
 
 
 def selected_capability(state: GraphState) -> Capability:

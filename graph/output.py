@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from graph.accessors import manifest, validation_flags
+from graph.accessors import asked_about, manifest, validation_flags
 from graph.capability_words import in_plain_words
+from graph.choice_words import question
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
 from graph.planner.unserved import change_nothing_can_make
@@ -19,6 +20,7 @@ from graph.results_view import clip, describe, summarize
 from graph.server_notes import answer_errors, server_notes
 from graph.state import (
     ArgumentChanges,
+    Asked,
     CapabilityRef,
     Choice,
     EffectCheck,
@@ -144,12 +146,17 @@ def no_match_sentence(candidates: Sequence[ScoredCapability], refusal_of: Refusa
 
 
 def refused_fit_sentence(
-    candidates: Sequence[ScoredCapability], refusal: StandingRefusal, refusal_of: RefusalOf
+    candidates: Sequence[ScoredCapability],
+    refusal: StandingRefusal,
+    refusal_of: RefusalOf,
+    *,
+    also_refused: Sequence[tuple[ScoredCapability, StandingRefusal]] = (),
 ) -> str:
     """Why nothing was run when the capability closest to the request (the first of
     ``candidates``, which the request referred to) is one the policy refuses whatever the
     arguments: that capability, the rule and its reason, as a refused call says them, and the
-    others the request referred to that may be asked for."""
+    others the request referred to that may be asked for. ``also_refused``: the other choices
+    the operator would have been asked between, refused too, named apart."""
     best = candidates[0].capability
     said = (
         f"The closest fit for this request, {_named(best)}, is refused by the policy whatever the "
@@ -157,21 +164,19 @@ def refused_fit_sentence(
         "Nothing was run."
     )
     others, _ = _closest(candidates[1:], refusal_of, referred_only=True)
-    if not others:
-        return said
-    listed = "; ".join(f"{index}) {_named(s.capability)}" for index, s in enumerate(others, start=1))
-    return f"{said} Also near it: {listed}. If you meant one of these, say so in other words."
+    if others:
+        listed = "; ".join(f"{index}) {_named(s.capability)}" for index, s in enumerate(others, start=1))
+        said = f"{said} Also near it: {listed}. If you meant one of these, say so in other words."
+    return f"{said}{_refused_near(also_refused)}"
 
 
 def clarification_question(state: GraphState) -> str:
     selected = state.get("selected_capability")
     label = _capability_label(state)
-    ambiguous = selected.get("ambiguous_with") if selected else None
-    if selected and ambiguous:
-        return (
-            f"Two capabilities fit this request about equally well: {selected['key']} and {ambiguous}. "
-            "Which one do you mean? Reply on this thread with its name."
-        )
+    asking = asked_about(selected)
+    if asking is not None:
+        # Which capability they mean comes first: its arguments are asked for once it is known.
+        return question(*asking)
     properties = selected["input_schema"].get("properties", {}) if selected else {}
     missing = state.get("missing_arguments") or []
     invalid = [f for f in validation_flags(state) if f["code"] == "invalid_argument"]
@@ -277,6 +282,7 @@ def build_final_output(state: GraphState, *, limit: int, pending: ReviewPayload 
             flags=[Flag.model_validate(f) for f in pending.get("flags", [])],
             reason=pending.get("reason"),
             choices=[Choice.model_validate(c) for c in pending.get("choices", [])],
+            asked=Asked.model_validate(pending["asked"]) if pending.get("asked") else None,
         )
     else:
         status = state.get("status") or "error"

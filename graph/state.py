@@ -32,6 +32,10 @@ ValidationDecision = Literal["allow", "review", "deny", "clarify", "unusable"]
 McpMethod = Literal["tools/call", "resources/read", "prompts/get"]
 # "cancel": the requester withdrew the request while it waited.
 DecisionAction = Literal["approve", "reject", "expire", "answer", "cancel"]
+# Why the operator is asked which capability they mean: two fit about equally well ("tie"), the
+# planner is not sure of its best fit ("doubt": meaning chose it more than words), or the request
+# is in another language, read only roughly, and its best fits are offered ("language").
+AskReason = Literal["tie", "doubt", "language"]
 
 
 class GraphInput(TypedDict, total=False):
@@ -101,8 +105,12 @@ class SelectedCapability(CapabilityDefinition):
     planner: str
     # Why another planner's choice stands in (a model that failed), or None.
     planner_fallback: str | None
-    # The key of a candidate that fits about as well: the operator is asked which one.
+    # The key of the other capability the operator is asked to pick from, or None.
     ambiguous_with: str | None
+    # Why the operator is asked which one they mean, or None when the choice stands. Absent
+    # from a selection checkpointed by an older release: there ambiguous_with alone asked, as a
+    # tie (graph/accessors.py asked_about).
+    asked: NotRequired[AskedData | None]
     # Calls the model proposed beyond the one it may make (one capability per request): never
     # run, named for the reviewer because a model that asks for more than it was told may be steered.
     ignored_calls: NotRequired[list[str]]
@@ -367,6 +375,14 @@ class ChoiceData(TypedDict):
     title: str
 
 
+class AskedData(TypedDict):
+    """An Asked (below) as JSON."""
+
+    reason: AskReason
+    language: str | None
+    not_offered: list[str]
+
+
 class ReviewedCapability(TypedDict):
     """The selected capability as a reviewer is shown it. Each field is None when the
     selection lacks it: review_payload is rebuilt on every resume, also from a selection an
@@ -418,10 +434,11 @@ class ReviewPayload(TypedDict):
     # The verdict's terms (expiry, approvals, four-eyes, roles); None when it carries none.
     review_terms: ReviewTermsData | None
     reason: str | None
-    # A clarification: the question the operator answers and, when two capabilities fit about
-    # equally well, the two to pick from (an empty list otherwise).
+    # A clarification: the question the operator answers and, when it asks which capability
+    # they mean, the ones to pick from (an empty list otherwise) and why it asks.
     question: NotRequired[str]
     choices: NotRequired[list[ChoiceData]]
+    asked: NotRequired[AskedData]
     # The server changed a definition a reviewer had approved: the approved one.
     previous_capability: NotRequired[ReviewedDefinition]
     # A failed call, or output held for a reviewer: the result without its content.
@@ -443,6 +460,7 @@ class ReviewSummaryData(TypedDict):
     decided_at: str | None
     changes: ArgumentChangesData | None
     choices: list[ChoiceData]
+    asked: AskedData | None
 
 
 class FinalOutputData(TypedDict):
@@ -642,10 +660,21 @@ class CapabilityRef(BaseModel):
 
 
 class Choice(BaseModel):
-    """One capability the operator can pick when two fit a request about equally well."""
+    """One capability the operator can pick when asked which one they mean."""
 
     key: str
     title: str
+
+
+class Asked(BaseModel):
+    """Why the operator is asked which capability they mean, and what is left out of the choices."""
+
+    reason: AskReason
+    # The language the request reads as, in English ("German"), when the reason is "language".
+    language: str | None = None
+    # The capabilities the policy refuses whatever the arguments, left out of the choices: each
+    # as the refusal says it ("policy rule R refused KEY: why"), so the operator is not left to ask.
+    not_offered: list[str] = Field(default_factory=list)
 
 
 class ArgumentChanges(BaseModel):
@@ -668,8 +697,10 @@ class ReviewSummary(BaseModel):
     decision: str | None = None
     decided_at: str | None = None
     changes: ArgumentChanges | None = None
-    # "Which one do you mean?": the candidates to pick from (answering with a key picks one).
+    # "Which one do you mean?": the candidates to pick from (answering with a key picks one),
+    # and why the operator is asked.
     choices: list[Choice] = Field(default_factory=list)
+    asked: Asked | None = None
 
 
 class GrantUse(BaseModel):

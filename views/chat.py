@@ -46,6 +46,7 @@ from gatehouse.web.page import current_user, reader_zone, runs_in_progress, serv
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
 from gatehouse.web.result_shape import ResultShape, hidden_shape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
+from graph.choice_words import TIE, chat_question
 from reviews.conversations import TITLE_CHARS, Conversation, Message
 from reviews.errors import ReviewError
 
@@ -132,7 +133,7 @@ def show_result(result: dict[str, Any], shape: ResultShape) -> None:
 
 
 def _offers_choice(output: dict[str, Any]) -> bool:
-    """The answer asks which of several capabilities the operator means: none is chosen yet."""
+    """The answer asks which capability the operator means: none is chosen yet."""
     return output["status"] == "needs_clarification" and bool((output.get("review") or {}).get("choices"))
 
 
@@ -168,9 +169,9 @@ def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
         show_result(result, shape)
     elif _offers_choice(output):
         # The graph's sentence names the candidates by their keys, for the command line; here
-        # they are the buttons below, in the servers' words.
-        fitting = markdown_literal(counted(len(output["review"]["choices"]), "capability", "capabilities"))
-        show(f"{fitting} fit this request about equally well. Which one do you mean?")
+        # they are the buttons below, in the servers' words, and the question says why it asks.
+        review = output["review"]
+        show(chat_question(review.get("asked") or TIE, len(review["choices"])))
     else:
         show(output["response"])
     checked = output.get("effect_check")
@@ -571,7 +572,7 @@ with history_column:
         clarification_form(last_output, thread, user)
     choices = ((last_output or {}).get("review") or {}).get("choices") or []
     if last_output and last_output["status"] == "needs_clarification" and choices:
-        st.markdown("**Pick the one you mean:**")
+        st.markdown("**Pick the one you mean:**" if len(choices) > 1 else "**Pick it if you mean it:**")
         for choice in choices:
             st.button(
                 markdown_literal(choice["title"]),  # a server's words: never markup

@@ -10,6 +10,7 @@ from langgraph.types import interrupt
 from pydantic import ValidationError
 
 from graph.accessors import (
+    asked_about,
     decision_data,
     effect_binding_data,
     manifest,
@@ -116,6 +117,9 @@ def review_payload(state: GraphState) -> ReviewPayload:
     if stage == "clarification":
         payload["question"] = clarification_question(state)
         payload["choices"] = _choices(state)
+        asking = asked_about(state.get("selected_capability"))
+        if asking is not None:
+            payload["asked"] = asking[0]
     previous = state.get("previous_definition")
     if previous:
         payload["previous_capability"] = _reviewed_definition(previous)
@@ -128,14 +132,14 @@ def review_payload(state: GraphState) -> ReviewPayload:
 
 
 def _choices(state: GraphState) -> list[ChoiceData]:
-    """The two capabilities an ambiguous selection is between, with titles a person reads."""
-    selected = state.get("selected_capability")
-    other = selected.get("ambiguous_with") if selected else None
-    if not selected or not other:
+    """The capabilities the operator is asked to pick from (two, or one when the policy refuses
+    the other whatever the arguments), with titles a person reads."""
+    asking = asked_about(state.get("selected_capability"))
+    if asking is None:
         return []
     offered = manifest(state)
     choices: list[ChoiceData] = []
-    for key in (selected["key"], other):
+    for key in asking[1]:
         capability = offered.find(key)
         title = key
         if capability is not None:

@@ -4,19 +4,21 @@ arguments and where each came from."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.accessors import capability_data, errors_with, manifest
 from graph.context import GraphContext
-from graph.output import no_match_sentence, refusal_sentence, refused_fit_sentence
+from graph.output import RefusalOf, no_match_sentence, refusal_sentence, refused_fit_sentence
 from graph.planner.arguments import Extraction
 from graph.planner.protocol import PlanningRequest, Selection
 from graph.planner.provenance import Provenance
 from graph.planner.scoring import ScoredCapability
-from graph.state import Candidate, GraphState, ProvenanceData, SelectedCapability
+from graph.state import AskedData, Candidate, GraphState, ProvenanceData, SelectedCapability
 from mcp_host.manifest import Capability, Manifest
+from policies.decision import StandingRefusal
 
 
 def _named_in_reply(candidates: list[ScoredCapability], reply: str | None) -> ScoredCapability | None:
@@ -62,8 +64,10 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     ``needs_human_review`` and ``mcp_request``; with a choice also the proposed arguments,
     their sources, evidence, invalid and missing ones, and clears ``fallback_reason`` and
     ``fallback_text``; without one, sets them, and ``status`` and ``errors`` when the closest
-    capability is one the policy refuses whatever the arguments. A re-run asks the planner
-    again (nothing is written outside the state).
+    capability is one the policy refuses whatever the arguments. When the planner asks the
+    operator which one they mean, a choice the policy refuses whatever the arguments is not
+    offered (_offered_choices); when it refuses every choice, that refusal is the answer. A
+    re-run asks the planner again (nothing is written outside the state).
 
     Args:
         state: the request's state after discovery (or after a failed call or an answer).
@@ -91,23 +95,44 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
         return update | _nothing_chosen(state, selection_, runtime)
     best, runner_up = selection_.chosen, selection_.ambiguous_with
     named = _named_in_reply(selection_.candidates, latest) if latest else None
+    asked: AskedData | None = None
+    explained = selection_.explanation
     if named is not None:
         # The operator answered "which one?" by naming it: that settles the choice.
         best, runner_up = named, None
+        explained = f"Chose {best.capability.key}, as you said."
+    elif runner_up is not None:
+        refusal_of = runtime.context.policy.standing_refusal
+        left, refused = _offered_choices([best, runner_up], refusal_of)
+        if not left:
+            # Nothing the operator could pick would run: the refusal is the answer.
+            return update | _refused(state, selection_, refused, refusal_of)
+        asked = {
+            "reason": selection_.ask_reason or "tie",
+            "language": selection_.language,
+            "not_offered": [refusal_sentence(r.rule, s.capability.key, r.explanation) for s, r in refused],
+        }
+        if left[0] is not best:
+            explained = (
+                f"Asked about {left[0].capability.key}: the planner's first choice, {best.capability.key}, "
+                "is refused by the policy whatever the arguments."
+            )
+        # One choice left is still asked about, never run unasked: the operator may have meant
+        # the refused one, and running the other would run what they did not ask for.
+        best, runner_up = left[0], (left[1] if len(left) > 1 else None)
     extraction = selection_.arguments
-    if extraction is None or named is not None:
+    if extraction is None or named is not None or best is not selection_.chosen:
         extraction = planner.extract(best.capability, request)
     extraction = _with_answers(extraction, best.capability, state.get("answered_arguments") or {})
     selected: SelectedCapability = {
         **capability_data(best.capability),
         "score": best.score,
         "reason": "; ".join(best.reasons),
-        "explanation": selection_.explanation
-        if named is None
-        else f"Chose {best.capability.key}, as you said.",
+        "explanation": explained,
         "planner": planner.label,
         "planner_fallback": selection_.fallback,
         "ambiguous_with": runner_up.capability.key if runner_up else None,
+        "asked": asked,
         "ignored_calls": selection_.ignored_calls,
     }
     update |= {
@@ -137,23 +162,53 @@ def _nothing_chosen(state: GraphState, selection_: Selection, runtime: Runtime[G
     best_of = f" (best: {closest.capability.key}, score {closest.score:g})" if closest else ""
     refusal = refusal_of(closest.capability) if closest is not None and closest.referred_to else None
     if closest is not None and refusal is not None:
-        key = closest.capability.key
-        return {
-            "selected_capability": None,
-            "status": "error",
-            # As validate_capability's refusal says it (the scores stay in the candidates).
-            "fallback_reason": f"refused by policy: {refusal.explanation}",
-            "fallback_text": _prefaced(
-                selection_, refused_fit_sentence(selection_.candidates, refusal, refusal_of)
-            ),
-            "errors": errors_with(state, refusal_sentence(refusal.rule, key, refusal.explanation)),
-        }
+        return _refused(state, selection_, [(closest, refusal)], refusal_of)
     text = selection_.no_match or no_match_sentence(selection_.candidates, refusal_of)
     return {
         "selected_capability": None,
         "fallback_reason": f"no capability matches the request well enough{best_of}; "
         f"the threshold is {min_score:g}",
         "fallback_text": _prefaced(selection_, text),
+    }
+
+
+def _offered_choices(
+    choices: Sequence[ScoredCapability], refusal_of: RefusalOf
+) -> tuple[list[ScoredCapability], list[tuple[ScoredCapability, StandingRefusal]]]:
+    """The choices the operator may be asked to pick from, in the planner's order, and those
+    the policy refuses whatever the arguments: offering one of those is a dead end."""
+    offered: list[ScoredCapability] = []
+    refused: list[tuple[ScoredCapability, StandingRefusal]] = []
+    for choice in choices:
+        refusal = refusal_of(choice.capability)
+        if refusal is None:
+            offered.append(choice)
+        else:
+            refused.append((choice, refusal))
+    return offered, refused
+
+
+def _refused(
+    state: GraphState,
+    selection_: Selection,
+    refused: Sequence[tuple[ScoredCapability, StandingRefusal]],
+    refusal_of: RefusalOf,
+) -> GraphState:
+    """The answer when the capability closest to the request (the first of ``refused``) is one
+    the policy refuses whatever the arguments: a refusal by the policy (status ``error``, as
+    validate_capability's), naming the rule; the other refused choices are named apart."""
+    (closest, refusal), *others = refused
+    key = closest.capability.key
+    ordered = [closest, *(s for s in selection_.candidates if s.capability.key != key)]
+    return {
+        "selected_capability": None,
+        "status": "error",
+        # As validate_capability's refusal says it (the scores stay in the candidates).
+        "fallback_reason": f"refused by policy: {refusal.explanation}",
+        "fallback_text": _prefaced(
+            selection_, refused_fit_sentence(ordered, refusal, refusal_of, also_refused=others)
+        ),
+        "errors": errors_with(state, refusal_sentence(refusal.rule, key, refusal.explanation)),
     }
 
 

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from graph.accessors import (
     approval_for,
+    asked_about,
     capability_data,
     errors_with,
     flag_data,
@@ -20,6 +21,7 @@ from graph.accessors import (
     selected_capability,
     selection,
 )
+from graph.choice_words import flag_message
 from graph.context import CallToCover, GraphContext
 from graph.nodes.shared import current_listing, server_down
 from graph.output import refusal_sentence
@@ -131,7 +133,7 @@ def _request_flags(state: GraphState, capability: Capability) -> list[FlagData]:
         ]
     selected = selection(state)
     # .get: a selection checkpointed by an older release may lack these two fields.
-    fallback, ambiguous_with = selected.get("planner_fallback"), selected.get("ambiguous_with")
+    fallback, asking = selected.get("planner_fallback"), asked_about(selected)
     if fallback:
         flags.append(flag_data("planner_fallback", "medium", fallback))
     if ignored := selected.get("ignored_calls"):
@@ -143,14 +145,9 @@ def _request_flags(state: GraphState, capability: Capability) -> list[FlagData]:
                 "one capability runs per request, and these never ran",
             )
         )
-    if ambiguous_with:
-        flags.append(
-            flag_data(
-                "ambiguous_selection",
-                "medium",
-                f"{capability.key} and {ambiguous_with} fit the request about equally well",
-            )
-        )
+    if asking is not None:
+        # Why the operator is asked which one: a tie, the planner's doubt, or the language.
+        flags.append(flag_data("ambiguous_selection", "medium", flag_message(*asking)))
     return flags
 
 
@@ -283,7 +280,7 @@ def validate_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     missing = state.get("missing_arguments", [])
     args_valid = policy.args_valid and not (missing or state.get("invalid_arguments", {}))
     decision = _decide(
-        policy, unusable, args_valid, bool(selected.get("ambiguous_with")), approved_by is not None
+        policy, unusable, args_valid, asked_about(selected) is not None, approved_by is not None
     )
     if approved_by is not None and policy.action == "review" and decision == "allow":
         flags.append(flag_data("approved", "info", f"approved by {approved_by} for exactly these arguments"))

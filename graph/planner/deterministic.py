@@ -11,7 +11,7 @@ from graph.planner.actions import capability_action, is_known_verb
 from graph.planner.arguments import Extraction, extract_arguments
 from graph.planner.explain import explanation
 from graph.planner.intent import IntentDecision, classify
-from graph.planner.languages import Reading, read
+from graph.planner.languages import LANGUAGE_NAMES, Reading, read
 from graph.planner.protocol import Composition, PlanningRequest, Selection
 from graph.planner.provenance import with_provenance
 from graph.planner.scoring import ScoredCapability, is_unbounded_listing, known_concepts, rank
@@ -21,6 +21,7 @@ from graph.planner.text import STOPWORDS, compiled, concepts_of_words
 
 if TYPE_CHECKING:
     from graph.context import Limits
+    from graph.state import AskReason
     from mcp_host.manifest import Capability
 
 CANDIDATES_KEPT = 5
@@ -67,25 +68,32 @@ def unread_by(chosen: ScoredCapability, unread: Sequence[str]) -> list[str]:
     return [w for w in unread if not compiled(rf"(?<!\w){re.escape(w)}(?!\w)").search(values)]
 
 
-def _doubt(chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float) -> str | None:
+def _doubt(
+    chosen: ScoredCapability, reading: Reading, unread: Sequence[str], min_score: float
+) -> AskReason | None:
     """Why a choice the scores allow should still be asked about (None: it may stand): one
-    that words alone would not have chosen (meaning is evidence, not proof: "12 times 12" is
-    close to a sum tool), or one that acts, for a request in another language of which some
-    words were not read ("Leg ... an": what is done with the file is unread), or that leaves
-    a capitalised word unread (a noun or a name the request is about)."""
+    that words alone would not have chosen ("doubt": meaning is evidence, not proof, "12 times
+    12" is close to a sum tool), or ("language") one that acts, for a request in another
+    language of which some words were not read ("Leg ... an": what is done with the file is
+    unread), or that leaves a capitalised word unread (a noun or a name the request is about)."""
     acts = capability_action(chosen.capability).acts
     carried = chosen.similarity_points > 0 and _by_words(chosen) < min_score
     if carried or chosen.by_meaning_only:
-        return "chosen by meaning more than by words"
+        return "doubt"
     if reading.foreign and acts and unread:
-        return f"a request in another language, for a capability that acts ({', '.join(unread)} not read)"
+        return "language"
     # A capitalised word left unread in German is a noun the glossary does not know or a name:
     # what the request is about, and the chosen read takes none of it ("Welche Kommentare hat
     # Tomas ... hinterlassen?": comments by Tomas, not all comments).
     untaken = [word for word in unread if word[:1].isupper()]
     if reading.foreign and untaken:
-        return f"a request in another language, for a capability that takes none of {', '.join(untaken)}"
+        return "language"
     return None
+
+
+def _close(best: ScoredCapability, other: ScoredCapability, margin: float) -> bool:
+    """Two candidates within ``margin`` of each other, by score or by words alone."""
+    return best.score - other.score < margin or _by_words(best) - _by_words(other) < margin
 
 
 def _equivalent_reads(best: ScoredCapability, other: ScoredCapability, request: PlanningRequest) -> bool:
@@ -178,17 +186,22 @@ class DeterministicPlanner:
         runner_up = viable[1] if len(viable) > 1 else None
         unread = unread_by(viable[0], unread_words(reading, capabilities)) if reading.foreign else []
         margin = limits.ambiguity_margin * (FOREIGN_MARGIN_FACTOR if unread else 1.0)
+        selection.language = LANGUAGE_NAMES.get(reading.language or "")
         # Meaning may order the two, never settle them: two that words alone put close (or the
         # other way round) are asked about, so similarity never makes the planner run a
         # capability that words alone would not have run.
-        close = runner_up is not None and (
-            viable[0].score - runner_up.score < margin or _by_words(viable[0]) - _by_words(runner_up) < margin
-        )
+        close = runner_up is not None and _close(viable[0], runner_up, margin)
+        doubt = _doubt(viable[0], reading, unread, limits.min_score)
         if close and runner_up is not None and not _equivalent_reads(viable[0], runner_up, request):
             selection.ambiguous_with = runner_up
-        elif _doubt(viable[0], reading, unread, limits.min_score) and not request.answer:
+            # Close only within the wider margin of a request read roughly: asked for its
+            # language, not because the two fit equally well.
+            tie = _close(viable[0], runner_up, limits.ambiguity_margin)
+            selection.ask_reason = "tie" if tie else "language"
+        elif doubt and not request.answer:
             # Asked with the next best among the choices, viable or not: the operator settles it.
             selection.ambiguous_with = runner_up or next((s for s in ranked if s is not viable[0]), None)
+            selection.ask_reason = doubt if selection.ambiguous_with is not None else None
         selection.explanation = explanation(viable[0])
         return selection
 

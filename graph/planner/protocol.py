@@ -20,6 +20,7 @@ from graph.planner.scoring import ScoredCapability
 
 if TYPE_CHECKING:
     from graph.context import Limits
+    from graph.state import AskReason
     from mcp_host.manifest import Capability
 
 
@@ -53,12 +54,16 @@ class Selection:
     ``arguments`` is set by a planner that proposes arguments with its choice (a model's tool
     call); the graph asks ``extract`` otherwise. ``fallback`` names why another planner's
     choice stands in (a model that failed or timed out), shown as a flag; ``ignored_calls``
-    the further calls a model proposed in one reply, also flagged.
+    the further calls a model proposed in one reply, also flagged. ``ask_reason`` says why the
+    operator is asked to pick between ``chosen`` and ``ambiguous_with`` (set with it), and
+    ``language`` names the language the request reads as, for a question asked for it.
     """
 
     candidates: list[ScoredCapability] = field(default_factory=list)
     chosen: ScoredCapability | None = None
     ambiguous_with: ScoredCapability | None = None
+    ask_reason: AskReason | None = None
+    language: str | None = None
     explanation: str = ""
     no_match: str | None = None
     # Said before why nothing fits, when another planner looked too (a model that failed):

@@ -215,6 +215,21 @@ def test_which_capability_is_answered_with_a_button_naming_each_candidate(app_en
     assert "`list_directory`" in text and "done" in text
 
 
+def test_a_question_about_a_request_in_another_language_says_so_not_that_two_fit_equally(
+    app_env: Path,
+) -> None:
+    app = session()
+    ask(app, "Envoie un courriel à bob@example.com pour dire bonjour")
+
+    text = page_text(app)
+    assert (
+        "This request reads as French, which I read only roughly; these fit it best. Which one do you mean?"
+        in text
+    )
+    assert "fit this request about equally well" not in text
+    assert "Pick the one you mean:" in text
+
+
 def test_local_identity_is_kept_in_the_address_so_a_reload_keeps_it(app_env: Path) -> None:
     first = session("reviewer")
     assert first.query_params["as"] == ["reviewer"] or first.query_params["as"] == "reviewer"

@@ -50,6 +50,7 @@ MIRRORS: list[tuple[Any, type[BaseModel]]] = [
     (shapes.ArgumentChangesData, shapes.ArgumentChanges),
     (shapes.CapabilityRefData, shapes.CapabilityRef),
     (shapes.ChoiceData, shapes.Choice),
+    (shapes.AskedData, shapes.Asked),
     (shapes.ReviewSummaryData, shapes.ReviewSummary),
     (shapes.FinalOutputData, shapes.FinalOutput),
 ]
@@ -70,6 +71,7 @@ def test_the_selected_capability_is_a_capability_definition_plus_the_selection()
         "planner",
         "planner_fallback",
         "ambiguous_with",
+        "asked",
         "ignored_calls",
     }
 
@@ -90,6 +92,7 @@ def _selected(key: str, ambiguous_with: str | None = None) -> SelectedCapability
         "planner": "deterministic",
         "planner_fallback": None,
         "ambiguous_with": ambiguous_with,
+        "asked": {"reason": "tie", "language": None, "not_offered": []} if ambiguous_with else None,
         "ignored_calls": [],
     }
 
@@ -130,6 +133,7 @@ def test_a_review_payload_carries_every_key_it_declares_and_stays_plain_json() -
     assert _optional_keys(ReviewPayload) == {
         "question",
         "choices",
+        "asked",
         "previous_capability",
         "result",
         "resume_refused",
