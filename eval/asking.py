@@ -31,6 +31,7 @@ from gatehouse import cli, wiring
 from gatehouse.settings import WEBHOOK_ENV, Settings
 from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
 from mcp_host.client import McpClient
+from mcp_host.manifest import Capability, Manifest
 from policies.engine import PolicyEngine
 from policies.pins import MemoryPinStore
 
@@ -55,6 +56,10 @@ class Evaluation:
     seconds: float
     # A server that failed to start or list, one line each (its cases are still run).
     server_problems: list[str]
+    # What the servers offered when the run began, with the admin's words from the servers file:
+    # what a missed case can be taught as (eval/teaching.py). Only a single run's (`gatehouse
+    # eval FILE`); `make eval`'s combined runs leave it empty, as the benchmark is not taught.
+    listing: tuple[Capability, ...] = ()
 
 
 @contextmanager
@@ -139,10 +144,14 @@ def run_cases(
 
 def offered(settings: Settings, pool: McpClient) -> tuple[dict[str, CapabilityFacts], list[str]]:
     """What every capability the servers offer is (eval/facts.py), and each server's problem."""
+    manifest = pool.discover()
+    return facts_of(settings, manifest), manifest.problems()
+
+
+def facts_of(settings: Settings, manifest: Manifest) -> dict[str, CapabilityFacts]:
     # Rating never pins a definition: first sight is recorded by the real calls.
     engine = PolicyEngine(policy_file(settings), pins=MemoryPinStore())
-    manifest = pool.discover()
-    return capability_facts(manifest, engine), manifest.problems()
+    return capability_facts(manifest, engine)
 
 
 def unknown_capabilities(cases: Sequence[Case], facts: dict[str, CapabilityFacts]) -> list[str]:
@@ -165,7 +174,8 @@ def evaluate(
         stack.enter_context(no_notifications())
         policy = policy_file(target.settings)
         pool = stack.enter_context(server_pool(target.settings, output_cap_bytes=policy.output.max_bytes))
-        facts, problems = offered(target.settings, pool)
+        manifest = pool.discover()
+        facts, problems = facts_of(target.settings, manifest), manifest.problems()
         if servers_must_start is not None:
             servers_must_start(problems)
         for line in problems:
@@ -183,4 +193,5 @@ def evaluate(
         planner=planner,
         seconds=seconds,
         server_problems=problems,
+        listing=tuple(manifest.capabilities()),
     )

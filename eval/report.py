@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from eval.case_sets import OVERALL, Tally
@@ -17,6 +18,7 @@ from eval.scoring import (
     GroupFigure,
     LanguageFigure,
 )
+from eval.teaching import EntryExamples, suggestion_lines, suggestions_json
 
 
 def _verdict(met: bool) -> str:
@@ -96,7 +98,10 @@ def render_text(
     planner: str | None,
     seconds: float,
     title: str = "Selection benchmark",
+    suggestions: Sequence[EntryExamples] = (),
 ) -> str:
+    """The report; it ends with the servers-file snippets that teach the planner the requests
+    it missed (``suggestions``, eval/teaching.py), the one thing in it to act on at once."""
     met = figures.targets_met
     lines = [
         f"{title}: {figures.overall.cases} cases through `gatehouse ask` on the real servers"
@@ -132,6 +137,7 @@ def render_text(
             lines.append(f"      got      {_got(result)}")
             lines += [f"      - {problem}" for problem in result.problems]
     lines += ["", "all targets met" if figures.passed else "target(s) missed"]
+    lines += suggestion_lines(suggestions)
     return "\n".join(lines)
 
 
@@ -207,9 +213,16 @@ def _batch_json(figure: BatchFigure) -> dict[str, Any]:
 
 
 def render_json(
-    results: list[CaseResult], figures: Figures, *, planner: str | None, seconds: float
+    results: list[CaseResult],
+    figures: Figures,
+    *,
+    planner: str | None,
+    seconds: float,
+    suggestions: Sequence[EntryExamples] | None = None,
 ) -> dict[str, Any]:
-    return {
+    """The report as data; with ``suggestions`` (`gatehouse eval FILE`), also under
+    ``suggested_examples``."""
+    report = {
         "planner": planner,
         "seconds": round(seconds, 1),
         "targets": {
@@ -242,3 +255,6 @@ def render_json(
         "passed": figures.passed,
         "cases": [_case_json(r) for r in results],
     }
+    if suggestions is not None:
+        report["suggested_examples"] = suggestions_json(suggestions)
+    return report

@@ -55,6 +55,12 @@ class CapabilityNotes(BaseModel):
     aliases: tuple[str, ...] = ()
 
 
+def as_phrase(text: str) -> str:
+    """``text`` on one line, as the file keeps a phrase: a phrase is matched word for word, and
+    shown on one line."""
+    return " ".join(text.split())
+
+
 def _phrases(value: Any, where: str, limit: int) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise NotesError(where, "must be a list of strings")
@@ -62,8 +68,7 @@ def _phrases(value: Any, where: str, limit: int) -> tuple[str, ...]:
         raise NotesError(where, f"has {len(value)} entries; at most {MAX_PER_LIST}")
     kept: list[str] = []
     for index, item in enumerate(value):
-        # One line each: a phrase is matched word for word, and shown on one line.
-        phrase = " ".join(item.split())
+        phrase = as_phrase(item)
         if not phrase:
             raise NotesError(f"{where}[{index}]", "is empty")
         if len(phrase) > limit:

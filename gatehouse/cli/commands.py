@@ -789,6 +789,7 @@ def _run_ask(args: argparse.Namespace) -> int:
 
 def _run_eval(args: argparse.Namespace) -> int:
     from eval.report import render_json, render_text
+    from eval.teaching import suggested_examples
     from eval.team import run_file
 
     def progress(line: str) -> None:
@@ -798,13 +799,22 @@ def _run_eval(args: argparse.Namespace) -> int:
         Path(args.file), servers=args.servers, policy=args.policy, selector=args.selector, progress=progress
     )
     shown = (evaluation.results, evaluation.figures)
+    # The requests the planner missed, as examples the admin can add to the servers file.
+    teach = suggested_examples(evaluation.results, evaluation.listing)
     if args.json:
-        _print(render_json(*shown, planner=evaluation.planner, seconds=evaluation.seconds), True, str)
+        report = render_json(
+            *shown, planner=evaluation.planner, seconds=evaluation.seconds, suggestions=teach
+        )
+        _print(report, True, str)
     else:
         from policies.secrets import DEFAULT_REDACTOR
 
         text = render_text(
-            *shown, planner=evaluation.planner, seconds=evaluation.seconds, title=f"Cases of {args.file}"
+            *shown,
+            planner=evaluation.planner,
+            seconds=evaluation.seconds,
+            title=f"Cases of {args.file}",
+            suggestions=teach,
         )
         _emit(DEFAULT_REDACTOR.text(text))
     return EXIT_OK if evaluation.figures.passed else EXIT_TARGET_MISSED

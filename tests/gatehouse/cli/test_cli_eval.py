@@ -81,12 +81,12 @@ CASES = [
 ]
 
 
-def _eval(tmp_path: Path, cases_file: Path, *more: str) -> Ran:
+def _eval(tmp_path: Path, cases_file: Path, *more: str, servers: Path = BUNDLED) -> Ran:
     return run_cli(
         "eval",
         str(cases_file),
         "--servers",
-        str(BUNDLED),
+        str(servers),
         *more,
         env={
             "GATEHOUSE_DATA": str(tmp_path / "data"),
@@ -201,3 +201,111 @@ def test_the_help_says_the_database_is_a_temporary_one() -> None:
     assert ran.returncode == 0
     assert "temporary" in ran.stdout and "never writes to your database" in " ".join(ran.stdout.split())
     assert "[--db" not in ran.stdout
+
+
+def test_the_json_report_suggests_examples_for_the_missed_capabilities_only(
+    reported: tuple[Path, Ran],
+) -> None:
+    _, ran = reported
+    report = json.loads(ran.stdout)
+
+    # greet-ada and list-as-write expect a capability the servers offer and got another one;
+    # sms and list-for-nothing expect nothing, so nothing is taught for them.
+    assert [
+        (entry["server"], [(c["name"], c["add"], c["cases"]) for c in entry["capabilities"]])
+        for entry in report["suggested_examples"]
+    ] == [
+        (
+            "filesystem",
+            [("write_file", ["List the files in the managed project folder."], ["list-as-write"])],
+        ),
+        ("email", [("send_email", ["Greet Ada"], ["greet-ada"])]),
+    ]
+    assert report["suggested_examples"][1]["snippet"] == (
+        '"capabilities": {"send_email": {"examples": ["Greet Ada"]}}'
+    )
+
+
+# Requests the deterministic planner answers without calling anything on the bundled servers
+# (seen on them), though each asks to update a ticket; the same request twice (spaced apart
+# differently) is taught once, and the one holding a token never.
+MISSED = [
+    _case(
+        "mark-done",
+        "tickets",
+        "Mark 7 as done, the printer works again",
+        "tickets__update_ticket",
+        "needs_review",
+        read_only=False,
+    ),
+    _case(
+        "wrap-up",
+        "tickets",
+        "Wrap up number 7, the printer works",
+        "tickets__update_ticket",
+        "needs_review",
+        read_only=False,
+    ),
+    _case(
+        "mark-done-again",
+        "tickets",
+        "Mark 7 as done,  the printer works again",
+        "tickets__update_ticket",
+        "needs_review",
+        read_only=False,
+    ),
+    _case(
+        "sign-off-with-token",
+        "tickets",
+        "Sign off 7 for me, my token is ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "tickets__update_ticket",
+        "needs_review",
+        read_only=False,
+    ),
+]
+
+
+def _snippets(report: str) -> dict[str, str]:
+    """The closing section's snippets, by server entry, as the admin reads them."""
+    lines = report.splitlines()
+    found = {}
+    for at, line in enumerate(lines):
+        if line.startswith("To teach the planner these requests, add to the servers file (server entry"):
+            found[line.split('"')[1]] = lines[at + 1].strip()
+    return found
+
+
+def test_the_snippet_eval_suggests_teaches_the_planner_the_requests_it_missed(
+    tmp_path: Path, bundled_in_process: None
+) -> None:
+    cases_file = tmp_path / "our-cases.json"
+    cases_file.write_text(json.dumps({"cases": MISSED}), encoding="utf-8")
+
+    before = _eval(tmp_path, cases_file)
+    snippets = _snippets(before.stdout)
+
+    assert before.returncode == 1
+    assert snippets == {
+        "tickets": '"capabilities": {"update_ticket": {"examples": ["Mark 7 as done, the printer works again",'
+        ' "Wrap up number 7, the printer works"]}}'
+    }
+    # The section closes the report.
+    assert before.stdout.rstrip().endswith(snippets["tickets"])
+    as_data = json.loads(_eval(tmp_path, cases_file, "--json").stdout)
+    assert [entry["snippet"] for entry in as_data["suggested_examples"]] == [snippets["tickets"]]
+
+    # The admin pastes it into the tickets entry of (a copy of) the servers file.
+    servers = json.loads(BUNDLED.read_text(encoding="utf-8"))
+    servers["mcpServers"]["tickets"] |= json.loads("{" + snippets["tickets"] + "}")
+    taught = tmp_path / "taught.mcp.json"
+    taught.write_text(json.dumps(servers), encoding="utf-8")
+    after = json.loads(_eval(tmp_path, cases_file, "--json", servers=taught).stdout)
+
+    right = {case["id"]: case["right"] for case in after["cases"]}
+    assert right == {
+        "mark-done": True,
+        "wrap-up": True,
+        "mark-done-again": True,
+        "sign-off-with-token": False,
+    }
+    assert after["suggested_examples"] == []
