@@ -35,6 +35,7 @@ from gatehouse.display.reader_time import readable_time
 from gatehouse.display.status_words import status_words
 from gatehouse.display.step_labels import step_label
 from gatehouse.display.visible_text import visible, visible_in
+from gatehouse.display.which_one import which_one_question
 from gatehouse.errors import ThreadBusyError, ThreadNotFoundError
 from gatehouse.web.background_runs import RunInProgress
 from gatehouse.web.catalogue_panel import show_catalogue
@@ -46,7 +47,6 @@ from gatehouse.web.page import current_user, reader_zone, runs_in_progress, serv
 from gatehouse.web.question_forms import WAITING_LABEL, show_questions
 from gatehouse.web.result_shape import ResultShape, hidden_shape, shape_of
 from gatehouse.web.short_ids import short_review, short_thread
-from graph.choice_words import TIE, chat_question
 from reviews.conversations import TITLE_CHARS, Conversation, Message
 from reviews.errors import ReviewError
 
@@ -171,7 +171,7 @@ def show_answer(output: dict[str, Any], shape: ResultShape) -> None:
         # The graph's sentence names the candidates by their keys, for the command line; here
         # they are the buttons below, in the servers' words, and the question says why it asks.
         review = output["review"]
-        show(chat_question(review.get("asked") or TIE, len(review["choices"])))
+        show(which_one_question(review))
     else:
         show(output["response"])
     checked = output.get("effect_check")
