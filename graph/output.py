@@ -13,6 +13,7 @@ from typing import Any
 from graph.accessors import asked_about, manifest, validation_flags
 from graph.capability_words import in_plain_words
 from graph.choice_words import question
+from graph.fallback import earlier_failures
 from graph.planner.arguments import property_shape
 from graph.planner.scoring import ScoredCapability
 from graph.planner.unserved import change_nothing_can_make
@@ -229,7 +230,9 @@ def _response(state: GraphState, status: Status, limit: int, stage: str | None =
             changed = review.get("changed_arguments") or []
             edits = f", who changed {', '.join(changed)}" if changed else ""
             text = clip(f"Approved by {by}{edits}. {text}", limit)
-        return text
+        # A result from a stand-in never reads as the first call's: what failed comes first.
+        first = earlier_failures(state)
+        return clip(f"{first} {text}", limit) if first else text
     if status == "answered_without_mcp":
         return str(
             (context.get("text") if context else None) or reason or "No external capability was needed."

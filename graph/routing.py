@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from graph.accessors import validation
 from graph.context import GraphContext
+from graph.fallback import excluded_capabilities
 from graph.state import GraphState
 from mcp_host.errors import RECOVERABLE_KINDS
 from mcp_host.reported import InternalError
@@ -49,9 +50,10 @@ def after_validate(
 
 
 def _has_alternative(state: GraphState, min_score: float) -> bool:
-    tried = set(state.get("tried_capabilities", []))
+    # After a tool error only the same tool on another server counts (graph/fallback.py).
+    excluded = excluded_capabilities(state)
     return any(
-        c["key"] not in tried and c["score"] >= min_score for c in state.get("candidate_capabilities", [])
+        c["key"] not in excluded and c["score"] >= min_score for c in state.get("candidate_capabilities", [])
     )
 
 

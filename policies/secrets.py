@@ -196,6 +196,12 @@ _SAID_VALUE = re.compile(
 # A value followed on its line by another word: a sentence goes on ("Invalid password: please
 # try again"), where a label's value ends ("password: swordfish").
 _SENTENCE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
+# What ends the path a name may close, looking back from it: a space, a quote, a bracket or
+# a separator between values. A path longer than _LONGEST_PATH is looked at that far back.
+_PATH_BOUNDARY = re.compile(r"[\s\"'`<>(){}\[\]=,;]")
+_LONGEST_PATH = 256
+# The start of a path from a root: "/", "\", "~", "./" or "../", a drive ("C:\"), a URL's "scheme://".
+_ROOTED = re.compile(r"[/\\~]|\.{1,2}[/\\]|[A-Za-z]:[/\\]|[A-Za-z][\w+.-]*://")
 _TRAILING = ".,!?:;)*_`"
 # Markup a word may open with in prose: "*sensitive data*", "(see below)".
 _LEADING = "*_`("
@@ -241,6 +247,22 @@ def _prose_after_colon(text: str, value: re.Match[str]) -> bool:
     if _is_prose_word(said):
         return True
     return not _looks_random(said) and _SENTENCE_GOES_ON.match(text, value.end()) is not None
+
+
+def _ends_a_path(text: str, match: re.Match[str]) -> bool:
+    """Whether an unquoted ``name:`` or ``name=`` is the last segment of a path from a root:
+    "/etc/passwd: Error - Access denied" (a server's words on a file) and "GET /oauth/token:
+    401" are a path and what is said of it, not a name and its value. What stays a name: a
+    relative "a/b" (a label such as "Username/Password: admin/hunter2", or a key such as
+    "vault.example.com/api-token: ..." has that shape too), a dotted one ("db.password=...",
+    a properties file's key: a dot is no path), and a quoted one ("/srv/token": "...", a key
+    as JSON writes it, hidden as the same key in a dict is)."""
+    start = match.start("name")
+    if start == 0 or text[start - 1] not in "/\\" or match.group("sep").lstrip("\\")[:1] in "\"'":
+        return False
+    window = text[max(start - _LONGEST_PATH, 0) : start]
+    path = _PATH_BOUNDARY.split(window)[-1]
+    return _ROOTED.match(path) is not None
 
 
 def _is_prose_word(value: str) -> bool:
@@ -608,7 +630,7 @@ class SecretRedactor:
     def _hidden_value(self, text: str, match: re.Match[str]) -> tuple[int, int] | None:
         """Where the value after a secret-like name is (without its quotes), or None."""
         if match.group("name") is not None:
-            if not self.is_secret_name(match.group("name")):
+            if not self.is_secret_name(match.group("name")) or _ends_a_path(text, match):
                 return None
             value = _VALUE.match(text, match.end())
             # "GIT_TOKEN: environment variable GIT_TOKEN is not set" is a sentence, not a pair.

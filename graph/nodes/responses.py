@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 
 from graph.accessors import final_output_data
 from graph.context import GraphContext
+from graph.fallback import earlier_failures
 from graph.output import build_final_output
 from graph.planner.protocol import Composition
 from graph.results_view import readable_text
@@ -77,5 +78,9 @@ def generate_final_response(state: GraphState, runtime: Runtime[GraphContext]) -
             )
         )
         output.composed = written != output.response
+        first = earlier_failures(state)
+        if output.composed and first:
+            # The model writes from the result alone: what failed before it is said all the same.
+            written = f"{first} {written}"
         output.response = written
     return {"final_output": final_output_data(output)}

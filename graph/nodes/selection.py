@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from graph.accessors import capability_data, errors_with, manifest
 from graph.context import GraphContext
+from graph.fallback import excluded_capabilities
 from graph.output import RefusalOf, no_match_sentence, refusal_sentence, refused_fit_sentence
 from graph.planner.arguments import Extraction
 from graph.planner.protocol import PlanningRequest, Selection
@@ -48,7 +49,8 @@ def _planning_request(state: GraphState, offered: Manifest) -> PlanningRequest:
         answer=clarifications[-1] if clarifications else None,
         asked=tuple(state.get("missing_arguments") or ()),
         preferences=tuple(state.get("server_preferences", [])),
-        exclude=frozenset(state.get("tried_capabilities", [])),
+        # What was tried, and after a tool error all but the same tool elsewhere (graph/fallback.py).
+        exclude=excluded_capabilities(state),
         folders={server.name: tuple(server.folders) for server in offered.servers if server.folders},
     )
 
@@ -59,7 +61,8 @@ def select_capability(state: GraphState, runtime: Runtime[GraphContext]) -> Grap
     Reads ``capability_manifest``, ``request_text``, ``clarifications`` (the latest one is the
     operator's answer), ``answered_arguments`` (values typed into the clarification form, taken
     as typed), ``operation_type``, ``missing_arguments`` (what was asked),
-    ``server_preferences``, ``tried_capabilities`` (never picked again). Writes
+    ``server_preferences``, ``tried_capabilities`` (never picked again), ``mcp_result`` (after a
+    tool error only the same tool on another server may be picked: graph/fallback.py). Writes
     ``candidate_capabilities``, ``selected_capability`` and resets ``review_stage``,
     ``needs_human_review`` and ``mcp_request``; with a choice also the proposed arguments,
     their sources, evidence, invalid and missing ones, and clears ``fallback_reason`` and

@@ -40,3 +40,21 @@ def test_asking_for_sizes_runs_the_listing_with_sizes(
     assert final.selected_capability.name == "list_directory_with_sizes"
     assert "notes.md" in final.response
     assert "sample.txt" in final.response
+
+
+def test_a_missing_file_is_reported_missing_not_read_through_another_tool(
+    graph: CompiledGraph, project_root: Path, logs: Path
+) -> None:
+    # read_text_file answers with a tool error; read_multiple_files would put the same error
+    # inside a successful result, which read as an "ok" (graph/fallback.py).
+    missing = project_root / "missing.txt"
+    with SdkMcpClient({"files": filesystem_server(project_root)}, log_dir=logs) as client:
+        outcome = ask(graph, client, f"Read the file {missing}")
+
+    final = outcome.final_output
+    assert outcome.path.count("invoke_mcp_capability") == 1
+    assert final.status == "error", final.response
+    assert final.selected_capability is not None
+    assert final.selected_capability.name == "read_text_file"
+    assert "ENOENT" in final.response
+    assert final.result is None

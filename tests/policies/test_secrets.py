@@ -53,6 +53,17 @@ NAMED_FORMS = [
     ("password: {s} (keep it safe)", "password: *** (keep it safe)"),
     ("curl -H 'Authorization: Bearer {s}'.", "curl -H 'Authorization: Bearer ***'."),
     ("use token {s}.", "use token ***."),
+    # Names a path's last segment also has (see PATHS_ENDING_IN_SECRET_LIKE_NAMES) are still
+    # names where they stand as one: alone, dotted (a properties file), quoted, or relative.
+    ("passwd: {s}", "passwd: ***"),
+    ("password={s}", "password=***"),
+    ('"passwd": "{s}"', '"passwd": "***"'),
+    ("db.password={s}", "db.password=***"),
+    ("config.password: {s}", "config.password: ***"),
+    ('{{"/srv/app/token": "{s}"}}', '{"/srv/app/token": "***"}'),
+    ("Username/Password: {s}", "Username/Password: ***"),
+    ("vault.example.com/api-token: {s}", "vault.example.com/api-token: ***"),
+    ("login with /usr/bin/app --password {s}", "login with /usr/bin/app --password ***"),
 ]
 
 
@@ -207,6 +218,31 @@ PROSE_ABOUT_SECRETS = [
 @pytest.mark.parametrize("prose", PROSE_ABOUT_SECRETS)
 def test_a_word_after_a_secret_like_name_in_a_sentence_is_left_as_it_is(prose: str) -> None:
     assert redact_text(prose) == prose
+
+
+def test_a_plain_password_after_its_name_is_hidden_however_the_pair_is_written() -> None:
+    assert redact_text("passwd: hunter2") == "passwd: ***"
+    assert redact_text("password=hunter2") == "password=***"
+    assert redact_text('{"passwd": "x"}') == '{"passwd": "***"}'
+
+
+# A path from a root that ends in a secret-like name, and what a server or a tool said of it:
+# the path is no name, and what follows it no value.
+PATHS_ENDING_IN_SECRET_LIKE_NAMES = [
+    "/etc/passwd: Error - Access denied - path outside allowed directories: /etc/passwd not in /tmp/team/shared",
+    "/tmp/team/shared/passwd: Error - ENOENT: no such file or directory, open '/tmp/team/shared/passwd'",
+    "cat: /home/ada/.config/app/token: Permission denied",
+    "GET /oauth/token: 401",
+    "~/.config/gh/token: Error - EACCES",
+    "C:\\Users\\ada\\credentials: Error - Access is denied",
+    "https://example.com/reset/password: Error 404",
+    "../deploy/secret=Error",
+]
+
+
+@pytest.mark.parametrize("text", PATHS_ENDING_IN_SECRET_LIKE_NAMES)
+def test_a_path_ending_in_a_secret_like_name_is_not_a_name_and_a_value(text: str) -> None:
+    assert redact_text(text) == text
 
 
 JSON_ABOUT_SECRETS = [
