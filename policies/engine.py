@@ -25,6 +25,7 @@ from policies.output import OutputRules
 from policies.pins import MemoryPinStore, Pin, PinStore, changed_fields, definition_of
 from policies.provenance import HOLDING, derived_flags, secret_flags
 from policies.risk import Risk, rate, unbounded_amount_flags
+from policies.rule_trace import RuleTrace, Step, trace_rules
 from policies.secrets import SecretRedactor
 
 if TYPE_CHECKING:
@@ -98,6 +99,17 @@ class _Verdict:
     action: Action
     deciding: Rule | None
     explanation: str
+    # Which step set the action (rule_trace.Step): what `policy explain` tells a reader.
+    step: Step = "rules"
+
+
+class _Evaluated(NamedTuple):
+    """One evaluation and what led to it: the rating, the rules that applied, the verdict."""
+
+    evaluation: Evaluation
+    risk: Risk
+    applied: list[Rule]
+    verdict: _Verdict
 
 
 def _risk_flags(capability: Capability, risk: Risk) -> list[Flag]:
@@ -381,6 +393,30 @@ class PolicyEngine:
             that records first sight passes to ``record_pins``: this definition's, when no pin
             is held for it yet.
         """
+        return self._evaluate(capability, arguments, derived).evaluation
+
+    def evaluate_traced(
+        self, capability: Capability, arguments: dict[str, Any], *, derived: Mapping[str, str] | None = None
+    ) -> tuple[Evaluation, RuleTrace]:
+        """``evaluate``, and the rules that applied, those that did not although they name the
+        capability or a category it was rated in, and the step that decided (`policy explain`).
+        The evaluation is the very one ``evaluate`` returns."""
+        evaluated = self._evaluate(capability, arguments, derived)
+        verdict = evaluated.verdict
+        # The rules of the version that decided (a newer one may be adopted on the next read).
+        trace = trace_rules(
+            self._loaded.policy.rules,
+            capability.key,
+            evaluated.risk,
+            evaluated.applied,
+            verdict.deciding,
+            verdict.step,
+        )
+        return evaluated.evaluation, trace
+
+    def _evaluate(
+        self, capability: Capability, arguments: dict[str, Any], derived: Mapping[str, str] | None
+    ) -> _Evaluated:
         trusted = self.trusts(capability.server)
         risk, definition_flags = self._findings(capability, trusted)
         pin = self._pin_check(capability)
@@ -416,7 +452,7 @@ class PolicyEngine:
             previous_definition=pin.previous,
             policy_version=self.version,
         )
-        return Evaluation(decision=decision, pins_to_record=pin.to_record)
+        return _Evaluated(Evaluation(decision=decision, pins_to_record=pin.to_record), risk, matched, verdict)
 
     def _applicable_rules(self, capability: Capability, risk: Risk, low: bool) -> list[Rule]:
         """The rules that match the capability; a rule limited to low risk only when it is, one
@@ -432,7 +468,10 @@ class PolicyEngine:
         """Deny > review > allow among the matching rules; the policy's default without one."""
         if not matched:
             return _Verdict(
-                self.policy.defaults.action, None, f"no rule covers {capability.key}: the default applies"
+                self.policy.defaults.action,
+                None,
+                f"no rule covers {capability.key}: the default applies",
+                "default",
             )
         deciding = max(matched, key=lambda r: _RANK[r.action])
         return _Verdict(deciding.action, deciding, deciding.explanation)
@@ -449,7 +488,7 @@ class PolicyEngine:
             flags += violations
             escalated = rule.constraints.on_violation
             if violations and _RANK[escalated] > _RANK[verdict.action]:
-                verdict.action, verdict.deciding = escalated, rule
+                verdict.action, verdict.deciding, verdict.step = escalated, rule, "constraint"
                 verdict.explanation = f"rule {rule.name}: {violations[0].message}"
         return flags
 
@@ -467,6 +506,7 @@ class PolicyEngine:
             why = blocking[0].message if blocking else f"the engine rates it {', '.join(unaccepted)}"
             allowed_by = f"rule {verdict.deciding.name}" if verdict.deciding is not None else "the default"
             verdict.action, verdict.explanation = "review", f"{allowed_by} allows it, but {why}"
+            verdict.step = "held"
 
     def grant_problem(self, key: str, decision: PolicyDecision) -> str | None:
         """Why no remembered approval (reviews/grants.py) may cover a call this policy decided

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from policies.constraints import is_path_argument
 from policies.decision import Flag
 from policies.model import Category, ReadOnlyHint
 from policies.names import normalise_name, words
@@ -85,6 +86,8 @@ _READ_WORDS = frozenset(
      "compare", "calculate", "convert", "resolve", "current", "time"}
 )  # fmt: skip
 _FILE_WORDS = frozenset({"file", "files", "directory", "directories", "folder", "dir", "path"})
+# Verbs that act on files whatever they are given (there is nothing else to mkdir).
+_FILE_VERBS = frozenset({"mkdir", "chmod"})
 _SENSITIVE_WORDS = frozenset(
     {"env", "environ", "environment", "secret", "secrets", "credential", "credentials", "token", "tokens",
      "password", "passwords", "passwd", "apikey", "private"}
@@ -284,6 +287,7 @@ def rate(capability: Capability, *, trusted: bool) -> Risk:
             "controls devices", f"it takes code ({', '.join(sorted(params & _CODE_PARAMS))})", "parameters"
         )
 
+    _unless_about_files(risk, capability, name_words)
     if capability.type != "tool":
         # Resources are read and prompts fetched: the protocol gives them no way to act.
         risk.read = True
@@ -292,6 +296,33 @@ def rate(capability: Capability, *, trusted: bool) -> Risk:
     _rate_annotations(risk, capability, trusted=trusted, reads_by_name=bool(_READ_WORDS & set(name_words)))
     risk.categories = risk.ordered()
     return risk
+
+
+def _about_files(capability: Capability, name_words: list[str]) -> bool:
+    """Whether anything about a capability is a file: a path-like argument (what
+    paths_within_roots checks), files or folders in its name or description, or a verb only
+    files take."""
+    if any(is_path_argument(name) for name in capability.properties):
+        return True
+    if (_FILE_WORDS | _FILE_VERBS) & set(name_words):
+        return True
+    return any(form in _FILE_WORDS for word in words(capability.description) for form in _forms(word))
+
+
+def _unless_about_files(risk: Risk, capability: Capability, name_words: list[str]) -> None:
+    """A write with nothing about files (write_query, save_note, move_card) changes data: it is
+    rated "updates records", so a file-write rule's reviewer is never told to check a path
+    that is not there."""
+    if "writes files" not in risk.categories or _about_files(capability, name_words):
+        return
+    risk.categories.remove("writes files")
+    why = risk.why.pop("writes files")
+    sources = risk.evidence.pop("writes files")
+    if "updates records" not in risk.categories:
+        risk.categories.append("updates records")
+        risk.why["updates records"] = why
+    risk.evidence.setdefault("updates records", set()).update(sources)
+    risk.reasons.append("it takes no path and says nothing of files: its writes change data")
 
 
 def _rate_annotations(risk: Risk, capability: Capability, *, trusted: bool, reads_by_name: bool) -> None:

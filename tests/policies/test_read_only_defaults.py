@@ -12,7 +12,7 @@ import pytest
 from gatehouse.display.policy_report import explain, policy_summary, render_explanation, render_summary
 from mcp_host.manifest import Capability, Manifest, ServerManifest
 from policies.engine import PolicyEngine
-from policies.loader import DEFAULT_POLICY, load_policy, parse_policy
+from policies.loader import DEFAULT_POLICY, load_policy, parse_policy, parse_policy_text, read_policy_text
 
 READ_ONLY = {"read_only_hint": True}
 UNTRUSTED = "warehouse"  # a team's own database server: not in the shipped [servers] trusted
@@ -135,3 +135,29 @@ def test_policy_check_lists_the_named_default_rules_with_the_marks_they_select()
 
     assert "  review untrusted read-only: * (tools whose read-only mark is unconfirmed)" in lines
     assert "  review unannotated tools: * (tools whose read-only mark is absent)" in lines
+
+
+def test_the_shipped_advice_for_running_unannotated_tools_unreviewed_is_the_way_that_works() -> None:
+    text = read_policy_text(DEFAULT_POLICY)
+    shipped_rule = text[text.index('name = "unannotated tools"') :]
+    advice = shipped_rule[: shipped_rule.index("explanation =")]
+    allow = (
+        '\n[[rules]]\nname = "warehouse counts"\nmatch = ["warehouse__row_count"]\naction = "allow"\n'
+        'accepts = ["destructive", "open world"]\nexplanation = "Our own database."\n'
+    )
+    excluded = text.replace(
+        'read_only_hint = "absent"', 'read_only_hint = "absent"\nexclude = ["warehouse__row_count"]', 1
+    )
+
+    def decided(policy_text: str) -> tuple[str, str]:
+        engine = PolicyEngine(
+            parse_policy_text(policy_text, source="p.toml", variables={"GATEHOUSE_DATA": "/x"})
+        )
+        decision = engine.evaluate(tool("row_count"), {}).decision
+        return decision.action, decision.rule
+
+    # Rules combine strictest first, so the allow rule alone loses; with the exclude it decides.
+    assert decided(text + allow) == ("review", "unannotated tools")
+    assert decided(excluded + allow) == ("allow", "warehouse counts")
+    # The comment says so: both the allow rule and this rule's exclude.
+    assert "exclude" in advice and "accepts" in advice
