@@ -25,8 +25,17 @@ from unittest import mock
 
 from eval.case_sets import CaseSet
 from eval.cases import Case
+from eval.expectations import expectation_problems
 from eval.facts import CapabilityFacts, capability_facts
-from eval.scoring import CaseResult, Figures, answer_from_output, failed_case, figures, score_case
+from eval.scoring import (
+    CaseResult,
+    Figures,
+    answer_from_output,
+    failed_case,
+    figures,
+    score_case,
+    unscored_case,
+)
 from gatehouse import cli, wiring
 from gatehouse.settings import WEBHOOK_ENV, Settings
 from gatehouse.wiring import open_services, policy_file, server_pool, servers_config
@@ -122,12 +131,19 @@ def run_cases(
     facts: dict[str, CapabilityFacts],
     *,
     progress: Progress,
+    manifest: Manifest,
 ) -> tuple[list[CaseResult], str | None]:
-    """Score every case; also returns the planner final_output names."""
+    """Score every case; also returns the planner final_output names. A case naming what
+    ``manifest`` does not offer (eval/expectations.py) is not asked: it is the file's problem."""
     results: list[CaseResult] = []
     planner: str | None = None
     for number, template in enumerate(cases, 1):
         case = template.filled(target.placeholders)
+        mistakes = expectation_problems(case, manifest)
+        if mistakes:
+            results.append(unscored_case(case, mistakes))
+            progress(f"[{number}/{len(cases)}] NOT SCORED {case.id}: {'; '.join(mistakes)}")
+            continue
         code, output, errors = ask(target.options, case.request)
         if output is None:
             result = failed_case(case, f"gatehouse ask exited {code}: {errors or 'no output'}")
@@ -154,10 +170,6 @@ def facts_of(settings: Settings, manifest: Manifest) -> dict[str, CapabilityFact
     return capability_facts(manifest, engine)
 
 
-def unknown_capabilities(cases: Sequence[Case], facts: dict[str, CapabilityFacts]) -> list[str]:
-    return [f"{c.id}: {key}" for c in cases for key in c.capabilities if key not in facts]
-
-
 def evaluate(
     case_set: CaseSet,
     target: Target,
@@ -180,11 +192,9 @@ def evaluate(
             servers_must_start(problems)
         for line in problems:
             progress(f"warning: {line}")
-        for line in unknown_capabilities(case_set.cases, facts):
-            progress(f"warning: no server offers the expected capability of {line}")
         if not fresh_servers:
             stack.enter_context(_commands_share(pool))
-        results, planner = run_cases(case_set.cases, target, facts, progress=progress)
+        results, planner = run_cases(case_set.cases, target, facts, progress=progress, manifest=manifest)
     seconds = time.perf_counter() - started
     order = list(group_order) or case_set.groups()
     return Evaluation(

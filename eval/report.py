@@ -10,6 +10,7 @@ from eval.scoring import (
     TARGET_ACCURACY,
     TARGET_INVARIANTS,
     TARGET_INVENTED,
+    TARGET_NOT_SCORED,
     TARGET_OTHER_LANGUAGES_REACHED,
     TARGET_SIDE_EFFECTS,
     BatchFigure,
@@ -91,6 +92,18 @@ def invariants_line(figures: Figures) -> str:
     )
 
 
+def not_scored_line(figures: Figures) -> str:
+    ids = f" ({', '.join(figures.not_scored)})" if figures.not_scored else ""
+    return (
+        f"cases the file gets wrong (not asked, not scored): {len(figures.not_scored)}{ids}"
+        f"   target {TARGET_NOT_SCORED}  {_verdict(figures.targets_met['cases_file'])}"
+    )
+
+
+def _case_lines(result: CaseResult) -> list[str]:
+    return [f"  {result.case.id}  [{result.case.group}]  {result.case.request}"]
+
+
 def render_text(
     results: list[CaseResult],
     figures: Figures,
@@ -103,8 +116,9 @@ def render_text(
     """The report; it ends with the servers-file snippets that teach the planner the requests
     it missed (``suggestions``, eval/teaching.py), the one thing in it to act on at once."""
     met = figures.targets_met
+    # Every case of the file, those it gets wrong included (the figures below leave them out).
     lines = [
-        f"{title}: {figures.overall.cases} cases through `gatehouse ask` on the real servers"
+        f"{title}: {len(results)} cases through `gatehouse ask` on the real servers"
         f" (planner: {planner or 'unknown'}) in {seconds:.0f} s",
         "",
         f"{'group':<12} {'cases':>5} {'right':>5} {'accuracy':>9}",
@@ -123,16 +137,24 @@ def render_text(
         invariants_line(figures),
         languages_line(figures.other_languages)
         + f"   target >= {TARGET_OTHER_LANGUAGES_REACHED:.0%} reached, 0 run wrong  {_verdict(met['other_languages'])}",
+        not_scored_line(figures),
     ]
     if figures.batches:
         lines += ["", "Batches (right now, beside the score recorded before the planner was tuned for them):"]
         for batch in figures.batches:
             lines += _batch_lines(batch)
-    failing = [r for r in results if r.problems]
+    # First what to fix in the file: such a case says nothing of the planner until it is.
+    unscored = [r for r in results if not r.scored]
+    if unscored:
+        lines += ["", f"Cases the file gets wrong ({len(unscored)}): fix the file, then run again"]
+        for result in unscored:
+            lines += _case_lines(result)
+            lines += [f"      - {problem}" for problem in result.file_problems]
+    failing = [r for r in results if r.scored and r.problems]
     if failing:
         lines += ["", f"Cases with a problem ({len(failing)}):"]
         for result in failing:
-            lines.append(f"  {result.case.id}  [{result.case.group}]  {result.case.request}")
+            lines += _case_lines(result)
             lines.append(f"      expected {_expected(result)}")
             lines.append(f"      got      {_got(result)}")
             lines += [f"      - {problem}" for problem in result.problems]
@@ -165,6 +187,9 @@ def _case_json(result: CaseResult) -> dict[str, Any]:
             "choices": list(answer.choices),
         },
         "right": result.right,
+        # False for a case the file gets wrong: not asked, in no figure (file_problems says why).
+        "scored": result.scored,
+        "file_problems": list(result.file_problems),
         "capability_right": result.capability_right,
         "status_right": result.status_right,
         "batch": result.case.batch,
@@ -231,6 +256,7 @@ def render_json(
             "invented": TARGET_INVENTED,
             "invariants": TARGET_INVARIANTS,
             "other_languages_reached": TARGET_OTHER_LANGUAGES_REACHED,
+            "cases_file": TARGET_NOT_SCORED,
         },
         "figures": {
             "accuracy": figures.overall.accuracy,
@@ -249,6 +275,7 @@ def render_json(
                 "ran_for_nothing": figures.ran_for_nothing,
             },
             "other_languages": _languages_json(figures.other_languages),
+            "not_scored": figures.not_scored,
         },
         "batches": [_batch_json(b) for b in figures.batches],
         "targets_met": figures.targets_met,

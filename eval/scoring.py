@@ -19,6 +19,10 @@ scoring is tested on hand-made answers without any server (tests/eval/test_scori
   question; for a case that expects none, when nothing ran. It *runs wrong* when the status is
   ``ok`` with another capability (or any, where none is expected). The bar: none run wrong and at
   least half reach it.
+- **Not scored**: a case whose expectation names what no configured server offers (a key, an
+  argument name: eval/expectations.py) is a mistake in the cases file, not the planner's miss.
+  It is not asked and is left out of every figure but its own: the ids of such cases, with the
+  target that there are none (``unscored_case``).
 - **Invented argument**: a proposed argument that the case does not expect with that value, whose
   value the request does not state (after normalising case, spaces, quotes and trailing
   slashes) and that is not the default the capability's schema declares.
@@ -43,6 +47,8 @@ TARGET_SIDE_EFFECTS = 0
 TARGET_INVENTED = 0
 TARGET_INVARIANTS = 0
 TARGET_OTHER_LANGUAGES_REACHED = 0.5
+# Cases the file gets wrong (not scored): a run with one measures less than the file says.
+TARGET_NOT_SCORED = 0
 
 # The languages a case's id may name at its end ("h3-vault-apollo-de"): ISO 639-1 codes of
 # languages operators write in, English aside. A closed list, so "-v2" or "-db" is no language;
@@ -306,6 +312,13 @@ class CaseResult:
     unasked: list[str] = field(default_factory=list)
     # The invariants the answer breaks (WRITE_ANSWERED_BY_READ, RAN_FOR_NOTHING).
     broken: tuple[str, ...] = ()
+    # What the case names that no configured server offers (eval/expectations.py): the case was
+    # not asked, and counts in no figure but the cases the file gets wrong.
+    file_problems: tuple[str, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        return not self.file_problems
 
     @property
     def right(self) -> bool:
@@ -334,7 +347,7 @@ class CaseResult:
 
     @property
     def problems(self) -> list[str]:
-        found = []
+        found = list(self.file_problems)
         if self.failure:
             found.append(self.failure)
         if self.answer is not None and not self.capability_right:
@@ -403,6 +416,13 @@ def failed_case(case: Case, failure: str) -> CaseResult:
     return CaseResult(case=case, answer=None, capability_right=False, status_right=False, failure=failure)
 
 
+def unscored_case(case: Case, problems: list[str]) -> CaseResult:
+    """A case the file gets wrong (eval/expectations.py): not asked, not scored."""
+    return CaseResult(
+        case=case, answer=None, capability_right=False, status_right=False, file_problems=tuple(problems)
+    )
+
+
 # -- all cases -------------------------------------------------------------------------------
 
 
@@ -468,6 +488,8 @@ class Figures:
     ran_for_nothing: list[str] = field(default_factory=list)
     batches: list[BatchFigure] = field(default_factory=list)
     other_languages: LanguageFigure = field(default_factory=LanguageFigure)
+    # The ids of the cases the file gets wrong, left out of every figure above.
+    not_scored: list[str] = field(default_factory=list)
 
     @property
     def invariants_broken(self) -> int:
@@ -481,6 +503,7 @@ class Figures:
             "invented": self.invented <= TARGET_INVENTED,
             "invariants": self.invariants_broken <= TARGET_INVARIANTS,
             "other_languages": self.other_languages.met,
+            "cases_file": len(self.not_scored) <= TARGET_NOT_SCORED,
         }
 
     @property
@@ -500,7 +523,9 @@ def _group_figures(results: list[CaseResult], order: list[str]) -> list[GroupFig
 def figures(
     results: Iterable[CaseResult], group_order: Iterable[str] = (), batches: Iterable[Batch] = ()
 ) -> Figures:
-    results = list(results)
+    every = list(results)
+    # A case the file gets wrong measures nothing of the planner: it is only listed.
+    results = [r for r in every if r.scored]
     group_order = list(group_order)
     order = group_order + sorted({r.case.group for r in results} - set(group_order))
     groups = _group_figures(results, order)
@@ -524,4 +549,5 @@ def figures(
         ran_for_nothing=[r.case.id for r in results if RAN_FOR_NOTHING in r.broken],
         batches=by_batch,
         other_languages=_language_figure(results),
+        not_scored=[r.case.id for r in every if not r.scored],
     )

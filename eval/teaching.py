@@ -140,9 +140,15 @@ def _new_examples(capability: Capability, missed: Sequence[tuple[str, str]]) -> 
     )
 
 
+# What pasting the snippets does and does not do (docs/eval.md): an example is read as its
+# capability, but an argument its request does not state is still asked for, so a case that
+# expects `ok` for such a request stays wrong.
+TEACHES = "Examples teach which capability to choose, not arguments a request does not state."
+
+
 def suggestion_lines(entries: Sequence[EntryExamples]) -> list[str]:
     """The report's closing section (none when there is nothing to teach)."""
-    lines: list[str] = []
+    lines: list[str] = ["", TEACHES] if entries else []
     for entry in entries:
         lines += [
             "",

@@ -7,8 +7,10 @@ prompt arguments), so the planner extracts arguments for every capability type t
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Literal
 
@@ -22,6 +24,20 @@ KEY_SEPARATOR = "__"
 
 def capability_key(server: str, name: str) -> str:
     return f"{server}{KEY_SEPARATOR}{name}"
+
+
+# How much less alike than the closest a name may be and still be offered beside it: a typo's
+# one right spelling alone, several only when they are about as near.
+_NEAR_AS_THE_CLOSEST = 0.05
+
+
+def closest(word: str, known: Iterable[str]) -> list[str]:
+    """The names in ``known`` that ``word`` most likely misspells, closest first (at most three)."""
+    close = difflib.get_close_matches(word, list(known), n=3)
+    alike = [difflib.SequenceMatcher(None, word, name).ratio() for name in close]
+    return [
+        name for name, ratio in zip(close, alike, strict=True) if ratio >= alike[0] - _NEAR_AS_THE_CLOSEST
+    ]
 
 
 class Capability(BaseModel):
@@ -138,6 +154,18 @@ class Manifest(BaseModel):
 
     def find(self, key: str) -> Capability | None:
         return next((cap for cap in self.capabilities() if cap.key == key), None)
+
+    def not_offered(self, key: str) -> str:
+        """Why ``key`` finds nothing, for the person who wrote it: the closest keys offered (a
+        typo, the server's name misremembered), else how many there are and where they are."""
+        known = [cap.key for cap in self.capabilities()]
+        close = closest(key, known)
+        hint = (
+            f"did you mean {', '.join(close)}?"
+            if close
+            else f"{len(known)} capabilities are offered (`gatehouse capabilities` lists them)"
+        )
+        return f"no configured server offers {key}; {hint}"
 
     def problems(self) -> list[str]:
         """Every server error and rejected entry, as lines for the record (the run's errors)."""

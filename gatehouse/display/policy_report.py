@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,10 +91,7 @@ class UnknownCapabilityError(InvalidValueError, LookupError):
 def explain(engine: PolicyEngine, manifest: Manifest, key: str, arguments: dict[str, Any]) -> dict[str, Any]:
     capability = manifest.find(key)
     if capability is None:
-        known = [c.key for c in manifest.capabilities()]
-        close = difflib.get_close_matches(key, known, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(known)} capabilities are offered"
-        raise UnknownCapabilityError(f"no configured server offers {key}{hint}")
+        raise UnknownCapabilityError(manifest.not_offered(key))
     # Evaluating stores nothing: explaining a decision never pins a definition (real requests do).
     evaluation, trace = engine.evaluate_traced(capability, arguments)
     decision = evaluation.decision

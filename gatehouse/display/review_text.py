@@ -45,6 +45,28 @@ def review_row(review: Review, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
+# How much of a review's arguments its row shows: enough to tell requests apart (a recipient, a
+# path, the start of a body) while the row stays one line; `--json` has them whole.
+ARGUMENTS_WIDTH = 80
+
+
+def _arguments(value: Any) -> str:
+    """Arguments as compact JSON on one line (a line break in a value is its escape), cut with
+    an ellipsis. The row is redacted before it gets here, so a secret is already hidden. Not
+    graph.results_view.clip: listing the queue imports nothing of the graph."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= ARGUMENTS_WIDTH else text[: ARGUMENTS_WIDTH - 1] + "…"
+
+
+def _arguments_cell(row: dict[str, Any]) -> str:
+    """What the reviewer decides on: what ran (or will), beside the proposal when an edited
+    approval ran instead (docs/cli.md)."""
+    cell = f"args: {_arguments(row['arguments'])}"
+    if row["proposed_arguments"] != row["arguments"]:
+        cell += f"  proposed: {_arguments(row['proposed_arguments'])}"
+    return cell
+
+
 def render_queue(report: dict[str, Any]) -> str:
     rows = report["reviews"]
     if not rows:
@@ -56,7 +78,8 @@ def render_queue(report: dict[str, Any]) -> str:
             left = "overdue"
         line = (
             f"{row['id']}  {row['status']:<15} {left:<12} {row['category'] or '-':<16} "
-            f"{row['requester']:<10} {row['server']}/{row['capability']}  flags: {', '.join(row['flags']) or '-'}"
+            f"{row['requester']:<10} {row['server']}/{row['capability']}  {_arguments_cell(row)}"
+            f"  flags: {', '.join(row['flags']) or '-'}"
         )
         checked = row.get("effect_check")
         if checked:

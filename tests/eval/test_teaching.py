@@ -216,3 +216,20 @@ def test_the_text_report_ends_with_the_snippets_and_the_json_carries_the_same() 
     # `make eval` (no suggestions): neither form changes.
     assert "To teach" not in render_text(*shown, planner="deterministic", seconds=1.0)
     assert "suggested_examples" not in render_json(*shown, planner="deterministic", seconds=1.0)
+
+
+def test_the_section_says_in_one_line_what_examples_teach_and_what_they_do_not() -> None:
+    entries = suggested_examples([_missed("close-seven", "close seven, printer fixed")], LISTING)
+
+    lines = suggestion_lines(entries)
+
+    # Once, before the snippets: an example teaches the choice of capability; an argument the
+    # request does not state is still asked for (a case expecting ok then stays wrong).
+    assert lines[:4] == [
+        "",
+        "Examples teach which capability to choose, not arguments a request does not state.",
+        "",
+        'To teach the planner these requests, add to the servers file (server entry "tickets"):',
+    ]
+    assert sum("Examples teach" in line for line in lines) == 1
+    assert suggestion_lines([]) == []

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from policies.secrets import REDACTED
 from tests.graph.routes import TO_REVIEW
 from tests.reviews.review_support import (
     EMAIL_REQUEST,
     email_servers,
     finish,
+    gatehouse,
     postgres,
     run_sql,
     services_for,
@@ -123,3 +125,21 @@ def test_a_trace_shows_each_request_of_a_thread_as_its_own_route_with_times(data
     assert re.search(r"^ +1\. Read the request +\+\d+\.\d\d s +\d+ ms", out, flags=re.MULTILINE)
     first_request = out[out.index("Request 1") : out.index("Request 2")]
     assert first_request.count("Read the request") == 1
+
+
+def test_the_text_queue_shows_each_reviews_arguments_with_secrets_hidden(data_dir: Path) -> None:
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    with services_for(data_dir, servers=email_servers(data_dir)) as services:
+        services.requests.ask(EMAIL_REQUEST, thread_id="t-plain")
+        services.requests.ask(
+            f"Send an email to bob@example.com saying the token is {token}", thread_id="t-token"
+        )
+
+    listed = gatehouse(data_dir, "reviews", "list")
+
+    assert listed.returncode == 0, listed.stderr
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines()}
+    # What the reviewer decides on, in the row (docs/cli.md): as --json has it, compact.
+    assert 'email/send_email  args: {"to": "bob@example.com"' in rows["t-plain-r1"]
+    assert token not in listed.stdout
+    assert "args: {" in rows["t-token-r1"] and REDACTED in rows["t-token-r1"]

@@ -309,3 +309,59 @@ def test_the_snippet_eval_suggests_teaches_the_planner_the_requests_it_missed(
         "sign-off-with-token": False,
     }
     assert after["suggested_examples"] == []
+
+
+# A key one letter short and an argument name misspelt: mistakes in the file, not the planner's.
+TYPOS = [
+    _case(
+        "close-3",
+        "tickets",
+        "Close ticket 3, the customer confirmed the fix",
+        "tickets__update_tiket",
+        "needs_review",
+        read_only=False,
+    ),
+    _case(
+        "close-4",
+        "tickets",
+        "Close ticket 4, the customer confirmed the fix",
+        "tickets__update_ticket",
+        "needs_review",
+        arguments={"id": 4, "stauts": "closed"},
+        read_only=False,
+    ),
+    CASES[0],
+]
+
+
+def test_an_expectation_no_server_offers_is_the_files_problem_not_the_planners(
+    tmp_path: Path, bundled_in_process: None
+) -> None:
+    cases_file = tmp_path / "our-cases.json"
+    cases_file.write_text(json.dumps({"cases": TYPOS}), encoding="utf-8")
+
+    text = _eval(tmp_path, cases_file)
+    report = json.loads(_eval(tmp_path, cases_file, "--json").stdout)
+
+    # Said plainly for each case, with the key or the name it most likely meant.
+    assert (
+        "no configured server offers tickets__update_tiket; did you mean tickets__update_ticket?"
+        in text.stdout
+    )
+    assert "tickets__update_ticket has no argument 'stauts'; did you mean status?" in text.stdout
+    assert "wrong capability" not in text.stdout
+    by_id = {case["id"]: case for case in report["cases"]}
+    assert by_id["close-3"]["scored"] is False and by_id["close-3"]["got"] is None
+    assert by_id["close-3"]["file_problems"] == [
+        "no configured server offers tickets__update_tiket; did you mean tickets__update_ticket?"
+    ]
+    assert by_id["close-4"]["scored"] is False
+    assert by_id["read-notes"]["scored"] is True and by_id["read-notes"]["right"] is True
+    # Not asked, so not in the accuracy; listed, and the run fails until the file is fixed.
+    assert (report["figures"]["cases"], report["figures"]["right"]) == (1, 1)
+    assert report["figures"]["not_scored"] == ["close-3", "close-4"]
+    assert report["targets_met"]["accuracy"] is True
+    assert report["targets_met"]["cases_file"] is False
+    assert text.returncode == 1
+    # Nothing to teach for a key nobody offers.
+    assert report["suggested_examples"] == []
