@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mcp_host.known_keys import did_you_mean
 from mcp_host.reported import InvalidValueError
 
 if TYPE_CHECKING:
@@ -95,7 +96,10 @@ def parse_capability_notes(value: Any, where: str) -> dict[str, CapabilityNotes]
             raise NotesError(at, "must be an object with examples and/or aliases (lists of strings)")
         unknown = sorted(set(raw) - set(NOTE_KEYS))
         if unknown:
-            raise NotesError(f"{at}.{unknown[0]}", "unknown key for a capability (examples, aliases)")
+            raise NotesError(
+                f"{at}.{unknown[0]}",
+                f"unknown key for a capability (examples, aliases){did_you_mean(unknown[0], NOTE_KEYS)}",
+            )
         examples = _phrases(raw.get("examples", []), f"{at}.examples", MAX_EXAMPLE_CHARS)
         aliases = _phrases(raw.get("aliases", []), f"{at}.aliases", MAX_ALIAS_CHARS)
         for index, alias in enumerate(aliases):

@@ -12,7 +12,9 @@ One broken entry (a bad key, a missing command, an unset variable, a bad URL, a 
 twice inside it) costs only that entry when the file is read with ``skip_broken``: the others
 load, and the broken one is kept as a ConfigProblem on the config, for the Servers page and
 the command line to name. A name given twice (JSON would keep the last without a word) loads
-the first; each repeat is a problem of its own (``crm (2nd)``).
+the first; each repeat is a problem of its own (``crm (2nd)``). A file none of whose entries
+loads is one error naming every entry's problem (ServersConfig.unusable), and a key no entry
+has is named with the known key nearest to it (mcp_host/known_keys.py: ``comand``).
 
 A ``command`` written as a relative path is taken from the entry's ``cwd``, else from the
 file's folder (like ``cwd`` and ``roots``); a bare name is looked up on the PATH when the server
@@ -29,11 +31,12 @@ secret-like query parameters in URLs and secrets in a command line (policies/sec
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
@@ -43,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from mcp_host.bounded_json import BoundedJsonError, JsonObject, first_repeat, loads_bounded
 from mcp_host.capability_notes import CapabilityNotes, NotesError, parse_capability_notes
 from mcp_host.errors import McpHostError
+from mcp_host.known_keys import did_you_mean
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
@@ -85,6 +89,23 @@ class ConfigError(McpHostError, UsageError):
 class SecretReferenceError(ConfigError):
     """An entry names one of Gatehouse's own secrets (mcp_host/variables.py): the whole file
     is refused, since a file that asks for them is not one to run any server from."""
+
+
+class NoUsableServersError(ConfigError):
+    """A servers file none of whose entries could be loaded: refused as a whole, naming every
+    entry's problem (each its file, entry and key), one a line, so that one broken entry is
+    never taken for the whole file's failure, nor the other entries' mistakes left unsaid."""
+
+    def __init__(self, source: str, problems: Sequence[ConfigProblem]) -> None:
+        super().__init__(source, f"none of the {len(problems)} entries could be used; each one's problem:")
+        self.problems = list(problems)
+
+    @property
+    def lines(self) -> list[str]:
+        return [f"{self.where}: {self.reason}", *(problem.message for problem in self.problems)]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
 
 
 class ConfigProblem(BaseModel):
@@ -205,6 +226,16 @@ class ServersConfig(BaseModel):
     def describe(self) -> dict[str, Any]:
         return {"source": self.source, "servers": {s.name: s.describe() for s in self.servers}}
 
+    def unusable(self) -> ConfigError | None:
+        """The error of a file whose every entry is broken (read with skip_broken): nothing
+        would run, so a command that needs servers stops, naming each problem; a file of one
+        entry, by that entry's own error (its one line says all there is)."""
+        if not self.problems or self.servers:
+            return None
+        if len(self.problems) == 1:
+            return self.problems[0].error()
+        return NoUsableServersError(self.source, self.problems)
+
     def declared_roots(self) -> dict[str, list[str]]:
         """The folders of every server that declares roots, by server name."""
         return {s.name: [root.path for root in s.roots] for s in self.servers if s.roots}
@@ -224,10 +255,35 @@ def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
         raise ConfigError(exc.where, exc.reason) from exc
 
 
+def _given(value: Any) -> str:
+    """A JSON value as the file wrote it, for "not ..."."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value, ensure_ascii=False)}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    return "null" if value is None else "an object"
+
+
 def _strings(value: Any, where: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(where, "must be a list of strings")
-    return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    if isinstance(value, list):
+        wrong = next(item for item in value if not isinstance(item, str))
+        raise ConfigError(where, f"must be a list of strings, not a list holding {_given(wrong)}")
+    example = ""
+    if isinstance(value, str):
+        # One string where a list belongs: most often a command line's arguments in one piece.
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            words = []
+        key = where.rsplit(".", 1)[-1]
+        example = f' (e.g. "{key}": {json.dumps(words, ensure_ascii=False)})' if words else ""
+    raise ConfigError(where, f"must be a list of strings, not {_given(value)}{example}")
 
 
 def _string_map(value: Any, where: str) -> dict[str, str]:
@@ -241,10 +297,22 @@ def _timeout(raw: dict[str, Any], where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ConfigError(f"{where}.timeout", "must be a positive number of seconds")
+        unquoted = isinstance(value, str) and _positive_number(value)
+        hint = f' (write "timeout": {value.strip()}, without quotes)' if unquoted else ""
+        raise ConfigError(
+            f"{where}.timeout", f"must be a positive number of seconds, not {_given(value)}{hint}"
+        )
     if not math.isfinite(value) or value > MAX_TIMEOUT_SECONDS:
         raise ConfigError(f"{where}.timeout", f"must be at most {MAX_TIMEOUT_SECONDS} seconds (a day)")
     return float(value)
+
+
+def _positive_number(text: str) -> bool:
+    try:
+        number = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(number) and number > 0
 
 
 def _file_uri_path(uri: str, where: str) -> str:
@@ -270,7 +338,10 @@ def _root(item: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> 
     elif isinstance(item, dict):
         unknown = sorted(set(item) - _ROOT_KEYS)
         if unknown:
-            raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a root (uri, name)")
+            raise ConfigError(
+                f"{where}.{unknown[0]}",
+                f"unknown key for a root (uri, name){did_you_mean(unknown[0], _ROOT_KEYS)}",
+            )
         uri = item.get("uri")
         if not isinstance(uri, str) or not uri.strip():
             raise ConfigError(f"{where}.uri", "a root object needs a uri (file:///path)")
@@ -329,7 +400,7 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
         return None
     kind = str(raw.get("type", "stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
     if not kind:
-        raise ConfigError(where, "a server needs a command (stdio) or a url (http)")
+        raise _neither_command_nor_url(raw, where)
     if kind == "stdio":
         return _stdio_entry(name, raw, where, environ, base_dir)
     if kind in _HTTP_TYPES:
@@ -341,13 +412,27 @@ def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir
     )
 
 
+def _neither_command_nor_url(raw: dict[str, Any], where: str) -> ConfigError:
+    """An entry with no command, url or type: most often one of them misspelt ("comand"), so
+    every key no server has is named, with the key it is nearest to."""
+    needs = "a server needs a command (stdio) or a url (http)"
+    unknown = [key for key in raw if key not in _STDIO_KEYS | _HTTP_KEYS]
+    if not unknown:
+        return ConfigError(where, needs)
+    named = ", ".join(f"{key!r}{did_you_mean(key, _STDIO_KEYS | _HTTP_KEYS)}" for key in unknown)
+    keys = "key" if len(unknown) == 1 else "keys"
+    return ConfigError(f"{where}.{unknown[0]}", f"unknown {keys} {named}: {needs}")
+
+
 def _stdio_entry(
     name: str, raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path
 ) -> StdioServer:
     """A server Gatehouse starts: its command, arguments, environment and working folder."""
     unknown = sorted(set(raw) - _STDIO_KEYS)
     if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}", "unknown key for a stdio server")
+        raise ConfigError(
+            f"{where}.{unknown[0]}", f"unknown key for a stdio server{did_you_mean(unknown[0], _STDIO_KEYS)}"
+        )
     if "envFile" in raw:
         raise ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env")
     command = raw.get("command")
@@ -389,7 +474,9 @@ def _http_entry(
     """A server Gatehouse reaches at a URL: its headers and sign-in."""
     unknown = sorted(set(raw) - _HTTP_KEYS)
     if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}", "unknown key for an http server")
+        raise ConfigError(
+            f"{where}.{unknown[0]}", f"unknown key for an http server{did_you_mean(unknown[0], _HTTP_KEYS)}"
+        )
     url = raw.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://", url):
         raise ConfigError(f"{where}.url", "an http server needs an http:// or https:// url")

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from mcp_host.errors import McpHostError
+from mcp_host.known_keys import did_you_mean
 
 Grant = Literal["authorization_code", "client_credentials", "jwt_bearer"]
 TokenAuthMethod = Literal["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
@@ -279,7 +280,10 @@ def _check_object(raw: Any, where: str, keys: set[str], shape: str) -> None:
         raise OAuthConfigError(where, shape)
     unknown = sorted(set(raw) - keys)
     if unknown:
-        raise OAuthConfigError(f"{where}.{unknown[0]}", f"unknown key; known keys: {', '.join(sorted(keys))}")
+        raise OAuthConfigError(
+            f"{where}.{unknown[0]}",
+            f"unknown key{did_you_mean(unknown[0], keys)}; known keys: {', '.join(sorted(keys))}",
+        )
 
 
 def _text(raw: dict[str, Any], key: str, where: str, expand: Expand) -> str | None:

@@ -11,7 +11,9 @@ base it has: an exception that is not placed fails the tests.
 
 ``ReportedError`` is what a person reads: its message is the line to show (what was wrong and
 where) and ``exit_code`` what a command exits with, as click's ClickException carries both.
-The command line turns any of them into that line and that code without knowing the class
+An error that names several mistakes at once (every broken entry of a servers file none of
+whose entries loads, every bad value of a policy file) has one line each in ``lines``.
+The command line turns any of them into those lines and that code without knowing the class
 (gatehouse/cli/commands.py); the app shows the message. The other families are caught and
 handled inside Gatehouse (a server's failure becomes an ``ErrorInfo`` the graph routes on, a
 value that does not parse is refused where it is read), and reach a person only as words.
@@ -25,7 +27,8 @@ names it, so placing an exception changes no existing ``except``.
     │   ├── UsageError                             configuration or input to fix: a file, an option, a variable
     │   │   ├── ConfigurationError                 gatehouse/errors.py
     │   │   ├── ConfigError                        mcp_host/config.py (also McpHostError)
-    │   │   │   └── SecretReferenceError           mcp_host/config.py
+    │   │   │   ├── SecretReferenceError           mcp_host/config.py
+    │   │   │   └── NoUsableServersError           mcp_host/config.py
     │   │   ├── VariableError                      mcp_host/variables.py
     │   │   │   ├── UnsetVariableError             mcp_host/variables.py
     │   │   │   └── SecretVariableError            mcp_host/variables.py
@@ -122,6 +125,13 @@ class ReportedError(GatehouseError):
     @property
     def message(self) -> str:
         return str(self)
+
+    @property
+    def lines(self) -> list[str]:
+        """The message as a terminal shows it, one line a mistake: the first says what is
+        wrong, any others each name one more mistake of the same input. One line unless a
+        subclass names several (a line break inside a mistake's words never starts another)."""
+        return [self.message]
 
 
 class UsageError(ReportedError):

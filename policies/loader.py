@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +13,26 @@ from pydantic import ValidationError
 from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
 from mcp_host.reported import UsageError
 from mcp_host.variables import VariableError, expand_variables
+from policies.error_words import in_the_data, key_path, reason
 from policies.model import PolicyFile
 
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
 
 
 class PolicyError(UsageError):
-    """An invalid policy: ``where`` is file and key, ``reason`` says what is wrong."""
+    """An invalid policy: ``where`` is file and key, ``reason`` says what is wrong; ``more``
+    holds the other mistakes found in the same pass, each (where, reason), so that fixing one
+    does not only uncover the next."""
 
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
+    def __init__(self, where: str, reason: str, more: Sequence[tuple[str, str]] = ()) -> None:
         self.where = where
         self.reason = reason
+        self.more = list(more)
+        super().__init__("\n".join(self.lines))
+
+    @property
+    def lines(self) -> list[str]:
+        return [f"{self.where}: {self.reason}", *(f"{where}: {reason}" for where, reason in self.more)]
 
 
 def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = "") -> Any:
@@ -43,19 +51,15 @@ def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = ""
     return value
 
 
-def _key_path(location: tuple[int | str, ...], data: Any) -> str:
-    """pydantic's error location as the TOML key a person would look for (rules[2].match)."""
-    parts: list[str] = []
-    for part in location:
-        if isinstance(part, int):
-            rule_name = ""
-            if parts == ["rules"] and isinstance(data.get("rules"), list) and part < len(data["rules"]):
-                name = data["rules"][part].get("name") if isinstance(data["rules"][part], dict) else None
-                rule_name = f" ({name})" if name else ""
-            parts[-1] = f"{parts[-1]}[{part}]{rule_name}"
-        else:
-            parts.append(str(part))
-    return ".".join(parts)
+def _validation_error(exc: ValidationError, data: dict[str, Any], source: str) -> PolicyError:
+    """Every mistake pydantic found, each once (a value a union refused is one mistake however
+    many members refused it), in policies/error_words.py's words, the first as the error's."""
+    found: dict[str, str] = {}
+    for error in exc.errors():
+        location = in_the_data(tuple(error["loc"]), data)
+        found.setdefault(f"{source}: {key_path(location, data)}", reason(error, PolicyFile, location))
+    (where, first), *more = found.items()
+    return PolicyError(where, first, more)
 
 
 def parse_policy(data: Any, *, source: str, variables: Mapping[str, str] | None = None) -> PolicyFile:
@@ -66,9 +70,7 @@ def parse_policy(data: Any, *, source: str, variables: Mapping[str, str] | None 
     try:
         policy = PolicyFile.model_validate(expanded)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = _key_path(tuple(first["loc"]), expanded)
-        raise PolicyError(f"{source}: {key}", first["msg"].lower()) from exc
+        raise _validation_error(exc, expanded, source) from exc
     _check_references(policy, source)
     return policy
 

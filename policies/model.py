@@ -34,7 +34,10 @@ ReadOnlyHint = Literal["confirmed", "unconfirmed", "contradicted", "false", "abs
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: a value is taken as TOML typed it, never converted: four_eyes = "0" or "no" is
+    # refused, not read as false (which turned four-eyes off), required_approvals = "2" and
+    # = true are no numbers. A whole number is still a number where a float belongs (min = 0).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ReviewSettings(_Strict):

@@ -18,7 +18,7 @@ import streamlit as st
 
 from gatehouse.display.visible_text import visible, visible_in
 from gatehouse.web.decision_style import APPROVE_KEY, FORWARD_KEY, REJECT_KEY, decision_style
-from gatehouse.web.literal import markdown_literal, show
+from gatehouse.web.literal import markdown_lines, markdown_literal, show
 from gatehouse.web.page import current_user, may_manage_policy, services
 from mcp_host.reported import ReportedError
 from reviews.policy_changes import Applied, PolicyChange, PolicyChanges, unified_diff
@@ -62,7 +62,7 @@ def proposal_form(user: str) -> None:
         try:
             change = changes().propose(text, by=user, reason=reason)
         except ReportedError as exc:
-            st.error(markdown_literal(exc.message))
+            st.error(markdown_lines(exc.lines))
         else:
             st.session_state[_DONE] = (
                 f"Proposed as change {change.id}: it waits for another admin's approval."
@@ -74,7 +74,7 @@ def checked(text: str) -> None:
     try:
         policy = changes().check(text)
     except ReportedError as exc:
-        st.error(markdown_literal(exc.message))
+        st.error(markdown_lines(exc.lines))
         return
     st.success(f"Valid: {len(policy.rules)} rules, {len(policy.users)} people in the roster.")
     diff = _diff_to_current(text)
@@ -136,7 +136,7 @@ def _act(action: Callable[[], str]) -> None:
     try:
         message = action()
     except ReportedError as exc:
-        st.error(markdown_literal(exc.message))
+        st.error(markdown_lines(exc.lines))
         return
     st.session_state[_DONE] = message
     st.rerun()

@@ -333,6 +333,18 @@ def _error(message: str, code: int) -> int:
     return code
 
 
+def _reported(error: ReportedError) -> int:
+    """A reported error's lines: the first as any error, each further mistake it names on a
+    line of its own, indented under it (each made one line, as every error line is)."""
+    from policies.secrets import DEFAULT_REDACTOR
+
+    first, *more = error.lines
+    _error(first, error.exit_code)
+    for line in more:
+        _emit(f"gatehouse:   {_one_line(DEFAULT_REDACTOR.text(line))}", error=True)
+    return error.exit_code
+
+
 def _warn(message: str) -> None:
     from policies.secrets import DEFAULT_REDACTOR
 
@@ -389,12 +401,13 @@ def _run_servers_key(args: argparse.Namespace) -> int:
 def _loaded_servers(settings: Settings) -> ServersConfig:
     """The servers file for a command that uses the servers: each entry left out as broken
     is named on stderr and the command goes on with the others; a file none of whose
-    entries loads is refused as a whole (its first problem in one line, exit 2)."""
+    entries loads is refused as a whole, naming every entry's problem (exit 2)."""
     from gatehouse.wiring import servers_config
 
     config = servers_config(settings)
-    if config.problems and not config.servers:
-        raise config.problems[0].error()
+    unusable = config.unusable()
+    if unusable is not None:
+        raise unusable
     for problem in config.problems:
         _warn(f"skipping server {problem.entry}: {problem.message}")
     return config
@@ -868,11 +881,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_reported(args: argparse.Namespace) -> int:
-    """The command, with every error it raises turned into one line and its exit code."""
+    """The command, with every error it raises turned into its lines and its exit code."""
     try:
         return _run(args)
     except ReportedError as exc:  # each carries its own exit code (mcp_host/reported.py)
-        return _error(exc.message, exc.exit_code)
+        return _reported(exc)
     except BrokenPipeError:
         raise
     except Exception as exc:  # the last resort: one line, never a traceback

@@ -8,6 +8,7 @@ be used, and an entry the file could not load (naming the file, the entry and th
 announced the ``io.gatehouse/approval`` extension in its capabilities: gatehouse_verify/), so
 that another client cannot run its side-effecting tools without a review. A broken entry makes the command exit non-zero (a configuration error); a server
 that fails to start does not (it is the server's state, which is what the command reports).
+When no entry could be loaded at all, the report ends saying so.
 """
 
 from __future__ import annotations
@@ -33,7 +34,12 @@ def check_servers(config: ServersConfig, pool: SdkMcpClient) -> dict[str, Any]:
     ]
     # An error can quote what it failed on (a URL with a token in its query): hide secrets.
     redacted: dict[str, Any] = DEFAULT_REDACTOR.value(
-        {"source": config.source, "servers": report, "broken_entries": len(config.problems)}
+        {
+            "source": config.source,
+            "servers": report,
+            "broken_entries": len(config.problems),
+            "usable_entries": len(config.servers),
+        }
     )
     return redacted
 
@@ -118,6 +124,14 @@ def render_check(report: dict[str, Any]) -> str:
         if server.get("log_written"):
             # Where to read more: the server's own log.
             lines.append(f"        log: {server['log']}")
+    broken = report.get("broken_entries") or 0
+    if broken and not report.get("usable_entries"):
+        # Said outright: a list of FAILs alone reads as if one bad entry took the file down.
+        lines.append(
+            f"the one entry of {report['source']} could not be used: fix it and check again"
+            if broken == 1
+            else f"none of the {broken} entries of {report['source']} could be used: fix them and check again"
+        )
     return "\n".join(lines)
 
 

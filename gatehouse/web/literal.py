@@ -30,6 +30,12 @@ def markdown_literal(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", one_line)
 
 
+def markdown_lines(lines: list[str]) -> str:
+    """Lines each as markdown_literal shows it, one under the other in one alert (every
+    mistake an error names: ReportedError.lines)."""
+    return "  \n".join(markdown_literal(line) for line in lines)
+
+
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 

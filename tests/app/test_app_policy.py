@@ -66,6 +66,19 @@ def test_an_invalid_policy_is_explained_on_the_page_and_not_proposed(app_env: Pa
     assert services().policy_changes.changes() == []
 
 
+def test_every_mistake_of_a_checked_policy_is_shown_on_a_line_of_its_own(app_env: Path) -> None:
+    page = policy_page("admin")
+    page.text_area(key="policy-text-1").set_value(
+        '[defaults]\nfour_eyes = "0"\n[policy_changes]\nfour_eyes = "no"\n'
+    )
+    page.button(key="policy-check").click().run()
+
+    [error] = page.error
+    first, second = error.value.split("  \n")
+    assert first.startswith("the proposed policy\\: defaults\\.four\\_eyes\\: must be true or false")
+    assert second.startswith("the proposed policy\\: policy\\_changes\\.four\\_eyes\\: must be true or false")
+
+
 def test_people_without_manage_policy_see_the_policy_but_cannot_change_it(app_env: Path) -> None:
     page = policy_page("reviewer")
 

@@ -12,6 +12,7 @@ import pytest
 from mcp_host.config import (
     ConfigError,
     ConfigProblem,
+    NoUsableServersError,
     ServersConfig,
     load_servers_config,
     parse_servers_config,
@@ -31,7 +32,7 @@ def test_a_broken_entry_is_a_problem_naming_file_entry_and_key_and_the_others_lo
 
     assert names == ["first", "last"]
     assert [(p.entry, p.message) for p in problems] == [
-        ("typo", "s.json: mcpServers.typo.argz: unknown key for a stdio server")
+        ("typo", "s.json: mcpServers.typo.argz: unknown key for a stdio server (did you mean 'args'?)")
     ]
 
 
@@ -53,6 +54,46 @@ def test_of_two_names_that_read_as_one_the_second_is_the_broken_entry() -> None:
     assert problem.entry == "my_server" and "mcpServers.my-server" in problem.reason
 
 
+def test_a_file_none_of_whose_entries_loads_is_one_error_naming_every_entrys_problem() -> None:
+    config = parse_servers_config(
+        {"mcpServers": {"typo": {"comand": "x"}, "unset": {"command": "${NOT_SET_HERE}"}}},
+        source="s.json",
+        environ={},
+        skip_broken=True,
+    )
+
+    error = config.unusable()
+
+    assert isinstance(error, NoUsableServersError)
+    assert error.lines == [
+        "s.json: none of the 2 entries could be used; each one's problem:",
+        "s.json: mcpServers.typo.comand: unknown key 'comand' (did you mean 'command'?): a server needs a"
+        " command (stdio) or a url (http)",
+        "s.json: mcpServers.unset.command: environment variable NOT_SET_HERE is not set",
+    ]
+    assert str(error) == "\n".join(error.lines)
+    assert error.problems == config.problems
+
+
+def test_a_file_of_one_broken_entry_is_that_entrys_error() -> None:
+    config = parse_servers_config(
+        {"mcpServers": {"typo": {"comand": "x"}}}, source="s.json", environ={}, skip_broken=True
+    )
+
+    error = config.unusable()
+
+    assert type(error) is ConfigError
+    assert error.lines == [config.problems[0].message]
+
+
+def test_a_file_with_one_usable_entry_is_usable() -> None:
+    config = parse_servers_config(
+        {"mcpServers": {"typo": {"comand": "x"}, "ok": GOOD}}, source="s.json", environ={}, skip_broken=True
+    )
+
+    assert config.unusable() is None
+
+
 def test_a_file_naming_a_gatehouse_secret_is_refused_as_a_whole_even_skipping_broken_entries() -> None:
     entries = {"fine": GOOD, "greedy": {"command": "x", "args": ["${GATEHOUSE_SECRET_KEY}"]}}
 
@@ -71,7 +112,10 @@ def test_a_broken_entry_is_not_started_and_failed_with_its_problem_as_the_last_e
     health = broken_entry(problem)
 
     assert (health.name, health.connection, health.verdict) == ("typo", "not_started", "failed")
-    assert health.last_error == "s.json: mcpServers.typo.argz: unknown key for a stdio server"
+    assert (
+        health.last_error
+        == "s.json: mcpServers.typo.argz: unknown key for a stdio server (did you mean 'args'?)"
+    )
 
 
 def _read(tmp_path: Path, text: str) -> ServersConfig:

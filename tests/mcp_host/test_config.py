@@ -203,3 +203,43 @@ def test_a_file_that_is_not_utf8_is_reported_with_the_byte(tmp_path: Path) -> No
 
     with pytest.raises(ConfigError, match=r"servers.json: not valid UTF-8 \(byte 20 of the file\)"):
         load_servers_config(path)
+
+
+@pytest.mark.parametrize(
+    ("entry", "where", "reason"),
+    [
+        pytest.param(
+            {"command": "x", "args": "--db-path /tmp/shop.db"},
+            "args",
+            'must be a list of strings, not the string "--db-path /tmp/shop.db"'
+            ' (e.g. "args": ["--db-path", "/tmp/shop.db"])',
+            id="args-as-one-string",
+        ),
+        pytest.param(
+            {"command": "x", "args": ["-y", 3]},
+            "args",
+            "must be a list of strings, not a list holding the number 3",
+            id="args-with-a-number",
+        ),
+        pytest.param(
+            {"command": "x", "timeout": "90"},
+            "timeout",
+            'must be a positive number of seconds, not the string "90" (write "timeout": 90, without quotes)',
+            id="quoted-timeout",
+        ),
+        pytest.param(
+            {"command": "x", "timeout": True},
+            "timeout",
+            "must be a positive number of seconds, not true",
+            id="boolean-timeout",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_with_what_was_given(
+    entry: dict[str, Any], where: str, reason: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_servers_config({"mcpServers": {"shop": entry}}, source="s.json", environ={})
+
+    assert caught.value.where == f"s.json: mcpServers.shop.{where}"
+    assert caught.value.reason == reason

@@ -38,7 +38,7 @@ def test_a_read_value_from_neither_the_arguments_nor_the_result_is_refused() -> 
 
     assert error.where == "p.toml: effects[0]"
     assert error.reason == (
-        "value error, read_with.id: 'response.id' names neither an argument (arguments.id) nor a field "
+        "read_with.id: 'response.id' names neither an argument (arguments.id) nor a field "
         "of the result (result.id)"
     )
 

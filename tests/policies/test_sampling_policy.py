@@ -71,7 +71,7 @@ def test_unset_reviewer_roles_are_the_defaults() -> None:
         ({"servers": {"documents": 5000}}, "sampling.servers.documents", "less than or equal to 1000"),
         ({"wait_minutes": 0}, "sampling.wait_minutes", "greater than 0"),
         ({"reviewer_roles": ["nobody"]}, "sampling.reviewer_roles", "unknown role 'nobody'"),
-        ({"limit": 3}, "sampling.limit", "extra inputs are not permitted"),
+        ({"limit": 3}, "sampling.limit", "unknown key 'limit'; known keys: requests_per_minute, servers"),
     ],
 )
 def test_a_bad_sampling_setting_is_refused_by_key_and_reason(

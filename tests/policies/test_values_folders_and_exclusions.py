@@ -168,7 +168,7 @@ def test_an_exclude_glob_that_cannot_mean_what_it_says_is_refused_naming_the_rul
         ),
         ('under = { path = "/srv/../etc" }', "under", "climbs out with '..'"),
         ("equals = { n = nan }", "equals", "n: nan and inf are no argument's value"),
-        ("equals = { when = 2026-01-01 }", "equals.when", "not a valid json value"),
+        ("equals = { when = 2026-01-01 }", "equals.when", "(a JSON value), not a date"),
     ],
 )
 def test_a_value_or_folder_the_policy_cannot_hold_an_argument_to_is_refused(

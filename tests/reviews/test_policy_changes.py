@@ -124,6 +124,22 @@ def test_only_a_role_with_manage_policy_proposes_or_approves(
         assert events(services, "policy_change_applied") == []
 
 
+def test_a_proposed_change_turning_four_eyes_off_with_a_string_is_refused_naming_key_and_type(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    # The app's proposals go through the policy file's parser: "0" is no boolean there either.
+    quoted = DEFAULT_POLICY_TEXT.replace("four_eyes = true ", 'four_eyes = "0"', 1)
+    assert quoted != DEFAULT_POLICY_TEXT
+    with replica(tmp_path, policy_path) as services:
+        with pytest.raises(PolicyError) as refused:
+            services.policy_changes.propose(quoted, by="admin", reason="fewer clicks")
+        change = services.policy_changes.propose(DEFAULT_POLICY_TEXT + DENY_EMAIL, by="admin", reason="ok")
+
+        assert refused.value.where == "the proposed policy: defaults.four_eyes"
+        assert refused.value.reason == 'must be true or false, not the string "0"'
+        assert [kept.id for kept in services.policy_changes.changes()] == [change.id]
+
+
 def test_an_invalid_policy_is_refused_naming_the_key_and_nothing_is_kept(
     tmp_path: Path, policy_path: Path
 ) -> None:

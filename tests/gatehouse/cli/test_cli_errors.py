@@ -223,6 +223,42 @@ def test_policy_check_refuses_an_expiry_that_overflows_a_date_naming_file_key_an
     assert_one_line(err, f"{policy}: defaults.expiry_minutes:", "less than or equal to")
 
 
+def test_policy_check_refuses_four_eyes_given_as_a_string_naming_file_key_type_and_value(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[defaults]\nfour_eyes = "0"\n', encoding="utf-8")
+
+    code, out, err = gatehouse(capsys, "policy", "check", str(policy))
+
+    assert code == 2
+    assert out == ""
+    assert_one_line(err, f'{policy}: defaults.four_eyes: must be true or false, not the string "0"')
+
+
+def test_policy_check_names_every_mistake_of_the_file_one_a_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        '[defaults]\nrequired_approvals = "2"\n[[rules]]\nname = "shop reads"\nmatch = "shop__*"\n'
+        'action = "allow"\nacepts = []\nexplanation = "ours"\n',
+        encoding="utf-8",
+    )
+
+    code, out, err = gatehouse(capsys, "policy", "check", str(policy))
+
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [
+        f'gatehouse: {policy}: defaults.required_approvals: must be a whole number, not the string "2"'
+        " (write required_approvals = 2, without quotes)",
+        f'gatehouse:   {policy}: rules[0] (shop reads).match: must be a list of globs, e.g. match = ["shop__*"],'
+        ' not the string "shop__*"',
+        f"gatehouse:   {policy}: rules[0] (shop reads).acepts: unknown key 'acepts' (did you mean 'accepts'?)",
+    ]
+
+
 def _not_a_database(tmp_path: Path) -> Path:
     path = tmp_path / "notadb.db"
     path.write_text("this is not a database\n" * 100, encoding="utf-8")

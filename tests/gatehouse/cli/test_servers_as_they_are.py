@@ -27,7 +27,7 @@ BROKEN: dict[str, Any] = {
 }
 # The file, entry and key each broken entry's error names.
 NAMED = {
-    "typo": "mcpServers.typo.argz: unknown key for a stdio server",
+    "typo": "mcpServers.typo.argz: unknown key for a stdio server (did you mean 'args'?)",
     "nocommand": "mcpServers.nocommand: a server needs a command (stdio) or a url (http)",
     "unset": f"mcpServers.unset.command: environment variable {UNSET} is not set",
     "badurl": "mcpServers.badurl.url: an http server needs an http:// or https:// url",
@@ -111,6 +111,48 @@ def test_ask_goes_on_with_the_good_servers_and_names_the_skipped_entry_on_stderr
     assert done.stderr == f"gatehouse: skipping server unset: {servers}: {NAMED['unset']}\n"
     answer = json.loads(done.stdout)
     assert answer["selected_capability"]["server"] == "greeter", answer
+
+
+def test_ask_with_no_usable_entry_names_every_entrys_problem_and_that_none_could_be_used(
+    tmp_path: Path,
+) -> None:
+    servers = _servers_file(tmp_path, BROKEN)
+
+    done = _gatehouse(tmp_path, "ask", "--servers", str(servers), "Say hello to Ada")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"gatehouse: {servers}: none of the 4 entries could be used; each one's problem:",
+        *(f"gatehouse:   {servers}: {named}" for named in NAMED.values()),
+    ]
+
+
+def test_servers_check_with_no_usable_entry_says_none_of_them_could_be_used(tmp_path: Path) -> None:
+    servers = _servers_file(tmp_path, BROKEN)
+
+    done = _gatehouse(tmp_path, "servers", "check", "--servers", str(servers))
+    checked = _gatehouse(tmp_path, "servers", "check", "--json", "--servers", str(servers))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for name, named in NAMED.items():
+        [line] = [line for line in lines if line.startswith(f"  FAIL  {name} ")]
+        assert f"config: {servers}: {named}" in line
+    assert lines[-1] == f"none of the 4 entries of {servers} could be used: fix them and check again"
+    report = json.loads(checked.stdout)
+    assert (report["broken_entries"], report["usable_entries"]) == (4, 0)
+
+
+def test_servers_check_of_a_file_of_one_broken_entry_says_it_could_not_be_used(tmp_path: Path) -> None:
+    servers = _servers_file(tmp_path, {"unset": BROKEN["unset"]})
+
+    done = _gatehouse(tmp_path, "servers", "check", "--servers", str(servers))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        f"the one entry of {servers} could not be used: fix it and check again"
+    )
 
 
 # A server started through a wrapper that dies as Node does: the error first, then its stack,
