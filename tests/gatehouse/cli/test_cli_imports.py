@@ -69,3 +69,27 @@ def test_commands_that_only_read_need_neither_the_graph_nor_the_mcp_sdk(
     assert code == 0
     assert {name for name in modules if name.split(".")[0] in {"langgraph", "langchain_core", "mcp"}} == set()
     assert "graph.builder" not in modules and "mcp_host.sdk_client" not in modules
+
+
+def test_python_dash_m_gatehouse_is_the_command_line() -> None:
+    """A new team tried `python -m gatehouse` first: it is the same command, exit codes too."""
+    helped = subprocess.run(
+        [sys.executable, "-m", "gatehouse", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    wrong = subprocess.run(
+        [sys.executable, "-m", "gatehouse", "no-such-command"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+
+    assert helped.returncode == 0, helped.stderr
+    assert "reviews" in helped.stdout and "policy" in helped.stdout
+    assert wrong.returncode == 2
