@@ -55,7 +55,9 @@ NEVER: dict[str, tuple[str, ...]] = {
 
 def room_modules(room: str) -> list[Path]:
     folder = GATEHOUSE / room if room else GATEHOUSE
-    return sorted(folder.glob("*.py"))
+    # __main__.py (`python -m gatehouse`) is the command line's second entry point, not part
+    # of the root: it only runs cli.main, as gatehouse/__init__.py says.
+    return sorted(path for path in folder.glob("*.py") if path.name != "__main__.py")
 
 
 def imported(path: Path) -> Iterator[str]:
