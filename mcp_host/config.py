@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from mcp_host.bounded_json import BoundedJsonError, JsonObject, first_repeat, loads_bounded
 from mcp_host.capability_notes import CapabilityNotes, NotesError, parse_capability_notes
 from mcp_host.errors import McpHostError
-from mcp_host.known_keys import did_you_mean
+from mcp_host.known_keys import did_you_mean, written_as
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
@@ -255,25 +255,12 @@ def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
         raise ConfigError(exc.where, exc.reason) from exc
 
 
-def _given(value: Any) -> str:
-    """A JSON value as the file wrote it, for "not ..."."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"the string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, int | float):
-        return f"the number {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    return "null" if value is None else "an object"
-
-
 def _strings(value: Any, where: str) -> list[str]:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
     if isinstance(value, list):
         wrong = next(item for item in value if not isinstance(item, str))
-        raise ConfigError(where, f"must be a list of strings, not a list holding {_given(wrong)}")
+        raise ConfigError(where, f"must be a list of strings, not a list holding {written_as(wrong)}")
     example = ""
     if isinstance(value, str):
         # One string where a list belongs: most often a command line's arguments in one piece.
@@ -283,7 +270,7 @@ def _strings(value: Any, where: str) -> list[str]:
             words = []
         key = where.rsplit(".", 1)[-1]
         example = f' (e.g. "{key}": {json.dumps(words, ensure_ascii=False)})' if words else ""
-    raise ConfigError(where, f"must be a list of strings, not {_given(value)}{example}")
+    raise ConfigError(where, f"must be a list of strings, not {written_as(value)}{example}")
 
 
 def _string_map(value: Any, where: str) -> dict[str, str]:
@@ -300,7 +287,7 @@ def _timeout(raw: dict[str, Any], where: str) -> float | None:
         unquoted = isinstance(value, str) and _positive_number(value)
         hint = f' (write "timeout": {value.strip()}, without quotes)' if unquoted else ""
         raise ConfigError(
-            f"{where}.timeout", f"must be a positive number of seconds, not {_given(value)}{hint}"
+            f"{where}.timeout", f"must be a positive number of seconds, not {written_as(value)}{hint}"
         )
     if not math.isfinite(value) or value > MAX_TIMEOUT_SECONDS:
         raise ConfigError(f"{where}.timeout", f"must be at most {MAX_TIMEOUT_SECONDS} seconds (a day)")

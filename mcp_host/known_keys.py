@@ -1,11 +1,13 @@
 """The key a person meant when a configuration file names one it does not know ("comand",
-"acepts", "enviroment"): the servers file, its capability notes, roots and sign-in settings,
-and the policy file all say it the same way."""
+"acepts", "enviroment"), and a value of the wrong kind as the file wrote it: the servers file,
+its capability notes, roots and sign-in settings, and the policy file all say it the same way."""
 
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
+from typing import Any
 
 # Below this a guess names a key nobody meant ("colour" is no "cwd").
 _CUTOFF = 0.6
@@ -38,3 +40,19 @@ def did_you_mean(key: str, known: Iterable[str]) -> str:
     """`` (did you mean 'command'?)`` for a key with a close known one, else ``""``."""
     meant = closest_key(key, known)
     return f" (did you mean {meant!r}?)" if meant is not None else ""
+
+
+def written_as(value: Any, mapping: str = "an object") -> str:
+    """A value as the file wrote it, for "not ...": ``mapping`` names a mapping in the file's
+    own words (a JSON object; a TOML file says "a table")."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value, ensure_ascii=False)}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return mapping
+    return "null" if value is None else f"a {type(value).__name__}"

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from mcp_host.known_keys import closest_key, did_you_mean
+from mcp_host.known_keys import closest_key, did_you_mean, written_as
 
 # What a list field's items are, by the field's name, for the example an error shows.
 _ITEMS_BY_FIELD = {
@@ -105,19 +105,8 @@ def type_at(model: type[BaseModel], location: tuple[int | str, ...]) -> Any:
     return _plain(here)
 
 
-def given(value: Any) -> str:
-    """A value as the TOML file wrote it, for "not ..."."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"the string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, int | float):
-        return f"the number {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"
+def _given(value: Any) -> str:
+    return written_as(value, "a table")
 
 
 def _unquoted(key: str, expected: type, value: Any) -> str:
@@ -161,21 +150,21 @@ def _wrong_value(error: ErrorDetails, expected: Any, key: str) -> str | None:
     kind, value = error["type"], error.get("input")
     if kind in ("bool_type", "int_type", "float_type", "bool_parsing", "int_parsing", "float_parsing"):
         scalar = {"bool": bool, "int": int, "float": float}[kind.split("_")[0]]
-        return f"{_SCALAR_WORDS[scalar]}, not {given(value)}{_unquoted(key, scalar, value)}"
+        return f"{_SCALAR_WORDS[scalar]}, not {_given(value)}{_unquoted(key, scalar, value)}"
     if kind == "string_type":
-        return f"must be a string (in quotes), not {given(value)}"
+        return f"must be a string (in quotes), not {_given(value)}"
     if kind == "list_type":
         item = get_args(expected)[0] if get_origin(expected) is list else str
-        return f"{_list_words(key, _plain(item), value)}, not {given(value)}"
+        return f"{_list_words(key, _plain(item), value)}, not {_given(value)}"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"must be a table ([{key}] or {key} = {{ ... }}), not {given(value)}"
+        return f"must be a table ([{key}] or {key} = {{ ... }}), not {_given(value)}"
     if kind == "invalid-json-value":
-        return f"must be a string, number, true or false, list or table (a JSON value), not {given(value)}"
+        return f"must be a string, number, true or false, list or table (a JSON value), not {_given(value)}"
     if kind == "literal_error":
         allowed = [str(option) for option in get_args(expected)] if get_origin(expected) is Literal else []
         meant = closest_key(value, allowed) if isinstance(value, str) else None
         hint = f" (did you mean {meant!r}?)" if meant else ""
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else given(value)
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else _given(value)
         return (
             f"must be {error.get('ctx', {}).get('expected', 'one of the allowed values')}, not {shown}{hint}"
         )
@@ -207,5 +196,5 @@ def reason(error: ErrorDetails, model: type[BaseModel], location: tuple[int | st
     if words.startswith(_SHOULD_BE):
         words = f"must be {words.removeprefix(_SHOULD_BE)}"
         if "input" in error and not isinstance(error["input"], list | dict):
-            words += f", not {given(error['input'])}"
+            words += f", not {_given(error['input'])}"
     return words
