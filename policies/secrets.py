@@ -202,6 +202,18 @@ _PATH_BOUNDARY = re.compile(r"[\s\"'`<>(){}\[\]=,;]")
 _LONGEST_PATH = 256
 # The start of a path from a root: "/", "\", "~", "./" or "../", a drive ("C:\"), a URL's "scheme://".
 _ROOTED = re.compile(r"[/\\~]|\.{1,2}[/\\]|[A-Za-z]:[/\\]|[A-Za-z][\w+.-]*://")
+# Extensions that make a name a file's ("token.py", "secrets.yaml", "password.rs"): source,
+# configuration, data, text and log files. Left out: the endings a dotted key has too ("api.key",
+# "client.secret", "tls.crt": keys of a properties file or of a Kubernetes Secret).
+_FILE_EXTENSIONS = frozenset(
+    """py pyi ipynb js mjs cjs jsx ts tsx rs go rb java kt kts scala swift c h cc cpp hpp cs php pl
+    lua sh bash zsh fish ps1 bat cmd json jsonl yaml yml toml ini cfg conf env properties xml html
+    htm css scss sql txt md rst log csv tsv lock tf hcl gradle""".split()
+)
+# A line in a file, right after its name: "token.py:12", "password.rs:40:5: warning" (grep,
+# compilers, linters and stack traces write path:line or path:line:column). Group "then": the
+# colon grep and compilers write after it, before the line's text or their message.
+_LINE_IN_A_FILE = re.compile(r":\d+(?::\d+)?(?![\w.])(?P<then>:)?")
 _TRAILING = ".,!?:;)*_`"
 # Markup a word may open with in prose: "*sensitive data*", "(see below)".
 _LEADING = "*_`("
@@ -249,20 +261,58 @@ def _prose_after_colon(text: str, value: re.Match[str]) -> bool:
     return not _looks_random(said) and _SENTENCE_GOES_ON.match(text, value.end()) is not None
 
 
-def _ends_a_path(text: str, match: re.Match[str]) -> bool:
-    """Whether an unquoted ``name:`` or ``name=`` is the last segment of a path from a root:
-    "/etc/passwd: Error - Access denied" (a server's words on a file) and "GET /oauth/token:
-    401" are a path and what is said of it, not a name and its value. What stays a name: a
-    relative "a/b" (a label such as "Username/Password: admin/hunter2", or a key such as
-    "vault.example.com/api-token: ..." has that shape too), a dotted one ("db.password=...",
-    a properties file's key: a dot is no path), and a quoted one ("/srv/token": "...", a key
-    as JSON writes it, hidden as the same key in a dict is)."""
-    start = match.start("name")
-    if start == 0 or text[start - 1] not in "/\\" or match.group("sep").lstrip("\\")[:1] in "\"'":
+def _names_a_file(text: str, match: re.Match[str]) -> bool:
+    """Whether an unquoted ``name:`` or ``name=`` is a file's name, not a key. Grep, compilers,
+    linters, shells and servers write a file's path first and then what they say of it, and a
+    file is often named like a secret: in "src/auth/token.py:12: def refresh(token):" and
+    "/etc/passwd: Error - Access denied" what follows the name is a line of code or a message,
+    not a value, and hiding it hides what the tool said. The evidence, any of:
+
+    - it ends a path from a root: "/etc/passwd: ...", "GET /oauth/token: 401",
+      "C:\\app\\token.txt: denied";
+    - it has a file's extension and a directory before it: "config/secrets.yaml: ENOENT",
+      "src/auth/token.py: 3 matches";
+    - a line number follows it, and it has a file's extension ("token.py:12: ...",
+      "lib/password.rs:40:5: warning", "at refresh (token.js:12:5)"), or a directory before it
+      and a colon after the line number ("bin/token:7: exec", "etc/passwd:1:root:x:0:0"; a
+      label "user/password:1234" has no colon after its value).
+
+    Without it, a name stays a name: a relative "a/b" (a label such as "Username/Password:
+    admin/hunter2", or a key such as "vault.example.com/api-token: ..." has that shape too), a
+    dotted one ("db.password=...", "client.secret: ...": a dot is no path, and "secret" no
+    file's extension), a file's name alone before a value ("credentials.json: eyJ...": a
+    Kubernetes Secret lists its files so, with their secret contents; a message after it is
+    prose, see _prose_after_colon), and a quoted one ("/srv/token": "...", a key as JSON writes
+    it, hidden as the same key in a dict is)."""
+    if match.group("sep").lstrip("\\")[:1] in "\"'":
+        return False
+    name, start = match.group("name"), match.start("name")
+    if _ends_a_rooted_path(text, start):
+        return True
+    in_a_directory = _after_a_directory(text, start)
+    _, dot, extension = name.rpartition(".")
+    has_an_extension = bool(dot) and extension.lower() in _FILE_EXTENSIONS
+    if in_a_directory and has_an_extension:
+        return True
+    line = _LINE_IN_A_FILE.match(text, match.end("name"))
+    return line is not None and (has_an_extension or (in_a_directory and line.group("then") is not None))
+
+
+def _ends_a_rooted_path(text: str, start: int) -> bool:
+    """Whether the name at ``start`` is the last segment of a path from a root."""
+    if start == 0 or text[start - 1] not in "/\\":
         return False
     window = text[max(start - _LONGEST_PATH, 0) : start]
     path = _PATH_BOUNDARY.split(window)[-1]
     return _ROOTED.match(path) is not None
+
+
+def _after_a_directory(text: str, start: int) -> bool:
+    """Whether the name at ``start`` follows a directory's "/" or "\\". A backslash before n, r,
+    t, b, f or u is taken for the escape it reads as too: in a JSON string,
+    "ok\\npassword.txt: ..." is a new line and then a name."""
+    before = text[start - 1 : start]
+    return before == "/" or (before == "\\" and text[start] not in "nrtbfu")
 
 
 def _is_prose_word(value: str) -> bool:
@@ -630,7 +680,7 @@ class SecretRedactor:
     def _hidden_value(self, text: str, match: re.Match[str]) -> tuple[int, int] | None:
         """Where the value after a secret-like name is (without its quotes), or None."""
         if match.group("name") is not None:
-            if not self.is_secret_name(match.group("name")) or _ends_a_path(text, match):
+            if not self.is_secret_name(match.group("name")) or _names_a_file(text, match):
                 return None
             value = _VALUE.match(text, match.end())
             # "GIT_TOKEN: environment variable GIT_TOKEN is not set" is a sentence, not a pair.

@@ -64,6 +64,21 @@ NAMED_FORMS = [
     ("Username/Password: {s}", "Username/Password: ***"),
     ("vault.example.com/api-token: {s}", "vault.example.com/api-token: ***"),
     ("login with /usr/bin/app --password {s}", "login with /usr/bin/app --password ***"),
+    # ... and where no path and no file's line stands around them (see FILES_NAMED_LIKE_SECRETS):
+    # a dotted key, a key in capitals or in an environment, a YAML key, a Kubernetes Secret's
+    # file (its value is the file's content), a name after an escaped newline in JSON.
+    ("token: {s}", "token: ***"),
+    ("TOKEN={s}", "TOKEN=***"),
+    ("auth_token: {s}", "auth_token: ***"),
+    ("db.password = {s}", "db.password = ***"),
+    ("client.secret: {s}", "client.secret: ***"),
+    ("export API_KEY={s}", "export API_KEY=***"),
+    ("GITHUB_TOKEN=ghp_{s}{s}", "GITHUB_TOKEN=***"),
+    ("config:\n  secret: {s}\n", "config:\n  secret: ***\n"),
+    ("credentials.json: {s}", "credentials.json: ***"),
+    ('{{"out": "ok\\npassword.txt: {s}"}}', '{"out": "ok\\npassword.txt: ***"}'),
+    ("password:4711", "password:***"),
+    ("user/password:4711", "user/password:***"),
 ]
 
 
@@ -243,6 +258,41 @@ PATHS_ENDING_IN_SECRET_LIKE_NAMES = [
 @pytest.mark.parametrize("text", PATHS_ENDING_IN_SECRET_LIKE_NAMES)
 def test_a_path_ending_in_a_secret_like_name_is_not_a_name_and_a_value(text: str) -> None:
     assert redact_text(text) == text
+
+
+# A file named like a secret, as grep, a compiler, a linter or a shell names it first on its
+# line: a path to it (relative or from a root, with / or \), or its name with a line number.
+FILES_NAMED_LIKE_SECRETS = [
+    "src/auth/token.py:12: def refresh(token):",
+    "token.py:12: def refresh(token):",
+    "lib/password.rs:40:5: warning: unused variable",
+    "config/secrets.yaml:3:1: error: mapping values are not allowed here",
+    "config/secrets.yaml: No such file",
+    "config/secrets.yaml: ENOENT",
+    "src/auth/token.py: 3 matches",
+    "bin/token:7: exec app",
+    "etc/passwd:1:root:x:0:0:root:/root:/bin/bash",
+    "at refresh (src/auth/token.js:12:5)",
+    "at refresh (token.js:12:5)",
+    "C:\\app\\token.txt: denied",
+    "C:\\app\\token.txt: EACCES",
+    "src\\auth\\token.py:12: def refresh(token):",
+    "config\\secrets.yaml: ENOENT",
+]
+
+
+@pytest.mark.parametrize("text", FILES_NAMED_LIKE_SECRETS)
+def test_a_file_named_like_a_secret_is_not_a_name_and_a_value(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_secret_on_a_line_that_names_a_file_like_a_secret_is_still_hidden() -> None:
+    secret = made_up()
+
+    assert redact_text(f"src/auth/token.py:12:    password = '{secret}'") == (
+        "src/auth/token.py:12:    password = '***'"
+    )
+    assert redact_text(f"config/secrets.yaml:3: token: {secret}") == "config/secrets.yaml:3: token: ***"
 
 
 JSON_ABOUT_SECRETS = [
