@@ -299,11 +299,15 @@ def _names_a_file(text: str, match: re.Match[str]) -> bool:
 
 
 def _ends_a_rooted_path(text: str, start: int) -> bool:
-    """Whether the name at ``start`` is the last segment of a path from a root."""
+    """Whether the name at ``start`` is the last segment of a path from a root. Backslashes
+    alone before it are no root when they read as an escape: '"\\ntoken: ...' is a JSON string
+    that starts with a new line and then a name (escaped twice, '\\"\\\\ntoken: ...')."""
     if start == 0 or text[start - 1] not in "/\\":
         return False
     window = text[max(start - _LONGEST_PATH, 0) : start]
     path = _PATH_BOUNDARY.split(window)[-1]
+    if not path.strip("\\") and not _after_a_directory(text, start):
+        return False
     return _ROOTED.match(path) is not None
 
 

@@ -66,7 +66,8 @@ NAMED_FORMS = [
     ("login with /usr/bin/app --password {s}", "login with /usr/bin/app --password ***"),
     # ... and where no path and no file's line stands around them (see FILES_NAMED_LIKE_SECRETS):
     # a dotted key, a key in capitals or in an environment, a YAML key, a Kubernetes Secret's
-    # file (its value is the file's content), a name after an escaped newline in JSON.
+    # file (its value is the file's content), a name after an escape in a JSON string (first in it
+    # too, and escaped twice).
     ("token: {s}", "token: ***"),
     ("TOKEN={s}", "TOKEN=***"),
     ("auth_token: {s}", "auth_token: ***"),
@@ -77,6 +78,8 @@ NAMED_FORMS = [
     ("config:\n  secret: {s}\n", "config:\n  secret: ***\n"),
     ("credentials.json: {s}", "credentials.json: ***"),
     ('{{"out": "ok\\npassword.txt: {s}"}}', '{"out": "ok\\npassword.txt: ***"}'),
+    ('{{"out": "\\ntoken: {s}"}}', '{"out": "\\ntoken: ***"}'),
+    ('{{\\"out\\": \\"\\\\tsecret: {s}, ok\\"}}', '{\\"out\\": \\"\\\\tsecret: ***, ok\\"}'),
     ("password:4711", "password:***"),
     ("user/password:4711", "user/password:***"),
 ]
