@@ -512,6 +512,9 @@ class _Scoring:
     def implied_kinds(self) -> set[str]:
         # A path says what it names without a word for it: "/srv/notes.md" is a file, "/srv" a folder.
         implied_kinds = path_kinds(self.text) - self.wanted
+        # "letter.docx" is a Word document without the words: a name saying "document" or
+        # "workbook" says no more than the file's format does.
+        implied_kinds |= formats_stated(self.text) - self.wanted
         if TIME_OF_DAY.search(self.text):
             implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
         if self.paths_named >= 2:

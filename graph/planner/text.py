@@ -399,6 +399,17 @@ TELL_SOMEONE = re.compile(
 _WHATS_IN = re.compile(r"\bwhat(?:'s|\s+is)\s+(?:in|inside)\b", re.IGNORECASE)
 
 
+# "What's in oncall.txt?", "what does letter.docx say?": what a file holds is its content, so
+# the question is a read, where "what's in the reports folder" is a listing. The file is the
+# first thing named after the question's words (a path, or a name with an extension).
+_FILE_AFTER = r"(?:the\s+(?:file\s+)?)?(?:(?:[\w~.-]*/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})\b(?![/\w])"
+_WHAT_A_FILE_HOLDS = re.compile(
+    rf"\bwhat(?:'s|\s+is)\s+(?:written\s+)?(?:in|inside)\s+{_FILE_AFTER}"
+    rf"|\bwhat\s+(?:does|do)\s+{_FILE_AFTER}\s+(?:say|contain|hold)\b",
+    re.IGNORECASE,
+)
+
+
 # "1234 + 4321?": an addition written with its sign.
 _SUM = re.compile(r"\d\s*\+\s*-?\d")
 # "since yesterday", "over the past 3 days", "in the last week".
@@ -425,6 +436,8 @@ _EXTENSION_KINDS: dict[str, tuple[str, ...]] = {
         "txt md markdown rst csv tsv json yaml yml toml ini cfg conf xml html htm log py js ts sh sql".split(),
         ("text",),
     ),
+    # A document or a deck holds text too, read by its own program's tools.
+    **dict.fromkeys("docx doc odt rtf pptx ppt odp pdf epub".split(), ("text",)),
     **dict.fromkeys("png jpg jpeg gif webp bmp svg".split(), ("image", "media")),
     **dict.fromkeys("mp3 wav ogg flac m4a".split(), ("audio", "media")),
     **dict.fromkeys("mp4 mov avi mkv webm".split(), ("video", "media")),
@@ -489,7 +502,9 @@ def affirmed(text: str) -> str:
 def concepts(text: str) -> set[str]:
     text = _NOT_DONE.sub(r"un\1", affirmed(text))
     found = concepts_of_words(words(text))
-    if _WHATS_IN.search(text):
+    if _WHAT_A_FILE_HOLDS.search(text):
+        found.add("read")
+    elif _WHATS_IN.search(text):
         found.add("list")
     if TELL_SOMEONE.search(text):
         found.add("send")
