@@ -43,14 +43,20 @@ def _chosen(text: str) -> str | None:
 
 @pytest.mark.parametrize(
     "text",
-    ["What's in oncall.txt?", "what is in notes/oncall.txt", "What does todo.txt say?", "what's inside the file a.md?"],
+    [
+        "What's in oncall.txt?",
+        "what is in notes/oncall.txt",
+        "What does todo.txt say?",
+        "what's inside the file a.md?",
+    ],
 )
 def test_asking_what_a_text_file_holds_reads_it(text: str) -> None:
     assert _chosen(text) == "disk__read_text_file"
 
 
 @pytest.mark.parametrize(
-    "text", ["What does letter.docx say?", "What's in letter.docx?", "Show me letter.docx", "read minutes.docx"]
+    "text",
+    ["What does letter.docx say?", "What's in letter.docx?", "Show me letter.docx", "read minutes.docx"],
 )
 def test_asking_what_a_document_holds_reads_its_text_with_its_own_servers_tool(text: str) -> None:
     assert _chosen(text) == "word__get_document_text"
@@ -67,7 +73,9 @@ def test_a_file_named_later_does_not_make_a_folder_question_a_read() -> None:
     assert "list" in concepts("What's in the reports folder, next to q3.csv?")
 
 
-@pytest.mark.parametrize("text", ["What's in oncall.txt?", "What does letter.docx say?", "what is in a/b/c.json"])
+@pytest.mark.parametrize(
+    "text", ["What's in oncall.txt?", "What does letter.docx say?", "what is in a/b/c.json"]
+)
 def test_what_a_file_holds_is_asked_as_a_read_not_a_listing(text: str) -> None:
     # Read as a listing, "What's in oncall.txt?" went to any tool whose description says "list"
     # (a workbook's macro reader, on the benchmark's servers) rather than to the file reader.
