@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from graph.planner import (
+    clock_words,
     counted_words,
     placed_words,
     plain_words,
@@ -99,7 +100,6 @@ _PATH_NAMES = frozenset(
     {"path", "file", "filename", "file_name", "file_path", "filepath", "source", "target", "destination",
      "dest", "src", "repo_path", "repository"}
 )  # fmt: skip
-TIME_OF_DAY = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(1[0-2]|0?[1-9])\s*(am|pm)\b", re.IGNORECASE)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 _CONTENT_NAMES = frozenset({"body", "message", "text", "content", "contents", "note", "comment"})
 _SUBJECT_NAMES = frozenset({"subject", "title"})
@@ -369,15 +369,10 @@ def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | N
 
 
 def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
-    """A time of day as HH:MM, with the words it was read from ("14:30", "9am")."""
-    for match in TIME_OF_DAY.finditer(text):
-        if match.group(0) in used:
-            continue
-        if match.group(1) is not None:
-            return f"{int(match.group(1)):02d}:{match.group(2)}", match.group(0)
-        hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
-        return f"{hour:02d}:00", match.group(0)
-    return None
+    """A time of day as HH:MM, with the words it was read from ("14:30", "9am", "half past
+    two in the afternoon": graph/planner/clock_words.py)."""
+    said = next((t for t in clock_words.times_of_day(text) if t.words not in used), None)
+    return None if said is None else (said.value, said.words)
 
 
 # Three or more single words after a colon, "a, b, c or d".
@@ -996,7 +991,7 @@ def _the_only_number(p: _Property) -> RoleVerdict:
     no quantity ("21 degrees", "5 minutes")."""
     if not _is_identifier(p.name):
         return None
-    plain = _QUANTITY.sub(" ", TIME_OF_DAY.sub(" ", _COUNT.sub(" ", p.text)))
+    plain = _QUANTITY.sub(" ", _COUNT.sub(" ", clock_words.without_times(p.text)))
     numbers = [n for n in _NUMBER.findall(plain) if n not in p.used]
     return (numbers[0], "the only number in the request") if len(numbers) == 1 else None
 
@@ -1443,7 +1438,7 @@ def _take_numbers_in_order(
     if not open_numbers:
         return
     # Numbers inside a time, a date, a revision (HEAD~2) or a quotation are parts of those.
-    plain = _QUOTED.sub(" ", _REVISION.sub(" ", TIME_OF_DAY.sub(" ", _DATE.sub(" ", text))))
+    plain = _QUOTED.sub(" ", _REVISION.sub(" ", clock_words.without_times(_DATE.sub(" ", text))))
     if any(_is_identifier(n) for n in open_numbers):
         plain = _QUANTITY.sub(" ", plain)  # "21 degrees" identifies nothing
     # "version 2", "room 101", "Windows 11": a number a noun or a name labels is that thing's,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from graph.planner import arithmetic_words, glossary, number_words, tool_words, word_order
+from graph.planner.quantities import SMALL
 from graph.planner.text import compiled
 
 # Words that mark a language and are not English words (nor common values): the language
@@ -332,6 +333,24 @@ for _language, _phrased in glossary.PHRASES.items():
     _PHRASES.setdefault(_language, {})
     for _phrase, _english in {**_phrased, **glossary.PLACES}.items():
         _PHRASES[_language].setdefault(_phrase, _english)
+
+# "halb drei" (German) and "half drie" (Dutch) are half an hour before three, 2:30, where the
+# English "half three" is half past it (graph/planner/clock_words.py): read as "half past two".
+_HALF_BEFORE_THE_HOUR = {"de": ("halb", "eins"), "nl": ("half", "een")}
+for _language, (_half, _one) in _HALF_BEFORE_THE_HOUR.items():
+    _hours = {w: SMALL[e] for w, e in _WORDS[_language].items() if 0 < SMALL.get(e, 0) <= 12} | {_one: 1}
+    for _word, _hour in _hours.items():
+        _PHRASES[_language][f"{_half} {_word}"] = (
+            f"half past {number_words.english_words((_hour - 2) % 12 + 1)}"
+        )
+# "drei Uhr nachmittags": the part of the day an hour is in, which makes it 15:00, not 03:00.
+_PHRASES["de"] |= {
+    "morgens": "in the morning",
+    "vormittags": "in the morning",
+    "nachmittags": "in the afternoon",
+    "abends": "in the evening",
+    "nachts": "at night",
+}
 
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’-][^\W\d_]+)*(?!\w)", re.UNICODE)
 # Values the operator wrote: kept exactly (quoted text, addresses, URIs, paths, file names).

@@ -12,7 +12,8 @@ that this module shows and tests:
   ``table_index``, "the third slide" 3 for ``slide_number``: graph/planner/counted_words.py);
 - a yes or no written right after the argument's name ("recursive=yes");
 - a quantity converted to the unit the argument names ("2 hours" for ``timeout_seconds``);
-- a time of day as HH:MM ("9am" and "9:00" are 09:00);
+- a time of day as HH:MM, in digits or words ("9am" and "9:00" are 09:00, "half past two in
+  the afternoon" 14:30: graph/planner/clock_words.py);
 - an option of the schema said in another language that the glossary reads as it
   ("pendientes" is the option pending);
 - the IANA zone of a place named ("Tokyo" is Asia/Tokyo), also as another language writes
@@ -42,13 +43,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from graph.planner.arguments import (
-    TIME_OF_DAY,
     Extraction,
     enum_options,
     files_of_a_kind,
     property_shape,
     referenced,
 )
+from graph.planner.clock_words import times_of_day
 from graph.planner.counted_words import ordinal_stated
 from graph.planner.languages import places_written, written_for
 from graph.planner.plain_words import restated
@@ -230,14 +231,9 @@ def _stated_text(
         for written, english in places_written(words):
             if any(m.zone == value for m in zone_mentions(english)):
                 return written, f"the time zone of '{written}' ({english})"
-    for match in TIME_OF_DAY.finditer(words):
-        if match.group(1) is not None and value == f"{int(match.group(1)):02d}:{match.group(2)}":
-            written = match.group(0)
-            return written, "as written" if written == value else f"'{written}' as {value}"
-        if match.group(3) is not None:
-            hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
-            if value == f"{hour:02d}:00":
-                return match.group(0), f"'{match.group(0)}' as {value}"
+    for said in times_of_day(words):
+        if said.value == value:
+            return said.words, "as written" if said.words == value else f"'{said.words}' as {value}"
     for written, extension in files_of_a_kind(words):
         if value in {f"*.{extension}", f"**/*.{extension}"}:
             return written, f"'{written}' as the pattern {value}"

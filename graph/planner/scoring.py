@@ -39,13 +39,13 @@ from graph.planner.admin_words import (
     states_its_action,
 )
 from graph.planner.arguments import (
-    TIME_OF_DAY,
     Extraction,
     extract_arguments,
     property_shape,
     takes_a_location,
 )
 from graph.planner.calculation import expression_in, takes_an_expression
+from graph.planner.clock_words import TimeSaid, times_of_day
 from graph.planner.definitions import DefinitionKey, definition_key, per_definition
 from graph.planner.opposites import opposite
 from graph.planner.places import formats_named, formats_stated, places_of
@@ -515,8 +515,8 @@ class _Scoring:
         # "letter.docx" is a Word document without the words: a name saying "document" or
         # "workbook" says no more than the file's format does.
         implied_kinds |= formats_stated(self.text) - self.wanted
-        if TIME_OF_DAY.search(self.text):
-            implied_kinds.add("time")  # "Convert 16:45": a time of day names what it is
+        if times_of_day(self.text):
+            implied_kinds.add("time")  # "Convert 16:45", "at noon": a time of day names what it is
         if self.paths_named >= 2:
             implied_kinds.add("multiple")  # two paths ask for several at once
         return implied_kinds
@@ -1340,20 +1340,31 @@ def _paths_taken(arguments: dict[str, object]) -> int:
 
 
 _TYPED_VALUES = re.compile(
-    r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b\d{4}-\d{2}-\d{2}\b|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}|\b[a-z][a-z0-9+.-]*://\S+",
+    r"\b\d{4}-\d{2}-\d{2}\b|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}|\b[a-z][a-z0-9+.-]*://\S+",
     re.IGNORECASE,
 )
 
 
+def _time_taken(said: TimeSaid, taken: str) -> bool:
+    """Whether arguments hold a time the request says: as HH:MM, or as its words ("2:30 PM"
+    where a model passed them on as written)."""
+    digits = re.match(r"\d{1,2}[:.]\d{2}", said.words)
+    written = [said.value, said.words.lower()] + (
+        [digits.group(0), digits.group(0).lstrip("0")] if digits else []
+    )
+    return any(w in taken.lower() for w in written)
+
+
 def _typed_values_left(text: str, arguments: dict[str, object]) -> str | None:
-    """The first time of day, date, e-mail address or URI the request states that none of the
-    arguments holds."""
+    """The first time of day (in digits or words: graph/planner/clock_words.py), date, e-mail
+    address or URI the request states that none of the arguments holds."""
     taken = " ".join(str(v) for v in arguments.values())
+    left = [(said.start, said.words) for said in times_of_day(text) if not _time_taken(said, taken)]
     for match in _TYPED_VALUES.finditer(text):
         value = match.group(0).rstrip(".,;:!?)")
         if value not in taken and value.lstrip("0") not in taken:
-            return value
-    return None
+            left.append((match.start(), value))
+    return min(left)[1] if left else None
 
 
 def _values_without_a_place(capability: Capability, text: str, arguments: dict[str, object]) -> str | None:
