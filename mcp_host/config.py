@@ -6,7 +6,10 @@ may declare ``roots``: the folders the server is told it may work in (MCP roots)
 also the folders the policy confines its path arguments to (policies/engine.py). ``${VAR}``
 (and VS Code's ``${env:VAR}``) in any string is taken from the environment
 (mcp_host/variables.py, the expander the policy file uses too), so secrets stay out of the file.
-Every problem is reported as one line naming the file, the entry and the reason.
+Every problem is reported as one line naming the file, the entry and the reason, and every
+problem of an entry is reported at once (each unknown key with the key it is nearest to, each
+value of the wrong kind), as the policy file's are (mcp_host/reported.py FileMistakesError):
+a person who fixes one key is not sent back for the next.
 
 One broken entry (a bad key, a missing command, an unset variable, a bad URL, a key given
 twice inside it) costs only that entry when the file is read with ``skip_broken``: the others
@@ -36,9 +39,10 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -50,7 +54,7 @@ from mcp_host.known_keys import did_you_mean, written_as
 from mcp_host.manifest import KEY_SEPARATOR
 from mcp_host.oauth_config import DEFAULT as DEFAULT_OAUTH
 from mcp_host.oauth_config import OAuthConfigError, OAuthSettings, parse_oauth
-from mcp_host.reported import UsageError
+from mcp_host.reported import FileMistakesError
 from mcp_host.variables import SecretVariableError, VariableError, expand_variables
 from policies.names import normalise_name
 from policies.secrets import DEFAULT_REDACTOR, REDACTED
@@ -75,15 +79,12 @@ _HTTP_KEYS = {"type", "url", "headers", "disabled", "timeout", "roots", "oauth",
 _ROOT_KEYS = {"uri", "name"}
 # A call that may take longer than a day is not waited for by a person at a terminal.
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
+_T = TypeVar("_T")
 
 
-class ConfigError(McpHostError, UsageError):
-    """An invalid configuration: ``where`` names the file and entry, ``reason`` says why."""
-
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
-        self.where = where
-        self.reason = reason
+class ConfigError(McpHostError, FileMistakesError):
+    """An invalid configuration: ``where`` names the file and entry (and key), ``reason`` says
+    why; ``more`` holds the entry's other mistakes, each (where, reason), one line each."""
 
 
 class SecretReferenceError(ConfigError):
@@ -97,15 +98,15 @@ class NoUsableServersError(ConfigError):
     never taken for the whole file's failure, nor the other entries' mistakes left unsaid."""
 
     def __init__(self, source: str, problems: Sequence[ConfigProblem]) -> None:
-        super().__init__(source, f"none of the {len(problems)} entries could be used; each one's problem:")
         self.problems = list(problems)
+        super().__init__(source, f"none of the {len(problems)} entries could be used; each one's problem:")
 
     @property
     def lines(self) -> list[str]:
-        return [f"{self.where}: {self.reason}", *(problem.message for problem in self.problems)]
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines)
+        return [
+            f"{self.where}: {self.reason}",
+            *(line for problem in self.problems for line in problem.lines),
+        ]
 
 
 class ConfigProblem(BaseModel):
@@ -116,17 +117,24 @@ class ConfigProblem(BaseModel):
     entry: str | None
     where: str
     reason: str
+    # The entry's other mistakes, each (where, reason): every one is named, not only the first.
+    more: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def lines(self) -> list[str]:
+        """Each mistake on a line of its own, the first first (ReportedError.lines)."""
+        return self.error().lines
 
     @property
     def message(self) -> str:
-        return f"{self.where}: {self.reason}"
+        return "\n".join(self.lines)
 
     @classmethod
     def of(cls, error: ConfigError, entry: str | None) -> ConfigProblem:
-        return cls(entry=entry, where=error.where, reason=error.reason)
+        return cls(entry=entry, where=error.where, reason=error.reason, more=tuple(error.more))
 
     def error(self) -> ConfigError:
-        return ConfigError(self.where, self.reason)
+        return ConfigError(self.where, self.reason, self.more)
 
 
 class ServerRoot(BaseModel):
@@ -317,32 +325,74 @@ def _file_uri_path(uri: str, where: str) -> str:
     return path
 
 
+class _Mistakes:
+    """Every mistake found in one entry, so that all are named at once, as the policy file's
+    are: a key that is wrong is noted and the entry's other keys are still read. A secret
+    named is not a mistake of the entry: it refuses the whole file (SecretReferenceError)."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, str]] = []
+
+    def note(self, error: ConfigError) -> None:
+        self.found += [(error.where, error.reason), *error.more]
+
+    def read(self, reader: Callable[[], _T], fallback: _T) -> _T:
+        """What ``reader`` reads, or, when it finds a mistake, ``fallback``: never used in a
+        server, since an entry with a mistake is refused (raise_any)."""
+        try:
+            return reader()
+        except SecretReferenceError:
+            raise
+        except ConfigError as exc:
+            self.note(exc)
+            return fallback
+
+    def unknown_keys(self, raw: dict[str, Any], known: Iterable[str], where: str, what: str) -> None:
+        """Each key ``raw`` has that ``known`` has not, in the file's order, with the one meant."""
+        known = set(known)
+        for key in raw:
+            if key not in known:
+                self.found.append((f"{where}.{key}", f"unknown key for {what}{did_you_mean(key, known)}"))
+
+    def error(self) -> ConfigError:
+        """One error naming every mistake found (there is at least one)."""
+        return ConfigError.of_all(self.found)
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise self.error()
+
+
 def _root(item: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerRoot:
     """A folder path (relative to the servers file, like cwd) or an MCP Root object."""
-    name: str | None = None
     if isinstance(item, str):
         path = _expand(item, environ, where)
+        name: str | None = None
     elif isinstance(item, dict):
-        unknown = sorted(set(item) - _ROOT_KEYS)
-        if unknown:
-            raise ConfigError(
-                f"{where}.{unknown[0]}",
-                f"unknown key for a root (uri, name){did_you_mean(unknown[0], _ROOT_KEYS)}",
-            )
-        uri = item.get("uri")
-        if not isinstance(uri, str) or not uri.strip():
-            raise ConfigError(f"{where}.uri", "a root object needs a uri (file:///path)")
-        path = _file_uri_path(_expand(uri, environ, f"{where}.uri"), f"{where}.uri")
-        raw_name = item.get("name")
-        if raw_name is not None:
-            if not isinstance(raw_name, str):
-                raise ConfigError(f"{where}.name", "must be a string")
-            name = _expand(raw_name, environ, f"{where}.name").strip() or None
+        found = _Mistakes()
+        found.unknown_keys(item, _ROOT_KEYS, where, "a root (uri, name)")
+        path = found.read(partial(_root_uri, item.get("uri"), where, environ), "/")
+        name = found.read(partial(_root_name, item.get("name"), where, environ), None)
+        found.raise_any()
     else:
         raise ConfigError(where, "must be a folder path (a string) or an object with a file:// uri")
     if not path.strip():
         raise ConfigError(where, "is empty: name a folder")
     return ServerRoot(path=str((base_dir / path).resolve()), name=name)
+
+
+def _root_uri(uri: Any, where: str, environ: Mapping[str, str]) -> str:
+    if not isinstance(uri, str) or not uri.strip():
+        raise ConfigError(f"{where}.uri", "a root object needs a uri (file:///path)")
+    return _file_uri_path(_expand(uri, environ, f"{where}.uri"), f"{where}.uri")
+
+
+def _root_name(raw_name: Any, where: str, environ: Mapping[str, str]) -> str | None:
+    if raw_name is None:
+        return None
+    if not isinstance(raw_name, str):
+        raise ConfigError(f"{where}.name", "must be a string")
+    return _expand(raw_name, environ, f"{where}.name").strip() or None
 
 
 def _roots(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path) -> list[ServerRoot]:
@@ -354,11 +404,13 @@ def _roots(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir
         raise ConfigError(where, "must be a list of folders (paths, or objects with a file:// uri)")
     if not value:
         raise ConfigError(where, "is empty: list at least one folder, or leave roots out")
+    found = _Mistakes()
     roots: list[ServerRoot] = []
     for index, item in enumerate(value):
-        root = _root(item, f"{where}[{index}]", environ, base_dir)
-        if all(known.path != root.path for known in roots):
+        root = found.read(partial(_root, item, f"{where}[{index}]", environ, base_dir), None)
+        if root is not None and all(known.path != root.path for known in roots):
             roots.append(root)
+    found.raise_any()
     return roots
 
 
@@ -370,31 +422,60 @@ def _notes(raw: dict[str, Any], where: str) -> dict[str, CapabilityNotes]:
 
 
 def _entry(name: str, raw: Any, where: str, environ: Mapping[str, str], base_dir: Path) -> ServerEntry | None:
+    """The server an entry configures, None for a disabled one; an entry with mistakes raises
+    one ConfigError naming every one (its name, each unknown key, each value of the wrong kind)."""
+    found = _Mistakes()
     if not _SERVER_NAME.match(name) or KEY_SEPARATOR in name:
-        raise ConfigError(
-            where, "a server name uses letters, digits, '.', '-' and single '_' (no '__': it separates keys)"
+        found.note(
+            ConfigError(
+                where,
+                "a server name uses letters, digits, '.', '-' and single '_' (no '__': it separates keys)",
+            )
         )
     if not isinstance(raw, dict):
-        raise ConfigError(where, "must be an object")
+        found.note(ConfigError(where, "must be an object"))
+        raise found.error()
     repeat = first_repeat(raw)
     if repeat is not None:
         keys, member = repeat
         inside = f"{where}.{_key_path(keys)}" if keys else where
-        raise ConfigError(
-            f"{inside}.{member}", "is named twice in one object (JSON would keep only the last): give it once"
+        found.note(
+            ConfigError(
+                f"{inside}.{member}",
+                "is named twice in one object (JSON would keep only the last): give it once",
+            )
         )
     if raw.get("disabled") is True:
+        found.raise_any()
         return None
     kind = str(raw.get("type", "stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
-    if not kind:
-        raise _neither_command_nor_url(raw, where)
+    entry: ServerEntry | None = None
     if kind == "stdio":
-        return _stdio_entry(name, raw, where, environ, base_dir)
-    if kind in _HTTP_TYPES:
-        return _http_entry(name, raw, where, environ, base_dir)
+        found.unknown_keys(raw, _STDIO_KEYS, where, "a stdio server")
+        entry = _stdio_entry(name, raw, where, environ, base_dir, found)
+    elif kind in _HTTP_TYPES:
+        found.unknown_keys(raw, _HTTP_KEYS, where, "an http server")
+        entry = _http_entry(name, raw, where, environ, base_dir, found)
+    else:
+        # No kind, or one no server has: the entry is refused, and its other keys are still
+        # read as either kind would read them, so that their mistakes are named with it.
+        found.note(_no_kind(raw, where, kind))
+        if kind:
+            found.unknown_keys(raw, _STDIO_KEYS | _HTTP_KEYS, where, "a server")
+        _stdio_entry(name, raw, where, environ, base_dir, found, needs=False)
+        _http_entry(name, raw, where, environ, base_dir, found, needs=False)
+    found.raise_any()
+    return entry
+
+
+def _no_kind(raw: dict[str, Any], where: str, kind: str) -> ConfigError:
+    if not kind:
+        return _neither_command_nor_url(raw, where)
     if kind == "sse":
-        raise ConfigError(f"{where}.type", "the SSE transport is deprecated and not supported; use type http")
-    raise ConfigError(
+        return ConfigError(
+            f"{where}.type", "the SSE transport is deprecated and not supported; use type http"
+        )
+    return ConfigError(
         f"{where}.type", f"unknown server type {kind!r}: use stdio (with command) or http (with url)"
     )
 
@@ -411,31 +492,56 @@ def _neither_command_nor_url(raw: dict[str, Any], where: str) -> ConfigError:
     return ConfigError(f"{where}.{unknown[0]}", f"unknown {keys} {named}: {needs}")
 
 
+def _args(raw: dict[str, Any], where: str, environ: Mapping[str, str]) -> list[str]:
+    return [_expand(a, environ, f"{where}.args") for a in _strings(raw.get("args", []), f"{where}.args")]
+
+
+def _secrets(raw: dict[str, Any], key: str, where: str, environ: Mapping[str, str]) -> dict[str, SecretStr]:
+    """``env`` or ``headers``: names and their values, which are kept secret."""
+    return {
+        name: SecretStr(_expand(value, environ, f"{where}.{key}.{name}"))
+        for name, value in _string_map(raw.get(key, {}), f"{where}.{key}").items()
+    }
+
+
+def _cwd(raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path) -> str | None:
+    cwd = raw.get("cwd")
+    if cwd is None:
+        return None
+    if not isinstance(cwd, str):
+        raise ConfigError(f"{where}.cwd", "must be a string")
+    return str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
+
+
 def _stdio_entry(
-    name: str, raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path
-) -> StdioServer:
-    """A server Gatehouse starts: its command, arguments, environment and working folder."""
-    unknown = sorted(set(raw) - _STDIO_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}.{unknown[0]}", f"unknown key for a stdio server{did_you_mean(unknown[0], _STDIO_KEYS)}"
-        )
+    name: str,
+    raw: dict[str, Any],
+    where: str,
+    environ: Mapping[str, str],
+    base_dir: Path,
+    found: _Mistakes,
+    *,
+    needs: bool = True,
+) -> StdioServer | None:
+    """A server Gatehouse starts: its command, arguments, environment and working folder; None
+    when ``found`` holds a mistake of the entry (each key's mistakes are added to it). Without
+    ``needs`` (an entry of no known kind) a missing command is no mistake of its own."""
     if "envFile" in raw:
-        raise ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env")
+        found.note(ConfigError(f"{where}.envFile", "envFile is not supported; name each variable in env"))
     command = raw.get("command")
     if not isinstance(command, str) or not command.strip():
-        raise ConfigError(f"{where}.command", "a stdio server needs a command")
-    args = [_expand(a, environ, f"{where}.args") for a in _strings(raw.get("args", []), f"{where}.args")]
-    env = {
-        key: SecretStr(_expand(value, environ, f"{where}.env.{key}"))
-        for key, value in _string_map(raw.get("env", {}), f"{where}.env").items()
-    }
-    cwd = raw.get("cwd")
-    if cwd is not None:
-        if not isinstance(cwd, str):
-            raise ConfigError(f"{where}.cwd", "must be a string")
-        cwd = str((base_dir / _expand(cwd, environ, f"{where}.cwd")).resolve())
-    command = _expand(command, environ, f"{where}.command")
+        if needs or "command" in raw:
+            found.note(ConfigError(f"{where}.command", "a stdio server needs a command"))
+        command = ""
+    args: list[str] = found.read(partial(_args, raw, where, environ), [])
+    env: dict[str, SecretStr] = found.read(partial(_secrets, raw, "env", where, environ), {})
+    cwd = found.read(partial(_cwd, raw, where, environ, base_dir), None)
+    command = found.read(partial(_expand, command, environ, f"{where}.command"), "")
+    timeout = found.read(partial(_timeout, raw, where), None)
+    roots: list[ServerRoot] = found.read(partial(_roots, raw, where, environ, base_dir), [])
+    notes: dict[str, CapabilityNotes] = found.read(partial(_notes, raw, where), {})
+    if found.found:
+        return None
     # A relative path is taken from where the file says (its cwd, itself relative to the file),
     # never from wherever Gatehouse happens to run; a bare name is looked up on the PATH.
     command_from = None
@@ -449,41 +555,52 @@ def _stdio_entry(
         args=args,
         env=env,
         cwd=cwd,
-        timeout=_timeout(raw, where),
-        roots=_roots(raw, where, environ, base_dir),
-        capability_notes=_notes(raw, where),
+        timeout=timeout,
+        roots=roots,
+        capability_notes=notes,
     )
 
 
-def _http_entry(
-    name: str, raw: dict[str, Any], where: str, environ: Mapping[str, str], base_dir: Path
-) -> HttpServer:
-    """A server Gatehouse reaches at a URL: its headers and sign-in."""
-    unknown = sorted(set(raw) - _HTTP_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}.{unknown[0]}", f"unknown key for an http server{did_you_mean(unknown[0], _HTTP_KEYS)}"
-        )
-    url = raw.get("url")
-    if not isinstance(url, str) or not re.match(r"^https?://", url):
-        raise ConfigError(f"{where}.url", "an http server needs an http:// or https:// url")
-    headers = {
-        key: SecretStr(_expand(value, environ, f"{where}.headers.{key}"))
-        for key, value in _string_map(raw.get("headers", {}), f"{where}.headers").items()
-    }
-    url = _expand(url, environ, f"{where}.url")
+def _oauth(raw: dict[str, Any], where: str, environ: Mapping[str, str]) -> OAuthSettings:
     try:
-        oauth = parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
+        return parse_oauth(raw.get("oauth"), f"{where}.oauth", lambda v, at: _expand(v, environ, at))
     except OAuthConfigError as exc:
         raise ConfigError(exc.where, exc.reason) from exc
+
+
+def _http_entry(
+    name: str,
+    raw: dict[str, Any],
+    where: str,
+    environ: Mapping[str, str],
+    base_dir: Path,
+    found: _Mistakes,
+    *,
+    needs: bool = True,
+) -> HttpServer | None:
+    """A server Gatehouse reaches at a URL: its headers and sign-in; None when ``found`` holds
+    a mistake of the entry, as _stdio_entry."""
+    url = raw.get("url")
+    if not isinstance(url, str) or not re.match(r"^https?://", url):
+        if needs or "url" in raw:
+            found.note(ConfigError(f"{where}.url", "an http server needs an http:// or https:// url"))
+        url = ""
+    headers: dict[str, SecretStr] = found.read(partial(_secrets, raw, "headers", where, environ), {})
+    url = found.read(partial(_expand, url, environ, f"{where}.url"), "")
+    oauth = found.read(partial(_oauth, raw, where, environ), DEFAULT_OAUTH)
+    timeout = found.read(partial(_timeout, raw, where), None)
+    roots: list[ServerRoot] = found.read(partial(_roots, raw, where, environ, base_dir), [])
+    notes: dict[str, CapabilityNotes] = found.read(partial(_notes, raw, where), {})
+    if found.found:
+        return None
     return HttpServer(
         name=name,
         url=url,
         headers=headers,
-        timeout=_timeout(raw, where),
-        roots=_roots(raw, where, environ, base_dir),
+        timeout=timeout,
+        roots=roots,
         oauth=oauth,
-        capability_notes=_notes(raw, where),
+        capability_notes=notes,
     )
 
 

@@ -51,7 +51,8 @@ class ServerHealth(BaseModel):
     rejected: list[str] = Field(default_factory=list)
     # Where the server's stderr and the SDK's records about it go (mcp_host/server_logs.py).
     log: str | None = None
-    # The entry's problem in the servers file ("file: entry.key: reason"): never started.
+    # The entry's problem in the servers file ("file: entry.key: reason", one line for each
+    # of its mistakes): never started.
     config_error: str | None = None
     # What the server announced about verifying Gatehouse's signed grants (its
     # ``io.gatehouse/approval`` extension: the name grants must carry, the key ids it accepted

@@ -3,7 +3,7 @@ where each exception lives.
 
 The bases are defined here; the concrete classes stay beside the code that raises them (a
 review's refusal in reviews/, a servers file's mistake in mcp_host/), each deriving from its
-family below. This module imports nothing, so every layer (mcp_host/ and storage/ at the
+family below. This module imports nothing of Gatehouse's, so every layer (mcp_host/ and storage/ at the
 bottom, policies/, graph/, reviews/, gatehouse/, eval/, servers/) derives from it without an
 import that points up the layers. tests/mcp_host/test_error_tree.py checks that every
 exception the product packages define descends from GatehouseError and is drawn here, under a
@@ -12,7 +12,9 @@ base it has: an exception that is not placed fails the tests.
 ``ReportedError`` is what a person reads: its message is the line to show (what was wrong and
 where) and ``exit_code`` what a command exits with, as click's ClickException carries both.
 An error that names several mistakes at once (every broken entry of a servers file none of
-whose entries loads, every bad value of a policy file) has one line each in ``lines``.
+whose entries loads, every mistake of one servers file entry, every bad value of a policy
+file) has one line each in ``lines``; ``FileMistakesError`` is the one shape both files' errors
+share (where and reason of each mistake), so neither stops at its first.
 The command line turns any of them into those lines and that code without knowing the class
 (gatehouse/cli/commands.py); the app shows the message. The other families are caught and
 handled inside Gatehouse (a server's failure becomes an ``ErrorInfo`` the graph routes on, a
@@ -26,13 +28,14 @@ names it, so placing an exception changes no existing ``except``.
     ├── ReportedError                              for a person: the message and exit_code (2 unless set)
     │   ├── UsageError                             configuration or input to fix: a file, an option, a variable
     │   │   ├── ConfigurationError                 gatehouse/errors.py
-    │   │   ├── ConfigError                        mcp_host/config.py (also McpHostError)
-    │   │   │   ├── SecretReferenceError           mcp_host/config.py
-    │   │   │   └── NoUsableServersError           mcp_host/config.py
+    │   │   ├── FileMistakesError                  a file's mistakes, each its key and reason: one line each
+    │   │   │   ├── ConfigError                    mcp_host/config.py (also McpHostError)
+    │   │   │   │   ├── SecretReferenceError       mcp_host/config.py
+    │   │   │   │   └── NoUsableServersError       mcp_host/config.py
+    │   │   │   └── PolicyError                    policies/loader.py
     │   │   ├── VariableError                      mcp_host/variables.py
     │   │   │   ├── UnsetVariableError             mcp_host/variables.py
     │   │   │   └── SecretVariableError            mcp_host/variables.py
-    │   │   ├── PolicyError                        policies/loader.py
     │   │   ├── AuditKeyError                      reviews/audit_keys.py
     │   │   ├── CredentialKeyError                 gatehouse/credentials/server_credentials.py (also RuntimeError)
     │   │   ├── BoundsError                        policies/grant_bounds.py (also ValueError)
@@ -103,6 +106,9 @@ names it, so placing an exception changes no existing ``except``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Self
+
 # Bad usage or configuration: an option, a file, a variable, a request the policy or the
 # review's state does not allow.
 EXIT_USAGE = 2
@@ -136,6 +142,30 @@ class ReportedError(GatehouseError):
 
 class UsageError(ReportedError):
     """Configuration or input to fix: the message names the file, option or variable, and why."""
+
+
+class FileMistakesError(UsageError):
+    """Mistakes in a file a person wrote (the servers file, the policy file): ``where`` is the
+    file and key of the first, ``reason`` says what is wrong there; ``more`` holds the other
+    mistakes found in the same reading, each (where, reason), so that fixing one does not only
+    uncover the next. One line each in ``lines``."""
+
+    def __init__(self, where: str, reason: str, more: Sequence[tuple[str, str]] = ()) -> None:
+        self.where = where
+        self.reason = reason
+        self.more = list(more)
+        super().__init__("\n".join(self.lines))
+
+    @property
+    def lines(self) -> list[str]:
+        return [f"{self.where}: {self.reason}", *(f"{where}: {reason}" for where, reason in self.more)]
+
+    @classmethod
+    def of_all(cls, found: Iterable[tuple[str, str]]) -> Self:
+        """One error naming every mistake ``found`` (at least one), each (where, reason) once,
+        in the order found: the first as the error's own."""
+        (where, reason), *more = dict.fromkeys(found)
+        return cls(where, reason, more)
 
 
 class RefusalError(ReportedError):

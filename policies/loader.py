@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from mcp_host.bounded_json import MAX_DEPTH, nesting_depth
-from mcp_host.reported import UsageError
+from mcp_host.reported import FileMistakesError
 from mcp_host.variables import VariableError, expand_variables
 from policies.error_words import in_the_data, key_path, reason
 from policies.model import PolicyFile
@@ -19,20 +19,10 @@ from policies.model import PolicyFile
 DEFAULT_POLICY = Path(__file__).with_name("default.toml")
 
 
-class PolicyError(UsageError):
+class PolicyError(FileMistakesError):
     """An invalid policy: ``where`` is file and key, ``reason`` says what is wrong; ``more``
     holds the other mistakes found in the same pass, each (where, reason), so that fixing one
-    does not only uncover the next."""
-
-    def __init__(self, where: str, reason: str, more: Sequence[tuple[str, str]] = ()) -> None:
-        self.where = where
-        self.reason = reason
-        self.more = list(more)
-        super().__init__("\n".join(self.lines))
-
-    @property
-    def lines(self) -> list[str]:
-        return [f"{self.where}: {self.reason}", *(f"{where}: {reason}" for where, reason in self.more)]
+    does not only uncover the next (mcp_host/reported.py, as the servers file's errors)."""
 
 
 def _expand(value: Any, variables: Mapping[str, str], source: str, key: str = "") -> Any:
@@ -58,8 +48,7 @@ def _validation_error(exc: ValidationError, data: dict[str, Any], source: str) -
     for error in exc.errors():
         location = in_the_data(tuple(error["loc"]), data)
         found.setdefault(f"{source}: {key_path(location, data)}", reason(error, PolicyFile, location))
-    (where, first), *more = found.items()
-    return PolicyError(where, first, more)
+    return PolicyError.of_all(found.items())
 
 
 def parse_policy(data: Any, *, source: str, variables: Mapping[str, str] | None = None) -> PolicyFile:

@@ -21,7 +21,7 @@ from gatehouse.credentials.app_sign_in import Attempt, SignInAttempts, start_con
 from gatehouse.credentials.server_credentials import credential_key
 from gatehouse.display.policy_report import roots_line
 from gatehouse.display.server_words import state_words
-from gatehouse.web.literal import markdown_literal, name_literal, show
+from gatehouse.web.literal import markdown_lines, markdown_literal, name_literal, show
 from gatehouse.web.page import current_user, may_manage_servers, services
 from mcp_host.reported import ReportedError
 
@@ -87,7 +87,7 @@ def connect(server: str, user: str) -> None:
         # After the sign-in, this replica's session to the server reads the new tokens.
         start_connect(app.settings, config, server, user, on_connected=app.requests.reconnect)
     except ReportedError as exc:
-        st.session_state["connect_error"] = str(exc)
+        st.session_state["connect_error"] = exc.lines
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -109,7 +109,12 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                     st.caption(markdown_literal(roots_line(app.policy, name)))
             with state_column:
                 # An error may quote what it failed on (a URL with a token): secrets hidden.
-                st.markdown(markdown_literal(app.secrets.text(state_words(health))))
+                state = app.secrets.text(state_words(health))
+                if health is not None and health.config_error is not None:
+                    # Every mistake of the entry, one a line (ConfigProblem.lines).
+                    st.markdown(markdown_lines(state.splitlines()))
+                else:
+                    st.markdown(markdown_literal(state))
                 if row.reason_in_log is not None:
                     st.markdown(f"From its log: {markdown_literal(row.reason_in_log)}")
                 if row.log is not None:
@@ -125,7 +130,7 @@ def server_list(config: ServersConfig, user: str | None) -> None:
                         st.rerun(scope="fragment")
     problem = st.session_state.pop("connect_error", None)
     if problem:
-        st.error(markdown_literal(problem))
+        st.error(markdown_lines(problem))
 
 
 st.title("Servers")
@@ -145,5 +150,6 @@ configured = services().requests.servers_file()
 for problem in configured.problems:
     if problem.entry is None:
         # The file as a whole could not be used: no server runs, and this says why.
-        st.error(f"The servers file cannot be used: {markdown_literal(problem.message)}")
+        first, *more = problem.lines
+        st.error(markdown_lines([f"The servers file cannot be used: {first}", *more]))
 server_list(configured, person)

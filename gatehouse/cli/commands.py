@@ -336,19 +336,22 @@ def _error(message: str, code: int) -> int:
 def _reported(error: ReportedError) -> int:
     """A reported error's lines: the first as any error, each further mistake it names on a
     line of its own, indented under it (each made one line, as every error line is)."""
-    from policies.secrets import DEFAULT_REDACTOR
-
-    first, *more = error.lines
-    _error(first, error.exit_code)
-    for line in more:
-        _emit(f"gatehouse:   {_one_line(DEFAULT_REDACTOR.text(line))}", error=True)
+    _error_lines(*error.lines)
     return error.exit_code
 
 
 def _warn(message: str) -> None:
+    _error_lines(message)
+
+
+def _error_lines(first: str, *more: str) -> None:
+    """Lines on stderr: the first as any error line, each further one (another mistake of the
+    same input) indented under it, each made one line."""
     from policies.secrets import DEFAULT_REDACTOR
 
-    _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(message))}", error=True)
+    _emit(f"gatehouse: {_one_line(DEFAULT_REDACTOR.text(first))}", error=True)
+    for line in more:
+        _emit(f"gatehouse:   {_one_line(DEFAULT_REDACTOR.text(line))}", error=True)
 
 
 def _usage_error(message: str) -> int:
@@ -409,7 +412,9 @@ def _loaded_servers(settings: Settings) -> ServersConfig:
     if unusable is not None:
         raise unusable
     for problem in config.problems:
-        _warn(f"skipping server {problem.entry}: {problem.message}")
+        # Every mistake of the entry, one a line, as a refused file's (_reported).
+        first, *more = problem.lines
+        _error_lines(f"skipping server {problem.entry}: {first}", *more)
     return config
 
 

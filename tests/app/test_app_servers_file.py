@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gatehouse.web.literal import markdown_literal
+from gatehouse.web.literal import markdown_lines, markdown_literal
 from gatehouse.web.page import services
 from servers.catalog import BUNDLED_CONFIG
 from tests.app.test_app import markdown_text, on_page, session
@@ -114,3 +114,20 @@ def test_a_name_given_twice_is_two_boxes_on_the_servers_page_the_first_connected
     assert markdown_literal("connected · 1 tool, 1 prompt, 1 resource") in text
     named = f"{servers_file}: mcpServers.glossary (2nd): mcpServers.glossary is given 2 times in the file"
     assert markdown_literal(f"not started: {named}") in text, text
+
+
+def test_every_mistake_of_a_broken_entry_is_named_on_the_servers_page_one_a_line(servers_file: Path) -> None:
+    entry = {"command": "python", "argz": ["x"], "evn": {}, "timeout": "30"}
+    servers_file.write_text(json.dumps({"mcpServers": {"files": entry}}), encoding="utf-8")
+
+    page = on_page(session("admin"), "servers")
+
+    assert not page.exception
+    at = f"{servers_file}: mcpServers.files"
+    mistakes = [
+        f"not started: {at}.argz: unknown key for a stdio server (did you mean 'args'?)",
+        f"{at}.evn: unknown key for a stdio server (did you mean 'env'?)",
+        f'{at}.timeout: must be a positive number of seconds, not the string "30" (write "timeout": 30, without quotes)',
+    ]
+    # Each on a line of its own (a hard line break between them), none run into the next.
+    assert markdown_lines(mistakes) in markdown_text(page), markdown_text(page)

@@ -115,6 +115,25 @@ def test_a_mistake_in_capabilities_costs_only_its_entry_named_by_file_entry_and_
     assert "update_ticket" not in done.stdout
 
 
+def test_a_skipped_entry_is_named_with_every_mistake_it_has_one_a_line(tmp_path: Path) -> None:
+    path = Path(servers_file(tmp_path))
+    entries = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]
+    entries["files"] = {"command": "python", "argz": ["x"], "evn": {}, "timeout": "30"}
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+
+    done = gatehouse(tmp_path, "capabilities", "--servers", str(path))
+
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"gatehouse: skipping server files: {path}: "
+        "mcpServers.files.argz: unknown key for a stdio server (did you mean 'args'?)",
+        f"gatehouse:   {path}: mcpServers.files.evn: unknown key for a stdio server (did you mean 'env'?)",
+        f'gatehouse:   {path}: mcpServers.files.timeout: must be a positive number of seconds, not the string "30"'
+        ' (write "timeout": 30, without quotes)',
+    ]
+    assert "greet (tool)" in done.stdout
+
+
 def test_ask_says_nothing_configured_can_do_it_in_words_without_scores(tmp_path: Path) -> None:
     done = gatehouse(
         tmp_path, "ask", "--servers", servers_file(tmp_path), "Book me a flight to Lisbon next week."

@@ -259,6 +259,51 @@ def test_policy_check_names_every_mistake_of_the_file_one_a_line(
     ]
 
 
+# An entry with three mistakes: two misspelt keys and a value of the wrong kind.
+THREE_MISTAKES = {"command": "python", "argz": ["x"], "evn": {}, "timeout": "30"}
+
+
+def _three_mistakes(entry: str) -> list[str]:
+    return [
+        f"mcpServers.{entry}.argz: unknown key for a stdio server (did you mean 'args'?)",
+        f"mcpServers.{entry}.evn: unknown key for a stdio server (did you mean 'env'?)",
+        f'mcpServers.{entry}.timeout: must be a positive number of seconds, not the string "30"'
+        ' (write "timeout": 30, without quotes)',
+    ]
+
+
+def test_servers_check_names_every_mistake_of_an_entry_one_a_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"files": THREE_MISTAKES}}), encoding="utf-8")
+
+    code, out, _ = gatehouse(capsys, "servers", "check", "--servers", str(servers))
+
+    assert code == 2
+    first, *more = _three_mistakes("files")
+    lines = out.splitlines()
+    failed = lines.index(f"  FAIL  files          config: {servers}: {first}")
+    assert lines[failed + 1 : failed + 3] == [f"        {servers}: {mistake}" for mistake in more]
+
+
+def test_a_command_that_loads_the_servers_file_names_every_mistake_of_its_entry_one_a_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"files": THREE_MISTAKES}}), encoding="utf-8")
+
+    code, out, err = gatehouse(capsys, "capabilities", "--servers", str(servers))
+
+    assert code == 2
+    assert out == ""
+    first, *more = _three_mistakes("files")
+    assert err.splitlines() == [
+        f"gatehouse: {servers}: {first}",
+        *(f"gatehouse:   {servers}: {mistake}" for mistake in more),
+    ]
+
+
 def _not_a_database(tmp_path: Path) -> Path:
     path = tmp_path / "notadb.db"
     path.write_text("this is not a database\n" * 100, encoding="utf-8")
