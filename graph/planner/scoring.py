@@ -51,7 +51,7 @@ from graph.planner.opposites import opposite
 from graph.planner.places import formats_named, formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
-from graph.planner.sql_words import data_change, data_question, statement_fit
+from graph.planner.sql_words import data_change, data_question, question_to_a_named_database, statement_fit
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -788,7 +788,18 @@ def _data_question(s: _Scoring) -> Points | None:
     database's read-query tool (asked about: the query is the operator's to give)."""
     if not s.asked.reads_only or path_kinds(s.text):
         return None
-    return data_question(s.capability, s.text, s.vocabulary.named)
+    found = data_question(s.capability, s.text, s.vocabulary.named)
+    if found is None and s.capability.server in s.servers_named:
+        # Not the words that named it ("the shop database"): they say where, not what about.
+        places = s.vocabulary.places_of.keys()
+        naming = {
+            word
+            for word, after in pairwise(words(s.text))
+            if concepts_of_words([after]) & places or concepts_of_words([word]) & places
+        }
+        about = [w for w in _unknown_words(s.text, s.vocabulary) if w not in naming]
+        found = question_to_a_named_database(s.capability, s.text, about)
+    return found
 
 
 def _data_change(s: _Scoring) -> Points | None:

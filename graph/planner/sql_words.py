@@ -130,6 +130,30 @@ def data_question(capability: Capability, text: str, named: frozenset[str]) -> t
     return DATA_QUESTION, f"a question about records in words ('{cue.group(0)}'); it queries a database"
 
 
+# A question or a request to be shown something: "What is the price of the keyboard ...?",
+# "show me ...", "who ordered ...".
+_ASKS = re.compile(
+    r"^\W*(?:(?:please|can|could|would|you)\s+)*(?:who|what|whats|which|where|when|how|whose|show|list|give|find|tell)\b"
+    r"|\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def question_to_a_named_database(
+    capability: Capability, text: str, unmentioned: list[str]
+) -> tuple[float, str] | None:
+    """Points for a read-query tool of the database ``text`` names ("in the shop database")
+    when it asks about things no capability mentions (``unmentioned``: "price", "keyboard"):
+    those are the database's records, whatever their words, and only a query reads them. Asked
+    about, as a data question is (the query is the operator's to give)."""
+    if statement_kind(text) is not None or not reads_by_query(capability) or not unmentioned:
+        return None
+    if not _ASKS.search(text) or keys_in(text) or asks_for_arithmetic(text):
+        return None
+    about = ", ".join(unmentioned[:3])
+    return DATA_QUESTION, f"a question put to the database the request names, about {about}; it queries it"
+
+
 # The statement a change to records ordered in words comes to, by the family of its verb
 # (graph/planner/scoring.py's act families): "add a new customer" inserts, "set the price"
 # updates, "delete order 103" deletes.

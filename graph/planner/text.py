@@ -229,6 +229,9 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "pdf": ("document",),
     "handbook": ("document",),
     "manual": ("document",),
+    # The usual short forms: "the shop db" names a database.
+    "db": ("databas",),
+    "dbs": ("databas",),
 }
 
 
