@@ -52,6 +52,7 @@ from graph.planner.places import formats_named, formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
 from graph.planner.similarity import similarities
 from graph.planner.sql_words import data_change, data_question, question_to_a_named_database, statement_fit
+from graph.planner.store_words import without_the_question_of_what_a_key_holds
 from graph.planner.text import (
     PROPER_NAME,
     STOPWORDS,
@@ -1516,7 +1517,11 @@ def _topic_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     names = {m.lower() for m in re.findall(r"(?<=\w[\s,:;])([A-Z][a-z]+)", text)}
     # A key's parts point at no capability (they are a value), but they say what the request is
     # about: "until session:bob expires" is about sessions, which no capability may mention.
-    said = words(_PATHS.sub(" ", without_values(affirmed(text)))) + key_parts(text)
+    # Unless the request asks what the key holds: then the key names the thing asked for, as a
+    # path does, and the question's own words ("what does ... hold") are no topic either.
+    rest = without_the_question_of_what_a_key_holds(text)
+    parts = key_parts(text) if rest is None else []
+    said = words(_PATHS.sub(" ", without_values(affirmed(text if rest is None else rest)))) + parts
     return tuple(
         (word, frozenset(concepts_of_words([word])))
         for word in dict.fromkeys(said)

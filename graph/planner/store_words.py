@@ -48,6 +48,32 @@ def keys_in(text: str) -> list[str]:
     return found
 
 
+# A question whose whole object is a key written out: what it holds. "What's counter:visits at
+# right now?", "What's stored under session:alice?", "what does config:flags hold?", "the value
+# of session:bob", "show me prefs:alice". Asked so, the key's parts ("counter", "visits") are
+# the name of what is asked for, not a topic the servers must know; asked anything else about
+# a key ("How long until session:alice expires?") they still are.
+_KEY_ALONE = r"(?:the\s+key\s+)?['\"“]?" + KEY_PATTERN.replace("([", "(?:[", 1) + r"['\"”]?"
+_ASKS_WHAT_A_KEY_HOLDS = re.compile(
+    rf"^\W*what(?:'s|\s+is)\s+(?:(?:stored|kept|saved|set|written)\s+)?(?:(?:under|in|at|for)\s+)?{_KEY_ALONE}"
+    rf"(?:\s+(?:at|set\s+to|right\s+now|now|currently|at\s+the\s+moment|these\s+days))*\s*[?.!]*\s*$"
+    rf"|^\W*what\s+(?:does|do)\s+{_KEY_ALONE}\s+(?:hold|say|contain|store|have)\b"
+    rf"|^\W*how\s+many\s+\w+\s+(?:does|do)\s+{_KEY_ALONE}\s+(?:hold|say|contain|store|have)\b"
+    rf"|\b(?:value|contents?)\s+(?:of|at|under|in|for)\s+{_KEY_ALONE}",
+    re.IGNORECASE,
+)
+
+
+def without_the_question_of_what_a_key_holds(text: str) -> str | None:
+    """``text`` less its question of what a key holds (above), or None when it asks none: the
+    question's own words ("what does ... hold") and the key are then no topic of the request."""
+    found = _ASKS_WHAT_A_KEY_HOLDS.search(text.strip())
+    if found is None:
+        return None
+    stripped = text.strip()
+    return stripped[: found.start()] + " " + stripped[found.end() :]
+
+
 def _is_glob(key: str) -> bool:
     return "*" in key or "?" in key
 

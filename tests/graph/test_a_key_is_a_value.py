@@ -42,3 +42,28 @@ def test_a_capability_named_for_a_word_inside_a_key_is_not_chosen_for_it() -> No
         )
 
         assert selection.chosen is None or selection.chosen.capability.key != "docs__features.md", kind
+
+
+def test_a_question_only_about_what_a_key_holds_reads_that_key() -> None:
+    # The key's parts ("counter", "visits") name the thing asked for: they are no topic the
+    # servers must know, as a file name's words are not.
+    for text in (
+        "What's counter:visits at right now?",
+        "What's stored under session:alice?",
+        "what does prefs:alice hold?",
+        "Show me the value of session:bob",
+    ):
+        selection = DeterministicPlanner().select(PlanningRequest(text=text), [FEATURES, *STORE], Limits())
+
+        assert selection.chosen is not None, text
+        assert selection.chosen.capability.key == "store__get", text
+        assert selection.arguments is not None
+        assert selection.arguments.arguments["key"] in text
+
+
+def test_anything_else_asked_about_a_key_still_needs_words_a_capability_knows() -> None:
+    # Nothing here reads a key's time to live: the question is not what the key holds.
+    for text in ("How long until session:alice expires?", "Who wrote session:alice, and why?"):
+        selection = DeterministicPlanner().select(PlanningRequest(text=text), [FEATURES, *STORE], Limits())
+
+        assert selection.chosen is None, text
