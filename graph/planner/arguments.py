@@ -1098,7 +1098,9 @@ def _query(p: _Property) -> RoleVerdict:
         )
         value = re.sub(r"^([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:in|from|within|on)\s+.*$", r"\1", value)
         return value, "text after 'for'"
-    names = [n for n in _PROPER_NAME.findall(_QUOTED.sub(" ", p.text)) if n not in p.used]
+    # Not a folder's name inside a path ("open Projects/Apollo.md"): the path is a value whole.
+    unquoted = _SLASH_PATH.sub(lambda m: " " * len(m.group(0)), _QUOTED.sub(" ", p.text))
+    names = [n for n in _PROPER_NAME.findall(unquoted) if n not in p.used]
     return (names[0], "the name the request looks for") if len(names) == 1 else None
 
 
@@ -1361,11 +1363,31 @@ def _read_property(
     if isinstance(enum, list) and enum:
         _take_option(name, schema, shape, enum, text, take)
         return
+    if _leaves_out(name) and not _LEAVING_OUT.search(text):
+        # What to leave out (excludePaths, ignore_patterns) is named only by saying so: the path
+        # "open Projects/Apollo.md" states is what to read, never what to skip.
+        return
     # A store's key is one token (session:alice), read before any rule could cut it at a colon.
     found = store_words.read(name, schema, shape, text, used) or _role_value(name, shape, text, used)
     if found is not None:
         cited = re.search(r"\(([^()]+)\)$", found[1])
         take(name, found[0], found[1], schema, cited.group(1) if cited else None)
+
+
+_LEAVE_OUT_WORDS = frozenset(
+    "exclude excluded excludes excluding exclusion exclusions ignore ignored ignores skip skipped omit "
+    "omitted except without blacklist denylist".split()
+)
+_LEAVING_OUT = re.compile(
+    r"\b(?:exclud\w*|except\w*|ignor\w*|skip\w*|omit\w*|without|leav(?:e|ing)\s+out|but\s+not|apart\s+from"
+    r"|other\s+than)\b",
+    re.IGNORECASE,
+)
+
+
+def _leaves_out(name: str) -> bool:
+    """Whether a property names what to leave out (excludePaths, ignore_patterns, skip_dirs)."""
+    return bool(set(split_identifier(name)) & _LEAVE_OUT_WORDS)
 
 
 def _take_option(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graph.planner.actions import (
     CapabilityAction,
@@ -710,12 +710,23 @@ def _file_of_another_servers_format(s: _Scoring) -> Points | None:
 def _parameters_named(s: _Scoring) -> Points | None:
     """Parameters the request names (a "branch", a "query") are what the capability takes."""
     properties = s.capability.properties
-    param_hits = sorted(n for n in properties if concepts_of_words(split_identifier(n)) & s.wanted)
+    named = {n: _parameter_concepts_named(n, schema, s.wanted) for n, schema in properties.items()}
+    param_hits = sorted(n for n, hit in named.items() if hit)
     if not param_hits:
         return None
-    param_concepts = {c for n in param_hits for c in concepts_of_words(split_identifier(n)) & s.wanted}
+    param_concepts = {c for n in param_hits for c in named[n]}
     points = PARAMETER_WEIGHT * min(s.vocabulary.total(param_concepts), 3.0)
     return points, f"parameters {', '.join(param_hits)} named"
+
+
+def _parameter_concepts_named(name: str, schema: Any, wanted: frozenset[str]) -> set[str]:
+    """The concepts of a parameter's name the request says. A switch (a boolean) says how a tool
+    reads, not what: the request's verb is no sign of it ("open" or "show" for prettyPrint,
+    "read" for includeContent), or every tool with such an option is named by every read."""
+    found = concepts_of_words(split_identifier(name)) & wanted
+    if isinstance(schema, dict) and property_shape(schema).get("type") == "boolean":
+        found -= _VERB_CONCEPTS
+    return found
 
 
 def _enum_values_stated(s: _Scoring) -> Points | None:
