@@ -893,8 +893,14 @@ def _folder_path(p: _Property) -> RoleVerdict:
 
 
 def _file_path(p: _Property) -> RoleVerdict:
-    """A path or a file takes a file name the request states, else a path with a slash."""
-    if p.key not in _PATH_NAMES and not p.key.endswith("_path") and not p.key.endswith("_file"):
+    """A path or a file takes a file name the request states, else a path with a slash. The name
+    may be written in camel case (oldPath, sourceFile) as well as snake case."""
+    last = split_identifier(p.name)[-1:]
+    if (
+        p.key not in _PATH_NAMES
+        and not p.key.endswith(("_path", "_file"))
+        and last not in (["path"], ["file"])
+    ):
         return None
     plain = _without_addresses(p.text)
     path = _not_in_used(_PATH.findall(plain), p.used)

@@ -50,6 +50,7 @@ from graph.planner.definitions import DefinitionKey, definition_key, per_definit
 from graph.planner.opposites import opposite
 from graph.planner.places import formats_named, formats_stated, places_of
 from graph.planner.plain_words import states_arithmetic, without_values
+from graph.planner.relative_places import servers_holding
 from graph.planner.similarity import similarities
 from graph.planner.sql_words import data_change, data_question, question_to_a_named_database, statement_fit
 from graph.planner.store_words import without_the_question_of_what_a_key_holds
@@ -1074,7 +1075,16 @@ def _path_in_its_folders(s: _Scoring) -> Points | None:
         return IN_ITS_FOLDER, "the path stated is in a folder its server was given"
     if placed is False:
         return OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given"
-    return None
+    # A relative path: the servers whose folders hold it (graph/planner/relative_places.py).
+    holding = servers_holding(_values_of(s.extraction.arguments), s.folders)
+    if holding is None or s.capability.server not in s.folders:
+        return None
+    if s.capability.server in holding:
+        return IN_ITS_FOLDER, "the path stated is in the folder its server was given"
+    return (
+        OUTSIDE_ITS_FOLDERS,
+        f"the path stated is in the folder of {', '.join(sorted(holding))}, not its own",
+    )
 
 
 def _file_for_a_folder_tool(s: _Scoring) -> Points | None:
@@ -1468,15 +1478,20 @@ def _name_words(capability: Capability) -> tuple[str, ...]:
     return tuple(w for w in split_identifier(name) if w not in STOPWORDS)
 
 
+def _values_of(arguments: dict[str, object]) -> list[object]:
+    """Every value of ``arguments``, a list's items one by one."""
+    values: list[object] = []
+    for value in arguments.values():
+        values.extend(value if isinstance(value, list) else [value])
+    return values
+
+
 def _paths_placed(arguments: dict[str, object], folders: Sequence[str]) -> bool | None:
     """Whether the absolute paths among ``arguments`` lie in ``folders`` (None: nothing to say,
     no folders known or no absolute path stated)."""
     if not folders:
         return None
-    values: list[object] = []
-    for value in arguments.values():
-        values.extend(value if isinstance(value, list) else [value])
-    paths = [v for v in values if isinstance(v, str) and v.startswith("/")]
+    paths = [v for v in _values_of(arguments) if isinstance(v, str) and v.startswith("/")]
     if not paths:
         return None
     return all(any(holds(folder, path) for folder in folders) for path in paths)
