@@ -88,6 +88,9 @@ _VERB_CONCEPTS = frozenset({"list", "read", "search"})
 _GENERIC_READ_VERBS = frozenset(
     {"get", "show", "fetch", "view", "display", "retrieve", "search", "find", "query", "lookup"}
 )
+# What a listing's name may say of what it lists without narrowing it (list_available_documents,
+# list_all_tags): a request for a listing asks for what is there, which is what is available.
+_LISTING_QUALIFIERS = frozenset({"available", "existing", "all", "every"})
 SERVER_WEIGHT = 1.5
 # A server called by a word other servers use too ("files", "documents") is hardly named by it.
 COMMON_SERVER_NAME = 0.2
@@ -499,7 +502,7 @@ class _Scoring:
     @cached_property
     def wanted(self) -> frozenset[str]:
         wanted = _concepts_of_request(self.text)
-        if self.server_concepts & wanted and asks_about_a_name(self.text):
+        if self.server_concepts & wanted and asks_about_a_name(self.text, frozenset(self.server_concepts)):
             # Asking a named server about a named thing is a look-up there: "according to memory,
             # who does Alice work with?" (not for questions at large: those may need no server).
             wanted = wanted | {"search"}
@@ -649,7 +652,9 @@ def _name_says_more(s: _Scoring) -> Points | None:
     unmatched = [
         w
         for w in _without_server_prefix(s.name_words, s.capability.server)
-        if not concepts_of_words([w]) & (s.wanted | s.implied_kinds) and w not in _GENERIC_READ_VERBS
+        if not concepts_of_words([w]) & (s.wanted | s.implied_kinds)
+        and w not in _GENERIC_READ_VERBS
+        and not (w in _LISTING_QUALIFIERS and "list" in s.wanted)
     ]
     if not unmatched:
         return None

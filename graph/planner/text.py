@@ -413,6 +413,15 @@ _WHAT_A_FILE_HOLDS = re.compile(
 )
 
 
+# "Which Word documents do we have?", "what tables are there?", "which branches exist?": a
+# question of what there is, asked of many things, is a listing.
+_WHICH_THERE_ARE = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){1,3}?(?:(?:do|does)\s+(?:we|i|you|they)\s+(?:have|keep|got)"
+    r"|are\s+there|exist|are\s+available)\b",
+    re.IGNORECASE,
+)
+
+
 # "1234 + 4321?": an addition written with its sign.
 _SUM = re.compile(r"\d\s*\+\s*-?\d")
 # "since yesterday", "over the past 3 days", "in the last week".
@@ -505,6 +514,8 @@ def affirmed(text: str) -> str:
 def concepts(text: str) -> set[str]:
     text = _NOT_DONE.sub(r"un\1", affirmed(text))
     found = concepts_of_words(words(text))
+    if _WHICH_THERE_ARE.search(text):
+        found.add("list")
     if _WHAT_A_FILE_HOLDS.search(text):
         found.add("read")
     elif _WHATS_IN.search(text):
@@ -519,6 +530,13 @@ def concepts(text: str) -> set[str]:
 
 
 @lru_cache(maxsize=256)
-def asks_about_a_name(text: str) -> bool:
-    """A question about someone or something by name: "who does Alice work with?"."""
-    return bool(_QUESTION.search(text) and PROPER_NAME.search(text))
+def asks_about_a_name(text: str, besides: frozenset[str] = frozenset()) -> bool:
+    """A question about someone or something by name: "who does Alice work with?". A name whose
+    concepts are all in ``besides`` (the server's own: "Which Word documents ...?") names where
+    to ask, not what about."""
+    if not _QUESTION.search(text):
+        return False
+    return any(
+        not (concepts_of_words([w.lower() for w in name.split()]) <= besides)
+        for name in PROPER_NAME.findall(text)
+    )
