@@ -17,8 +17,11 @@ from pathlib import Path, PurePosixPath
 
 
 def _is_relative_path(value: str) -> bool:
-    # A file name or a path with a slash, not absolute, not in the home folder, not a URI.
+    # A file name or a path with a slash, not absolute, not in the home folder, not a URI; never
+    # one that climbs out of a folder ("../shared/x"), which is no way to name who holds it.
     if not value or value.startswith(("/", "~", "\\")) or "://" in value or "\n" in value:
+        return False
+    if ".." in PurePosixPath(value).parts:
         return False
     return "/" in value or bool(PurePosixPath(value).suffix)
 

@@ -1080,14 +1080,15 @@ def _path_in_its_folders(s: _Scoring) -> Points | None:
         return IN_ITS_FOLDER, "the path stated is in a folder its server was given"
     if placed is False:
         return OUTSIDE_ITS_FOLDERS, "the path stated is outside the folders its server was given"
-    # A relative path: the servers whose folders hold it (graph/planner/relative_places.py).
+    # A relative path: the servers whose folders hold it (graph/planner/relative_places.py). As
+    # with a file's format, the other servers' tools lose as much (they cannot even see the
+    # file) and the holder's gain nothing: where the file is says which server, not which of
+    # its tools, so it lifts no weak match of its.
     holding = servers_holding(_values_of(s.extraction.arguments), s.folders)
-    if holding is None or s.capability.server not in s.folders:
+    if holding is None or s.capability.server not in s.folders or s.capability.server in holding:
         return None
-    if s.capability.server in holding:
-        return IN_ITS_FOLDER, "the path stated is in the folder its server was given"
     return (
-        OUTSIDE_ITS_FOLDERS,
+        2 * OUTSIDE_ITS_FOLDERS,
         f"the path stated is in the folder of {', '.join(sorted(holding))}, not its own",
     )
 

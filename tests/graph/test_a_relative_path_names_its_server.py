@@ -67,8 +67,28 @@ def test_a_bare_new_name_or_a_path_outside_every_folder_names_none(
     assert servers_holding(["notes.md"], folders) is None
     assert servers_holding(["Nowhere/else.md"], folders) is None
     assert servers_holding(["../elsewhere/People/Priya.md"], folders) is None
-    # Climbing out of the file server's folder into the vault's is no path the file server holds.
-    assert servers_holding(["../vault/People/Priya.md"], folders) == {"vault"}
+    # A path that climbs out of a folder names no server, even one whose folder it climbs into.
+    assert servers_holding(["../vault/People/Priya.md"], folders) is None
+
+
+def test_where_a_file_is_lifts_no_weak_match_of_the_server_that_holds_it(
+    folders: dict[str, tuple[str, ...]],
+) -> None:
+    # Where the file is says which server, not which tool: the holder's tools gain nothing, so
+    # a request no tool of it serves ("undo") is still answered by none.
+    ranked = DeterministicPlanner().select(
+        PlanningRequest(text="Undo the last change I made to People/Priya.md", folders=folders),
+        SERVERS,
+        Limits(),
+    )
+
+    assert ranked.chosen is None
+    assert not any(
+        "folder" in reason
+        for c in ranked.candidates
+        if c.capability.server == "vault"
+        for reason in c.reasons
+    )
     assert servers_holding(["/etc/passwd", "https://x.org/a.md"], folders) is None
 
 
