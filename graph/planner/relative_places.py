@@ -44,10 +44,14 @@ def _holds_relative(folder: str, path: str) -> bool:
         return False
 
 
-def servers_holding(values: Sequence[object], folders: Mapping[str, Sequence[str]]) -> frozenset[str] | None:
+def servers_holding(
+    values: Sequence[object], folders: Mapping[str, Sequence[str]], *, bare_names: bool = True
+) -> frozenset[str] | None:
     """The servers whose folders hold every relative path among ``values``; None when no value
-    is a relative path, or when the paths fit every server's folders alike (nothing told apart)."""
-    paths = [v for v in values if isinstance(v, str) and _is_relative_path(v)]
+    is a relative path, or when the paths fit every server's folders alike (nothing told apart).
+    Without ``bare_names`` a name with no folder ("README.md") is left out: a file a change
+    makes may share its name with one elsewhere by chance, as a file to read does not."""
+    paths = [v for v in values if isinstance(v, str) and _is_relative_path(v) and (bare_names or "/" in v)]
     if not paths or not folders:
         return None
     holding = frozenset(

@@ -1084,7 +1084,7 @@ def _path_in_its_folders(s: _Scoring) -> Points | None:
     # with a file's format, the other servers' tools lose as much (they cannot even see the
     # file) and the holder's gain nothing: where the file is says which server, not which of
     # its tools, so it lifts no weak match of its.
-    holding = servers_holding(_values_of(s.extraction.arguments), s.folders)
+    holding = servers_holding(_values_of(s.extraction.arguments), s.folders, bare_names=s.asked.reads_only)
     if holding is None or s.capability.server not in s.folders or s.capability.server in holding:
         return None
     return (

@@ -101,3 +101,19 @@ def test_a_name_in_camel_case_takes_a_path_as_one_in_snake_case() -> None:
         "oldPath": "Attachments/architecture.svg",
         "newPath": "Attachments/old.svg",
     }
+
+
+def test_a_new_file_sharing_a_bare_name_with_one_elsewhere_names_no_server(
+    folders: dict[str, tuple[str, ...]],
+) -> None:
+    # "Put a README.md in the project folder": a README.md in the vault is a coincidence, not
+    # where the change goes; a bare name still names its holder for a read.
+    (Path(folders["vault"][0]) / "README.md").write_text("x", encoding="utf-8")
+    assert servers_holding(["README.md"], folders, bare_names=False) is None
+    assert servers_holding(["README.md"], folders) == {"vault"}
+
+    ranked = DeterministicPlanner().select(
+        PlanningRequest(text="Write a README.md that just says 'hello'", folders=folders), SERVERS, Limits()
+    )
+
+    assert not any("folder of" in reason for c in ranked.candidates for reason in c.reasons)
