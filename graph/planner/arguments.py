@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from graph.planner import (
     clock_words,
@@ -29,6 +29,7 @@ from graph.planner import (
 )
 from graph.planner.quantities import NUMBER_WORDS, QUANTITY, UNITS, number_of_words, unit_of
 from graph.planner.text import STOPWORDS, compiled, split_identifier, stem
+from graph.planner.zone_roles import TOWARDS, conversion_zones, led_by
 from graph.planner.zones import is_zone_name, zone_mentions
 from mcp_host.reported import InvalidValueError
 
@@ -330,42 +331,40 @@ def _unquote(value: str) -> str:
 
 
 def _zone_value(key: str, text: str, used: set[str]) -> tuple[Any, str, str] | None:
-    """The IANA zone a time-zone property is given: after "from" for a source, after "to" or
-    "in" for a target, the only one named otherwise."""
-    mentions = [m for m in zone_mentions(text) if m.words not in used]
+    """The IANA zone a time-zone property is given. Of two zones or more, the source is the one
+    after "from" or whose time the request states, the target the one after "to" or asked about
+    (graph/planner/zone_roles.py); one zone alone is the source's unless "to" leads it, and the
+    target's when "to" or "in" leads it."""
+    role = _zone_role(key)
+    mentions = zone_mentions(text)
+    if len({m.zone for m in mentions}) >= 2:
+        if role is None:
+            return None
+        # Both roles are read from every zone named, whichever property is read first, so that
+        # the source taking its zone leaves the target's reading unchanged.
+        source, target = conversion_zones(text, mentions)
+        chosen = source if role == "source" else target
+        if chosen.words in used:
+            return None
+        return chosen.zone, f"time zone named in the request ({chosen.words})", chosen.words
+    mentions = [m for m in mentions if m.words not in used][:1]  # "Phoenix, Arizona": one zone, named twice
     if not mentions:
         return None
-    if len({m.zone for m in mentions}) == 1:
-        mentions = mentions[:1]  # "Phoenix, Arizona": one zone, named twice
-
-    def after(*leads: str) -> list[Any]:
-        lead = "|".join(re.escape(word) for word in leads)
-        return [
-            m
-            for m in mentions
-            if compiled(rf"(?:^|[\s(])(?:{lead})\s*$", re.IGNORECASE).search(text[: m.start])
-        ]
-
-    towards = after("to", "into", "->", "→", "for", "for the")
-    if "source" in key or "from" in key:
-        # Without "from", the first of two zones is where the time is; one zone alone written
-        # after "to" is the target's, never the source's.
-        source = after("from") or (
-            mentions[:1] if len(mentions) >= 2 else [m for m in mentions if m not in towards]
-        )
-        if not source:
-            return None
-        chosen = source[0]
-    elif "target" in key or "dest" in key or key.startswith("to"):
-        target = towards or (mentions[-1:] if len(mentions) >= 2 else after("in"))
-        if not target:
-            return None
-        chosen = target[0]
-    elif len(mentions) == 1:
-        chosen = mentions[0]
-    else:
+    lone = mentions[0]
+    if role == "source" and led_by(text, lone, *TOWARDS):
+        return None  # "Convert 3pm to Auckland time": the target's zone, never the source's
+    if role == "target" and not led_by(text, lone, *TOWARDS, "in"):
         return None
-    return chosen.zone, f"time zone named in the request ({chosen.words})", chosen.words
+    return lone.zone, f"time zone named in the request ({lone.words})", lone.words
+
+
+def _zone_role(key: str) -> Literal["source", "target"] | None:
+    """Whether a time-zone property is where a time is converted from or to, by its name."""
+    if "source" in key or "from" in key:
+        return "source"
+    if "target" in key or "dest" in key or key.startswith("to"):
+        return "target"
+    return None
 
 
 def _time_of_day(text: str, used: set[str]) -> tuple[str, str] | None:
