@@ -30,8 +30,8 @@ from graph.planner.zones import ZoneMention
 TOWARDS = ("to", "into", "->", "→", "for", "for the")
 
 # What may stand between a time and the zone it is the time of: "2:30pm in London", "9am Berlin
-# time", "noon (Chicago)", "3pm, in the United Kingdom".
-_TIME_THEN_ITS_ZONE = re.compile(r"\s*(?:\(\s*|,?\s*in\s+(?:the\s+)?)?", re.IGNORECASE)
+# time", "noon (Chicago)", "3pm, in the United Kingdom", "9am, Paris time".
+_TIME_THEN_ITS_ZONE = re.compile(r"\s*(?:\(\s*|,?\s*in\s+(?:the\s+)?|,\s*)?", re.IGNORECASE)
 # What may stand between a zone and the time it says it has: "in London it's 3pm", "London time
 # is 3pm", "the time in London is 3pm", "if London is at 3pm".
 _ZONE_THEN_ITS_TIME = re.compile(

@@ -73,6 +73,19 @@ CONVERSIONS = [
         "11:00",
         "Asia/Kolkata",
     ),
+    # A stated time's zone after a comma, "Paris time": the time's, not the one asked about.
+    (
+        "The call is at 9am, Paris time. What time is that in Denver?",
+        "Europe/Paris",
+        "09:00",
+        "America/Denver",
+    ),
+    (
+        "We meet at half past four in the afternoon, Tokyo time; what is that for the office in London?",
+        "Asia/Tokyo",
+        "16:30",
+        "Europe/London",
+    ),
     # Nothing says which is which: the first zone is the source, the other the target.
     ("Convert 16:30 between London and Tokyo", "Europe/London", "16:30", "Asia/Tokyo"),
 ]
