@@ -57,8 +57,8 @@ def test_paths_only_one_servers_folder_holds_name_that_server(folders: dict[str,
 
 
 def test_a_new_file_names_the_server_whose_folder_it_goes_in(folders: dict[str, tuple[str, ...]]) -> None:
-    assert servers_holding(["Meetings/2026-12-04-demo.md"], folders) == {"vault"}
-    assert servers_holding(["reports/q4.csv"], folders) == {"disk"}
+    assert servers_holding(["Meetings/2026-12-04-demo.md"], folders) == frozenset({"vault"})
+    assert servers_holding(["reports/q4.csv"], folders) == frozenset({"disk"})
 
 
 def test_a_bare_new_name_or_a_path_outside_every_folder_names_none(
@@ -110,7 +110,7 @@ def test_a_new_file_sharing_a_bare_name_with_one_elsewhere_names_no_server(
     # where the change goes; a bare name still names its holder for a read.
     (Path(folders["vault"][0]) / "README.md").write_text("x", encoding="utf-8")
     assert servers_holding(["README.md"], folders, bare_names=False) is None
-    assert servers_holding(["README.md"], folders) == {"vault"}
+    assert servers_holding(["README.md"], folders) == frozenset({"vault"})
 
     ranked = DeterministicPlanner().select(
         PlanningRequest(text="Write a README.md that just says 'hello'", folders=folders), SERVERS, Limits()
