@@ -724,6 +724,12 @@ def _declared_uri(p: _Property) -> RoleVerdict:
     return (uri, "URI in the request") if uri else NO_VALUE
 
 
+_AT_ANY_DEPTH = re.compile(
+    r"\b(?:sub-?folders?|sub-?directories|sub-?directory|recursive(?:ly)?|at\s+any\s+depth|nested\s+folders?)\b",
+    re.IGNORECASE,
+)
+
+
 def _pattern(p: _Property) -> RoleVerdict:
     """A pattern takes a glob the request writes ("*.md"), files of a kind it names ("the
     markdown files": *.md, with "**/" where the tool says it matches subfolders so), or the
@@ -736,7 +742,10 @@ def _pattern(p: _Property) -> RoleVerdict:
     kind = _KIND_OF_FILE.search(p.text)
     if kind:
         extension = _EXTENSIONS.get(kind.group(1).lower().lstrip("."), kind.group(1).lower().lstrip("."))
-        prefix = "**/" if "**/" in p.description else ""
+        # "**/" matches at any depth, in every glob dialect that tools take: where the tool says
+        # so, or where the request asks for subfolders too ("anywhere under /srv, subfolders
+        # included", "recursively").
+        prefix = "**/" if "**/" in p.description or _AT_ANY_DEPTH.search(p.text) else ""
         return f"{prefix}*.{extension}", f"files of a kind in the request ({kind.group(0)})"
     sought = _NAMED.search(p.text)
     if sought and sought.group(1).rstrip(".,;:!?") not in p.used:
